@@ -1,0 +1,1 @@
+"""numba kernels (``cache=True, nogil=True``, no fastmath); see DESIGN.md section 3."""

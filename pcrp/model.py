@@ -1,0 +1,193 @@
+"""The model: seating priors of the g-CRP family and the NIW base measure.
+
+A seating prior is anything with ``name``, ``alpha``, ``params()`` and
+``log_weight(n)`` = log g(n) for an existing cluster of n >= 1 customers; a new
+cluster has weight alpha. The kernels only ever see the table of log g(n), so a
+new prior needs no kernel change. For every g the Gibbs full conditionals are
+those of the exchangeable partition distribution
+
+    p(z) proportional to alpha^K prod_k prod_{j=1}^{N_k - 1} g(j),
+
+which for the pCRP is alpha^K prod_k ((N_k - 1)!)^r (DESIGN.md section 2).
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class ModelError(ValueError):
+    """A model parameter is out of range; the message says which and what to do."""
+
+
+def _check_positive(name, value, hint=""):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{name} must be a number (got {value!r}).") from None
+    if not np.isfinite(value) or value <= 0:
+        raise ModelError(f"{name} must be a finite number > 0 (got {value:g}).{hint}")
+    return value
+
+
+@dataclass(frozen=True)
+class CRP:
+    """Chinese restaurant process: g(n) = n."""
+
+    alpha: float = 1.0
+    name: str = field(default="crp", init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "alpha", _check_positive("alpha", self.alpha))
+
+    def log_weight(self, n):
+        return np.log(np.asarray(n, dtype=float))
+
+    def params(self):
+        return {"prior": self.name, "alpha": self.alpha}
+
+    def label(self):
+        return f"CRP (alpha={self.alpha:g})"
+
+
+@dataclass(frozen=True)
+class PowerCRP:
+    """Powered CRP: g(n) = n**r; r = 1 is the CRP, r > 1 penalises small clusters."""
+
+    alpha: float = 1.0
+    r: float = 1.2
+    name: str = field(default="pcrp", init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "alpha", _check_positive("alpha", self.alpha))
+        object.__setattr__(
+            self, "r", _check_positive("r", self.r, " r = 1 is the CRP; the paper uses r > 1.")
+        )
+
+    def log_weight(self, n):
+        return self.r * np.log(np.asarray(n, dtype=float))
+
+    def params(self):
+        return {"prior": self.name, "alpha": self.alpha, "r": self.r}
+
+    def label(self):
+        return f"pCRP (alpha={self.alpha:g}, r={self.r:g})"
+
+
+PRIORS = {"crp": CRP, "pcrp": PowerCRP}
+DEFAULT_R = 1.2
+
+
+def make_prior(name, alpha=1.0, r=DEFAULT_R):
+    """Build a seating prior by name ('crp' or 'pcrp')."""
+    if name == "crp":
+        return CRP(alpha=alpha)
+    if name == "pcrp":
+        return PowerCRP(alpha=alpha, r=r)
+    raise ModelError(f"Unknown prior {name!r}; choose one of: {', '.join(PRIORS)}.")
+
+
+def log_weight_table(prior, n_max):
+    """log g(n) for n = 0 .. n_max + 1 as the kernels expect (entry 0 unused, set to -inf)."""
+    table = np.full(n_max + 2, -np.inf)
+    table[1:] = prior.log_weight(np.arange(1, n_max + 2))
+    return table
+
+
+@dataclass(frozen=True)
+class NIW:
+    """Normal-Inverse-Wishart hyperparameters: Sigma ~ IW(S0, nu0), mu | Sigma ~ N(m0, Sigma / kappa0).
+
+    m0: (d,) prior mean of cluster means.
+    kappa0: prior strength of m0, in pseudo-observations (> 0).
+    nu0: degrees of freedom of the inverse Wishart (> d - 1).
+    S0: (d, d) symmetric positive definite scale; E[Sigma] = S0 / (nu0 - d - 1) when nu0 > d + 1.
+    """
+
+    m0: np.ndarray
+    kappa0: float
+    nu0: float
+    S0: np.ndarray
+
+    def __post_init__(self):
+        m0 = np.atleast_1d(np.asarray(self.m0, dtype=float))
+        d = m0.shape[0]
+        if m0.ndim != 1 or not np.all(np.isfinite(m0)):
+            raise ModelError("m0 must be a finite vector with one entry per column.")
+        S0 = np.asarray(self.S0, dtype=float)
+        if S0.ndim == 0:
+            S0 = float(S0) * np.eye(d)
+        if S0.shape != (d, d):
+            raise ModelError(f"S0 must be a {d} x {d} matrix to match m0 (got shape {S0.shape}).")
+        if not np.all(np.isfinite(S0)) or not np.allclose(S0, S0.T):
+            raise ModelError("S0 must be a finite symmetric matrix.")
+        if np.linalg.eigvalsh(S0).min() <= 0:
+            raise ModelError("S0 must be positive definite (use a value > 0 for S0 = value * identity).")
+        kappa0 = _check_positive("kappa0", self.kappa0)
+        nu0 = float(self.nu0)
+        if not np.isfinite(nu0) or nu0 <= d - 1:
+            raise ModelError(f"nu0 must be > d - 1 = {d - 1} for d = {d} columns (got {nu0:g}).")
+        object.__setattr__(self, "m0", m0)
+        object.__setattr__(self, "S0", S0)
+        object.__setattr__(self, "kappa0", kappa0)
+        object.__setattr__(self, "nu0", nu0)
+
+    @property
+    def dim(self):
+        return self.m0.shape[0]
+
+    def as_dict(self):
+        return {
+            "m0": self.m0.tolist(),
+            "kappa0": self.kappa0,
+            "nu0": self.nu0,
+            "S0": self.S0.tolist(),
+        }
+
+
+# The data-driven default recipe (documented in README and in the app):
+#   v     = mean of the column variances of X (1 for standardised data)
+#   m0    = column means of X
+#   nu0   = d + 3
+#   S0    = WITHIN_SCALE**2 * v * nu0 * I      (the authors' S0 = s^2 nu0 I with s^2 = WITHIN_SCALE^2 v)
+#   kappa0 = WITHIN_SCALE**2                   (the authors' s^2 / mu_scale^2 with mu_scale^2 = v)
+# i.e. a cluster's spread is a priori about WITHIN_SCALE of the data's spread and
+# cluster means are spread like the data.
+WITHIN_SCALE = 0.5
+
+
+def default_niw(X):
+    """The documented data-driven NIW defaults for data ``X`` (N, d)."""
+    X = np.asarray(X, dtype=float)
+    d = X.shape[1]
+    v = float(np.mean(X.var(axis=0))) if X.shape[0] > 1 else 1.0
+    if not v > 0:
+        v = 1.0
+    nu0 = d + 3.0
+    return NIW(
+        m0=X.mean(axis=0),
+        kappa0=WITHIN_SCALE**2,
+        nu0=nu0,
+        S0=WITHIN_SCALE**2 * v * nu0 * np.eye(d),
+    )
+
+
+def resolve_niw(X, m0=None, kappa0=None, nu0=None, S0=None):
+    """Defaults from :func:`default_niw`, each overridden where a value is given.
+
+    ``S0`` may be a scalar (meaning S0 * identity) or a (d, d) matrix.
+    """
+    base = default_niw(X)
+    d = base.dim
+    if m0 is not None:
+        m0 = np.atleast_1d(np.asarray(m0, dtype=float))
+        if m0.shape != (d,):
+            raise ModelError(f"m0 needs {d} values, one per column (got {m0.size}).")
+    if S0 is not None and np.ndim(S0) == 0:
+        S0 = _check_positive("S0", S0, " It is the scale of S0 = value * identity.") * np.eye(d)
+    return NIW(
+        m0=base.m0 if m0 is None else m0,
+        kappa0=base.kappa0 if kappa0 is None else kappa0,
+        nu0=base.nu0 if nu0 is None else nu0,
+        S0=base.S0 if S0 is None else S0,
+    )

@@ -1,0 +1,289 @@
+"""Python API over the numba kernels: a stateful sampler and a batch driver.
+
+>>> sampler = Sampler(X, PowerCRP(alpha=1, r=1.2), resolve_niw(X), seed=0)
+>>> info = sampler.step(100)           # 100 sweeps; info.K, info.log_joint are (100,)
+>>> chain = run(X, prior, niw, iters=2000, burn_in=1000, thin=5, seed=0)
+
+Stepping is cheap (one kernel call per chunk), so the app can stream a chain by
+calling :meth:`Sampler.step` a few sweeps at a time from a background thread;
+the kernels release the GIL.
+"""
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._kernels import gibbs
+from ._kernels.rng import seed_state
+from .model import log_weight_table
+from .niw_math import kernel_tables
+
+# Statistics are recomputed from the labels every REFRESH_EVERY sweeps (counted
+# from the start of the chain, so results do not depend on how sweeps are split
+# into calls). This bounds the rounding drift of the rank-one downdates.
+REFRESH_EVERY = 1000
+
+
+class SamplerError(ValueError):
+    """A sampler setting is invalid; the message says which and what to do."""
+
+
+@dataclass
+class StepInfo:
+    """What one call to :meth:`Sampler.step` did.
+
+    K: (n_sweeps,) number of clusters after each sweep.
+    log_joint: (n_sweeps,) unnormalised log p(z, X) after each sweep.
+    seconds: wall-clock seconds spent in the kernel.
+    """
+
+    K: np.ndarray
+    log_joint: np.ndarray
+    seconds: float
+
+
+def parse_init(init):
+    """Parse 'one' | 'random:K' | 'kmeans:K' into (kind, K)."""
+    if isinstance(init, np.ndarray):
+        return "labels", None
+    text = str(init).strip().lower()
+    if text == "one":
+        return "one", 1
+    kind, _, number = text.partition(":")
+    if kind in ("random", "kmeans"):
+        try:
+            k = int(number)
+        except ValueError:
+            k = 0
+        if k >= 1:
+            return kind, k
+    raise SamplerError(
+        f"init must be 'one', 'random:K' or 'kmeans:K' with K >= 1, or an array of labels (got {init!r})."
+    )
+
+
+def initial_labels(X, init, rng):
+    """Starting labels (N,) int64 in 0..K-1 with no empty cluster.
+
+    init: 'one' (all together), 'random:K' (uniform at random), 'kmeans:K'
+    (k-means++ seeding, then each point to its nearest seed), or an int array.
+    """
+    N = X.shape[0]
+    kind, k = parse_init(init)
+    if kind == "labels":
+        labels = np.asarray(init)
+        if labels.shape != (N,):
+            raise SamplerError(f"initial labels must have one entry per row ({N}), got shape {labels.shape}.")
+        _, labels = np.unique(labels, return_inverse=True)
+        return labels.astype(np.int64)
+    k = min(k, N)
+    if kind == "one":
+        labels = np.zeros(N, dtype=np.int64)
+    elif kind == "random":
+        labels = rng.integers(0, k, size=N)
+    else:
+        centres = [X[rng.integers(N)]]
+        dist2 = np.sum((X - centres[0]) ** 2, axis=1)
+        for _ in range(1, k):
+            total = dist2.sum()
+            if total <= 0:
+                break
+            centres.append(X[rng.choice(N, p=dist2 / total)])
+            dist2 = np.minimum(dist2, np.sum((X - centres[-1]) ** 2, axis=1))
+        centres = np.asarray(centres)
+        labels = np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+    _, labels = np.unique(labels, return_inverse=True)
+    return labels.astype(np.int64)
+
+
+class Sampler:
+    """Collapsed Gibbs sampler (Algorithm 1) with optional split-merge moves.
+
+    X: (N, d) float data, used exactly as given.
+    prior: a seating prior (``pcrp.model.CRP``, ``PowerCRP``, ...).
+    niw: ``pcrp.model.NIW`` hyperparameters of dimension d.
+    split_merge: number of sequentially-allocated merge-split moves after each
+        sweep (0 or False = the paper's plain Gibbs; True = 1).
+    init: 'one', 'random:K', 'kmeans:K' or an (N,) array of labels.
+    seed: int or None; the same seed gives the same chain.
+    """
+
+    def __init__(self, X, prior, niw, *, split_merge=True, init="kmeans:10", seed=None):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+            raise SamplerError(f"X must be an (N, d) array with N, d >= 1 (got shape {X.shape}).")
+        if not np.all(np.isfinite(X)):
+            raise SamplerError("X contains NaN or infinite values; remove or impute them first.")
+        if niw.dim != X.shape[1]:
+            raise SamplerError(f"NIW prior has dimension {niw.dim} but X has {X.shape[1]} columns.")
+        n_moves = int(split_merge)
+        if n_moves < 0:
+            raise SamplerError("split_merge must be >= 0 (moves per sweep).")
+        self.X = X
+        self.prior = prior
+        self.niw = niw
+        self.n_split_merge = n_moves
+        self.seed = seed
+        N, d = X.shape
+        init_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+        self.labels = initial_labels(X, init, init_rng)
+        self.rng_state = seed_state(seed)
+        self.tables = kernel_tables(N, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(prior, N))
+        self.log_alpha = float(np.log(prior.alpha))
+        self.m0 = np.ascontiguousarray(niw.m0)
+        self.S0 = np.ascontiguousarray(niw.S0)
+        self.P0 = np.ascontiguousarray(np.linalg.inv(niw.S0))
+        self.logdet0 = float(np.linalg.slogdet(niw.S0)[1])
+        self.kappa0 = float(niw.kappa0)
+        self.K = int(self.labels.max()) + 1
+        capacity = max(16, 2 * self.K)
+        self.counts = np.zeros(capacity, dtype=np.int64)
+        self.means = np.zeros((capacity, d))
+        self.precs = np.zeros((capacity, d, d))
+        self.logdets = np.zeros(capacity)
+        self.refresh()
+        # log prior predictive of every point: the empty-cluster Student-t, fixed for the run
+        empty = np.zeros(1, dtype=np.int64)
+        self.log_pred_new = gibbs.log_predictive_all(
+            X, empty, self.m0[None], self.P0[None], np.array([self.logdet0]), self.tables, 1
+        )[:, 0].copy()
+        self.sweeps_done = 0
+        self._perm = np.arange(N, dtype=np.int64)
+        self.sm_stats = np.zeros(4, dtype=np.int64)
+
+    def refresh(self):
+        """Recompute all cluster statistics from the labels."""
+        gibbs.rebuild_all(
+            self.X, self.labels, self.K, self.m0, self.S0, self.kappa0,
+            self.counts, self.means, self.precs, self.logdets,
+        )
+
+    def log_joint(self):
+        """Unnormalised log p(z, X) of the current labels."""
+        return float(gibbs.log_joint(self.K, self.counts, self.logdets, self.log_alpha, self.tables))
+
+    def step(self, n_sweeps=1):
+        """Run ``n_sweeps`` sweeps; returns a :class:`StepInfo`."""
+        n_sweeps = int(n_sweeps)
+        K_out = np.zeros(n_sweeps, dtype=np.int64)
+        lj_out = np.zeros(n_sweeps)
+        start = time.perf_counter()
+        done = 0
+        while done < n_sweeps:
+            to_refresh = REFRESH_EVERY - self.sweeps_done % REFRESH_EVERY
+            chunk = min(n_sweeps - done, to_refresh)
+            progress = np.array([0, 0, 0, 1], dtype=np.int64)
+            while True:
+                self.K = gibbs.gibbs_sweeps(
+                    self.X, self.labels, self.K, self.counts, self.means, self.precs, self.logdets,
+                    self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_alpha,
+                    self.tables, self.log_pred_new, self.rng_state, self._perm, progress,
+                    chunk, self.n_split_merge,
+                    K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,
+                )
+                if progress[gibbs.PROGRESS_SWEEPS] == chunk:
+                    break
+                self._grow()
+            done += chunk
+            self.sweeps_done += chunk
+            if self.sweeps_done % REFRESH_EVERY == 0:
+                self.refresh()
+        return StepInfo(K=K_out, log_joint=lj_out, seconds=time.perf_counter() - start)
+
+    def _grow(self):
+        """Double the number of cluster slots (the kernel ran out of free ones)."""
+        capacity = self.counts.shape[0]
+
+        def bigger(a):
+            out = np.zeros((2 * capacity,) + a.shape[1:], dtype=a.dtype)
+            out[:capacity] = a
+            return out
+
+        self.counts, self.means = bigger(self.counts), bigger(self.means)
+        self.precs, self.logdets = bigger(self.precs), bigger(self.logdets)
+
+    def cluster_sizes(self):
+        """(K,) sizes of the current clusters."""
+        return self.counts[: self.K].copy()
+
+
+@dataclass
+class Chain:
+    """The record of one run.
+
+    K: (iters,) int, clusters after each sweep.
+    log_joint: (iters,) float, unnormalised log p(z, X) after each sweep.
+    labels: (n_kept, N) int, the kept label draws (after burn-in, every thin-th sweep).
+    kept_sweeps: (n_kept,) int, 1-based sweep number of each kept draw.
+    seconds_per_sweep: mean wall-clock seconds of kernel time per sweep.
+    config: every resolved setting (JSON-serialisable dict).
+    split_merge_stats: [splits proposed, accepted, merges proposed, accepted].
+    """
+
+    K: np.ndarray
+    log_joint: np.ndarray
+    labels: np.ndarray
+    kept_sweeps: np.ndarray
+    seconds_per_sweep: float
+    config: dict = field(default_factory=dict)
+    split_merge_stats: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
+
+
+def check_schedule(iters, burn_in, thin):
+    """Validate the run length settings; returns them as ints."""
+    for name, value, low in (("iters", iters, 1), ("burn_in", burn_in, 0), ("thin", thin, 1)):
+        if int(value) != value or value < low:
+            raise SamplerError(f"{name} must be an integer >= {low} (got {value!r}).")
+    if burn_in >= iters:
+        raise SamplerError(f"burn_in ({burn_in}) must be smaller than iters ({iters}) so that draws are kept.")
+    return int(iters), int(burn_in), int(thin)
+
+
+def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
+        init="kmeans:10", callback=None):
+    """Run a chain and record K, the log joint and the thinned label draws.
+
+    Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters
+    (1-based). ``callback(sampler, sweeps_done)`` is called after each chunk.
+    """
+    iters, burn_in, thin = check_schedule(iters, burn_in, thin)
+    sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed)
+    kept_sweeps = np.arange(burn_in + thin, iters + 1, thin)
+    labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=np.int64)
+    K = np.empty(iters, dtype=np.int64)
+    log_joint = np.empty(iters)
+    seconds = 0.0
+    done = 0
+    next_keep = 0
+    while done < iters:
+        target = kept_sweeps[next_keep] if next_keep < kept_sweeps.size else iters
+        target = min(target, done + 500)
+        info = sampler.step(target - done)
+        K[done:target] = info.K
+        log_joint[done:target] = info.log_joint
+        seconds += info.seconds
+        done = target
+        if next_keep < kept_sweeps.size and done == kept_sweeps[next_keep]:
+            labels[next_keep] = sampler.labels
+            next_keep += 1
+        if callback is not None:
+            callback(sampler, done)
+    return Chain(
+        K=K,
+        log_joint=log_joint,
+        labels=labels,
+        kept_sweeps=kept_sweeps,
+        seconds_per_sweep=seconds / iters,
+        config={
+            **prior.params(),
+            **niw.as_dict(),
+            "seed": seed,
+            "iters": iters,
+            "burn_in": burn_in,
+            "thin": thin,
+            "split_merge": sampler.n_split_merge,
+            "init": init if isinstance(init, str) else "labels",
+        },
+        split_merge_stats=sampler.sm_stats.copy(),
+    )
