@@ -66,9 +66,10 @@ def log_marginal(X, m0, kappa0, nu0, S0):
 
 
 def kernel_tables(n_max, d, kappa0, nu0, S0, log_g):
-    """Per-count constants for the kernels, shape (N_TABLE_ROWS, n_max + 2).
+    """Per-count constants for the kernels, shape (n_max + 2, N_TABLE_ROWS).
 
-    Column n holds the constants for a cluster of n points (n = 0 .. n_max + 1).
+    Row n holds the constants for a cluster of n points (n = 0 .. n_max + 1), so
+    that one cache line serves all look-ups for a cluster.
     ``log_g`` (n_max + 2,) is the seating prior's log weight log g(n); entry 0 is
     unused. Row meanings are the ``ROW_*`` constants of ``pcrp._kernels.niw``.
     """
@@ -82,7 +83,7 @@ def kernel_tables(n_max, d, kappa0, nu0, S0, log_g):
     nu_n = nu0 + n
     df = nu_n - d + 1
     _, logdet0 = np.linalg.slogdet(S0)
-    tables = np.empty((N_TABLE_ROWS, n_max + 2))
+    tables = np.empty((N_TABLE_ROWS, n_max + 2))  # filled by row, returned transposed
     log_g = np.asarray(log_g, dtype=float)
     tables[ROW_LOG_G] = log_g
     # sum_{j=1}^{n-1} log g(j); zero for n = 0 and n = 1
@@ -100,7 +101,7 @@ def kernel_tables(n_max, d, kappa0, nu0, S0, log_g):
         + 0.5 * nu0 * logdet0 + 0.5 * d * (np.log(kappa0) - np.log(kappa_n))
     )
     tables[ROW_NU] = nu_n
-    return tables
+    return np.ascontiguousarray(tables.T)
 
 
 def multigammaln_vec(a, d):

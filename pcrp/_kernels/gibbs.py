@@ -45,7 +45,7 @@ def log_joint(K, counts, logdets, log_alpha, tables):
     """Unnormalised log p(z, X) = K log alpha + sum_k [log G(N_k) + log m(X_k)]."""
     total = K * log_alpha
     for k in range(K):
-        total += tables[ROW_LOG_G_PROD, counts[k]] + log_marginal(k, counts, logdets, tables)
+        total += tables[counts[k], ROW_LOG_G_PROD] + log_marginal(k, counts, logdets, tables)
     return total
 
 
@@ -99,9 +99,9 @@ def _split_merge(
     for t in range(n_members):
         m = members[t]
         x = X[m]
-        la = tables[ROW_LOG_G, sc_counts[0]] + log_predictive(
+        la = tables[sc_counts[0], ROW_LOG_G] + log_predictive(
             x, 0, sc_counts, sc_means, sc_precs, sc_logdets, tables, work)
-        lb = tables[ROW_LOG_G, sc_counts[1]] + log_predictive(
+        lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive(
             x, 1, sc_counts, sc_means, sc_precs, sc_logdets, tables, work)
         # log P(side a) and log P(side b), computed stably
         top = la if la > lb else lb
@@ -116,14 +116,14 @@ def _split_merge(
 
     log_split_target = (
         2.0 * log_alpha
-        + tables[ROW_LOG_G_PROD, sc_counts[0]]
-        + tables[ROW_LOG_G_PROD, sc_counts[1]]
+        + tables[sc_counts[0], ROW_LOG_G_PROD]
+        + tables[sc_counts[1], ROW_LOG_G_PROD]
         + log_marginal(0, sc_counts, sc_logdets, tables)
         + log_marginal(1, sc_counts, sc_logdets, tables)
     )
     if is_split:
         log_merged_target = (
-            log_alpha + tables[ROW_LOG_G_PROD, counts[ci]] + log_marginal(ci, counts, logdets, tables)
+            log_alpha + tables[counts[ci], ROW_LOG_G_PROD] + log_marginal(ci, counts, logdets, tables)
         )
         log_ratio = log_split_target - log_merged_target - log_q
         sm_stats[0] += 1
@@ -143,7 +143,7 @@ def _split_merge(
             if labels[m] == cj:
                 add_point(X[m], 2, kappa0, sc_counts, sc_means, sc_precs, sc_logdets, work)
         log_merged_target = (
-            log_alpha + tables[ROW_LOG_G_PROD, sc_counts[2]]
+            log_alpha + tables[sc_counts[2], ROW_LOG_G_PROD]
             + log_marginal(2, sc_counts, sc_logdets, tables)
         )
         log_ratio = log_merged_target - log_split_target + log_q
@@ -176,7 +176,7 @@ def gibbs_sweeps(
 
     Shapes: X (N, d); labels (N,) int64 in 0..K-1; slot arrays (counts (C,),
     means (C, d), precs (C, d, d), logdets (C,)) with capacity C >= K; tables
-    (N_TABLE_ROWS, N + 2); log_pred_new (N,) = log prior predictive of each
+    (N + 2, N_TABLE_ROWS); log_pred_new (N,) = log prior predictive of each
     point; rng uint64[4]; perm (N,) int64, the current sweep order; progress
     int64[4] (see PROGRESS_*; zeros and FRESH = 1 for a new call). After sweep s,
     K_out[s] receives K and log_joint_out[s] the unnormalised log p(z, X);
@@ -223,7 +223,7 @@ def gibbs_sweeps(
             top = log_alpha + log_pred_new[i]
             logw[K] = top
             for c in range(K):
-                lw = tables[ROW_LOG_G, counts[c]] + log_predictive(
+                lw = tables[counts[c], ROW_LOG_G] + log_predictive(
                     x, c, counts, means, precs, logdets, tables, work
                 )
                 logw[c] = lw

@@ -22,8 +22,8 @@ import math
 import numpy as np
 from numba import njit
 
-# Rows of the ``tables`` array built by pcrp.niw_math.kernel_tables; column n is
-# the value for a cluster holding n points.
+# Columns of the ``tables`` array built by pcrp.niw_math.kernel_tables; row n
+# holds the values for a cluster of n points.
 ROW_LOG_G = 0  # log g(n): seating weight of an existing cluster of size n
 ROW_LOG_G_PROD = 1  # sum_{j=1}^{n-1} log g(j): the prior's per-block factor
 ROW_T_CONST = 2  # Student-t log normaliser, without -0.5 log|S_n|
@@ -177,9 +177,9 @@ def log_predictive(x, k, counts, means, precs, logdets, tables, work):
             t += precs[k, a, b] * work[b]
         q += work[a] * (2.0 * t + precs[k, a, a] * work[a])
     return (
-        tables[ROW_T_CONST, n]
+        tables[n, ROW_T_CONST]
         - 0.5 * logdets[k]
-        - tables[ROW_T_EXPONENT, n] * math.log1p(q * tables[ROW_T_SCALE, n])
+        - tables[n, ROW_T_EXPONENT] * math.log1p(q * tables[n, ROW_T_SCALE])
     )
 
 
@@ -187,7 +187,7 @@ def log_predictive(x, k, counts, means, precs, logdets, tables, work):
 def log_marginal(k, counts, logdets, tables):
     """log m(X_k): NIW marginal likelihood of the points in slot k."""
     n = counts[k]
-    return tables[ROW_MARGINAL_CONST, n] - 0.5 * tables[ROW_NU, n] * logdets[k]
+    return tables[n, ROW_MARGINAL_CONST] - 0.5 * tables[n, ROW_NU] * logdets[k]
 
 
 @njit(cache=True, nogil=True)
