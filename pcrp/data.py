@@ -196,6 +196,8 @@ def read_csv_table(source):
     except csv.Error as err:
         raise DataError(f"The file is not valid CSV ({err}). Check quotes and separators.") from None
     rows = [r for r in rows if any(cell.strip() for cell in r)]  # blank lines carry nothing
+    if not rows:
+        raise DataError("The file holds only separators and blank cells: it needs a header row and rows of numbers.")
     header = [h.strip() for h in rows[0]]
     if len(header) > MAX_FILE_COLUMNS:
         raise DataError(f"The file has {len(header)} columns; the limit is {MAX_FILE_COLUMNS}. "
