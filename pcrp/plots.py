@@ -1,0 +1,133 @@
+"""Plotly figure builders: plain data in, ``go.Figure`` out. No Streamlit here.
+
+Side-by-side panels share axis ranges: pass the same ``y_range`` / ``x_range`` to both.
+"""
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .summary import k_posterior, posterior_density_1d, posterior_density_2d
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf"]
+LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=10, t=40, b=40), height=300)
+
+
+def cluster_colours(labels):
+    """One colour per point, clusters ordered by size so the largest is always blue."""
+    labels = np.asarray(labels)
+    ids, counts = np.unique(labels, return_counts=True)
+    rank = {k: r for r, k in enumerate(ids[np.argsort(-counts, kind="stable")])}
+    return [PALETTE[rank[k] % len(PALETTE)] for k in labels], rank
+
+
+def k_trace(K, burn_in, title, y_range=None, total_sweeps=None):
+    """Trace of K over sweeps (1-based), burn-in shaded."""
+    K = np.asarray(K)
+    fig = go.Figure(go.Scatter(x=np.arange(1, K.size + 1), y=K, mode="lines", line=dict(width=1),
+                               name="K"))
+    if burn_in:
+        fig.add_vrect(x0=0, x1=burn_in, fillcolor="grey", opacity=0.15, line_width=0,
+                      annotation_text="burn-in", annotation_position="top left")
+    fig.update_layout(title=title, xaxis_title="sweep", yaxis_title="clusters K", **LAYOUT)
+    if total_sweeps:
+        fig.update_xaxes(range=[0, total_sweeps])
+    if y_range:
+        fig.update_yaxes(range=y_range)
+    return fig
+
+
+def k_histogram(K, title, x_range=None, y_max=None):
+    """Posterior probability of each K (after burn-in)."""
+    values, probs = k_posterior(K) if len(K) else (np.array([]), np.array([]))
+    fig = go.Figure(go.Bar(x=values, y=probs, marker_color="#1f77b4"))
+    fig.update_layout(title=title, xaxis_title="clusters K", yaxis_title="posterior probability", **LAYOUT)
+    fig.update_xaxes(dtick=1, range=x_range)
+    if y_max:
+        fig.update_yaxes(range=[0, y_max])
+    return fig
+
+
+def cluster_scatter(X, labels, columns, title, jitter_seed=0):
+    """Points coloured by cluster. 1-D: jittered strip; 2-D+: the first two columns."""
+    X = np.asarray(X)
+    colours, _ = cluster_colours(labels)
+    if X.shape[1] == 1:
+        y = np.random.default_rng(jitter_seed).uniform(-1, 1, X.shape[0])
+        fig = go.Figure(go.Scatter(x=X[:, 0], y=y, mode="markers", marker=dict(color=colours, size=5)))
+        fig.update_yaxes(visible=False)
+        fig.update_layout(xaxis_title=columns[0])
+    else:
+        fig = go.Figure(go.Scattergl(x=X[:, 0], y=X[:, 1], mode="markers",
+                                     marker=dict(color=colours, size=5)))
+        fig.update_layout(xaxis_title=columns[0], yaxis_title=columns[1])
+    fig.update_layout(title=title, showlegend=False, **LAYOUT)
+    return fig
+
+
+def cluster_sizes(labels, title, y_max=None):
+    """Bar chart of cluster sizes, largest first (paper Fig. 8b)."""
+    _, counts = np.unique(labels, return_counts=True)
+    counts = np.sort(counts)[::-1]
+    fig = go.Figure(go.Bar(x=np.arange(1, counts.size + 1), y=counts,
+                           marker_color=[PALETTE[i % len(PALETTE)] for i in range(counts.size)]))
+    fig.update_layout(title=title, xaxis_title="cluster (by size)", yaxis_title="points", **LAYOUT)
+    fig.update_xaxes(dtick=1)
+    if y_max:
+        fig.update_yaxes(range=[0, y_max])
+    return fig
+
+
+def density_1d(X, labels, niw, title, x_range=None):
+    """Posterior density for one labelling, weighted components dashed (paper Fig. 5)."""
+    x = np.asarray(X)[:, 0]
+    lo, hi = x_range or (x.min() - 0.1 * np.ptp(x), x.max() + 0.1 * np.ptp(x))
+    grid = np.linspace(lo, hi, 300)
+    total, comps = posterior_density_1d(grid, x, labels, niw)
+    fig = go.Figure()
+    fig.add_histogram(x=x, histnorm="probability density", nbinsx=40, marker_color="#cccccc",
+                      name="data", opacity=0.6)
+    order = np.argsort(-comps.max(axis=1))
+    for r, k in enumerate(order):
+        fig.add_scatter(x=grid, y=comps[k], mode="lines", line=dict(dash="dash", color=PALETTE[r % 10]),
+                        name=f"component {r + 1}")
+    fig.add_scatter(x=grid, y=total, mode="lines", line=dict(color="black", width=2), name="density")
+    fig.update_layout(title=title, xaxis_title="x", yaxis_title="density", showlegend=False, **LAYOUT)
+    return fig
+
+
+def density_2d(X, labels, niw, columns, title):
+    """Posterior density contours over the coloured scatter (first two columns)."""
+    X = np.asarray(X)[:, :2]
+    pad = 0.15 * np.ptp(X, axis=0)
+    gx = np.linspace(X[:, 0].min() - pad[0], X[:, 0].max() + pad[0], 60)
+    gy = np.linspace(X[:, 1].min() - pad[1], X[:, 1].max() + pad[1], 60)
+    xx, yy = np.meshgrid(gx, gy)
+    from .model import NIW
+
+    marginal = NIW(m0=niw.m0[:2], kappa0=niw.kappa0, nu0=niw.nu0 - (niw.dim - 2), S0=niw.S0[:2, :2])
+    zz = posterior_density_2d(xx, yy, X, labels, marginal)
+    fig = cluster_scatter(X, labels, columns, title)
+    fig.add_contour(x=gx, y=gy, z=zz, contours_coloring="lines", showscale=False, ncontours=12,
+                    line=dict(width=1), colorscale="Greys")
+    return fig
+
+
+def digit_gallery(pixels, labels, per_cluster=6, title="Digits per cluster"):
+    """A grid of 28 x 28 images: one row per cluster (largest first), a few digits each."""
+    labels = np.asarray(labels)
+    ids, counts = np.unique(labels, return_counts=True)
+    ids = ids[np.argsort(-counts)][:8]
+    rows = []
+    for k in ids:
+        members = np.flatnonzero(labels == k)[:per_cluster]
+        tiles = [pixels[i].reshape(28, 28) for i in members]
+        tiles += [np.zeros((28, 28))] * (per_cluster - len(tiles))
+        rows.append(np.hstack(tiles))
+    image = np.vstack(rows) if rows else np.zeros((28, 28))
+    fig = go.Figure(go.Heatmap(z=image[::-1], colorscale="Greys", showscale=False))
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor="x")
+    fig.update_layout(title=title, template="plotly_white", margin=dict(l=10, r=10, t=40, b=10),
+                      height=60 + 45 * len(rows))
+    return fig
