@@ -1,0 +1,118 @@
+"""Real-browser test: Playwright drives Debian's chromium against `streamlit run app.py`.
+
+Needs /usr/bin/chromium (`apt-get install -y chromium`). Outside CI the test skips with a
+message when it is missing; with PCRP_REQUIRE_BROWSER=1 (set by .ci/run) it must run.
+"""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOT_DIR = ROOT / "docs"
+
+pytestmark = pytest.mark.browser
+
+if not os.path.exists(CHROMIUM):
+    if os.environ.get("PCRP_REQUIRE_BROWSER"):
+        raise RuntimeError(f"{CHROMIUM} is missing but PCRP_REQUIRE_BROWSER is set: install Debian's chromium.")
+    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) "
+                "to run the browser tests", allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.3)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        yield b
+        b.close()
+
+
+def sweeps_done(page):
+    texts = page.locator('[data-testid="stProgress"]').all_inner_texts()
+    return [int(m.group(1).replace(",", "")) for t in texts if (m := re.search(r"([\d,]+)/[\d,]+ sweeps", t))]
+
+
+def test_explorer_streams_both_chains_and_handles_uploads(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1500, "height": 1800})
+    page.goto(server)
+    expect(page.get_by_text("CRP vs pCRP, live")).to_be_visible(timeout=60_000)
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_function("document.querySelectorAll('[data-testid=\"stProgress\"]').length >= 2",
+                           timeout=90_000)
+    first = sweeps_done(page)
+    page.wait_for_timeout(2500)
+    second = sweeps_done(page)
+    assert len(first) == 2 and len(second) == 2
+    assert all(b > a for a, b in zip(first, second)) or all(s == 2000 for s in second), (first, second)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    page.wait_for_timeout(1500)
+    SCREENSHOT_DIR.mkdir(exist_ok=True)
+    page.screenshot(path=str(tmp_path / "explorer.png"), full_page=False)
+    if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
+        page.screenshot(path=str(SCREENSHOT_DIR / "explorer.png"), full_page=False)
+    page.get_by_role("button", name="Stop").click()
+
+    # upload: choose the CSV source, then a good file and a bad one
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Data set").click()
+    page.get_by_role("option", name="Upload a CSV").click()
+    good = tmp_path / "good.csv"
+    good.write_text("a,b\n" + "\n".join(f"{i % 5},{(i * 7) % 9}" for i in range(30)) + "\n")
+    page.locator('input[type="file"]').set_input_files(str(good))
+    page.get_by_role("button", name="Use this CSV").click()
+    expect(page.get_by_text("CSV data: 30 rows")).to_be_visible(timeout=30_000)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n3\n")
+    page.locator('input[type="file"]').set_input_files(str(bad))
+    expect(page.get_by_text(re.compile("Row 3 has 1 fields"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("CSV data: 30 rows")).to_be_visible()
+    page.close()
+
+
+def test_rich_get_richer_animation_advances(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.goto(server + "/rich_get_richer")
+    expect(page.get_by_text("customers seated")).to_be_visible(timeout=60_000)
+    page.get_by_role("button", name="Play / pause").click()
+    page.wait_for_timeout(2500)
+    text = page.get_by_text(re.compile(r"\d+ customers seated")).inner_text()
+    assert int(text.split()[0]) > 3
+    page.screenshot(path=str(SCREENSHOT_DIR / "rich_get_richer.png")) if os.environ.get("PCRP_UPDATE_SCREENSHOTS") else None
+    page.close()
