@@ -58,13 +58,19 @@ def tables():
 
 tables()
 
+@st.cache_data(max_entries=64)
+def k_growth(alpha, power, n_max, runs, seed):
+    """Simulated K_N curves: a pure function of its arguments, safe to share between users."""
+    return simulate_k_growth(alpha, power, n_max, runs, seed=seed)
+
+
 st.header("Growth of K")
 runs = st.slider("simulated seatings per curve", 20, 200, 50, step=10, key="rgr_runs")
 n_max = 1000
 fig = go.Figure()
 N = np.arange(1, n_max + 1)
 for i, power in enumerate((1.0, 1.2, 1.5, 2.0)):
-    sims = simulate_k_growth(alpha, power, n_max, runs, seed=int(seed))
+    sims = k_growth(float(alpha), float(power), n_max, int(runs), int(seed))
     mean = sims.mean(axis=0)
     se = sims.std(axis=0, ddof=1) / np.sqrt(runs)
     fig.add_scatter(x=N, y=mean + 2 * se, mode="lines", line=dict(width=0), showlegend=False,

@@ -71,6 +71,7 @@ class LiveChain:
         self._rate = 0.0
         self._sweep_seconds = 1e-3
         self._labels = self.sampler.labels.copy()
+        self.started_at = self.ended_at = None  # perf_counter() at thread start / end
 
     def start(self):
         if self._thread is None:
@@ -108,6 +109,7 @@ class LiveChain:
         return self._thread is not None and self._thread.is_alive()
 
     def _loop(self):
+        self.started_at = time.perf_counter()
         try:
             while self.done < self.iters and not self._stop.is_set():
                 self._resume.wait()
@@ -141,6 +143,7 @@ class LiveChain:
                     self._stop.wait(self.delay)
             if self.done >= self.iters:
                 self.state = "finished"
+            self.ended_at = time.perf_counter()
         except Exception as err:  # surfaced to the page, never a traceback there
             self.state = "failed"
             self.error = f"{type(err).__name__}: {err}"

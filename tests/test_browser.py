@@ -111,8 +111,10 @@ def test_rich_get_richer_animation_advances(server, browser):
     page.goto(server + "/rich_get_richer")
     expect(page.get_by_text("customers seated")).to_be_visible(timeout=60_000)
     page.get_by_role("button", name="Play / pause").click()
-    page.wait_for_timeout(2500)
-    text = page.get_by_text(re.compile(r"\d+ customers seated")).inner_text()
-    assert int(text.split()[0]) > 3
+    seated = page.get_by_text(re.compile(r"\d+ customers seated"))
+    deadline = time.monotonic() + 30
+    while int(seated.inner_text().split()[0]) <= 3 and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+    assert int(seated.inner_text().split()[0]) > 3
     page.screenshot(path=str(SCREENSHOT_DIR / "rich_get_richer.png")) if os.environ.get("PCRP_UPDATE_SCREENSHOTS") else None
     page.close()
