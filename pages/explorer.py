@@ -55,8 +55,8 @@ with st.sidebar:
                 st.error(f"{upload.name}: {err}")
                 table = None
             if table is not None:
-                numeric = [c for c in table.numeric_columns]
-                cols = st.multiselect("Columns to cluster", table.header, default=numeric[: data.MAX_CLUSTER_COLUMNS],
+                cols = st.multiselect("Columns to cluster", table.header,
+                                      default=table.numeric_columns[: data.MAX_CLUSTER_COLUMNS],
                                       key="csv_columns")
                 label_col = st.selectbox("True labels (optional)", ["(none)"] + table.header, key="csv_label")
                 standardise = st.checkbox("Standardise columns", True, key="csv_standardise")

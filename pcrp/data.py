@@ -109,7 +109,9 @@ class CsvTable:
 
     cells: list of rows, each a list of strings of len(header).
     numeric: column name -> (N,) float array with NaN where missing, for the
-        columns whose every non-missing cell is a number.
+        columns whose every non-missing cell is a number; a mostly numeric column
+        with a text cell maps to a _TextInNumeric record instead, so that choosing
+        it gives a message naming the cell.
     """
 
     header: list
@@ -120,7 +122,8 @@ class CsvTable:
 
     @property
     def numeric_columns(self):
-        return [c for c in self.header if c in self.numeric]
+        """Columns that can be clustered as they are (numbers or missing cells only)."""
+        return [c for c in self.header if isinstance(self.numeric.get(c), np.ndarray)]
 
     @property
     def n_rows(self):
@@ -253,8 +256,7 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
     if label_column is not None and label_column not in table.header:
         raise DataError(f"There is no column {label_column!r} for labels; columns are: {', '.join(table.header)}.")
     if columns is None:
-        columns = [c for c in table.header if c in table.numeric and c != label_column
-                   and not isinstance(table.numeric[c], _TextInNumeric)]
+        columns = [c for c in table.numeric_columns if c != label_column]
         if not columns:
             raise DataError("No numeric column found: the columns to cluster must hold numbers "
                             "(use '.' as the decimal point).")

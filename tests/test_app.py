@@ -35,7 +35,6 @@ def test_explorer_runs_crp_and_pcrp_on_old_faithful():
     snaps = wait_for_sweeps(at, 300)
     at.run()
     assert not at.exception, at.exception
-    keys = {c.proto.id for c in at.get("plotly_chart")}
     assert len(at.get("plotly_chart")) >= 8  # trace, K histogram, density, sizes per chain
     assert all(s.K.size >= 300 for s in snaps)
     at.button(key="pause").click().run()
@@ -48,7 +47,6 @@ def test_explorer_runs_crp_and_pcrp_on_old_faithful():
     for c in chains.values():
         c.join(2)
         assert not c.alive
-    assert keys
 
 
 def test_oracle_button_sets_crp_alpha():
