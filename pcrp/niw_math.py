@@ -74,8 +74,8 @@ def kernel_tables(n_max, d, kappa0, nu0, S0, log_g):
     unused. Row meanings are the ``ROW_*`` constants of ``pcrp._kernels.niw``.
     """
     from ._kernels.niw import (
-        N_TABLE_ROWS, ROW_LOG_G, ROW_LOG_G_PROD, ROW_MARGINAL_CONST, ROW_NU,
-        ROW_T_CONST, ROW_T_EXPONENT, ROW_T_SCALE,
+        N_TABLE_ROWS, ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_MARGINAL_CONST, ROW_NU,
+        ROW_REMOVE_STEP, ROW_REMOVE_WEIGHT, ROW_T_CONST, ROW_T_EXPONENT, ROW_T_SCALE,
     )
 
     n = np.arange(n_max + 2, dtype=float)
@@ -101,6 +101,11 @@ def kernel_tables(n_max, d, kappa0, nu0, S0, log_g):
         + 0.5 * nu0 * logdet0 + 0.5 * d * (np.log(kappa0) - np.log(kappa_n))
     )
     tables[ROW_NU] = nu_n
+    tables[ROW_ADD_STEP] = 1.0 / (kappa_n + 1)
+    # kappa_n - 1 = kappa_{n-1} > 0 for n >= 1; row 0 is never used for a removal
+    kappa_less = np.where(n >= 1, kappa_n - 1, 1.0)
+    tables[ROW_REMOVE_WEIGHT] = kappa_n / kappa_less
+    tables[ROW_REMOVE_STEP] = 1.0 / kappa_less
     return np.ascontiguousarray(tables.T)
 
 

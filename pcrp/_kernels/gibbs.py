@@ -15,20 +15,25 @@ import numpy as np
 from numba import njit
 
 from .niw import (
+    ROW_ADD_STEP,
     ROW_LOG_G,
     ROW_LOG_G_PROD,
+    ROW_REMOVE_STEP,
+    ROW_REMOVE_WEIGHT,
+    ROW_T_SCALE,
     add_point,
     copy_slot,
     log_marginal,
     log_predictive,
+    log_predictive_from_term,
+    log_term,
     rebuild_slot,
-    remove_point,
     reset_slot,
 )
 from .rng import randint, shuffle, uniform
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _delete_slot(k, K, labels, counts, means, precs, logdets):
     """Remove empty slot ``k`` by moving slot K-1 into it; returns the new K."""
     last = K - 1
@@ -40,7 +45,7 @@ def _delete_slot(k, K, labels, counts, means, precs, logdets):
     return last
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def log_joint(K, counts, logdets, log_alpha, tables):
     """Unnormalised log p(z, X) = K log alpha + sum_k [log G(N_k) + log m(X_k)]."""
     total = K * log_alpha
@@ -49,18 +54,18 @@ def log_joint(K, counts, logdets, log_alpha, tables):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def rebuild_all(X, labels, K, m0, S0, kappa0, counts, means, precs, logdets):
     """Recompute every slot's statistics from the labels (removes rounding drift)."""
     for k in range(K):
         rebuild_slot(X, labels, k, k, m0, S0, kappa0, counts, means, precs, logdets)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _split_merge(
     X, labels, K, counts, means, precs, logdets,
-    m0, P0, logdet0, kappa0, log_alpha, tables, rng,
-    members, side, sc_counts, sc_means, sc_precs, sc_logdets, work, sm_stats,
+    m0, P0, logdet0, log_alpha, tables, rng,
+    members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
 ):
     """One sequentially-allocated merge-split move (Dahl 2003).
 
@@ -93,26 +98,50 @@ def _split_merge(
 
     for s in range(3):
         reset_slot(s, m0, P0, logdet0, sc_counts, sc_means, sc_precs, sc_logdets)
-    add_point(X[i], 0, kappa0, sc_counts, sc_means, sc_precs, sc_logdets, work)
-    add_point(X[j], 1, kappa0, sc_counts, sc_means, sc_precs, sc_logdets, work)
+    add_point(X[i], 0, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+              log_term(X[i], 0, sc_counts, sc_means, sc_precs, tables, work))
+    add_point(X[j], 1, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+              log_term(X[j], 1, sc_counts, sc_means, sc_precs, tables, work))
     log_q = 0.0  # log probability of the split produced / re-created below
+    d = X.shape[1]
     for t in range(n_members):
         m = members[t]
-        x = X[m]
-        la = tables[sc_counts[0], ROW_LOG_G] + log_predictive(
-            x, 0, sc_counts, sc_means, sc_precs, sc_logdets, tables, work)
-        lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive(
-            x, 1, sc_counts, sc_means, sc_precs, sc_logdets, tables, work)
-        # log P(side a) and log P(side b), computed stably
-        top = la if la > lb else lb
-        log_norm = top + math.log(math.exp(la - top) + math.exp(lb - top))
+        for a in range(d):
+            x[a] = X[m, a]
+        term_a = log_term(x, 0, sc_counts, sc_means, sc_precs, tables, work)
+        term_b = log_term(x, 1, sc_counts, sc_means, sc_precs, tables, work)
+        la = tables[sc_counts[0], ROW_LOG_G] + log_predictive_from_term(0, sc_counts, sc_logdets, tables, term_a)
+        lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive_from_term(1, sc_counts, sc_logdets, tables, term_b)
+        # P(side a) = 1 / (1 + exp(lb - la)), with one exp and one log
+        ratio = math.exp(-abs(la - lb))
+        log_norm = (la if la > lb else lb) + math.log(1.0 + ratio)
         if is_split:
-            s = 0 if uniform(rng) < math.exp(la - log_norm) else 1
+            p_a = (1.0 if la >= lb else ratio) / (1.0 + ratio)
+            s = 0 if uniform(rng) < p_a else 1
         else:
             s = 0 if labels[m] == ci else 1
         log_q += (la if s == 0 else lb) - log_norm
         side[t] = s
-        add_point(x, s, kappa0, sc_counts, sc_means, sc_precs, sc_logdets, work)
+        # niw.add_point written out (see the note in niw.py)
+        n = sc_counts[s]
+        weight = tables[n, ROW_T_SCALE]
+        q = 0.0
+        for a in range(d):
+            tt = 0.0
+            for b in range(d):
+                tt += sc_precs[s, a, b] * (x[b] - sc_means[s, b])
+            work[a] = tt
+            q += tt * (x[a] - sc_means[s, a])
+        coef = weight / (1.0 + weight * q)
+        for a in range(d):
+            ca = coef * work[a]
+            for b in range(d):
+                sc_precs[s, a, b] -= ca * work[b]
+        sc_logdets[s] += term_a if s == 0 else term_b
+        step = tables[n, ROW_ADD_STEP]
+        for a in range(d):
+            sc_means[s, a] += (x[a] - sc_means[s, a]) * step
+        sc_counts[s] = n + 1
 
     log_split_target = (
         2.0 * log_alpha
@@ -141,7 +170,8 @@ def _split_merge(
         copy_slot(ci, 2, counts, means, precs, logdets, sc_counts, sc_means, sc_precs, sc_logdets)
         for m in range(N):
             if labels[m] == cj:
-                add_point(X[m], 2, kappa0, sc_counts, sc_means, sc_precs, sc_logdets, work)
+                add_point(X[m], 2, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+                          log_term(X[m], 2, sc_counts, sc_means, sc_precs, tables, work))
         log_merged_target = (
             log_alpha + tables[sc_counts[2], ROW_LOG_G_PROD]
             + log_marginal(2, sc_counts, sc_logdets, tables)
@@ -166,7 +196,7 @@ PROGRESS_MOVES = 2  # split-merge moves done after the current sweep
 PROGRESS_FRESH = 3  # 1 when the current sweep still needs its permutation drawn
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def gibbs_sweeps(
     X, labels, K, counts, means, precs, logdets,
     m0, S0, P0, logdet0, kappa0, log_alpha, tables, log_pred_new,
@@ -190,7 +220,9 @@ def gibbs_sweeps(
     N, d = X.shape
     capacity = counts.shape[0]
     logw = np.empty(N + 1)
+    terms = np.empty(N + 1)  # log-determinant change if the point joins cluster c
     work = np.empty(d)
+    x = np.empty(d)
     members = np.empty(N, dtype=np.int64)
     side = np.empty(N, dtype=np.int64)
     sc_counts = np.zeros(3, dtype=np.int64)
@@ -210,9 +242,36 @@ def gibbs_sweeps(
                 progress[PROGRESS_POINT] = t
                 return K
             i = perm[t]
-            x = X[i]
+            for j in range(d):  # a copy, not a view X[i]: views cost reference counting
+                x[j] = X[i, j]
+            # remove x from its cluster: the downdate S_{n-1} = S_n - w (x - m_n)(x - m_n)^T,
+            # w = kappa_n / kappa_{n-1}; written out for speed (see the note in niw.py)
             k = labels[i]
-            ok = remove_point(x, k, kappa0, counts, means, precs, logdets, work)
+            n = counts[k]
+            ok = True  # False: rounding broke positive definiteness, rebuild the slot
+            if n > 1:
+                weight = tables[n, ROW_REMOVE_WEIGHT]
+                q = 0.0
+                for a in range(d):
+                    tt = 0.0
+                    for b in range(d):
+                        tt += precs[k, a, b] * (x[b] - means[k, b])
+                    work[a] = tt
+                    q += tt * (x[a] - means[k, a])
+                denom = 1.0 - weight * q
+                if denom > 0.0:
+                    coef = -weight / denom
+                    for a in range(d):
+                        ca = coef * work[a]
+                        for b in range(d):
+                            precs[k, a, b] -= ca * work[b]
+                    logdets[k] += math.log(denom)
+                else:
+                    ok = False
+            step = tables[n, ROW_REMOVE_STEP]
+            for j in range(d):
+                means[k, j] += (means[k, j] - x[j]) * step
+            counts[k] = n - 1
             if counts[k] == 0:
                 K = _delete_slot(k, K, labels, counts, means, precs, logdets)
             elif not ok:
@@ -223,9 +282,9 @@ def gibbs_sweeps(
             top = log_alpha + log_pred_new[i]
             logw[K] = top
             for c in range(K):
-                lw = tables[counts[c], ROW_LOG_G] + log_predictive(
-                    x, c, counts, means, precs, logdets, tables, work
-                )
+                term = log_term(x, c, counts, means, precs, tables, work)
+                terms[c] = term
+                lw = tables[counts[c], ROW_LOG_G] + log_predictive_from_term(c, counts, logdets, tables, term)
                 logw[c] = lw
                 if lw > top:
                     top = lw
@@ -244,7 +303,29 @@ def gibbs_sweeps(
             if chosen == K:
                 reset_slot(K, m0, P0, logdet0, counts, means, precs, logdets)
                 K += 1
-            add_point(x, chosen, kappa0, counts, means, precs, logdets, work)
+                terms[chosen] = log_term(x, chosen, counts, means, precs, tables, work)
+            # add x to the chosen cluster: niw.add_point written out (see the note in niw.py)
+            k = chosen
+            n = counts[k]
+            weight = tables[n, ROW_T_SCALE]
+            q = 0.0
+            for a in range(d):
+                tt = 0.0
+                for b in range(d):
+                    tt += precs[k, a, b] * (x[b] - means[k, b])
+                work[a] = tt
+                q += tt * (x[a] - means[k, a])
+            denom = 1.0 + weight * q
+            coef = weight / denom
+            for a in range(d):
+                ca = coef * work[a]
+                for b in range(d):
+                    precs[k, a, b] -= ca * work[b]
+            logdets[k] += terms[k]
+            step = tables[n, ROW_ADD_STEP]
+            for j in range(d):
+                means[k, j] += (x[j] - means[k, j]) * step
+            counts[k] = n + 1
             labels[i] = chosen
         progress[PROGRESS_POINT] = N
 
@@ -253,8 +334,8 @@ def gibbs_sweeps(
                 return K
             K = _split_merge(
                 X, labels, K, counts, means, precs, logdets,
-                m0, P0, logdet0, kappa0, log_alpha, tables, rng,
-                members, side, sc_counts, sc_means, sc_precs, sc_logdets, work, sm_stats,
+                m0, P0, logdet0, log_alpha, tables, rng,
+                members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
             )
             progress[PROGRESS_MOVES] += 1
         sweep = progress[PROGRESS_SWEEPS]
@@ -265,7 +346,7 @@ def gibbs_sweeps(
     return K
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def log_predictive_all(X, counts, means, precs, logdets, tables, K):
     """(N, K) matrix of log p(x_i | cluster k) for the first K slots."""
     N, d = X.shape

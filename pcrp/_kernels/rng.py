@@ -20,12 +20,12 @@ def seed_state(seed):
     return words
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def next_uint64(state):
     """Advance ``state`` in place and return the next 64-bit output."""
     s0 = state[0]
@@ -47,20 +47,20 @@ def next_uint64(state):
     return result
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def uniform(state):
     """A double uniform on [0, 1) with 53 random bits."""
     return np.float64(next_uint64(state) >> np.uint64(11)) * _INV_2_53
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def randint(state, n):
     """An integer uniform on {0, ..., n - 1} (bias below 2**-53 * n)."""
     k = np.int64(uniform(state) * n)
     return k if k < n else n - 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def shuffle(state, a):
     """Fisher-Yates shuffle of the 1-D array ``a`` in place."""
     for i in range(a.shape[0] - 1, 0, -1):
