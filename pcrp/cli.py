@@ -4,6 +4,10 @@
              [--init one|random:K|kmeans:K] [--no-split-merge] [--m0 V1,V2,..] [--kappa0 X]
              [--nu0 X] [--s0 X] [--standardize | --no-standardize] [--columns c1,c2] --out RESULT.npz
 
+    pcrp cv DATA [--r-grid 1.01,1.05,..] [--folds F] [--repeats R] [--iters T] [--burn-in B] [--thin S]
+             [--alpha A] [--seed SEED] [--n-jobs J] [--scheduler ADDRESS] [--out-csv F] [--out-json F]
+    pcrp reproduce [--quick] [--experiments KEY,..] [--out DIR] [--seed SEED] [--n-jobs J] [--scheduler ADDRESS]
+
 Errors exit with status 2 and one line on stderr, never a traceback.
 """
 
@@ -14,7 +18,9 @@ import sys
 import numpy as np
 
 from . import data as data_mod
+from .cv import DEFAULT_GRID, CVError, cross_validate
 from .model import DEFAULT_R, ModelError, make_prior, resolve_niw
+from .reproduce import EXPERIMENTS
 from .sampler import SamplerError, parse_init, run
 
 
@@ -32,6 +38,19 @@ def _floats(text, name):
         return [float(v) for v in text.split(",")]
     except ValueError:
         raise CliError(f"{name} must be comma-separated numbers (got {text!r}).") from None
+
+
+def _add_niw_options(p):
+    p.add_argument("--m0", help="prior mean of cluster means, comma-separated, one per column")
+    p.add_argument("--kappa0", type=float, help="prior strength of m0 in pseudo-points, > 0")
+    p.add_argument("--nu0", type=float, help="inverse-Wishart degrees of freedom, > d - 1")
+    p.add_argument("--s0", type=float, help="inverse-Wishart scale: S0 = S0_VALUE * identity, > 0")
+
+
+def _add_parallel_options(p):
+    p.add_argument("--n-jobs", type=int, default=-1, help="parallel fits on this machine (default -1: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the fits on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 (needs dask[distributed])")
 
 
 def _add_data_options(p):
@@ -80,11 +99,54 @@ def build_parser():
                    help="start: one | random:K | kmeans:K (default kmeans:10)")
     p.add_argument("--no-split-merge", action="store_true",
                    help="plain Gibbs as in the paper (split-merge moves are on by default)")
-    p.add_argument("--m0", help="prior mean of cluster means, comma-separated, one per column")
-    p.add_argument("--kappa0", type=float, help="prior strength of m0 in pseudo-points, > 0")
-    p.add_argument("--nu0", type=float, help="inverse-Wishart degrees of freedom, > d - 1")
-    p.add_argument("--s0", type=float, help="inverse-Wishart scale: S0 = S0_VALUE * identity, > 0")
+    _add_niw_options(p)
     p.add_argument("--out", required=True, help="where to write RESULT.npz")
+
+    p = sub.add_parser(
+        "cv",
+        help="cross-validate the pCRP power r (paper Sec. 2.3)",
+        description=(
+            "Cross-validate the pCRP power r: for each r on the grid and each fold, fit a pCRP chain on the "
+            "training part and score the held-out part by the loss of eq. (5) (held-out points join the "
+            "cluster with the highest posterior seating probability) and by the held-out log predictive "
+            "density. Prints the curve (mean and SE over folds) and the proposed r: the grid value just "
+            "before the loss blows up."
+        ),
+    )
+    _add_data_options(p)
+    p.add_argument("--r-grid", default=",".join(f"{r:g}" for r in DEFAULT_GRID),
+                   help="increasing comma-separated r values (default 1.01,1.05,...,2)")
+    p.add_argument("--alpha", type=float, default=1.0, help="concentration (default 1)")
+    p.add_argument("--folds", type=int, default=5, help="folds (default 5)")
+    p.add_argument("--repeats", type=int, default=1, help="repeat the folds with new shuffles (default 1)")
+    p.add_argument("--iters", type=int, default=2000, help="sweeps per fit (default 2000)")
+    p.add_argument("--burn-in", type=int, default=1000, help="burn-in per fit (default 1000)")
+    p.add_argument("--thin", type=int, default=10, help="thinning of the scored draws (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="seed for the folds and chains (default 0)")
+    p.add_argument("--no-split-merge", action="store_true", help="plain Gibbs in every fit")
+    _add_niw_options(p)
+    _add_parallel_options(p)
+    p.add_argument("--out-csv", help="write the curve as CSV (r, loss, loss_se, log_pred, log_pred_se, mean_k)")
+    p.add_argument("--out-json", help="write the curve, the proposed r and every setting as JSON")
+
+    p = sub.add_parser(
+        "reproduce",
+        help="run the paper's experiments and write tables and figures",
+        description=(
+            "Run the paper's experiments (Sim 1 and Sim 2 at N = 300 and 2000, MNIST digits 1-4 at N = 1000 "
+            "and 2000, Old Faithful) with CRP-Oracle, CRP and pCRP (r by cross validation) under the paper's "
+            "protocol (20,000 sweeps, burn-in 10,000, thin 5, alpha = 1), and write tables.md / tables.csv "
+            "next to the paper's numbers, the CV curves and the figures (HTML) into --out."
+        ),
+    )
+    p.add_argument("--quick", action="store_true",
+                   help="2,000 sweeps (burn-in 1,000) and a 3-fold CV of 400 sweeps: minutes instead of tens")
+    p.add_argument("--experiments", default=",".join(EXPERIMENTS),
+                   help=f"comma-separated subset of: {', '.join(EXPERIMENTS)} (default all)")
+    p.add_argument("--out", default="reproduce-output", help="output folder (default reproduce-output)")
+    p.add_argument("--seed", type=int, default=0, help="seed for data, folds and chains (default 0)")
+    p.add_argument("--no-split-merge", action="store_true", help="the paper's plain Gibbs sampler")
+    _add_parallel_options(p)
     return parser
 
 
@@ -97,11 +159,15 @@ def load_data(args):
     )
 
 
+def niw_from_args(args, X):
+    return resolve_niw(X, m0=_floats(args.m0, "--m0") if args.m0 else None, kappa0=args.kappa0,
+                       nu0=args.nu0, S0=args.s0)
+
+
 def cmd_run(args):
     ds = load_data(args)
     prior = make_prior(args.prior, alpha=args.alpha, r=args.r)
-    niw = resolve_niw(ds.X, m0=_floats(args.m0, "--m0") if args.m0 else None, kappa0=args.kappa0,
-                      nu0=args.nu0, S0=args.s0)
+    niw = niw_from_args(args, ds.X)
     parse_init(args.init)
     for note in ds.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -139,13 +205,83 @@ def cmd_run(args):
           f"max K {kept.max()}; wrote {args.out}")
 
 
+def _write(path, writer):
+    try:
+        with open(path, "w", newline="") as f:
+            writer(f)
+    except OSError as err:
+        raise CliError(f"cannot write {path}: {err.strerror}") from None
+
+
+def cmd_cv(args):
+    import csv
+
+    ds = load_data(args)
+    niw = niw_from_args(args, ds.X)
+    for note in ds.notes:
+        print(f"note: {note}", file=sys.stderr)
+    result = cross_validate(
+        ds.X, niw, r_grid=_floats(args.r_grid, "--r-grid"), alpha=args.alpha, folds=args.folds,
+        repeats=args.repeats, iters=args.iters, burn_in=args.burn_in, thin=args.thin, seed=args.seed,
+        split_merge=not args.no_split_merge, n_jobs=args.n_jobs, scheduler=args.scheduler,
+    )
+    rows = result.table()
+    print(f"{'r':>6s} {'loss':>10s} {'(SE)':>8s} {'log pred':>10s} {'(SE)':>8s} {'mean K':>7s}")
+    for row in rows:
+        mark = "  <- proposed" if row["r"] == result.chosen_r else ""
+        print(f"{row['r']:6.2f} {row['loss']:10.4f} {row['loss_se']:8.4f} {row['log_pred']:10.4f} "
+              f"{row['log_pred_se']:8.4f} {row['mean_k']:7.2f}{mark}")
+    print(f"proposed r = {result.chosen_r:g}: {result.blow_up.reason}")
+    if args.out_csv:
+        def write_csv(f):
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        _write(args.out_csv, write_csv)
+    if args.out_json:
+        payload = {"chosen_r": result.chosen_r, "blow_up_index": result.blow_up.index,
+                   "reason": result.blow_up.reason, "curve": rows,
+                   "settings": {**result.settings, "data": args.data, "data_source": ds.source}}
+        _write(args.out_json, lambda f: json.dump(payload, f, indent=2, default=float))
+
+
+def cmd_reproduce(args, argv):
+    from dataclasses import replace
+
+    from .reproduce import FULL, QUICK, run_experiment, write_report
+
+    keys = [k.strip() for k in args.experiments.split(",") if k.strip()]
+    unknown = [k for k in keys if k not in EXPERIMENTS]
+    if unknown or not keys:
+        raise CliError(f"unknown experiment {', '.join(unknown) or '(none given)'}; choose from {', '.join(EXPERIMENTS)}")
+    protocol = replace(QUICK if args.quick else FULL, split_merge=not args.no_split_merge)
+    results = []
+    for key in keys:
+        print(f"{EXPERIMENTS[key].title} ...", file=sys.stderr, flush=True)
+        res = run_experiment(EXPERIMENTS[key], protocol, seed=args.seed, n_jobs=args.n_jobs, scheduler=args.scheduler)
+        print(f"  r = {res.cv.chosen_r:g}; mean K: "
+              + ", ".join(f"{m} {r.metrics['K'][0]:.2f}" for m, r in res.methods.items()), file=sys.stderr)
+        results.append(res)
+    command = "pcrp " + " ".join(argv if argv is not None else sys.argv[1:])
+    try:
+        path = write_report(results, args.out, command=command)
+    except OSError as err:
+        raise CliError(f"cannot write into {args.out}: {err.strerror}") from None
+    print(path.read_text())
+    print(f"wrote {path} and the figures in {path.parent / 'figures'}")
+
+
 def main(argv=None):
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
         if args.command == "run":
             cmd_run(args)
-    except (CliError, ModelError, SamplerError, data_mod.DataError) as err:
+        elif args.command == "cv":
+            cmd_cv(args)
+        elif args.command == "reproduce":
+            cmd_reproduce(args, argv)
+    except (CliError, CVError, ModelError, SamplerError, data_mod.DataError) as err:
         print(f"pcrp: error: {err}", file=sys.stderr)
         return 2
     return 0

@@ -131,3 +131,105 @@ def digit_gallery(pixels, labels, per_cluster=6, title="Digits per cluster"):
     fig.update_layout(title=title, template="plotly_white", margin=dict(l=10, r=10, t=40, b=10),
                       height=60 + 45 * len(rows))
     return fig
+
+
+def _side_by_side(titles, title, shared_y=True):
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, shared_yaxes=shared_y,
+                        horizontal_spacing=0.05)
+    fig.update_layout(title=title, showlegend=False, **{**LAYOUT, "height": 320})
+    return fig
+
+
+def cv_curves(cv, title):
+    """Cross-validation curves of r: loss of eq. (5) and held-out log predictive, +-1 SE, chosen r marked."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+                        subplot_titles=("loss of eq. (5) (lower is better)",
+                                        "held-out log predictive per point (higher is better)"))
+    r = np.asarray(cv.r_grid)
+    for col, name in ((1, "loss"), (2, "log_pred")):
+        mean, se = cv.curve(name)
+        se = np.nan_to_num(se)
+        fig.add_scatter(x=np.r_[r, r[::-1]], y=np.r_[mean + se, (mean - se)[::-1]], fill="toself",
+                        fillcolor="rgba(31,119,180,0.2)", line=dict(width=0), hoverinfo="skip", row=1, col=col)
+        fig.add_scatter(x=r, y=mean, mode="lines+markers", line=dict(color=PALETTE[0]), name=name,
+                        row=1, col=col)
+        fig.add_vline(x=cv.chosen_r, line=dict(color=PALETTE[3], dash="dash"), row=1, col=col)
+        fig.update_xaxes(title_text="power r", row=1, col=col)
+    fig.update_layout(title=f"{title}: proposed r = {cv.chosen_r:.2f}", showlegend=False,
+                      **{**LAYOUT, "height": 340})
+    return fig
+
+
+def k_traces_side_by_side(traces, burn_in, title, y_range=None):
+    """K over sweeps for several chains {name: (iters,)}, one panel each, burn-in shaded."""
+    fig = _side_by_side(list(traces), title)
+    for col, K in enumerate(traces.values(), start=1):
+        K = np.asarray(K)
+        fig.add_scatter(x=np.arange(1, K.size + 1), y=K, mode="lines", line=dict(width=1, color=PALETTE[col - 1]),
+                        row=1, col=col)
+        if burn_in:
+            fig.add_vrect(x0=0, x1=burn_in, fillcolor="grey", opacity=0.15, line_width=0, row=1, col=col)
+        fig.update_xaxes(title_text="sweep", row=1, col=col)
+    fig.update_yaxes(title_text="clusters K", range=y_range, row=1, col=1)
+    return fig
+
+
+def k_posterior_compare(traces, title):
+    """Posterior of K for several chains {name: K after burn-in} as markers on one axis (paper Fig. 6)."""
+    fig = go.Figure()
+    for i, (name, K) in enumerate(traces.items()):
+        values, probs = k_posterior(K)
+        fig.add_scatter(x=values, y=probs, mode="markers+lines", name=name,
+                        marker=dict(symbol=["x", "circle", "star"][i % 3], size=10, color=PALETTE[i]))
+    fig.update_layout(title=title, xaxis_title="clusters K", yaxis_title="posterior probability", **LAYOUT)
+    fig.update_xaxes(dtick=1)
+    return fig
+
+
+def density_side_by_side(X, label_draws, niw, title):
+    """1-D posterior density averaged over kept draws, one panel per chain {name: (S, N)},
+    with the last draw's weighted components dashed (paper Fig. 5)."""
+    from .summary import averaged_density_1d
+
+    x = np.asarray(X)[:, 0]
+    grid = np.linspace(x.min() - 0.1 * np.ptp(x), x.max() + 0.1 * np.ptp(x), 300)
+    fig = _side_by_side(list(label_draws), title)
+    for col, draws in enumerate(label_draws.values(), start=1):
+        fig.add_histogram(x=x, histnorm="probability density", nbinsx=40, marker_color="#cccccc", opacity=0.6,
+                          row=1, col=col)
+        _, comps = posterior_density_1d(grid, x, draws[-1], niw)
+        for r, k in enumerate(np.argsort(-comps.max(axis=1))):
+            fig.add_scatter(x=grid, y=comps[k], mode="lines", line=dict(dash="dash", color=PALETTE[r % 10]),
+                            row=1, col=col)
+        fig.add_scatter(x=grid, y=averaged_density_1d(grid, x, draws, niw), mode="lines",
+                        line=dict(color="black", width=2), row=1, col=col)
+        fig.update_xaxes(title_text="x", row=1, col=col)
+    fig.update_yaxes(title_text="density", row=1, col=1)
+    return fig
+
+
+def scatter_side_by_side(X, labels, columns, title):
+    """Points coloured by cluster, one panel per labelling {name: (N,)} (first two columns)."""
+    X = np.asarray(X)
+    fig = _side_by_side(list(labels), title)
+    for col, z in enumerate(labels.values(), start=1):
+        colours, _ = cluster_colours(z)
+        fig.add_scattergl(x=X[:, 0], y=X[:, 1], mode="markers", marker=dict(color=colours, size=4), row=1, col=col)
+        fig.update_xaxes(title_text=columns[0], row=1, col=col)
+    fig.update_yaxes(title_text=columns[1], row=1, col=1)
+    return fig
+
+
+def cluster_sizes_compare(labels, title):
+    """Cluster sizes, largest first, for several labellings {name: (N,)} as grouped bars (paper Fig. 8b)."""
+    fig = go.Figure()
+    for i, (name, z) in enumerate(labels.items()):
+        counts = np.sort(np.unique(z, return_counts=True)[1])[::-1]
+        fig.add_bar(x=np.arange(1, counts.size + 1), y=counts, name=name, marker_color=PALETTE[i])
+    fig.update_layout(title=title, xaxis_title="cluster (by size)", yaxis_title="points", barmode="group", **LAYOUT)
+    fig.update_xaxes(dtick=1)
+    return fig

@@ -81,6 +81,13 @@ def posterior_density_1d(grid, X, labels, niw):
     return comps.sum(axis=0), comps
 
 
+def averaged_density_1d(grid, X, label_draws, niw, max_draws=50):
+    """Posterior density on ``grid`` (G,) averaged over up to ``max_draws`` evenly spaced draws (S, N)."""
+    label_draws = np.asarray(label_draws)
+    picks = np.unique(np.linspace(0, len(label_draws) - 1, min(max_draws, len(label_draws))).astype(int))
+    return np.mean([posterior_density_1d(grid, X, label_draws[s], niw)[0] for s in picks], axis=0)
+
+
 def posterior_density_2d(xx, yy, X, labels, niw):
     """2-D mixture density on a mesh (xx, yy of equal shape): sum_k N_k / N * predictive_k."""
     points = np.column_stack([xx.ravel(), yy.ravel()])

@@ -1,0 +1,280 @@
+"""Choosing the pCRP power r by cross validation (paper Sec. 2.3, eq. 5).
+
+For every split of the data (K folds, optionally repeated) and every r on a
+grid, a pCRP chain is fitted on the training part. Each kept draw of the
+training partition is then scored on the held-out part in two ways:
+
+- **Loss of eq. (5)**: every held-out point joins the existing cluster k that
+  maximises its posterior seating probability g(N_k) p(x | X_k) (prior weight
+  times Student-t predictive, new tables excluded), and the loss is
+  sum_k sqrt(sum_{j in C_k} ||x_j - xbar_k||^2) over the held-out points, with
+  xbar_k the mean of the held-out points in cluster k. It is averaged over draws.
+- **Held-out log predictive density** per point: log of the posterior
+  predictive density of the held-out point, averaged over draws inside the log
+  (log mean_s p(x | draw s)), new table included; higher is better.
+
+The loss is flat while r only removes spurious small clusters and "blows up"
+when r is large enough to merge real ones; :func:`find_blow_up` detects that
+change point and the proposed r is the grid value just before it.
+
+Every split uses one seed for all r (common random numbers), so differences
+along the curve are not blurred by chain-to-chain noise more than necessary.
+Standard errors are over splits (std / sqrt(n_splits)); folds share training
+points, so they understate the uncertainty somewhat.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ._kernels import gibbs
+from ._kernels.niw import ROW_LOG_G
+from .model import PowerCRP, log_weight_table
+from .niw_math import kernel_tables
+from .sampler import check_schedule, run
+
+# r = 1 + eps first, as in the paper, then 1.05 .. 2.0.
+DEFAULT_GRID = tuple(np.round(np.r_[1.01, np.arange(1.05, 2.0001, 0.05)], 2))
+
+
+class CVError(ValueError):
+    """A bad cross-validation setting; the message names it and what to do."""
+
+
+def within_cluster_loss(X, labels):
+    """Eq. (5): sum over clusters of sqrt(within-cluster sum of squares).
+
+    X (n, d); labels (n,) any integer codes. Returns a float in the units of X.
+    """
+    X = np.asarray(X, dtype=float).reshape(len(labels), -1)
+    total = 0.0
+    for k in np.unique(labels):
+        block = X[labels == k]
+        total += np.sqrt(((block - block.mean(axis=0)) ** 2).sum())
+    return float(total)
+
+
+def score_held_out(X_train, label_draws, X_test, prior, niw):
+    """Score draws of a training partition on held-out points.
+
+    X_train (n, d); label_draws (S, n) int; X_test (m, d). Returns
+    (loss (S,), log_pred_density (m,)): the eq. (5) loss of the seating of the
+    held-out points under each draw, and for each held-out point
+    log mean_s p(x | draw s).
+    """
+    X_train = np.ascontiguousarray(X_train, dtype=float)
+    X_test = np.ascontiguousarray(X_test, dtype=float)
+    n, d = X_train.shape
+    tables = kernel_tables(n, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(prior, n))
+    P0 = np.linalg.inv(niw.S0)
+    logdet0 = float(np.linalg.slogdet(niw.S0)[1])
+    # predictive of each test point under the prior (an empty cluster)
+    empty = (np.zeros(1, np.int64), niw.m0[None].copy(), P0[None].copy(), np.array([logdet0]))
+    log_new = gibbs.log_predictive_all(X_test, *empty, tables, 1)[:, 0]
+    log_alpha = np.log(prior.alpha)
+    losses = np.empty(len(label_draws))
+    per_draw = np.empty((len(label_draws), X_test.shape[0]))
+    for s, labels in enumerate(label_draws):
+        _, labels = np.unique(labels, return_inverse=True)
+        K = int(labels.max()) + 1
+        counts = np.zeros(K, np.int64)
+        means, precs, logdets = np.zeros((K, d)), np.zeros((K, d, d)), np.zeros(K)
+        gibbs.rebuild_all(X_train, labels.astype(np.int64), K, niw.m0, niw.S0, niw.kappa0,
+                          counts, means, precs, logdets)
+        log_pred = gibbs.log_predictive_all(X_test, counts, means, precs, logdets, tables, K)
+        log_g = tables[counts, ROW_LOG_G]
+        seat = log_pred + log_g  # (m, K) unnormalised log posterior of joining cluster k
+        losses[s] = within_cluster_loss(X_test, seat.argmax(axis=1))
+        log_norm = np.logaddexp(logsumexp(log_g), log_alpha)
+        per_draw[s] = np.logaddexp(logsumexp(seat, axis=1), log_alpha + log_new) - log_norm
+    lpd = logsumexp(per_draw, axis=0) - np.log(len(label_draws))
+    return losses, lpd
+
+
+@dataclass
+class SplitScore:
+    """What one (split, r) fit returns."""
+
+    split: int
+    r_index: int
+    loss: float  # mean over kept draws of the eq. (5) loss
+    log_pred: float  # mean over held-out points of log mean_s p(x | draw s)
+    mean_k: float  # mean K of the training chain after burn-in
+
+
+def fit_and_score(X, train, test, split, r_index, r, alpha, niw, iters, burn_in, thin, seed, split_merge):
+    """Fit a pCRP chain on X[train] and score it on X[test] (top level so it pickles)."""
+    prior = PowerCRP(alpha, r)
+    chain = run(X[train], prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed,
+                split_merge=split_merge)
+    losses, lpd = score_held_out(X[train], chain.labels, X[test], prior, niw)
+    return SplitScore(split, r_index, float(losses.mean()), float(lpd.mean()),
+                      float(chain.K[burn_in:].mean()))
+
+
+@dataclass
+class BlowUp:
+    """The change point of a CV loss curve."""
+
+    index: int | None  # first grid index where the loss has blown up; None if it never does
+    chosen_index: int  # index of the proposed r: the one just before the blow-up
+    threshold: float  # the rise over the running minimum that counts as a blow-up
+    reason: str
+
+
+def find_blow_up(loss, se=None, *, rel_jump=0.10, noise_mult=4.0):
+    """Find where a CV loss curve (G,) stops being flat and blows up.
+
+    The curve is compared with its running minimum. A point has blown up when
+    its rise above the minimum so far exceeds the largest of: ``rel_jump``
+    times that minimum (a 10% jump is far beyond the paper's flat-stage
+    wobble of about 4%), ``noise_mult`` times the robust scale of successive
+    differences (1.4826 x their median absolute deviation, so the blow-up
+    itself does not inflate it), and, when ``se`` (G,) is given, twice the
+    standard error of a difference of two flat-stage points (sqrt(2) x the SE
+    at the running minimum; the SE of the rising point itself is large
+    precisely because some splits have blown up). The proposed index is the one before
+    the first blown-up point; with no blow-up it is the last grid point (and
+    the grid should be extended).
+    """
+    loss = np.asarray(loss, dtype=float)
+    if loss.ndim != 1 or loss.size < 2 or not np.all(np.isfinite(loss)):
+        raise CVError("The loss curve needs at least two finite values.")
+    se = np.zeros_like(loss) if se is None else np.nan_to_num(np.asarray(se, dtype=float))
+    diffs = np.diff(loss)
+    noise = 1.4826 * np.median(np.abs(diffs - np.median(diffs)))
+    for j in range(1, loss.size):
+        best = int(np.argmin(loss[:j]))
+        floor = loss[best]
+        threshold = max(rel_jump * abs(floor), noise_mult * noise,
+                        2.0 * np.sqrt(2.0) * se[best])
+        if loss[j] - floor > threshold:
+            return BlowUp(j, j - 1, float(threshold),
+                          f"the loss rises by {loss[j] - floor:.3g} (more than {threshold:.3g}) at grid point {j}")
+    return BlowUp(None, loss.size - 1, float("nan"),
+                  "the loss never blows up on this grid: the largest r is proposed; extend the grid to be sure")
+
+
+@dataclass
+class CVResult:
+    """Cross-validation curves of r and the proposed value.
+
+    loss, log_pred, mean_k: (n_splits, G) per split and grid point.
+    """
+
+    r_grid: np.ndarray
+    loss: np.ndarray
+    log_pred: np.ndarray
+    mean_k: np.ndarray
+    blow_up: BlowUp
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def chosen_r(self):
+        return float(self.r_grid[self.blow_up.chosen_index])
+
+    def curve(self, name):
+        """(mean (G,), standard error (G,)) over splits of 'loss', 'log_pred' or 'mean_k'."""
+        values = getattr(self, name)
+        n = values.shape[0]
+        se = values.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.full(values.shape[1], np.nan)
+        return values.mean(axis=0), se
+
+    def table(self):
+        """Rows (r, loss, loss SE, log_pred, log_pred SE, mean K) for CSV output."""
+        (lm, ls), (pm, ps), (km, _) = self.curve("loss"), self.curve("log_pred"), self.curve("mean_k")
+        return [dict(r=float(r), loss=float(lm[g]), loss_se=float(ls[g]), log_pred=float(pm[g]),
+                     log_pred_se=float(ps[g]), mean_k=float(km[g])) for g, r in enumerate(self.r_grid)]
+
+
+def make_splits(n, folds, repeats, seed):
+    """[(train indices, test indices)] for ``repeats`` shuffled ``folds``-fold partitions of range(n)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(repeats):
+        order = rng.permutation(n)
+        for part in np.array_split(order, folds):
+            test = np.sort(part)
+            out.append((np.setdiff1d(np.arange(n), test), test))
+    return out
+
+
+def check_cv_settings(n, r_grid, folds, repeats, alpha):
+    r_grid = np.asarray(r_grid, dtype=float)
+    if r_grid.ndim != 1 or r_grid.size < 2:
+        raise CVError("Give at least two values of r to compare.")
+    if not np.all(np.isfinite(r_grid)) or np.any(r_grid <= 0):
+        raise CVError("Every r on the grid must be a positive number.")
+    if np.any(np.diff(r_grid) <= 0):
+        raise CVError("The r grid must be increasing (the change point is read from left to right).")
+    if not (isinstance(folds, (int, np.integer)) and 2 <= folds <= n // 2):
+        raise CVError(f"folds must be a whole number from 2 to N/2 = {n // 2} (got {folds}).")
+    if not (isinstance(repeats, (int, np.integer)) and repeats >= 1):
+        raise CVError(f"repeats must be a whole number >= 1 (got {repeats}).")
+    if not (np.isfinite(alpha) and alpha > 0):
+        raise CVError(f"alpha must be > 0 (got {alpha}).")
+    return r_grid
+
+
+def cross_validate(X, niw, *, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1, iters=2000, burn_in=1000,
+                   thin=10, seed=0, split_merge=True, n_jobs=-1, scheduler=None, progress=None):
+    """Cross-validate the pCRP power r on data X (N, d) with NIW prior ``niw``.
+
+    Runs len(r_grid) x folds x repeats chains in parallel with joblib (threads:
+    the kernels release the GIL) or, with ``scheduler`` = a Dask scheduler
+    address such as "tcp://10.0.0.5:8786", on that Dask cluster through
+    joblib's dask backend. ``progress(done, total)`` is called as fits finish.
+    Reproducible per ``seed`` whatever n_jobs or the scheduler.
+    """
+    import joblib
+
+    X = np.ascontiguousarray(X, dtype=float)
+    r_grid = check_cv_settings(X.shape[0], r_grid, folds, repeats, alpha)
+    iters, burn_in, thin = check_schedule(iters, burn_in, thin)
+    splits = make_splits(X.shape[0], folds, repeats, seed)
+    chain_seeds = np.random.SeedSequence(seed).generate_state(len(splits), dtype=np.uint32)
+    tasks = [
+        joblib.delayed(fit_and_score)(X, train, test, s, g, float(r), float(alpha), niw, iters, burn_in, thin,
+                                      int(chain_seeds[s]), split_merge)
+        for s, (train, test) in enumerate(splits) for g, r in enumerate(r_grid)
+    ]
+    shape = (len(splits), r_grid.size)
+    loss, log_pred, mean_k = np.empty(shape), np.empty(shape), np.empty(shape)
+
+    def collect(results):
+        for done, res in enumerate(results, start=1):
+            loss[res.split, res.r_index] = res.loss
+            log_pred[res.split, res.r_index] = res.log_pred
+            mean_k[res.split, res.r_index] = res.mean_k
+            if progress is not None:
+                progress(done, len(tasks))
+
+    if scheduler:
+        client = _dask_client(scheduler)
+        try:
+            with joblib.parallel_config(backend="dask"):
+                collect(joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks))
+        finally:
+            client.close()
+    else:
+        collect(joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")(tasks))
+
+    mean_loss = loss.mean(axis=0)
+    se_loss = loss.std(axis=0, ddof=1) / np.sqrt(len(splits)) if len(splits) > 1 else None
+    settings = dict(r_grid=[float(r) for r in r_grid], alpha=float(alpha), folds=folds, repeats=repeats,
+                    iters=iters, burn_in=burn_in, thin=thin, seed=seed, split_merge=bool(split_merge),
+                    scheduler=scheduler, n=int(X.shape[0]), d=int(X.shape[1]), **niw.as_dict())
+    return CVResult(r_grid, loss, log_pred, mean_k, find_blow_up(mean_loss, se_loss), settings)
+
+
+def _dask_client(address):
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise CVError("--scheduler needs Dask: pip install 'dask[distributed]' (or the pcrp[dask] extra).") from None
+    try:
+        return Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as err:
+        raise CVError(f"Cannot reach the Dask scheduler at {address}: {err}. "
+                      "Check the address (tcp://HOST:PORT) and that the scheduler is running.") from None

@@ -1,0 +1,236 @@
+"""Cross validation of r, the change-point rule, metrics and a small reproduce run end to end."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import normalized_mutual_info_score
+
+from pcrp import cli, niw_math
+from pcrp.cv import (CVError, cross_validate, find_blow_up, make_splits, score_held_out,
+                     within_cluster_loss)
+from pcrp.model import PowerCRP, resolve_niw
+from pcrp.reproduce import Experiment, Protocol, markdown_table, run_experiment, write_report
+from pcrp.summary import metric_summary, nmi, oracle_alpha, vi
+
+
+def test_loss_of_eq5_by_hand():
+    X = np.array([[0.0, 0.0], [2.0, 0.0], [10.0, 1.0], [10.0, 3.0], [10.0, 5.0], [7.0, 7.0]])
+    labels = np.array([3, 3, 1, 1, 1, 0])
+    # cluster 3: mean (1, 0), SS = 1 + 1 = 2; cluster 1: mean (10, 3), SS = 4 + 0 + 4 = 8; singleton: 0
+    assert within_cluster_loss(X, labels) == pytest.approx(np.sqrt(2) + np.sqrt(8))
+
+
+def test_loss_favours_fewer_clusters_with_the_same_mean():
+    """The square root makes splitting one cluster into two with the same mean cost more (the paper's point)."""
+    X = np.array([[-1.0], [1.0], [-1.0], [1.0]])
+    assert within_cluster_loss(X, np.array([0, 0, 1, 1])) > within_cluster_loss(X, np.zeros(4, int))
+
+
+def _curve(seed, blow_up_at=None, size=20, level=15.0, wobble=0.15, jump=8.0):
+    rng = np.random.default_rng(seed)
+    curve = level + rng.uniform(-wobble, wobble, size)
+    if blow_up_at is not None:
+        curve[blow_up_at:] += jump + np.arange(size - blow_up_at)
+    return curve
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("at", [1, 6, 14, 19])
+def test_change_point_found_where_the_curve_blows_up(seed, at):
+    found = find_blow_up(_curve(seed, at))
+    assert found.index == at
+    assert found.chosen_index == at - 1
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_flat_curve_has_no_change_point(seed):
+    found = find_blow_up(_curve(seed))
+    assert found.index is None
+    assert found.chosen_index == 19
+    assert "extend the grid" in found.reason
+
+
+def test_falling_curve_is_not_a_blow_up():
+    assert find_blow_up(np.linspace(20, 10, 12)).index is None
+
+
+def test_slow_drift_within_ten_percent_is_flat():
+    """The paper's Sim 1 flat stage drifts from 15.5 to 14.9 (4%): not a change point."""
+    assert find_blow_up(np.linspace(14.9, 15.5, 15)).index is None
+
+
+def test_large_standard_errors_hide_a_small_rise():
+    curve = np.r_[np.full(5, 10.0), np.full(5, 12.0)]
+    assert find_blow_up(curve).index == 5
+    assert find_blow_up(curve, se=np.full(10, 1.0)).index is None  # 2 sqrt(2) x 1 > 2
+
+
+def test_bad_curves_and_grids():
+    with pytest.raises(CVError, match="at least two finite"):
+        find_blow_up([1.0, np.nan])
+    X = np.random.default_rng(0).normal(size=(40, 1))
+    niw = resolve_niw(X)
+    for grid, message in (([1.2], "at least two"), ([1.2, 1.1], "increasing"), ([-1.0, 1.0], "positive")):
+        with pytest.raises(CVError, match=message):
+            cross_validate(X, niw, r_grid=grid)
+    with pytest.raises(CVError, match="folds must be"):
+        cross_validate(X, niw, folds=1)
+
+
+def test_splits_partition_the_data():
+    splits = make_splits(23, folds=4, repeats=2, seed=1)
+    assert len(splits) == 8
+    for rep in range(2):
+        tests = np.concatenate([test for _, test in splits[4 * rep: 4 * rep + 4]])
+        assert np.array_equal(np.sort(tests), np.arange(23))
+    for train, test in splits:
+        assert np.intersect1d(train, test).size == 0 and train.size + test.size == 23
+
+
+def test_held_out_scores_against_closed_form():
+    """One training cluster: every held-out point joins it, and the predictive density is
+    g(n) / (g(n) + alpha) t_n(x) + alpha / (g(n) + alpha) t_0(x)."""
+    rng = np.random.default_rng(3)
+    X_train, X_test = rng.normal(size=(12, 2)), rng.normal(size=(5, 2))
+    niw = resolve_niw(X_train)
+    prior = PowerCRP(0.7, 1.4)
+    losses, lpd = score_held_out(X_train, np.zeros((2, 12), dtype=np.int64), X_test, prior, niw)
+    assert losses == pytest.approx([within_cluster_loss(X_test, np.zeros(5, int))] * 2)
+    g = 12 ** 1.4
+    for t, x in enumerate(X_test):
+        joined = np.exp(niw_math.log_predictive(x, X_train, niw.m0, niw.kappa0, niw.nu0, niw.S0))
+        new = np.exp(niw_math.log_predictive(x, X_train[:0], niw.m0, niw.kappa0, niw.nu0, niw.S0))
+        assert lpd[t] == pytest.approx(np.log((g * joined + 0.7 * new) / (g + 0.7)), rel=1e-9)
+
+
+def test_held_out_point_joins_the_cluster_with_the_highest_seating_probability():
+    X_train = np.r_[np.zeros((10, 1)) + np.linspace(-0.1, 0.1, 10)[:, None],
+                    np.full((10, 1), 5.0) + np.linspace(-0.1, 0.1, 10)[:, None]]
+    labels = np.r_[np.zeros(10, int), np.ones(10, int)][None]
+    X_test = np.array([[0.05], [4.9], [-0.2], [5.3]])
+    losses, _ = score_held_out(X_train, labels, X_test, PowerCRP(1.0, 1.3), resolve_niw(X_train))
+    # right seating: {0.05, -0.2} and {4.9, 5.3}
+    assert losses[0] == pytest.approx(np.sqrt(2 * 0.125 ** 2) + np.sqrt(2 * 0.2 ** 2))
+
+
+def _two_blobs(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.r_[rng.normal(-2, 0.6, (n // 2, 2)), rng.normal(2, 0.6, (n // 2, 2))]
+
+
+def test_cross_validation_is_reproducible_whatever_the_number_of_jobs():
+    X = _two_blobs()
+    kwargs = dict(r_grid=[1.05, 1.5, 2.5, 4.0], folds=3, iters=150, burn_in=50, thin=10, seed=7)
+    one = cross_validate(X, resolve_niw(X), n_jobs=1, **kwargs)
+    two = cross_validate(X, resolve_niw(X), n_jobs=2, **kwargs)
+    np.testing.assert_array_equal(one.loss, two.loss)
+    np.testing.assert_array_equal(one.log_pred, two.log_pred)
+    assert one.chosen_r == two.chosen_r
+    assert one.loss.shape == (3, 4)
+    mean, se = one.curve("loss")
+    assert mean.shape == se.shape == (4,) and np.all(se >= 0)
+
+
+def test_cross_validation_on_a_dask_cluster_matches_the_local_run():
+    import distributed  # in the test extra: a missing install fails here rather than skipping
+
+    X = _two_blobs(40, seed=1)
+    kwargs = dict(r_grid=[1.05, 2.0, 4.0], folds=2, iters=100, burn_in=50, thin=10, seed=3)
+    local = cross_validate(X, resolve_niw(X), n_jobs=1, **kwargs)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = cross_validate(X, resolve_niw(X), scheduler=cluster.scheduler_address, **kwargs)
+    np.testing.assert_array_equal(local.loss, remote.loss)
+    assert remote.settings["scheduler"] == cluster.scheduler_address
+
+
+def test_unreachable_scheduler_is_a_clear_error():
+    X = _two_blobs(20)
+    with pytest.raises(CVError, match="Cannot reach the Dask scheduler"):
+        cross_validate(X, resolve_niw(X), r_grid=[1.0, 2.0], folds=2, iters=10, burn_in=0, thin=1,
+                       scheduler="tcp://127.0.0.1:9")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_nmi_matches_scikit_learn_geometric(seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 4, 50), rng.integers(0, 6, 50)
+    assert nmi(a, b) == pytest.approx(normalized_mutual_info_score(a, b, average_method="geometric"))
+
+
+def test_vi_by_hand_in_bits():
+    # contingency [[2, 0], [0, 2]] vs one cluster: H(U|V) = 1 bit, H(V|U) = 0
+    assert vi([0, 0, 1, 1], [5, 5, 5, 5]) == pytest.approx(1.0)
+    assert vi([0, 0, 1, 1], [1, 1, 0, 0]) == pytest.approx(0.0, abs=1e-12)
+    # [[1, 1], [1, 1]]: H(U|V) = H(V|U) = 1 bit
+    assert vi([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(2.0)
+    # 3 vs 1+2: p = (1/3, 2/3) -> H(V|U) = H(1/3, 2/3) bits
+    assert vi([0, 0, 0], [0, 1, 1]) == pytest.approx(stats.entropy([1, 2], base=2))
+
+
+def test_metric_summary_is_mean_and_standard_error_over_draws():
+    true = np.array([0, 0, 1, 1])
+    draws = np.array([[0, 0, 1, 1], [0, 0, 0, 0], [0, 1, 0, 1]])
+    out = metric_summary(true, draws)
+    values = np.array([0.0, 1.0, 2.0])
+    assert out["VI"] == pytest.approx((values.mean(), values.std(ddof=1) / np.sqrt(3)))
+
+
+def test_oracle_alpha_matches_the_paper():
+    assert oracle_alpha(3, 300) == pytest.approx(0.526, abs=0.005)
+    assert oracle_alpha(3, 2000) == pytest.approx(0.395, abs=0.005)
+    assert oracle_alpha(4, 1000) == pytest.approx(0.58, abs=0.005)
+    assert oracle_alpha(2, 172) == pytest.approx(0.39, abs=0.005)
+
+
+TINY = Protocol(iters=120, burn_in=60, thin=10, cv_iters=60, cv_burn_in=30, cv_thin=10, cv_folds=2)
+
+
+def test_quick_reproduce_end_to_end(tmp_path):
+    experiment = Experiment("sim2-small", "Sim 2, N = 80", "Table 1", 3, "sim2", 80, 40,
+                            {"CRP": {"NMI": 0.9, "K": 4.8}})
+    result = run_experiment(experiment, TINY, seed=2, n_jobs=1, r_grid=[1.05, 1.5, 3.0])
+    assert set(result.methods) == {"CRP-Oracle", "CRP", "pCRP"}
+    assert result.methods["pCRP"].r == result.cv.chosen_r
+    assert result.methods["CRP-Oracle"].alpha == pytest.approx(3 / np.log(80))
+    for m in result.methods.values():
+        assert m.K.shape == (120,) and m.labels.shape == (6, 80)
+        assert 0 <= m.metrics["NMI"][0] <= 1 and m.metrics["VI"][0] >= 0
+    table = markdown_table(result)
+    assert "| CRP | paper |" in table and "| pCRP | ours |" in table
+    path = write_report([result], tmp_path, command="pcrp reproduce --quick")
+    text = path.read_text()
+    assert "pcrp reproduce --quick" in text and "Sim 2, N = 80" in text
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["sim2-small"]["chosen_r"] == result.cv.chosen_r
+    assert (tmp_path / "cv_sim2-small.csv").read_text().startswith("r,loss,loss_se")
+    names = {p.name for p in (tmp_path / "figures").iterdir()}
+    assert {"sim2-small_cv.html", "sim2-small_k_traces.html", "sim2-small_density.html", "plotly.min.js"} <= names
+
+
+def test_cli_cv_prints_the_curve_and_writes_files(tmp_path, capsys):
+    out_csv, out_json = tmp_path / "cv.csv", tmp_path / "cv.json"
+    code = cli.main(["cv", "old-faithful", "--r-grid", "1.05,1.5,3", "--folds", "2", "--iters", "60",
+                     "--burn-in", "30", "--thin", "10", "--n-jobs", "1", "--out-csv", str(out_csv),
+                     "--out-json", str(out_json)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "proposed r =" in printed and "<- proposed" in printed
+    payload = json.loads(out_json.read_text())
+    assert payload["chosen_r"] in (1.05, 1.5, 3.0)
+    assert payload["settings"]["folds"] == 2 and payload["settings"]["data"] == "old-faithful"
+    assert len(out_csv.read_text().strip().splitlines()) == 4
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["cv", "old-faithful", "--r-grid", "1.5,1.2"], "increasing"),
+    (["cv", "old-faithful", "--r-grid", "a,b"], "comma-separated numbers"),
+    (["cv", "old-faithful", "--folds", "1"], "folds must be"),
+    (["reproduce", "--experiments", "sim3"], "unknown experiment sim3"),
+])
+def test_cli_cv_and_reproduce_errors(argv, message, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
