@@ -6,6 +6,8 @@ st.set_page_config(page_title="pcrp: powered Chinese restaurant process", layout
 
 pages = [
     st.Page("pages/explorer.py", title="Explorer: CRP vs pCRP", default=True),
+    st.Page("pages/choose_r.py", title="Choose r"),
+    st.Page("pages/reproduce.py", title="Reproduce the paper"),
     st.Page("pages/rich_get_richer.py", title="Rich get richer"),
 ]
 navigation = st.navigation(pages)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from pcrp import data, plots
 from pcrp.live import LiveChain
-from pcrp.model import CRP, WITHIN_SCALE, ModelError, PowerCRP, resolve_niw
+from pcrp.model import CRP, DEFAULT_R, WITHIN_SCALE, ModelError, PowerCRP, resolve_niw
 from pcrp.sampler import SamplerError, warm_up
 from pcrp.summary import metric_summary, oracle_alpha
 
@@ -97,8 +97,11 @@ with st.sidebar:
         state.crp_alpha = round(oracle_alpha(ds.true_k, ds.n), 3)
     st.number_input("CRP alpha", 0.001, 100.0, 1.0, step=0.1, key="crp_alpha", format="%.3f")
     st.number_input("pCRP alpha", 0.001, 100.0, 1.0, step=0.1, key="pcrp_alpha", format="%.3f")
-    st.slider("pCRP power r", 0.05, 3.0, 1.2, step=0.05, key="r",
-              help="r = 1 is the CRP; r > 1 penalises small clusters.")
+    if "pending_r" in state:  # sent by the "Choose r" page
+        state.r = state.pop("pending_r")
+        st.toast(f"pCRP power set to r = {state.r:g} from cross validation.")
+    st.slider("pCRP power r", 0.05, 3.0, DEFAULT_R, step=0.01, key="r",
+              help="r = 1 is the CRP; r > 1 penalises small clusters. The Choose r page cross-validates it.")
     default = resolve_niw(ds.X)
     with st.expander("NIW prior (defaults from the data)"):
         st.caption("mu_k | Sigma_k ~ N(m0, Sigma_k / kappa0), Sigma_k ~ IW(S0, nu0). "

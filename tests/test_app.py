@@ -91,3 +91,60 @@ def test_app_navigation_renders_the_explorer():
     at.run()
     assert not at.exception, at.exception
     assert any("CRP vs pCRP" in t.value for t in at.title)
+
+
+def app_on(page):
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
+    at = app_on("pages/choose_r.py")
+    at.number_input(key="cv_r_start").set_value(1.01)
+    at.number_input(key="cv_r_stop").set_value(2.0)
+    at.number_input(key="cv_r_step").set_value(0.5)
+    at.number_input(key="cv_folds").set_value(2)
+    at.number_input(key="cv_iters").set_value(60)
+    at.number_input(key="cv_burn_in").set_value(30)
+    at.button(key="cv_run").click().run()
+    assert not at.exception, at.exception
+    result = at.session_state["cv_result"]
+    assert list(result.r_grid) == [1.01, 1.5, 2.0]
+    assert result.loss.shape == (2, 3)
+    assert len(at.get("plotly_chart")) == 1 and len(at.dataframe) == 1
+    assert any("Proposed r" in m.value for m in list(at.success) + list(at.warning))
+    at.number_input(key="cv_use_r").set_value(1.37)
+    at.button(key="use_r").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["r"] == pytest.approx(1.37)  # the explorer's slider now holds it
+    assert at.slider(key="r").value == pytest.approx(1.37)
+
+
+def test_choose_r_rejects_a_bad_schedule_with_a_message():
+    at = app_on("pages/choose_r.py")
+    at.number_input(key="cv_iters").set_value(100)
+    at.number_input(key="cv_burn_in").set_value(200)
+    at.button(key="cv_run").click().run()
+    assert not at.exception
+    assert "Burn-in (200) must be smaller" in at.error[0].value
+    assert "cv_result" not in at.session_state
+
+
+def test_reproduce_page_runs_a_quick_experiment(monkeypatch):
+    from pcrp import reproduce
+
+    # a smaller "quick" protocol so the test takes seconds; the page code path is the same
+    monkeypatch.setattr(reproduce, "QUICK", reproduce.Protocol(iters=100, burn_in=50, thin=10, cv_iters=40,
+                                                                cv_burn_in=20, cv_thin=10, cv_folds=2))
+    at = app_on("pages/reproduce.py")
+    at.selectbox(key="repro_experiment").set_value("Old Faithful, N = 172")
+    at.button(key="repro_run").click().run()
+    assert not at.exception, at.exception
+    mode, seed, result = at.session_state["repro_results"]["old-faithful"]
+    assert mode == "quick" and set(result.methods) == {"CRP-Oracle", "CRP", "pCRP"}
+    text = " ".join(m.value for m in at.markdown)
+    assert "| pCRP | ours |" in text and "| CRP | paper |" in text
+    assert len(at.get("plotly_chart")) >= 4
