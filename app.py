@@ -1,14 +1,20 @@
-"""pcrp app: navigation and the shared sidebar only; pages live in pages/."""
+"""pcrp app: navigation and the shared sidebar only; pages live in app_pages/.
+
+Not in pages/: Streamlit (1.67) treats a folder named pages/ next to the main script as an
+old-style multipage app until st.navigation has run once in the server process, so the first
+visit to a deep link such as /choose_r after a restart would run that page without this shell
+(no wide layout, file names in the sidebar).
+"""
 
 import streamlit as st
 
 st.set_page_config(page_title="pcrp: powered Chinese restaurant process", layout="wide")
 
 pages = [
-    st.Page("pages/explorer.py", title="Explorer: CRP vs pCRP", default=True),
-    st.Page("pages/choose_r.py", title="Choose r"),
-    st.Page("pages/reproduce.py", title="Reproduce the paper"),
-    st.Page("pages/rich_get_richer.py", title="Rich get richer"),
+    st.Page("app_pages/explorer.py", title="Explorer: CRP vs pCRP", default=True),
+    st.Page("app_pages/choose_r.py", title="Choose r"),
+    st.Page("app_pages/reproduce.py", title="Reproduce the paper"),
+    st.Page("app_pages/rich_get_richer.py", title="Rich get richer"),
 ]
 navigation = st.navigation(pages)
 st.sidebar.caption("pCRP: Lu, Li & Dunson, *Reducing over-clustering via the powered Chinese restaurant process*.")

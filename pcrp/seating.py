@@ -55,3 +55,56 @@ def three_customer_example(r, alpha=1.0):
     With z1 = 1, z2 = 2 two tables of 1: table 1 has 1 / (2 + alpha).
     """
     return alpha / (2.0**r + alpha), 1.0 / (2.0 + alpha)
+
+
+def table_summary(labels):
+    """(K, share of the largest table, number of singleton tables) of one seating (N,)."""
+    sizes = np.bincount(np.asarray(labels))
+    sizes = sizes[sizes > 0]
+    return int(sizes.size), float(sizes.max() / sizes.sum()), int(np.sum(sizes == 1))
+
+
+def simulate_tables(alpha, r, n, n_runs, seed=0):
+    """K_N, largest-table share and singletons after ``n`` customers, over ``n_runs`` seatings.
+
+    Returns a dict of arrays (n_runs,): "K", "largest_share", "singletons".
+    """
+    rng = np.random.default_rng(seed)
+    rows = np.array([table_summary(seat(n, alpha, r, rng.random(n))) for _ in range(n_runs)])
+    return {"K": rows[:, 0].astype(int), "largest_share": rows[:, 1], "singletons": rows[:, 2].astype(int)}
+
+
+def arrival_orders(block_sizes):
+    """Every distinct arrival order of customers from blocks of the given sizes.
+
+    An order is a tuple of block indices, e.g. sizes (2, 1) give (0, 0, 1), (0, 1, 0), (1, 0, 0).
+    """
+    counts = list(block_sizes)
+    n = sum(counts)
+    out = []
+
+    def extend(prefix):
+        if len(prefix) == n:
+            out.append(tuple(prefix))
+            return
+        for b, left in enumerate(counts):
+            if left:
+                counts[b] -= 1
+                extend(prefix + [b])
+                counts[b] += 1
+
+    extend([])
+    return out
+
+
+def order_probability(order, alpha, r):
+    """Probability that the sequential process seats customers arriving in ``order`` (tuple
+    of block indices) at tables that form exactly those blocks: each customer joins its
+    block's table, or opens it if it is the block's first customer."""
+    sizes = {}
+    p = 1.0
+    for i, b in enumerate(order):
+        total = sum(n**r for n in sizes.values()) + alpha
+        p *= (sizes[b] ** r if b in sizes else alpha) / total
+        sizes[b] = sizes.get(b, 0) + 1
+    return p

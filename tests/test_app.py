@@ -9,7 +9,7 @@ TIMEOUT = 120  # numba compiles on first use
 
 
 def explorer():
-    at = AppTest.from_file("../pages/explorer.py", default_timeout=TIMEOUT)
+    at = AppTest.from_file("../app_pages/explorer.py", default_timeout=TIMEOUT)
     at.run()
     assert not at.exception, at.exception
     return at
@@ -72,7 +72,7 @@ def test_upload_good_then_bad_csv_keeps_the_good_data():
 
 
 def test_rich_get_richer_page_steps_and_changes_r():
-    at = AppTest.from_file("../pages/rich_get_richer.py", default_timeout=TIMEOUT)
+    at = AppTest.from_file("../app_pages/rich_get_richer.py", default_timeout=TIMEOUT)
     at.run()
     assert not at.exception, at.exception
     at.button(key="rgr_step10").click().run()
@@ -81,9 +81,36 @@ def test_rich_get_richer_page_steps_and_changes_r():
     assert at.session_state["rgr_shown"] == 12
     at.slider(key="rgr_r").set_value(2.0).run()
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 5
+    # 4 animation panels, growth of K, 3 distributions at N, arrival orders, scatter, 2 choice panels
+    assert len(at.get("plotly_chart")) == 12
+    at.select_slider(key="rgr_speed").set_value("very fast (100 per second)")
     at.button(key="rgr_play").click().run()
     assert at.session_state["rgr_playing"] is True
+    assert at.session_state["rgr_speed"] == "very fast (100 per second)"
+
+
+def test_rich_get_richer_distributions_orders_and_one_customer():
+    at = AppTest.from_file("../app_pages/rich_get_richer.py", default_timeout=TIMEOUT)
+    at.run()
+    at.select_slider(key="rgr_n_at").set_value(100).run()
+    assert not at.exception, at.exception
+    assert "K_N at N = 100" in str(at.get("plotly_chart")[5].proto.spec)
+    at.text_input(key="rgr_blocks").set_value("2,x").run()
+    assert "is not a list of positive block sizes" in at.error[0].value
+    at.text_input(key="rgr_blocks").set_value("2,2,1").run()
+    assert not at.error
+    assert "the pCRP's depends on who arrives when" in " ".join(c.value for c in at.caption)
+    at.button(key="rgr_pick_small").click().run()
+    assert not at.exception, at.exception
+    ds_n = 272
+    point = at.session_state["rgr_point"]
+    assert 0 <= point < ds_n
+    at.radio(key="rgr_choice_data").set_value("Sim 1").run()
+    assert not at.exception, at.exception
+    at.slider(key="rgr_point").set_value(299).run()
+    at.radio(key="rgr_choice_data").set_value("Old Faithful").run()
+    assert not at.exception, at.exception
+    assert at.session_state["rgr_point"] == 0  # reset: 299 is past Old Faithful's 272 points
 
 
 def test_app_navigation_renders_the_explorer():
@@ -102,7 +129,7 @@ def app_on(page):
 
 
 def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
-    at = app_on("pages/choose_r.py")
+    at = app_on("app_pages/choose_r.py")
     at.number_input(key="cv_r_start").set_value(1.01)
     at.number_input(key="cv_r_stop").set_value(2.0)
     at.number_input(key="cv_r_step").set_value(0.5)
@@ -124,7 +151,7 @@ def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
 
 
 def test_choose_r_rejects_a_bad_schedule_with_a_message():
-    at = app_on("pages/choose_r.py")
+    at = app_on("app_pages/choose_r.py")
     at.number_input(key="cv_iters").set_value(100)
     at.number_input(key="cv_burn_in").set_value(200)
     at.button(key="cv_run").click().run()
@@ -139,7 +166,7 @@ def test_reproduce_page_runs_a_quick_experiment(monkeypatch):
     # a smaller "quick" protocol so the test takes seconds; the page code path is the same
     monkeypatch.setattr(reproduce, "QUICK", reproduce.Protocol(iters=100, burn_in=50, thin=10, cv_iters=40,
                                                                 cv_burn_in=20, cv_thin=10, cv_folds=2))
-    at = app_on("pages/reproduce.py")
+    at = app_on("app_pages/reproduce.py")
     at.selectbox(key="repro_experiment").set_value("Old Faithful, N = 172")
     at.button(key="repro_run").click().run()
     assert not at.exception, at.exception

@@ -65,30 +65,51 @@ def browser():
         b.close()
 
 
+def set_number(page, label, value):
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Tab")
+
+
 def sweeps_done(page):
     texts = page.locator('[data-testid="stProgress"]').all_inner_texts()
     return [int(m.group(1).replace(",", "")) for t in texts if (m := re.search(r"([\d,]+)/[\d,]+ sweeps", t))]
+
+
+def test_deep_link_on_a_fresh_server_gets_the_app_shell(server, browser):
+    """First visit after start-up straight to a page (runs first: the server is fresh)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server + "/choose_r")
+    expect(page.get_by_text("Choose r by cross validation")).to_be_visible(timeout=60_000)
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    expect(nav).to_contain_text("Reproduce the paper")
+    expect(nav).not_to_contain_text("rich get richer")  # a file name: the old-style pages/ listing
+    page.close()
 
 
 def test_explorer_streams_both_chains_and_handles_uploads(server, browser, tmp_path):
     page = browser.new_page(viewport={"width": 1500, "height": 1800})
     page.goto(server)
     expect(page.get_by_text("CRP vs pCRP, live")).to_be_visible(timeout=60_000)
+    set_number(page, "Sweeps", 100_000)  # long enough (10 s or more) to watch both chains move
     page.get_by_role("button", name="Start").click()
     page.wait_for_function("document.querySelectorAll('[data-testid=\"stProgress\"]').length >= 2",
                            timeout=90_000)
     first = sweeps_done(page)
-    page.wait_for_timeout(2500)
+    # both progress bars must move on (Streamlit redraws them one after the other, so poll)
+    deadline = time.monotonic() + 30
     second = sweeps_done(page)
-    assert len(first) == 2 and len(second) == 2
-    assert all(b > a for a, b in zip(first, second)) or all(s == 2000 for s in second), (first, second)
+    while not (len(second) == 2 and all(b > a for a, b in zip(first, second))) and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        second = sweeps_done(page)
+    assert len(first) == 2 and all(b > a for a, b in zip(first, second)), (first, second)
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
     page.wait_for_timeout(1500)
     SCREENSHOT_DIR.mkdir(exist_ok=True)
     page.screenshot(path=str(tmp_path / "explorer.png"), full_page=False)
     if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
         page.screenshot(path=str(SCREENSHOT_DIR / "explorer.png"), full_page=False)
-    page.get_by_role("button", name="Stop").click()
+    page.locator(".st-key-stop button").click()
 
     # upload: choose the CSV source, then a good file and a bad one
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Data set").click()
@@ -107,7 +128,7 @@ def test_explorer_streams_both_chains_and_handles_uploads(server, browser, tmp_p
 
 
 def test_rich_get_richer_animation_advances(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page = browser.new_page(viewport={"width": 1400, "height": 1700})
     page.goto(server + "/rich_get_richer")
     expect(page.get_by_text("customers seated")).to_be_visible(timeout=60_000)
     page.get_by_role("button", name="Play / pause").click()
@@ -116,5 +137,50 @@ def test_rich_get_richer_animation_advances(server, browser):
     while int(seated.inner_text().split()[0]) <= 3 and time.monotonic() < deadline:
         page.wait_for_timeout(500)
     assert int(seated.inner_text().split()[0]) > 3
-    page.screenshot(path=str(SCREENSHOT_DIR / "rich_get_richer.png")) if os.environ.get("PCRP_UPDATE_SCREENSHOTS") else None
+    expect(page.get_by_text("One customer's choice in a real posterior")).to_be_visible()
+    expect(page.get_by_text(re.compile("where point 0 goes")).first).to_be_visible(timeout=30_000)
+    if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
+        page.get_by_role("button", name="Play / pause").click()  # pause, so the charts hold still
+        page.get_by_text("Exchangeability").scroll_into_view_if_needed()
+        page.wait_for_timeout(2000)
+        page.screenshot(path=str(SCREENSHOT_DIR / "rich_get_richer.png"))
+        page.get_by_text("Both panels use the same partition").scroll_into_view_if_needed()
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(SCREENSHOT_DIR / "one_customer.png"))
+    page.close()
+
+
+def test_choose_r_runs_and_sends_r_to_the_explorer(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.goto(server + "/choose_r")
+    expect(page.get_by_text("Choose r by cross validation")).to_be_visible(timeout=60_000)
+    set_number(page, "folds", 2)
+    set_number(page, "sweeps per fit", 100)
+    set_number(page, "burn-in per fit", 50)
+    page.get_by_role("button", name="Run cross validation").click()
+    expect(page.get_by_text(re.compile("Proposed r ="))).to_be_visible(timeout=120_000)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SCREENSHOT_DIR / "choose_r.png"), full_page=True)
+    set_number(page, "r to use (override if you disagree)", 1.37)
+    page.get_by_role("button", name="Use r = 1.37 in the Explorer").click()
+    expect(page.get_by_text("CRP vs pCRP, live")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("pCRP power set to r = 1.37 from cross validation.")).to_be_visible(timeout=10_000)
+    page.close()
+
+
+def test_reproduce_page_runs_a_quick_experiment(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.goto(server + "/reproduce")
+    expect(page.get_by_text("Reproduce the paper").first).to_be_visible(timeout=60_000)
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Experiment").click()
+    page.get_by_role("option", name="Old Faithful, N = 172").click()
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.get_by_text(re.compile("Cross validation on 100 points proposed"))).to_be_visible(timeout=180_000)
+    expect(page.get_by_role("cell", name="pCRP").first).to_be_visible()
+    expect(page.get_by_role("cell", name="paper").first).to_be_visible()
+    if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SCREENSHOT_DIR / "reproduce.png"), full_page=False)
     page.close()

@@ -40,3 +40,74 @@ def test_seating_uses_the_given_uniforms():
     # second customer: weights [1 (table 1), 1 (new)]; u = 0.9 -> new table
     assert labels[1] == 1
     assert np.allclose(seating_probabilities([3, 1], 1.0, 2.0), np.array([9, 1, 1]) / 11)
+
+
+def test_arrival_orders_are_the_distinct_sequences():
+    from math import comb
+
+    from pcrp.seating import arrival_orders
+
+    assert arrival_orders((2, 1)) == [(0, 0, 1), (0, 1, 0), (1, 0, 0)]
+    assert len(arrival_orders((3, 2, 1))) == comb(6, 3) * comb(3, 2)
+
+
+def test_partition_probability_by_order_by_hand():
+    """Blocks A (2 customers) and B (1): order AAB has alpha / ((1 + alpha)(2^r + alpha));
+    ABA and BAA both have alpha / ((1 + alpha)(2 + alpha))."""
+    from pcrp.seating import order_probability
+
+    a, r = 0.7, 1.6
+    assert order_probability((0, 0, 1), a, r) == pytest.approx(a / ((1 + a) * (2**r + a)))
+    assert order_probability((0, 1, 0), a, r) == pytest.approx(a / ((1 + a) * (2 + a)))
+    assert order_probability((1, 0, 0), a, r) == pytest.approx(a / ((1 + a) * (2 + a)))
+
+
+@pytest.mark.parametrize("sizes", [(3, 1), (2, 2, 1), (4, 2, 1)])
+def test_crp_partition_probability_is_the_same_for_every_order(sizes):
+    """Exchangeability of the CRP: every order has alpha^K prod (n_k - 1)! / prod_{i<N} (alpha + i)."""
+    from math import factorial, prod
+
+    from pcrp.seating import arrival_orders, order_probability
+
+    a = 1.3
+    n = sum(sizes)
+    eppf = a ** len(sizes) * prod(factorial(s - 1) for s in sizes) / prod(a + i for i in range(n))
+    crp = [order_probability(o, a, 1.0) for o in arrival_orders(sizes)]
+    assert crp == pytest.approx([eppf] * len(crp))
+    pcrp = [order_probability(o, a, 1.5) for o in arrival_orders(sizes)]
+    assert max(pcrp) / min(pcrp) > 1.05  # order dependent
+
+
+def test_table_summary_and_simulation():
+    from pcrp.seating import simulate_tables, table_summary
+
+    assert table_summary(np.array([0, 0, 0, 1, 2, 2])) == (3, 0.5, 1)
+    sims = simulate_tables(1.0, 1.0, 50, 30, seed=4)
+    assert sims["K"].shape == (30,) and np.all(sims["K"] >= 1)
+    assert np.all((sims["largest_share"] > 0) & (sims["largest_share"] <= 1))
+    assert np.all(sims["singletons"] <= sims["K"])
+    assert np.array_equal(sims["K"], simulate_tables(1.0, 1.0, 50, 30, seed=4)["K"])  # reproducible per seed
+
+
+def test_one_customer_choice_is_algorithm_1_full_conditional():
+    """Posterior = normalised prior weight x predictive; the predictive is the NIW Student-t of the
+    cluster without the point; CRP and pCRP differ only in the prior weights."""
+    from pcrp import niw_math
+    from pcrp.model import CRP, PowerCRP, resolve_niw
+    from pcrp.one_customer import seating_choice
+
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (12, 2)), rng.normal(4, 1, (5, 2))]
+    labels = np.r_[np.zeros(12, int), np.full(5, 3)]
+    niw = resolve_niw(X)
+    i = 13  # in the small cluster
+    crp, pcrp = seating_choice(X, labels, i, niw, CRP(0.5)), seating_choice(X, labels, i, niw, PowerCRP(0.5, 1.7))
+    assert list(crp.sizes) == [12, 4, 0] and list(crp.cluster_ids) == [0, 3, -1]
+    small = X[(labels == 3) & (np.arange(17) != i)]
+    assert crp.log_predictive[1] == pytest.approx(niw_math.log_predictive(X[i], small, niw.m0, niw.kappa0,
+                                                                          niw.nu0, niw.S0))
+    np.testing.assert_allclose(crp.log_predictive, pcrp.log_predictive)
+    weights = np.array([12 ** 1.7, 4 ** 1.7, 0.5]) * np.exp(pcrp.log_predictive)
+    np.testing.assert_allclose(pcrp.posterior, weights / weights.sum())
+    np.testing.assert_allclose(crp.prior, np.array([12, 4, 0.5]) / 16.5)
+    assert pcrp.posterior[0] > crp.posterior[0]  # the big cluster gains under the pCRP

@@ -82,4 +82,4 @@ chosen = cols[0].number_input("r to use (override if you disagree)", 0.05, 3.0, 
                               step=0.01, format="%.2f", key="cv_use_r")
 if cols[1].button(f"Use r = {chosen:g} in the Explorer", key="use_r"):
     state.pending_r = float(chosen)
-    st.switch_page("pages/explorer.py")
+    st.switch_page("app_pages/explorer.py")

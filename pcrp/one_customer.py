@@ -1,0 +1,54 @@
+"""One customer's choice in a real posterior: the inner loop of Algorithm 1 made visible.
+
+Point i is taken out of its cluster; for each remaining cluster k and for a new
+one the collapsed Gibbs sampler weighs the seating prior g(N_k) (alpha for a new
+cluster) by the posterior predictive p(x_i | X_k) (the prior predictive for a new
+cluster) and samples from the normalised products.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .niw_math import log_predictive
+
+
+@dataclass
+class Choice:
+    """Options for point i: clusters (sizes without i, largest first) then "new".
+
+    All arrays have length K + 1: sizes (int, 0 for new), prior (normalised seating
+    weights), log_predictive (log p(x_i | X_k), in log density units of X),
+    likelihood_share (predictive densities normalised to sum to 1) and posterior.
+    ``cluster_ids`` holds the label of each existing cluster (-1 for new).
+    """
+
+    cluster_ids: np.ndarray
+    sizes: np.ndarray
+    prior: np.ndarray
+    log_predictive: np.ndarray
+    likelihood_share: np.ndarray
+    posterior: np.ndarray
+
+
+def seating_choice(X, labels, i, niw, prior):
+    """Algorithm 1's full conditional for point i of X (N, d) given the other labels (N,)."""
+    X = np.asarray(X, dtype=float)
+    others = np.arange(X.shape[0]) != i
+    ids, sizes = np.unique(np.asarray(labels)[others], return_counts=True)
+    order = np.argsort(-sizes, kind="stable")
+    ids, sizes = ids[order], sizes[order]
+    log_pred = np.array(
+        [log_predictive(X[i], X[others & (labels == k)], niw.m0, niw.kappa0, niw.nu0, niw.S0) for k in ids]
+        + [log_predictive(X[i], X[:0], niw.m0, niw.kappa0, niw.nu0, niw.S0)])
+    log_prior = np.append(prior.log_weight(sizes), np.log(prior.alpha))
+    log_post = log_prior + log_pred
+    return Choice(
+        cluster_ids=np.append(ids, -1),
+        sizes=np.append(sizes, 0),
+        prior=np.exp(log_prior - logsumexp(log_prior)),
+        log_predictive=log_pred,
+        likelihood_share=np.exp(log_pred - logsumexp(log_pred)),
+        posterior=np.exp(log_post - logsumexp(log_post)),
+    )
