@@ -75,6 +75,8 @@ def _split_merge(
     predictive; otherwise the merge of their clusters is proposed and the
     probability of re-creating the current split in that way enters the ratio.
     Target ratios use only the partition posterior of DESIGN.md section 2.
+    A merge is rejected before the allocation when the uniform already fails
+    against the target ratio alone (the allocation's log probability is <= 0).
     Scratch slots: 0 = side of i, 1 = side of j, 2 = merged cluster. The caller
     guarantees a free slot (K < capacity). Returns the new K.
     """
@@ -89,6 +91,30 @@ def _split_merge(
     cj = labels[j]
     is_split = ci == cj
 
+    log_u = 0.0
+    log_merge_gain = 0.0  # log target(merged) - log target(current split), merge proposals only
+    if not is_split:
+        # merged statistics: cluster ci plus every point of cluster cj
+        copy_slot(ci, 2, counts, means, precs, logdets, sc_counts, sc_means, sc_precs, sc_logdets)
+        for m in range(N):
+            if labels[m] == cj:
+                add_point(X[m], 2, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+                          log_term(X[m], 2, sc_counts, sc_means, sc_precs, tables, work))
+        log_merge_gain = (
+            log_alpha + tables[sc_counts[2], ROW_LOG_G_PROD] + log_marginal(2, sc_counts, sc_logdets, tables)
+            - 2.0 * log_alpha
+            - tables[counts[ci], ROW_LOG_G_PROD] - log_marginal(ci, counts, logdets, tables)
+            - tables[counts[cj], ROW_LOG_G_PROD] - log_marginal(cj, counts, logdets, tables)
+        )
+        sm_stats[2] += 1
+        log_u = math.log(uniform(rng))
+        # The acceptance ratio is log_merge_gain + log q(re-creating the split) and log q <= 0:
+        # when u fails against log_merge_gain alone the move is rejected whatever the
+        # allocation below would give, so skip it (the same decision, far less work for
+        # merges of real clusters).
+        if log_u >= log_merge_gain:
+            return K
+
     n_members = 0
     for m in range(N):
         if m != i and m != j and (labels[m] == ci or labels[m] == cj):
@@ -96,7 +122,7 @@ def _split_merge(
             n_members += 1
     shuffle(rng, members[:n_members])
 
-    for s in range(3):
+    for s in range(2):  # slot 2 holds the merged cluster of a merge proposal
         reset_slot(s, m0, P0, logdet0, sc_counts, sc_means, sc_precs, sc_logdets)
     add_point(X[i], 0, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
               log_term(X[i], 0, sc_counts, sc_means, sc_precs, tables, work))
@@ -143,14 +169,14 @@ def _split_merge(
             sc_means[s, a] += (x[a] - sc_means[s, a]) * step
         sc_counts[s] = n + 1
 
-    log_split_target = (
-        2.0 * log_alpha
-        + tables[sc_counts[0], ROW_LOG_G_PROD]
-        + tables[sc_counts[1], ROW_LOG_G_PROD]
-        + log_marginal(0, sc_counts, sc_logdets, tables)
-        + log_marginal(1, sc_counts, sc_logdets, tables)
-    )
     if is_split:
+        log_split_target = (
+            2.0 * log_alpha
+            + tables[sc_counts[0], ROW_LOG_G_PROD]
+            + tables[sc_counts[1], ROW_LOG_G_PROD]
+            + log_marginal(0, sc_counts, sc_logdets, tables)
+            + log_marginal(1, sc_counts, sc_logdets, tables)
+        )
         log_merged_target = (
             log_alpha + tables[counts[ci], ROW_LOG_G_PROD] + log_marginal(ci, counts, logdets, tables)
         )
@@ -165,27 +191,14 @@ def _split_merge(
                 if side[t] == 1:
                     labels[members[t]] = K
             K += 1
-    else:
-        # merged statistics: cluster ci plus every point of cluster cj
-        copy_slot(ci, 2, counts, means, precs, logdets, sc_counts, sc_means, sc_precs, sc_logdets)
+    elif log_u < log_merge_gain + log_q:
+        sm_stats[3] += 1
+        copy_slot(2, ci, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
         for m in range(N):
             if labels[m] == cj:
-                add_point(X[m], 2, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
-                          log_term(X[m], 2, sc_counts, sc_means, sc_precs, tables, work))
-        log_merged_target = (
-            log_alpha + tables[sc_counts[2], ROW_LOG_G_PROD]
-            + log_marginal(2, sc_counts, sc_logdets, tables)
-        )
-        log_ratio = log_merged_target - log_split_target + log_q
-        sm_stats[2] += 1
-        if math.log(uniform(rng)) < log_ratio:
-            sm_stats[3] += 1
-            copy_slot(2, ci, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
-            for m in range(N):
-                if labels[m] == cj:
-                    labels[m] = ci
-            counts[cj] = 0
-            K = _delete_slot(cj, K, labels, counts, means, precs, logdets)
+                labels[m] = ci
+        counts[cj] = 0
+        K = _delete_slot(cj, K, labels, counts, means, precs, logdets)
     return K
 
 
