@@ -140,7 +140,7 @@ def build_parser():
         ),
     )
     p.add_argument("--quick", action="store_true",
-                   help="2,000 sweeps (burn-in 1,000) and a 3-fold CV of 400 sweeps: minutes instead of tens")
+                   help="2,000 sweeps (burn-in 1,000) and a 3-fold CV of 400 sweeps: under a minute for all experiments")
     p.add_argument("--experiments", default=",".join(EXPERIMENTS),
                    help=f"comma-separated subset of: {', '.join(EXPERIMENTS)} (default all)")
     p.add_argument("--out", default="reproduce-output", help="output folder (default reproduce-output)")

@@ -232,6 +232,9 @@ def cross_validate(X, niw, *, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1
     X = np.ascontiguousarray(X, dtype=float)
     r_grid = check_cv_settings(X.shape[0], r_grid, folds, repeats, alpha)
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
+    if thin > iters - burn_in:
+        raise CVError(f"thin ({thin}) leaves no draws to score: it must be at most iters - burn_in "
+                      f"({iters - burn_in}).")
     splits = make_splits(X.shape[0], folds, repeats, seed)
     chain_seeds = np.random.SeedSequence(seed).generate_state(len(splits), dtype=np.uint32)
     tasks = [

@@ -228,6 +228,8 @@ def test_cli_cv_prints_the_curve_and_writes_files(tmp_path, capsys):
     (["cv", "old-faithful", "--r-grid", "1.5,1.2"], "increasing"),
     (["cv", "old-faithful", "--r-grid", "a,b"], "comma-separated numbers"),
     (["cv", "old-faithful", "--folds", "1"], "folds must be"),
+    (["cv", "old-faithful", "--iters", "100", "--burn-in", "50", "--thin", "60"], "leaves no draws"),
+    (["cv", "old-faithful", "--iters", "100", "--burn-in", "100"], "must be smaller than iters"),
     (["reproduce", "--experiments", "sim3"], "unknown experiment sim3"),
 ])
 def test_cli_cv_and_reproduce_errors(argv, message, capsys):
