@@ -231,6 +231,8 @@ def cross_validate(X, niw, *, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1
 
     X = np.ascontiguousarray(X, dtype=float)
     r_grid = check_cv_settings(X.shape[0], r_grid, folds, repeats, alpha)
+    if not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise CVError(f"n_jobs must be a whole number: the count of parallel fits, or -1 for all cores (got {n_jobs}).")
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     if thin > iters - burn_in:
         raise CVError(f"thin ({thin}) leaves no draws to score: it must be at most iters - burn_in "
