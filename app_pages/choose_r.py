@@ -6,6 +6,7 @@ import streamlit as st
 
 from pcrp import data, plots
 from pcrp.cv import CVError, cross_validate
+from pcrp.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
 from pcrp.sampler import SamplerError, warm_up
 
@@ -28,6 +29,10 @@ if ds is None:
     ds = data.old_faithful()
     st.info("No data loaded in the Explorer yet: using Old Faithful. Load other data on the Explorer page.")
 st.markdown(f"**Data:** {ds.description} N = {ds.n}, d = {ds.dim}.")
+# The Dask cluster, if any, is the server's setting; a visitor can never make the server connect anywhere.
+scheduler = configured_scheduler(st.secrets)
+st.caption(f"Fits run on the Dask cluster at {scheduler}, set by this server's administrator."
+           if scheduler else "Fits run on this server's cores (a Dask cluster can be set server-side: see README).")
 
 with st.form("cv_settings"):
     cols = st.columns(4)
@@ -40,8 +45,6 @@ with st.form("cv_settings"):
     burn_in = cols[1].number_input("burn-in per fit", 0, 49_999, 500, step=100, key="cv_burn_in")
     seed = cols[2].number_input("seed", 0, 2**31 - 1, 0, key="cv_seed")
     repeats = cols[3].number_input("repeats of the folds", 1, 10, 1, key="cv_repeats")
-    scheduler = st.text_input("Dask scheduler (optional)", placeholder="tcp://host:8786",
-                              help="Run the fits on an existing Dask cluster instead of this machine's cores.", key="cv_scheduler")
     submitted = st.form_submit_button("Run cross validation", type="primary", key="cv_run")
 
 if submitted:
@@ -55,7 +58,7 @@ if submitted:
         result = cross_validate(
             ds.X, resolve_niw(ds.X), r_grid=grid, folds=int(folds), repeats=int(repeats), iters=int(iters),
             burn_in=int(burn_in), thin=max(1, (int(iters) - int(burn_in)) // 50), seed=int(seed),
-            scheduler=scheduler.strip() or None,
+            scheduler=scheduler,
             progress=lambda done, total: bar.progress(done / total, text=f"{done}/{total} fits done"))
         state.cv_result = result
         state.cv_data_description = ds.description

@@ -274,12 +274,9 @@ def cross_validate(X, niw, *, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1
 
 
 def _dask_client(address):
+    from .dask_cluster import DaskConnectionError, connect
+
     try:
-        from dask.distributed import Client
-    except ImportError:
-        raise CVError("--scheduler needs Dask: pip install 'dask[distributed]' (or the pcrp[dask] extra).") from None
-    try:
-        return Client(address, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as err:
-        raise CVError(f"Cannot reach the Dask scheduler at {address}: {err}. "
-                      "Check the address (tcp://HOST:PORT) and that the scheduler is running.") from None
+        return connect(address)
+    except DaskConnectionError as err:
+        raise CVError(str(err)) from None

@@ -240,6 +240,14 @@ def check_schedule(iters, burn_in, thin):
     return int(iters), int(burn_in), int(thin)
 
 
+def keep_schedule(iters, burn_in, thin):
+    """1-based sweep numbers whose labels are kept: burn_in + thin, burn_in + 2 thin, ... <= iters.
+
+    The one definition of which draws a chain keeps (batch runs and live chains alike).
+    """
+    return np.arange(burn_in + thin, iters + 1, thin, dtype=np.int64)
+
+
 def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
         init="kmeans:10", callback=None):
     """Run a chain and record K, the log joint and the thinned label draws.
@@ -249,7 +257,7 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
     """
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed)
-    kept_sweeps = np.arange(burn_in + thin, iters + 1, thin)
+    kept_sweeps = keep_schedule(iters, burn_in, thin)
     labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=np.int64)
     K = np.empty(iters, dtype=np.int64)
     log_joint = np.empty(iters)

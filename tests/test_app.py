@@ -175,3 +175,27 @@ def test_reproduce_page_runs_a_quick_experiment(monkeypatch):
     text = " ".join(m.value for m in at.markdown)
     assert "| pCRP | ours |" in text and "| CRP | paper |" in text
     assert len(at.get("plotly_chart")) >= 4
+
+
+def test_choose_r_has_no_scheduler_field_and_uses_the_server_side_cluster(monkeypatch):
+    """A visitor cannot type an address; the cluster comes from PCRP_DASK_SCHEDULER, set by the server."""
+    import distributed
+
+    from pcrp.dask_cluster import ENV_VAR
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    at = app_on("app_pages/choose_r.py")
+    assert not at.text_input  # the old "Dask scheduler" box is gone
+    assert any("this server's cores" in c.value for c in at.caption)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        monkeypatch.setenv(ENV_VAR, cluster.scheduler_address)
+        at = app_on("app_pages/choose_r.py")
+        assert any(cluster.scheduler_address in c.value for c in at.caption)
+        at.number_input(key="cv_r_step").set_value(0.5)
+        at.number_input(key="cv_folds").set_value(2)
+        at.number_input(key="cv_iters").set_value(40)
+        at.number_input(key="cv_burn_in").set_value(20)
+        at.button(key="cv_run").click().run()
+        assert not at.exception, at.exception
+        assert at.session_state["cv_result"].settings["scheduler"] == cluster.scheduler_address

@@ -148,9 +148,36 @@ def test_cross_validation_on_a_dask_cluster_matches_the_local_run():
 
 def test_unreachable_scheduler_is_a_clear_error():
     X = _two_blobs(20)
-    with pytest.raises(CVError, match="Cannot reach the Dask scheduler"):
+    with pytest.raises(CVError, match="Dask scheduler at tcp://127.0.0.1:9"):
         cross_validate(X, resolve_niw(X), r_grid=[1.0, 2.0], folds=2, iters=10, burn_in=0, thin=1,
                        scheduler="tcp://127.0.0.1:9")
+
+
+def test_a_silent_scheduler_times_out_instead_of_hanging():
+    """A server that accepts TCP and never answers hung distributed.Client for ever."""
+    import socket
+    import time
+
+    from pcrp.dask_cluster import DaskConnectionError, connect
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        address = "tcp://127.0.0.1:%d" % server.getsockname()[1]
+        start = time.monotonic()
+        with pytest.raises(DaskConnectionError, match="did not answer within 1 s"):
+            connect(address, timeout=1.0)
+        assert time.monotonic() - start < 30  # the hang it replaces never returned
+
+
+def test_server_side_scheduler_setting(monkeypatch):
+    from pcrp.dask_cluster import ENV_VAR, configured_scheduler
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert configured_scheduler() is None and configured_scheduler({}) is None
+    monkeypatch.setenv(ENV_VAR, " tcp://10.0.0.5:8786 ")
+    assert configured_scheduler() == "tcp://10.0.0.5:8786"
+    assert configured_scheduler({"dask_scheduler": "tcp://h:1"}) == "tcp://h:1"  # secrets win
 
 
 @pytest.mark.parametrize("seed", range(4))

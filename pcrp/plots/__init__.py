@@ -1,0 +1,16 @@
+"""Plotly figure builders: plain data in, ``go.Figure`` out. No Streamlit here, and no maths:
+summaries are computed in :mod:`pcrp.summary` (and friends) and passed in.
+
+One module per subject; everything is re-exported here, so ``from pcrp import plots`` and
+``plots.k_trace(...)`` work. Side-by-side panels share axis ranges: pass the same ``y_range`` /
+``x_range`` to both.
+"""
+
+from .choose_r import cv_curves
+from .clusters import (cluster_scatter, cluster_sizes, cluster_sizes_compare, digit_gallery, highlight_point,
+                       scatter_side_by_side)
+from .density import density_1d, density_2d, density_side_by_side
+from .style import LAYOUT, PALETTE, cluster_colours, side_by_side
+from .teaching import (distribution_compare, k_growth, next_customer, order_probabilities, seating_choice_bars,
+                       table_sizes)
+from .traces import k_histogram, k_posterior_compare, k_trace, k_traces_side_by_side

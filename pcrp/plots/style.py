@@ -1,0 +1,24 @@
+"""Shared look of every figure: palette, layout defaults, cluster colours, side-by-side panels."""
+
+import numpy as np
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf"]
+LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=10, t=40, b=40), height=300)
+
+
+def cluster_colours(labels):
+    """One colour per point, clusters ordered by size so the largest is always blue."""
+    labels = np.asarray(labels)
+    ids, counts = np.unique(labels, return_counts=True)
+    rank = {k: r for r, k in enumerate(ids[np.argsort(-counts, kind="stable")])}
+    return [PALETTE[rank[k] % len(PALETTE)] for k in labels], rank
+
+
+def side_by_side(titles, title, shared_y=True):
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, shared_yaxes=shared_y,
+                        horizontal_spacing=0.05)
+    fig.update_layout(title=title, showlegend=False, **{**LAYOUT, "height": 320})
+    return fig
