@@ -214,7 +214,7 @@ class Chain:
 
     K: (iters,) int, clusters after each sweep.
     log_joint: (iters,) float, unnormalised log p(z, X) after each sweep.
-    labels: (n_kept, N) int, the kept label draws (after burn-in, every thin-th sweep).
+    labels: (n_kept, N) int (:func:`label_dtype`), the kept label draws (after burn-in, every thin-th sweep).
     kept_sweeps: (n_kept,) int, 1-based sweep number of each kept draw.
     seconds_per_sweep: mean wall-clock seconds of kernel time per sweep.
     config: every resolved setting (JSON-serialisable dict).
@@ -240,6 +240,12 @@ def check_schedule(iters, burn_in, thin):
     return int(iters), int(burn_in), int(thin)
 
 
+def label_dtype(n_points):
+    """The smallest integer dtype for labels 0..n_points-1: kept draws are stored in it (int16 up to
+    32,767 points, a quarter of int64's memory); the kernels work on int64."""
+    return np.dtype(np.int16) if n_points <= np.iinfo(np.int16).max else np.dtype(np.int32)
+
+
 def keep_schedule(iters, burn_in, thin):
     """1-based sweep numbers whose labels are kept: burn_in + thin, burn_in + 2 thin, ... <= iters.
 
@@ -258,7 +264,7 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed)
     kept_sweeps = keep_schedule(iters, burn_in, thin)
-    labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=np.int64)
+    labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=label_dtype(X.shape[0]))
     K = np.empty(iters, dtype=np.int64)
     log_joint = np.empty(iters)
     seconds = 0.0
