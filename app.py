@@ -8,7 +8,13 @@ visit to a deep link such as /choose_r after a restart would run that page witho
 
 import streamlit as st
 
+from app_pages.shared import guarded
+
 st.set_page_config(page_title="pcrp: powered Chinese restaurant process", layout="wide")
+# Streamlit's own "Stop" in the header only stops redrawing, not the chains: the pages have one Stop.
+# Less empty space above the page, so the live comparison fits a 1280 x 800 projector.
+st.html("<style>[data-testid='stStatusWidget'] {display: none;} "
+        "[data-testid='stMainBlockContainer'] {padding-top: 2.5rem; padding-bottom: 2rem;}</style>")
 
 pages = [
     st.Page("app_pages/explorer.py", title="Explorer: CRP vs pCRP", default=True),
@@ -18,4 +24,5 @@ pages = [
 ]
 navigation = st.navigation(pages)
 st.sidebar.caption("pCRP: Lu, Li & Dunson, *Reducing over-clustering via the powered Chinese restaurant process*.")
-navigation.run()
+with guarded(f"the page {navigation.title!r}"):
+    navigation.run()

@@ -1,31 +1,126 @@
-"""A chain that runs in a background thread and can be watched: for the live app.
+"""Chains that run in background threads and can be watched: the live app's engine.
 
-The thread only calls :meth:`Sampler.step` (numba kernels release the GIL) and
-stores results under a lock; readers take :meth:`LiveChain.snapshot`. Nothing
-here knows about Streamlit. A chain whose watcher stops calling
-:meth:`touch` (a closed browser tab) stops itself after ``orphan_seconds``.
+Nothing here knows about Streamlit. A :class:`LiveRun` is one press of Start: a CRP and a pCRP
+chain (or any named priors) on the same data, each a :class:`LiveChain` in its own thread. The
+threads only call :meth:`pcrp.sampler.Sampler.step` (numba kernels release the GIL) and write
+into preallocated arrays under a lock; readers take :meth:`LiveChain.snapshot`, whose arrays are
+views of the parts already written (never copies of the whole history).
+
+Lifetime. A run belongs to the sessions that :meth:`LiveRun.adopt` it (the app adopts it on
+every script run of the browser session that started or reloaded it). When the last owner
+releases it (the session disconnected: tab closed, reload, network lost), its chains stop
+after ``ORPHAN_GRACE_SECONDS`` unless an owner adopts it again first (a reconnect, or the
+reloaded page); paused chains too. Nothing depends on how often the page redraws.
+
+Memory. :func:`plan_storage` fixes, before a run starts, every buffer it will hold: traces of K
+and of the log joint, the kept label draws (stored as :func:`pcrp.sampler.label_dtype`) and up
+to ``REPLAY_FRAMES`` states for replay. If the kept draws would exceed the budget
+(``SESSION_BUDGET_BYTES`` for all chains of a run), thinning is raised and the plan says so.
+:class:`RunRegistry` keeps runs for reload within a server-wide budget and limits how many
+chains run at once.
 """
 
+import logging
+import math
+import secrets
 import threading
 import time
-from dataclasses import dataclass
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .sampler import Sampler
+from .sampler import SamplerError, Sampler, check_schedule, keep_schedule, label_dtype
 
-# Sweeps per kernel call when running flat out: small enough that pause and
-# stop act within a fraction of a second, large enough that call overhead is
-# negligible (see bench/streaming_overhead.py).
-TARGET_CALL_SECONDS = 0.05
+LOG = logging.getLogger(__name__)
+
+SESSION_BUDGET_BYTES = 200 * 2**20  # every buffer of one run (all its chains)
+REPLAY_FRAMES = 200  # states kept for replay, spread evenly over the run
+TARGET_CALL_SECONDS = 0.05  # kernel call length at full speed: pause/stop act within about this
+ORPHAN_GRACE_SECONDS = 5.0  # a run with no session stops this long after its last session left
+RATE_WINDOW_SECONDS = 3.0  # sweeps/s and time left come from wall-clock progress over this window
+
+# Chain states
+READY, RUNNING, PAUSED, FINISHED, STOPPED, FAILED = "ready", "running", "paused", "finished", "stopped", "failed"
+LIVE_STATES = (READY, RUNNING, PAUSED)
+
+
+@dataclass(frozen=True)
+class StoragePlan:
+    """What one run stores, fixed before it starts.
+
+    iters, burn_in: sweeps in all and before keeping draws; thin: the thinning used (at least the
+    requested one, raised to fit the budget); kept_sweeps (n_kept,) and replay_sweeps (n_frames,):
+    1-based sweeps whose labels are stored; bytes: the memory of every buffer of all chains.
+    """
+
+    iters: int
+    burn_in: int
+    thin: int
+    requested_thin: int
+    n_points: int
+    n_chains: int
+    kept_sweeps: np.ndarray
+    replay_sweeps: np.ndarray
+    bytes: int
+    budget: int
+
+    @property
+    def thin_raised(self):
+        return self.thin > self.requested_thin
+
+    def describe(self):
+        """One sentence for the page: what is stored and, if thin was raised, why."""
+        mib = self.bytes / 2**20
+        text = (f"{self.kept_sweeps.size:,} draws kept per chain (every {self.thin} sweeps after burn-in), "
+                f"{mib:.1f} MiB for this run (budget {self.budget / 2**20:.0f} MiB).")
+        if self.thin_raised:
+            text = (f"Thinning raised from {self.requested_thin} to {self.thin} so that the kept draws fit this "
+                    f"session's memory budget of {self.budget / 2**20:.0f} MiB: " + text)
+        return text
+
+
+def _trace_bytes(iters):
+    return iters * (np.dtype(np.int32).itemsize + np.dtype(np.float64).itemsize)
+
+
+def plan_storage(n_points, iters, burn_in, thin, n_chains=2, budget=SESSION_BUDGET_BYTES):
+    """The :class:`StoragePlan` of a run of ``n_chains`` chains on ``n_points`` points.
+
+    Raises SamplerError for a bad schedule, or when even one kept draw per chain does not fit.
+    """
+    iters, burn_in, thin = check_schedule(iters, burn_in, thin)
+    requested = thin
+    per_draw = n_points * label_dtype(n_points).itemsize
+    replay_sweeps = np.unique(np.linspace(1, iters, min(REPLAY_FRAMES, iters)).round().astype(np.int64))
+    fixed = n_chains * (_trace_bytes(iters) + replay_sweeps.size * per_draw + 2 * per_draw)
+    room = budget - fixed
+    wanted = keep_schedule(iters, burn_in, thin).size
+    fits = room // (n_chains * per_draw) if room > 0 else 0
+    if fits < 1:
+        raise SamplerError(
+            f"A run of {iters:,} sweeps on {n_points:,} points needs more than this session's memory budget of "
+            f"{budget / 2**20:.0f} MiB just for its traces: use fewer sweeps.")
+    if wanted > fits:
+        thin = max(thin, math.ceil((iters - burn_in) / fits))
+        while keep_schedule(iters, burn_in, thin).size > fits:
+            thin += 1
+    kept = keep_schedule(iters, burn_in, thin)
+    if kept.size == 0:
+        raise SamplerError(f"thin ({thin}) leaves no draws to keep: it must be at most sweeps - burn-in "
+                           f"({iters - burn_in}).")
+    total = fixed + n_chains * kept.size * per_draw
+    return StoragePlan(iters, burn_in, thin, requested, n_points, n_chains, kept,
+                       replay_sweeps, int(total), int(budget))
 
 
 @dataclass
 class Snapshot:
-    """What a watcher sees: copies, safe to use while the chain runs on.
+    """What a watcher sees of one chain. Arrays are read-only views of what is already written.
 
-    K, log_joint: (sweeps_done,) traces; labels: (N,) current labels;
-    kept: (n_kept, N) label draws after burn-in (every thin-th sweep).
+    K, log_joint: (sweeps_done,) traces; labels: (N,) current labels (a copy); kept: (n_kept_so_far, N)
+    kept draws and kept_sweeps their 1-based sweeps; replay: (n_frames_so_far, N) states at
+    replay_sweeps. sweeps_per_second and seconds_left come from wall-clock progress while running.
     """
 
     sweeps_done: int
@@ -34,135 +129,375 @@ class Snapshot:
     log_joint: np.ndarray
     labels: np.ndarray
     kept: np.ndarray
+    kept_sweeps: np.ndarray
+    replay: np.ndarray
+    replay_sweeps: np.ndarray
     state: str
     sweeps_per_second: float
+    seconds_left: float
+    stop_reason: str = ""
     error: str = ""
 
     @property
-    def seconds_left(self):
-        if self.sweeps_per_second <= 0:
-            return float("nan")
-        return (self.total_sweeps - self.sweeps_done) / self.sweeps_per_second
+    def live(self):
+        return self.state in LIVE_STATES
+
+
+def _read_only(a):
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 class LiveChain:
-    """One sampler in a thread. States: ready -> running <-> paused -> finished | stopped.
+    """One sampler in a thread. States: ready -> running <-> paused -> finished | stopped | failed.
 
-    delay: seconds to wait between calls (a teacher's slow motion); with a delay each call is one sweep.
+    pace: target sweeps per second (None = as fast as possible); it can change while running.
+    should_stop: a callable returning a reason (str) when the chain must stop (its run was orphaned).
     """
 
-    def __init__(self, X, prior, niw, *, iters, burn_in, thin, seed, split_merge=True, init="kmeans:10",
-                 orphan_seconds=60.0):
-        self.sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed)
-        self.iters, self.burn_in, self.thin = int(iters), int(burn_in), int(thin)
-        self.K = np.zeros(self.iters, dtype=np.int64)
-        self.log_joint = np.zeros(self.iters)
-        self.kept = []
+    def __init__(self, X, prior, niw, plan, *, seed, init="kmeans:10", should_stop=None, **sampler_options):
+        self.sampler = Sampler(X, prior, niw, init=init, seed=seed, **sampler_options)
+        self.prior = prior
+        self.plan = plan
+        n = X.shape[0]
+        dtype = label_dtype(n)
+        self.K = np.zeros(plan.iters, dtype=np.int32)
+        self.log_joint = np.zeros(plan.iters)
+        self.kept = np.zeros((plan.kept_sweeps.size, n), dtype=dtype)
+        self.replay = np.zeros((plan.replay_sweeps.size, n), dtype=dtype)
         self.done = 0
-        self.delay = 0.0
-        self.state = "ready"
+        self.n_kept = 0
+        self.n_replay = 0
+        self.pace = None
+        self.state = READY
+        self.stop_reason = ""
         self.error = ""
-        self.orphan_seconds = orphan_seconds
+        self._should_stop = should_stop or (lambda: None)
         self._lock = threading.Lock()
-        self._resume = threading.Event()
-        self._stop = threading.Event()
+        self._wake = threading.Event()  # set to cut short any wait of the thread
+        self._stop_requested = False
+        self._paused = False
+        self._steps_requested = 0
         self._thread = None
-        self._last_touch = time.monotonic()
-        self._rate = 0.0
+        self._progress = deque()  # (monotonic time, sweeps done) while running
         self._sweep_seconds = 1e-3
-        self._labels = self.sampler.labels.copy()
-        self.started_at = self.ended_at = None  # perf_counter() at thread start / end
+        self._labels = self.sampler.labels.astype(dtype)
 
-    def start(self):
-        if self._thread is None:
-            self.state = "running"
-            self._resume.set()
-            self._thread = threading.Thread(target=self._loop, daemon=True, name="pcrp-chain")
-            self._thread.start()
+    # ------------------------------------------------------------------ control (any thread)
+    def start(self, paused=False):
+        with self._lock:
+            if self._thread is not None:
+                return
+            self._paused = paused
+            self.state = PAUSED if paused else RUNNING
+            self._thread = threading.Thread(target=self._loop, daemon=True, name="pcrp-live-chain")
+        self._thread.start()
 
     def pause(self):
-        if self.state == "running":
-            self._resume.clear()
-            self.state = "paused"
+        with self._lock:
+            if self.state == RUNNING:
+                self._paused = True
+                self.state = PAUSED
+                self._progress.clear()
 
     def resume(self):
-        if self.state == "paused":
-            self.state = "running"
-            self._resume.set()
+        with self._lock:
+            if self.state == PAUSED:
+                self._paused = False
+                self.state = RUNNING
+        self._wake.set()
 
-    def stop(self):
-        self._stop.set()
-        self._resume.set()
-        if self.state in ("running", "paused", "ready"):
-            self.state = "stopped"
+    def step_once(self):
+        """Advance exactly one sweep while paused; returns False when the chain is not paused."""
+        with self._lock:
+            if self.state != PAUSED or self.done >= self.plan.iters:
+                return False
+            self._steps_requested += 1
+        self._wake.set()
+        return True
+
+    def stop(self, reason="stopped"):
+        with self._lock:
+            self._stop_requested = True
+            if self.state in LIVE_STATES:
+                self.state = STOPPED
+                self.stop_reason = reason
+        self._wake.set()
 
     def join(self, timeout=None):
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def touch(self):
-        """Called by the watcher on every redraw; a chain nobody watches stops itself."""
-        self._last_touch = time.monotonic()
-
     @property
     def alive(self):
         return self._thread is not None and self._thread.is_alive()
 
+    # ------------------------------------------------------------------ the thread
+    def _chunk(self):
+        if self._steps_requested:
+            return 1
+        if self.pace:
+            return max(1, int(self.pace * TARGET_CALL_SECONDS))
+        return max(1, int(TARGET_CALL_SECONDS / max(self._sweep_seconds, 1e-7)))
+
+    def _next_boundary(self):
+        nxt = self.plan.iters
+        for sweeps, count in ((self.plan.kept_sweeps, self.n_kept), (self.plan.replay_sweeps, self.n_replay)):
+            if count < sweeps.size:
+                nxt = min(nxt, int(sweeps[count]))
+        return nxt
+
     def _loop(self):
-        self.started_at = time.perf_counter()
         try:
-            while self.done < self.iters and not self._stop.is_set():
-                self._resume.wait()
-                if self._stop.is_set():
-                    break
-                if time.monotonic() - self._last_touch > self.orphan_seconds:
-                    self.state = "stopped"
-                    self.error = "stopped: nobody was watching"
-                    break
-                if self.delay > 0:
-                    n = 1
-                else:
-                    n = max(1, int(TARGET_CALL_SECONDS / max(self._sweep_seconds, 1e-7)))
-                next_keep = self._next_keep()
-                if next_keep is not None:
-                    n = min(n, next_keep - self.done)
-                n = min(n, self.iters - self.done)
-                start = time.perf_counter()
-                info = self.sampler.step(n)
-                elapsed = time.perf_counter() - start
-                self._sweep_seconds = max(info.seconds / n, 1e-7)
+            while True:
+                reason = self._should_stop()
+                if reason:
+                    self.stop(reason)
                 with self._lock:
-                    self.K[self.done:self.done + n] = info.K
-                    self.log_joint[self.done:self.done + n] = info.log_joint
-                    self.done += n
-                    if next_keep is not None and self.done == next_keep:
-                        self.kept.append(self.sampler.labels.copy())
-                    self._labels = self.sampler.labels.copy()
-                    self._rate = n / elapsed if elapsed > 0 else 0.0
-                if self.delay > 0:
-                    self._stop.wait(self.delay)
-            if self.done >= self.iters:
-                self.state = "finished"
-            self.ended_at = time.perf_counter()
-        except Exception as err:  # surfaced to the page, never a traceback there
-            self.state = "failed"
-            self.error = f"{type(err).__name__}: {err}"
+                    if self._stop_requested or self.done >= self.plan.iters:
+                        break
+                    stepping = self._steps_requested > 0
+                    if self._paused and not stepping:
+                        self._wake.clear()
+                        waiting = True
+                    else:
+                        waiting = False
+                        n = min(self._chunk(), self._next_boundary() - self.done)
+                        if stepping:
+                            self._steps_requested -= 1
+                if waiting:
+                    self._wake.wait(0.25)  # wakes on resume / step / stop; checks the owner regularly
+                    continue
+                started = time.perf_counter()
+                info = self.sampler.step(n)
+                elapsed = time.perf_counter() - started
+                self._record(n, info)
+                self._sweep_seconds = max(info.seconds / n, 1e-7)
+                pace = self.pace
+                if pace and not stepping:
+                    self._wake.clear()
+                    self._wake.wait(max(0.0, n / pace - elapsed))
+            with self._lock:
+                if self.done >= self.plan.iters and self.state in LIVE_STATES:
+                    self.state = FINISHED
+        except Exception as err:  # shown to the page as one line; details in the server log
+            LOG.exception("live chain failed")
+            with self._lock:
+                self.state = FAILED
+                self.error = f"{type(err).__name__}: {err}"
 
-    def _next_keep(self):
-        first = self.burn_in + self.thin
-        if self.done < first:
-            return first
-        k = (self.done - self.burn_in) // self.thin + 1
-        nxt = self.burn_in + k * self.thin
-        return nxt if nxt <= self.iters else None
+    def _record(self, n, info):
+        labels = self.sampler.labels
+        with self._lock:
+            self.K[self.done:self.done + n] = info.K
+            self.log_joint[self.done:self.done + n] = info.log_joint
+            self.done += n
+            for sweeps, store, attr in ((self.plan.kept_sweeps, self.kept, "n_kept"),
+                                        (self.plan.replay_sweeps, self.replay, "n_replay")):
+                count = getattr(self, attr)
+                if count < sweeps.size and sweeps[count] == self.done:
+                    store[count] = labels
+                    setattr(self, attr, count + 1)
+            self._labels = labels.astype(self._labels.dtype)
+            now = time.monotonic()
+            self._progress.append((now, self.done))
+            while len(self._progress) > 2 and now - self._progress[0][0] > RATE_WINDOW_SECONDS:
+                self._progress.popleft()
 
+    # ------------------------------------------------------------------ reading (any thread)
     def snapshot(self):
         with self._lock:
-            labels = self._labels
-            kept = np.array(self.kept) if self.kept else np.zeros((0, labels.size), dtype=np.int64)
-            rate = self._rate if self.state == "running" else 0.0
-            return Snapshot(
-                sweeps_done=self.done, total_sweeps=self.iters, K=self.K[:self.done].copy(),
-                log_joint=self.log_joint[:self.done].copy(), labels=labels, kept=kept, state=self.state,
-                sweeps_per_second=rate, error=self.error,
-            )
+            done, n_kept, n_replay, state = self.done, self.n_kept, self.n_replay, self.state
+            labels = self._labels.copy()
+            rate = 0.0
+            if state == RUNNING and len(self._progress) >= 2:
+                (t0, d0), (t1, d1) = self._progress[0], self._progress[-1]
+                if t1 > t0:
+                    rate = (d1 - d0) / (t1 - t0)
+            reason, error = self.stop_reason, self.error
+        left = (self.plan.iters - done) / rate if rate > 0 else float("nan")
+        return Snapshot(
+            sweeps_done=done, total_sweeps=self.plan.iters, K=_read_only(self.K[:done]),
+            log_joint=_read_only(self.log_joint[:done]), labels=labels, kept=_read_only(self.kept[:n_kept]),
+            kept_sweeps=self.plan.kept_sweeps[:n_kept], replay=_read_only(self.replay[:n_replay]),
+            replay_sweeps=self.plan.replay_sweeps[:n_replay], state=state, sweeps_per_second=rate,
+            seconds_left=left, stop_reason=reason, error=error,
+        )
+
+
+@dataclass
+class LiveRun:
+    """One press of Start: named chains on the same data, settings and seed.
+
+    dataset: the pcrp.data.Dataset the chains run on; config: every resolved setting (JSON-ready);
+    token: an unguessable id, so the page can find the run again after a reload.
+    """
+
+    chains: dict
+    dataset: object
+    niw: object
+    config: dict
+    plan: StoragePlan
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+    created: float = field(default_factory=time.time)
+    grace: float = ORPHAN_GRACE_SECONDS
+    _owners: set = field(default_factory=set)
+    _orphaned_since: float = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # -------------------------------------------------------------- ownership
+    def adopt(self, owner_id):
+        with self._lock:
+            self._owners.add(owner_id)
+            self._orphaned_since = None
+
+    def release(self, owner_id):
+        with self._lock:
+            self._owners.discard(owner_id)
+            if not self._owners and self._orphaned_since is None:
+                self._orphaned_since = time.monotonic()
+
+    def orphan_reason(self):
+        """Why the chains must stop (no session has owned the run for ``self.grace`` s), or None."""
+        with self._lock:
+            since = self._orphaned_since
+        if since is not None and time.monotonic() - since > self.grace:
+            return "the page was closed or reloaded, so nobody could watch it any more"
+        return None
+
+    # -------------------------------------------------------------- control
+    def start(self, paused=False):
+        for chain in self.chains.values():
+            chain.start(paused=paused)
+
+    def pause(self):
+        for chain in self.chains.values():
+            chain.pause()
+
+    def resume(self):
+        for chain in self.chains.values():
+            chain.resume()
+
+    def step_once(self):
+        return [chain.step_once() for chain in self.chains.values()]
+
+    def stop(self, reason):
+        for chain in self.chains.values():
+            chain.stop(reason)
+
+    def set_pace(self, pace):
+        for chain in self.chains.values():
+            chain.pace = pace
+
+    def join(self, timeout=None):
+        for chain in self.chains.values():
+            chain.join(timeout)
+
+    # -------------------------------------------------------------- reading
+    @property
+    def states(self):
+        return {name: chain.state for name, chain in self.chains.items()}
+
+    @property
+    def live(self):
+        return any(state in LIVE_STATES for state in self.states.values())
+
+    @property
+    def running(self):
+        return any(state == RUNNING for state in self.states.values())
+
+    def snapshots(self):
+        return {name: chain.snapshot() for name, chain in self.chains.items()}
+
+
+def new_run(dataset, priors, niw, *, iters, burn_in, thin, seed, init="kmeans:10", config=None,
+            budget=SESSION_BUDGET_BYTES, **sampler_options):
+    """A :class:`LiveRun` with one chain per prior {name: prior}, all on ``dataset.X`` with the same
+    NIW, schedule, seed and start (not started yet). Raises SamplerError / ModelError on bad settings."""
+    plan = plan_storage(dataset.n, iters, burn_in, thin, n_chains=len(priors), budget=budget)
+    run = LiveRun(chains={}, dataset=dataset, niw=niw, config=dict(config or {}), plan=plan)
+    for name, prior in priors.items():
+        run.chains[name] = LiveChain(dataset.X, prior, niw, plan, seed=seed, init=init,
+                                     should_stop=run.orphan_reason, **sampler_options)
+    run.config.update(thin=plan.thin, requested_thin=plan.requested_thin)
+    return run
+
+
+class ServerBusy(RuntimeError):
+    """Too many chains run on this server at once; the message says what to do."""
+
+
+class RunRegistry:
+    """Every run of this server process, by token: for reloads, and to bound work and memory.
+
+    max_live_chains: chains that may run (or wait paused) at once, over all sessions;
+    budget_bytes: memory of the runs kept for reload; finished runs beyond it, or older than
+    ttl_seconds, are forgotten (oldest first). Thread-safe.
+    """
+
+    def __init__(self, max_live_chains=24, budget_bytes=1024 * 2**20, ttl_seconds=2 * 3600):
+        self.max_live_chains = max_live_chains
+        self.budget_bytes = budget_bytes
+        self.ttl_seconds = ttl_seconds
+        self._runs = OrderedDict()
+        self._lock = threading.Lock()
+
+    def live_chains(self):
+        with self._lock:
+            return sum(chain.state in LIVE_STATES for run in self._runs.values() for chain in run.chains.values())
+
+    def add(self, run):
+        """Register a new run; raises ServerBusy when it would exceed max_live_chains."""
+        with self._lock:
+            live = sum(chain.state in LIVE_STATES for r in self._runs.values() for chain in r.chains.values())
+            if live + len(run.chains) > self.max_live_chains:
+                raise ServerBusy(f"This server is already running {live} chains for other visitors (its limit is "
+                                 f"{self.max_live_chains}). Try again in a minute, or stop a run in another tab.")
+            self._runs[run.token] = run
+            self._evict()
+
+    def get(self, token):
+        with self._lock:
+            run = self._runs.get(str(token))
+            if run is not None:
+                self._runs.move_to_end(run.token)
+            return run
+
+    def _evict(self):
+        now = time.time()
+        total = sum(r.plan.bytes for r in self._runs.values())
+        for token in list(self._runs):
+            run = self._runs[token]
+            if run.live:
+                continue
+            if total > self.budget_bytes or now - run.created > self.ttl_seconds:
+                total -= run.plan.bytes
+                del self._runs[token]
+
+    def __len__(self):
+        with self._lock:
+            return len(self._runs)
+
+
+class SessionOwner:
+    """One browser session's claim on runs: the app adopts its run through this on every script
+    run, and :meth:`release_all` (called when the session disconnects) lets the runs' chains stop
+    after the grace period unless the session comes back."""
+
+    def __init__(self):
+        self.id = secrets.token_hex(8)
+        self._runs = {}
+        self._lock = threading.Lock()
+
+    def adopt(self, run):
+        run.adopt(self.id)
+        with self._lock:
+            self._runs[run.token] = run
+
+    def release_all(self):
+        with self._lock:
+            runs = list(self._runs.values())
+            self._runs.clear()
+        for run in runs:
+            run.release(self.id)

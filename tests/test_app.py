@@ -1,5 +1,6 @@
 """AppTest of every page: start runs, read charts and state, upload good and bad CSVs."""
 
+import math
 import time
 
 import pytest
@@ -8,63 +9,201 @@ from streamlit.testing.v1 import AppTest
 TIMEOUT = 120  # numba compiles on first use
 
 
-def explorer():
+def explorer(query=None):
     at = AppTest.from_file("../app_pages/explorer.py", default_timeout=TIMEOUT)
+    at.query_params.update(query or {})
     at.run()
     assert not at.exception, at.exception
     return at
 
 
-def wait_for_sweeps(at, minimum, seconds=60):
+def wait_for(condition, seconds=60):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        snaps = [c.snapshot() for c in at.session_state["chains"].values()]
-        if all(s.sweeps_done >= minimum for s in snaps):
-            return snaps
-        time.sleep(0.2)
-    raise AssertionError(f"chains did not reach {minimum} sweeps: {[s.sweeps_done for s in snaps]}")
+        if condition():
+            return True
+        time.sleep(0.05)
+    raise AssertionError("condition not reached in time")
 
 
-def test_explorer_runs_crp_and_pcrp_on_old_faithful():
-    at = explorer()
+def fast(at):
+    """Full speed and a short run, so the tests do not wait for the teaching pace."""
+    at.select_slider(key="w_pace").set_value("full speed")
+    at.number_input(key="w_sweeps").set_value(400)
+    at.number_input(key="w_burn_in").set_value(100)
+    return at.run()
+
+
+def texts(at):
+    return " ".join(e.value for e in list(at.markdown) + list(at.caption) + list(at.warning) + list(at.error)
+                    + list(at.info))
+
+
+def test_explorer_runs_crp_and_pcrp_and_the_buttons_follow_the_state():
+    at = fast(explorer())
     assert at.session_state["dataset"].n == 272
+    assert at.button(key="pause").disabled and at.button(key="reset").disabled
     at.button(key="start").click().run()
     assert not at.exception, at.exception
-    chains = at.session_state["chains"]
-    assert set(chains) == {"CRP", "pCRP"}
-    snaps = wait_for_sweeps(at, 300)
+    run = at.session_state["run"]
+    assert set(run.chains) == {"CRP", "pCRP"} and run.dataset.n == 272
+    wait_for(lambda: not run.live)
     at.run()
     assert not at.exception, at.exception
-    assert len(at.get("plotly_chart")) >= 8  # trace, K histogram, density, sizes per chain
-    assert all(s.K.size >= 300 for s in snaps)
-    at.button(key="pause").click().run()
-    assert all(c.state in ("paused", "finished") for c in chains.values())
-    paused = [c.snapshot().sweeps_done for c in chains.values()]
-    time.sleep(0.5)
-    assert [c.snapshot().sweeps_done for c in chains.values()] == paused
-    at.button(key="resume").click().run()
-    at.button(key="stop").click().run()
-    for c in chains.values():
-        c.join(2)
-        assert not c.alive
+    assert all(s.state == "finished" and s.sweeps_done == 400 for s in run.snapshots().values())
+    assert "CRP** finished: 400 / 400 sweeps" in texts(at)
+    live_charts = at.get("vega_lite_chart")
+    assert len(live_charts) == 6  # per chain: trace of K | posterior of K | clusters
+    assert all(at.button(key=k).disabled for k in ("pause", "resume", "step", "stop"))
+    assert not at.button(key="reset").disabled
 
 
-def test_oracle_button_sets_crp_alpha():
+def test_pause_step_resume_stop_while_running():
     at = explorer()
-    at.selectbox(key="source").set_value("Sim 1").run()
+    at.number_input(key="w_sweeps").set_value(100_000)
+    at.select_slider(key="w_pace").set_value("100 sweeps/s").run()
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: all(c.done >= 5 for c in run.chains.values()))
+    at.button(key="pause").click().run()
+    assert run.states == {"CRP": "paused", "pCRP": "paused"}
+    assert at.button(key="pause").disabled and not at.button(key="resume").disabled
+    time.sleep(0.2)
+    before = [c.done for c in run.chains.values()]
+    at.button(key="step").click().run()
+    wait_for(lambda: [c.done for c in run.chains.values()] == [b + 1 for b in before])
+    at.button(key="resume").click().run()
+    wait_for(lambda: all(c.done > b + 1 for c, b in zip(run.chains.values(), before)))
+    at.button(key="stop").click().run()
+    assert not at.exception, at.exception
+    run.join(5)
+    assert all(not c.alive for c in run.chains.values())
+    assert "stopped because you pressed Stop" in texts(at)
+
+
+def test_start_reset_start_and_reset_during_a_run():
+    """The crash the issue names: Start -> Reset -> Start, and Reset while the chains run."""
+    at = explorer()
+    at.number_input(key="w_sweeps").set_value(100_000).run()
+    at.button(key="start").click().run()
+    first = at.session_state["run"]
+    at.button(key="reset").click().run()  # during the run
+    assert not at.exception, at.exception
+    assert at.session_state["run"] is None if "run" in at.session_state else True
+    first.join(5)
+    assert not any(c.alive for c in first.chains.values())
+    at.button(key="start").click().run()
+    assert not at.exception, at.exception
+    second = at.session_state["run"]
+    assert second is not first and second.live
+    at.button(key="start").click().run()  # Start again while running replaces the run
+    assert not at.exception, at.exception
+    assert at.session_state["run"] is not second
+    second.join(5)
+    assert "a new run was started" in second.snapshots()["CRP"].stop_reason
+    at.session_state["run"].stop("test over")
+
+
+def test_a_refused_start_then_a_good_one():
+    at = explorer()
+    at.number_input(key="w_sweeps").set_value(100)
+    at.number_input(key="w_burn_in").set_value(100).run()
+    at.button(key="start").click().run()
+    assert not at.exception, at.exception
+    assert any("must be smaller" in e.value for e in at.error)
+    assert at.session_state["run"] is None if "run" in at.session_state else True
+    fast(at)
+    at.button(key="start").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["run"].dataset.n == 272
+
+
+def test_results_are_marked_as_the_previous_run_after_the_data_change():
+    at = fast(explorer())
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.selectbox(key="w_data").set_value("sim1").run()
+    assert not at.exception, at.exception
+    assert at.session_state["dataset"].name == "sim1"
+    assert at.session_state["run"] is run  # kept, but said to be the previous run, on its own data
+    warning = " ".join(w.value for w in at.warning)
+    assert "Showing the previous run, on Old Faithful" in warning and "Changed since it started: data." in warning
+    at.slider(key="w_r").set_value(1.5)
+    at.selectbox(key="w_data").set_value("old-faithful").run()
+    warning = " ".join(w.value for w in at.warning)
+    assert "Changed since it started: r." in warning
+
+
+def test_settings_and_run_survive_a_visit_to_another_page():
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    at.run()
+    at.selectbox(key="w_data").set_value("sim2").run()
+    at.number_input(key="w_sim_n").set_value(150)
+    at.slider(key="w_r").set_value(1.35)
+    at.number_input(key="w_sweeps").set_value(300)
+    at.number_input(key="w_burn_in").set_value(100)
+    at.select_slider(key="w_pace").set_value("full speed").run()
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    at.switch_page("app_pages/choose_r.py").run()
+    assert not at.exception, at.exception
+    assert "Sim 2" in texts(at)  # Choose r works on the Explorer's data
+    at.switch_page("app_pages/explorer.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="w_data").value == "sim2" and at.number_input(key="w_sim_n").value == 150
+    assert at.slider(key="w_r").value == pytest.approx(1.35) and at.number_input(key="w_sweeps").value == 300
+    assert at.session_state["run"] is run and not at.warning  # same run, same data and settings
+
+
+def test_settings_come_from_the_address_and_bad_values_are_refused():
+    at = explorer({"data": "sim1", "sim_n": "500", "r": "1.6", "sweeps": "1e9", "seed": "abc", "thin": "nan",
+                   "pace": "warp", "junk": "x"})
+    assert at.session_state["dataset"].name == "sim1" and at.session_state["dataset"].n == 500
+    assert at.slider(key="w_r").value == pytest.approx(1.6)
+    assert at.number_input(key="w_sweeps").value == 2000 and at.number_input(key="w_seed").value == 0
+    warnings = " ".join(w.value for w in at.warning)
+    for name in ("sweeps must be between 10 and 100000", "seed must be a number", "thin must be a finite",
+                 "pace must be one of"):
+        assert name in warnings
+    assert at.query_params["data"] == "sim1" and at.query_params["r"] == "1.6"
+    assert "sweeps" not in at.query_params  # defaults are left out of the address
+
+
+def test_a_reloaded_page_finds_its_finished_run_by_the_token_in_the_address():
+    at = fast(explorer())
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    token = at.query_params["run"]
+    assert token == run.token
+    again = explorer({"run": token})  # a new session, as after a reload
+    assert again.session_state["run"] is run
+    assert "finished: 400 / 400 sweeps" in texts(again)
+    stranger = explorer({"run": "not-a-token"})
+    assert stranger.session_state["run"] is None if "run" in stranger.session_state else True
+
+
+def test_oracle_button_sets_crp_alpha_with_feedback():
+    at = explorer({"data": "sim1"})
     assert at.session_state["dataset"].true_k == 3
     at.button(key="oracle").click().run()
-    assert at.session_state["crp_alpha"] == pytest.approx(round(3 / __import__("math").log(300), 3))
+    assert at.number_input(key="w_crp_alpha").value == pytest.approx(round(3 / math.log(300), 3))
+    assert any("K_true / ln N" in t.value for t in at.toast)
 
 
-def test_upload_good_then_bad_csv_keeps_the_good_data():
-    at = explorer()
-    at.selectbox(key="source").set_value("Upload a CSV").run()
+def test_upload_good_then_bad_csv_keeps_the_good_data_and_a_second_file_gets_its_own_columns():
+    at = explorer({"data": "csv"})
     good = "a,b,cls\n" + "\n".join(f"{i % 5},{(i * 7) % 9},{'x' if i % 2 else 'y'}" for i in range(30))
     at.file_uploader(key="upload").set_value(("good.csv", good.encode(), "text/csv")).run()
     assert not at.exception, at.exception
     at.button(key="use_csv").click().run()
     assert at.session_state["dataset"].n == 30 and at.session_state["dataset"].columns == ["a", "b"]
+    other = "u,v,w\n" + "\n".join(f"{i % 3},{(i * 5) % 7},{i}" for i in range(20))
+    at.file_uploader(key="upload").set_value(("other.csv", other.encode(), "text/csv")).run()
+    columns = [m for m in at.multiselect if m.label == "Columns to cluster"]
+    assert len(columns) == 1 and columns[0].value == ["u", "v", "w"]  # not the old file's (empty) choice
     at.file_uploader(key="upload").set_value(("bad.csv", b"a,b\n1,2\n3\n", "text/csv")).run()
     assert not at.exception
     assert any("Row 3 has 1 fields" in e.value for e in at.error)
@@ -146,8 +285,8 @@ def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
     at.number_input(key="cv_use_r").set_value(1.37)
     at.button(key="use_r").click().run()
     assert not at.exception, at.exception
-    assert at.session_state["r"] == pytest.approx(1.37)  # the explorer's slider now holds it
-    assert at.slider(key="r").value == pytest.approx(1.37)
+    assert at.session_state["w_r"] == pytest.approx(1.37)  # the explorer's slider now holds it
+    assert at.slider(key="w_r").value == pytest.approx(1.37)
 
 
 def test_choose_r_rejects_a_bad_schedule_with_a_message():

@@ -72,8 +72,15 @@ def set_number(page, label, value):
 
 
 def sweeps_done(page):
-    texts = page.locator('[data-testid="stProgress"]').all_inner_texts()
-    return [int(m.group(1).replace(",", "")) for t in texts if (m := re.search(r"([\d,]+)/[\d,]+ sweeps", t))]
+    """Sweeps done per chain, read from the status line ("CRP running: 1,234 / 20,000 sweeps")."""
+    text = " ".join(page.get_by_text(re.compile(r"/ [\d,]+ sweeps")).all_inner_texts())
+    return [int(m.replace(",", "")) for m in re.findall(r"([\d,]+) / [\d,]+ sweeps", text)]
+
+
+def collapse_sidebar(page):
+    page.locator('[data-testid="stSidebar"]').hover()
+    page.get_by_label("Collapse sidebar").click()
+    page.mouse.move(5, 790)
 
 
 def test_deep_link_on_a_fresh_server_gets_the_app_shell(server, browser):
@@ -87,31 +94,35 @@ def test_deep_link_on_a_fresh_server_gets_the_app_shell(server, browser):
     page.close()
 
 
-def test_explorer_streams_both_chains_and_handles_uploads(server, browser, tmp_path):
-    page = browser.new_page(viewport={"width": 1500, "height": 1800})
-    page.goto(server)
+def test_explorer_streams_both_chains_on_one_projector_screen_and_handles_uploads(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(server + "/?sweeps=20000&pace=1%2C000+sweeps%2Fs")  # settings from the address, as a bookmark
     expect(page.get_by_text("CRP vs pCRP, live")).to_be_visible(timeout=60_000)
-    set_number(page, "Sweeps", 100_000)  # long enough (10 s or more) to watch both chains move
+    collapse_sidebar(page)
     page.get_by_role("button", name="Start").click()
-    page.wait_for_function("document.querySelectorAll('[data-testid=\"stProgress\"]').length >= 2",
-                           timeout=90_000)
+    charts = page.locator('[data-testid="stVegaLiteChart"]')
+    expect(charts.nth(5)).to_be_visible(timeout=90_000)
     first = sweeps_done(page)
-    # both progress bars must move on (Streamlit redraws them one after the other, so poll)
     deadline = time.monotonic() + 30
-    second = sweeps_done(page)
+    second = first
     while not (len(second) == 2 and all(b > a for a, b in zip(first, second))) and time.monotonic() < deadline:
         page.wait_for_timeout(500)
         second = sweeps_done(page)
     assert len(first) == 2 and all(b > a for a, b in zip(first, second)), (first, second)
-    expect(page.locator(".js-plotly-plot").first).to_be_visible()
-    page.wait_for_timeout(1500)
-    SCREENSHOT_DIR.mkdir(exist_ok=True)
-    page.screenshot(path=str(tmp_path / "explorer.png"), full_page=False)
+    # the comparison is the page: both chains' trace, posterior of K and clusters fit 1280 x 800
+    assert charts.count() == 6  # 2 chains x (trace, posterior of K, clusters)
+    for i in range(6):
+        box = charts.nth(i).bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 800, (i, box)
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(tmp_path / "explorer-1280x800.png"))
     if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
-        page.screenshot(path=str(SCREENSHOT_DIR / "explorer.png"), full_page=False)
-    page.locator(".st-key-stop button").click()
+        page.screenshot(path=str(SCREENSHOT_DIR / "explorer-1280x800.png"))
+    page.get_by_role("button", name="Stop").click()
+    expect(page.get_by_text(re.compile("stopped because you pressed Stop")).first).to_be_visible(timeout=10_000)
 
     # upload: choose the CSV source, then a good file and a bad one
+    page.get_by_label("Expand sidebar").click()
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Data set").click()
     page.get_by_role("option", name="Upload a CSV").click()
     good = tmp_path / "good.csv"
@@ -123,7 +134,7 @@ def test_explorer_streams_both_chains_and_handles_uploads(server, browser, tmp_p
     bad.write_text("a,b\n1,2\n3\n")
     page.locator('input[type="file"]').set_input_files(str(bad))
     expect(page.get_by_text(re.compile("Row 3 has 1 fields"))).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("CSV data: 30 rows")).to_be_visible()
+    expect(page.get_by_text(re.compile("CSV data: 30 rows"))).to_be_visible()
     page.close()
 
 
@@ -159,7 +170,7 @@ def test_choose_r_runs_and_sends_r_to_the_explorer(server, browser):
     set_number(page, "burn-in per fit", 50)
     page.get_by_role("button", name="Run cross validation").click()
     expect(page.get_by_text(re.compile("Proposed r ="))).to_be_visible(timeout=120_000)
-    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
     if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
         page.wait_for_timeout(1000)
         page.screenshot(path=str(SCREENSHOT_DIR / "choose_r.png"), full_page=True)

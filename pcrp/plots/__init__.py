@@ -10,6 +10,7 @@ from .choose_r import cv_curves
 from .clusters import (cluster_scatter, cluster_sizes, cluster_sizes_compare, digit_gallery, highlight_point,
                        scatter_side_by_side)
 from .density import density_1d, density_2d, density_side_by_side
+from .live import CHAIN_COLOURS, clusters_chart, density_chart, k_histogram_chart, trace_chart
 from .style import LAYOUT, PALETTE, cluster_colours, side_by_side
 from .teaching import (distribution_compare, k_growth, next_customer, order_probabilities, seating_choice_bars,
                        table_sizes)

@@ -1,0 +1,142 @@
+"""The live comparison's charts, as Vega-Lite specifications (plain dicts).
+
+Each chart fills the element Streamlit gives it: pass the total height (title and axes included)
+as ``st.vega_lite_chart(spec, width="stretch", height=...)``.
+
+Why Vega-Lite here when every other figure is Plotly: the page redraws these charts twice a second,
+and Streamlit re-creates a Plotly chart from scratch whenever its figure changes (a flash, and the
+browser busy for a large part of a second), while a Vega-Lite chart whose specification is unchanged
+only receives new data. So each builder returns a specification that depends only on things that
+rarely change (axis ranges, colours, sizes) and puts everything that changes every redraw into
+named ``datasets``, which Streamlit sends separately.
+
+Inputs are the display summaries of :mod:`pcrp.live_view`; nothing here computes statistics.
+"""
+
+import numpy as np
+
+from .style import PALETTE
+
+CHAIN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
+BURN_IN_GREY = "#9a9a9a"
+OTHER_GREY = "#b0b0b0"
+INK = "#222222"
+
+
+def _config(presentation):
+    size = 16 if presentation else 12
+    return {
+        "axis": {"labelFontSize": size, "titleFontSize": size, "labelColor": INK, "titleColor": INK,
+                 "titleFontWeight": "normal", "grid": True, "gridColor": "#e8e8e8"},
+        "view": {"stroke": None},
+    }
+
+
+def _x_axis(shown):
+    """Rows of the comparison share their x axes: only the bottom row labels them."""
+    return {} if shown else {"labels": False, "title": None, "ticks": False}
+
+
+def _records(**columns):
+    """Column arrays -> list of row dicts with plain Python numbers (what Streamlit serialises)."""
+    names = list(columns)
+    arrays = [np.asarray(columns[n]).tolist() for n in names]
+    return [dict(zip(names, row)) for row in zip(*arrays)]
+
+
+def trace_chart(envelope, *, burn_in, total_sweeps, k_max, colour, marker_sweep=None, x_axis=True,
+                presentation=False):
+    """Trace of K: burn-in shaded grey, the min/max band and the mean of K per pixel column, and an
+    optional dotted marker at ``marker_sweep`` (replay). envelope: pcrp.live_view.TraceEnvelope."""
+    x = {"field": "sweep", "type": "quantitative", "title": "sweep", "scale": {"domain": [0, total_sweeps]},
+         "axis": _x_axis(x_axis)}
+    y_scale = {"domain": [0, k_max + 0.5], "nice": False}
+    return {
+        "height": "container", "width": "container", "config": _config(presentation),
+        "datasets": {
+            "burn": [{"x0": 0, "x1": burn_in}] if burn_in else [],
+            "trace": _records(sweep=envelope.sweep, low=envelope.low, high=envelope.high, mean=envelope.mean),
+            "marker": [{"sweep": int(marker_sweep)}] if marker_sweep else [],
+        },
+        "layer": [
+            {"data": {"name": "burn"}, "mark": {"type": "rect", "color": BURN_IN_GREY, "opacity": 0.18},
+             "encoding": {"x": {"field": "x0", "type": "quantitative", "scale": {"domain": [0, total_sweeps]}},
+                          "x2": {"field": "x1"}}},
+            {"data": {"name": "trace"}, "mark": {"type": "area", "color": "#808080", "opacity": 0.3},
+             "encoding": {"x": x, "y": {"field": "low", "type": "quantitative", "scale": y_scale, "title": "clusters K"},
+                          "y2": {"field": "high"}}},
+            {"data": {"name": "trace"}, "mark": {"type": "line", "color": colour, "strokeWidth": 2},
+             "encoding": {"x": x, "y": {"field": "mean", "type": "quantitative", "scale": y_scale}}},
+            {"data": {"name": "marker"}, "mark": {"type": "rule", "color": INK, "strokeDash": [4, 3], "strokeWidth": 2},
+             "encoding": {"x": {"field": "sweep", "type": "quantitative"}}},
+        ],
+    }
+
+
+def k_histogram_chart(hist, *, k_max, colour, x_axis=True, presentation=False):
+    """Posterior of K: share of sweeps after burn-in with each K; grey while only burn-in sweeps exist
+    (the page says so). hist: pcrp.live_view.KHistogram."""
+    phase = "burn-in so far" if hist.burn_in_only else "after burn-in"
+    return {
+        "height": "container", "width": "container", "config": _config(presentation),
+        "datasets": {"hist": _records(k=hist.k, share=hist.share, phase=[phase] * len(hist.k))},
+        "data": {"name": "hist"},
+        "mark": {"type": "bar", "width": {"band": 0.8}},
+        "encoding": {
+            "x": {"field": "k", "type": "quantitative", "title": "clusters K",
+                  "scale": {"domain": [0.5, k_max + 0.5], "nice": False},
+                  "axis": {"tickMinStep": 1, "format": "d", **_x_axis(x_axis)}},
+            "y": {"field": "share", "type": "quantitative", "title": "share", "scale": {"domain": [0, 1]}},
+            "color": {"field": "phase", "type": "nominal",
+                      "scale": {"domain": ["after burn-in", "burn-in so far"], "range": [colour, BURN_IN_GREY]},
+                      "legend": None},
+        },
+    }
+
+
+def _cluster_colour_scale(n_ranks=len(PALETTE)):
+    return {"domain": list(range(n_ranks)) + [n_ranks], "range": list(PALETTE[:n_ranks]) + [OTHER_GREY]}
+
+
+def clusters_chart(x, y, rank, *, x_domain, y_domain, x_title, y_title, x_axis=True, presentation=False):
+    """Points (first two columns) coloured by cluster, largest cluster first colour; ranks beyond the
+    palette share grey. x, y, rank: (n,) for the points shown."""
+    n_ranks = len(PALETTE)
+    return {
+        "height": "container", "width": "container", "config": _config(presentation),
+        "datasets": {"points": _records(x=x, y=y, rank=np.minimum(rank, n_ranks))},
+        "data": {"name": "points"},
+        "mark": {"type": "circle", "size": 30 if presentation else 18, "opacity": 0.85},
+        "encoding": {
+            "x": {"field": "x", "type": "quantitative", "title": x_title, "scale": {"domain": list(x_domain)},
+                  "axis": _x_axis(x_axis)},
+            "y": {"field": "y", "type": "quantitative", "title": y_title, "scale": {"domain": list(y_domain)}},
+            "color": {"field": "rank", "type": "ordinal", "scale": _cluster_colour_scale(n_ranks), "legend": None},
+        },
+    }
+
+
+def density_chart(grid, density, components, x_data, *, x_domain, x_title, x_axis=True, presentation=False):
+    """1-D data: the posterior density of the current state (black), its weighted components
+    (dashed, largest first colour) and a rug of the data. grid (G,), density (G,), components (K, G)."""
+    n_ranks = len(PALETTE)
+    comps = [{"x": float(g), "density": float(v), "rank": min(k, n_ranks)}
+             for k, row in enumerate(np.asarray(components)) for g, v in zip(grid, row)]
+    x = {"field": "x", "type": "quantitative", "title": x_title, "scale": {"domain": list(x_domain)},
+         "axis": _x_axis(x_axis)}
+    return {
+        "height": "container", "width": "container", "config": _config(presentation),
+        "datasets": {"components": comps, "density": _records(x=grid, density=density),
+                     "rug": _records(x=x_data)},
+        "layer": [
+            {"data": {"name": "components"}, "mark": {"type": "line", "strokeDash": [5, 3], "strokeWidth": 1.5},
+             "encoding": {"x": x, "y": {"field": "density", "type": "quantitative", "title": "density"},
+                          "color": {"field": "rank", "type": "ordinal", "scale": _cluster_colour_scale(n_ranks),
+                                    "legend": None},
+                          "detail": {"field": "rank"}}},
+            {"data": {"name": "density"}, "mark": {"type": "line", "color": INK, "strokeWidth": 2.5},
+             "encoding": {"x": x, "y": {"field": "density", "type": "quantitative"}}},
+            {"data": {"name": "rug"}, "mark": {"type": "tick", "color": "#555555", "opacity": 0.35, "size": 8},
+             "encoding": {"x": x, "y": {"value": 0}}},
+        ],
+    }

@@ -1,0 +1,213 @@
+"""The live engine (pcrp.live): what a run stores, that it records exactly the batch chain, and
+that its threads end when they should (Stop, Reset, a closed tab) and never for redraw timing."""
+
+import time
+
+import numpy as np
+import pytest
+
+from pcrp import live
+from pcrp.data import simulation
+from pcrp.live import LiveChain, RunRegistry, ServerBusy, SessionOwner, new_run, plan_storage
+from pcrp.model import CRP, PowerCRP, resolve_niw
+from pcrp.sampler import SamplerError, label_dtype, run
+
+
+def wait_until(condition, seconds=30.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.fixture
+def ds():
+    return simulation("sim2", n=120, seed=3)
+
+
+def small_run(ds, iters=200, burn_in=50, thin=5, **kwargs):
+    priors = {"CRP": CRP(1.0), "pCRP": PowerCRP(1.0, 1.3)}
+    return new_run(ds, priors, resolve_niw(ds.X), iters=iters, burn_in=burn_in, thin=thin, seed=4, **kwargs)
+
+
+# ----------------------------------------------------------------------------- memory plan
+def test_plan_keeps_the_requested_thin_when_it_fits():
+    plan = plan_storage(272, 2000, 500, 5, n_chains=2)
+    assert plan.thin == 5 and not plan.thin_raised
+    assert plan.kept_sweeps.tolist() == list(range(505, 2001, 5))
+    assert plan.bytes < 2**20
+
+
+def test_plan_raises_thin_to_stay_within_the_budget():
+    """The issue's case: N = 10,000, thin 1, 100,000 sweeps would keep 100,000 draws of 10,000 labels
+    per chain (2 GB as int16, 8 GB as int64); the plan keeps what fits in the session budget."""
+    plan = plan_storage(10_000, 100_000, 0, 1, n_chains=2)
+    assert plan.thin_raised and plan.bytes <= live.SESSION_BUDGET_BYTES
+    per_draw = 10_000 * label_dtype(10_000).itemsize
+    assert plan.kept_sweeps.size * per_draw * 2 <= live.SESSION_BUDGET_BYTES
+    # and not wastefully: one step less thinning would not fit
+    looser = np.arange(plan.thin - 1, 100_001, plan.thin - 1).size
+    assert plan.bytes + 2 * (looser - plan.kept_sweeps.size) * per_draw > live.SESSION_BUDGET_BYTES
+    assert "Thinning raised from 1 to" in plan.describe()
+
+
+def test_plan_refuses_a_run_whose_traces_alone_do_not_fit():
+    with pytest.raises(SamplerError, match="memory budget"):
+        plan_storage(100, 10_000_000, 0, 1, n_chains=2, budget=10 * 2**20)
+
+
+def test_chain_buffers_are_allocated_once_with_compact_labels(ds):
+    r = small_run(ds, iters=100_000, burn_in=0, thin=1)
+    chain = r.chains["CRP"]
+    assert chain.kept.dtype == np.int16 and chain.kept.shape == (r.plan.kept_sweeps.size, ds.n)
+    total = sum(c.K.nbytes + c.log_joint.nbytes + c.kept.nbytes + c.replay.nbytes for c in r.chains.values())
+    assert total <= r.plan.bytes <= live.SESSION_BUDGET_BYTES
+
+
+# ----------------------------------------------------------------------------- what a live chain records
+def test_live_chain_records_exactly_the_batch_chain(ds):
+    """Same seed, same chain, however the live thread chunks its sweeps; kept draws are the states at
+    the kept sweeps (the one keep schedule of pcrp.sampler)."""
+    niw = resolve_niw(ds.X)
+    prior = PowerCRP(1.0, 1.3)
+    batch = run(ds.X, prior, niw, iters=300, burn_in=100, thin=7, seed=11)
+    plan = plan_storage(ds.n, 300, 100, 7, n_chains=1)
+    chain = LiveChain(ds.X, prior, niw, plan, seed=11)
+    chain.start()
+    assert wait_until(lambda: chain.state == live.FINISHED)
+    snap = chain.snapshot()
+    np.testing.assert_array_equal(snap.K, batch.K)
+    np.testing.assert_allclose(snap.log_joint, batch.log_joint)
+    np.testing.assert_array_equal(snap.kept_sweeps, batch.kept_sweeps)
+    np.testing.assert_array_equal(snap.kept, batch.labels)
+
+
+def test_snapshots_share_memory_instead_of_copying(ds):
+    r = small_run(ds)
+    r.start()
+    assert wait_until(lambda: not r.live)
+    chain = r.chains["CRP"]
+    snap = chain.snapshot()
+    assert np.shares_memory(snap.kept, chain.kept) and np.shares_memory(snap.K, chain.K)
+    with pytest.raises(ValueError):
+        snap.kept[0, 0] = 99  # read-only views: a reader cannot corrupt the record
+
+
+def test_replay_frames_are_states_at_their_sweeps(ds):
+    r = small_run(ds, iters=300, burn_in=0, thin=1)
+    r.start()
+    assert wait_until(lambda: not r.live)
+    snap = r.chains["CRP"].snapshot()
+    assert len(snap.replay) == len(snap.replay_sweeps) == 200
+    kept_at = {int(s): z for s, z in zip(snap.kept_sweeps, snap.kept)}  # thin 1: every sweep kept
+    for sweep, frame in zip(snap.replay_sweeps, snap.replay):
+        np.testing.assert_array_equal(frame, kept_at[int(sweep)])
+
+
+# ----------------------------------------------------------------------------- control
+def test_pause_holds_step_advances_one_sweep_resume_and_stop(ds):
+    r = small_run(ds, iters=50_000, burn_in=100, thin=50)
+    r.start(paused=True)
+    time.sleep(0.3)
+    assert [c.done for c in r.chains.values()] == [0, 0]
+    assert all(r.step_once())
+    assert wait_until(lambda: all(c.done == 1 for c in r.chains.values()))
+    time.sleep(0.3)
+    assert [c.done for c in r.chains.values()] == [1, 1]  # still paused after the step
+    r.resume()
+    assert wait_until(lambda: all(c.done > 100 for c in r.chains.values()))
+    r.pause()
+    time.sleep(0.2)  # the kernel call in flight (at most TARGET_CALL_SECONDS of sweeps) completes
+    done = [c.done for c in r.chains.values()]
+    time.sleep(0.3)
+    assert [c.done for c in r.chains.values()] == done
+    r.stop("you pressed Stop")
+    r.join(5)
+    assert all(not c.alive for c in r.chains.values())
+    assert all(s.stop_reason == "you pressed Stop" for s in r.snapshots().values())
+
+
+def test_pace_is_wall_clock_and_the_rate_is_reported_from_it(ds):
+    """At a pace of 20 sweeps/s the reported rate is the chain's real progress, not the kernel's
+    speed (the old page showed thousands of sweeps/s at one sweep per 0.2 s). Generous bounds: the
+    point is the order of magnitude on a shared machine."""
+    r = small_run(ds, iters=10_000, burn_in=0, thin=10)
+    r.set_pace(20)
+    r.start()
+    time.sleep(2.0)
+    snap = r.chains["CRP"].snapshot()
+    r.stop("test over")
+    assert 5 <= snap.sweeps_done <= 60
+    assert 5 <= snap.sweeps_per_second <= 40
+    assert snap.seconds_left == pytest.approx((10_000 - snap.sweeps_done) / snap.sweeps_per_second)
+
+
+def test_a_failing_chain_reports_one_line(ds, monkeypatch):
+    r = small_run(ds)
+    chain = r.chains["CRP"]
+
+    def broken(n):
+        raise FloatingPointError("overflow in the kernel")
+
+    monkeypatch.setattr(chain.sampler, "step", broken)
+    chain.start()
+    assert wait_until(lambda: chain.state == live.FAILED)
+    assert chain.snapshot().error == "FloatingPointError: overflow in the kernel"
+
+
+# ----------------------------------------------------------------------------- lifetime
+@pytest.mark.parametrize("paused", [False, True])
+def test_an_orphaned_run_stops_within_its_grace_even_when_paused(ds, paused):
+    """The session that owns a run disconnects (tab closed / reload): its chains stop after the
+    grace period, paused ones too (they used to wait for ever)."""
+    r = small_run(ds, iters=1_000_000, burn_in=0, thin=10_000)
+    r.grace = 0.3
+    owner = SessionOwner()
+    owner.adopt(r)
+    r.start(paused=paused)
+    time.sleep(0.6)
+    assert r.live  # owned: keeps going (or stays paused) however long nobody redraws
+    owner.release_all()
+    assert wait_until(lambda: not any(c.alive for c in r.chains.values()), seconds=5)
+    assert all("closed or reloaded" in s.stop_reason for s in r.snapshots().values())
+
+
+def test_a_session_that_comes_back_within_the_grace_keeps_its_run(ds):
+    r = small_run(ds, iters=1_000_000, burn_in=0, thin=10_000)
+    r.grace = 0.5
+    first, second = SessionOwner(), SessionOwner()
+    first.adopt(r)
+    r.start()
+    first.release_all()
+    second.adopt(r)  # the reloaded page finds the run by its token and adopts it
+    time.sleep(1.0)
+    assert r.running
+    r.stop("test over")
+
+
+# ----------------------------------------------------------------------------- the server's registry
+def test_registry_limits_concurrent_chains_and_finds_runs_by_token(ds):
+    reg = RunRegistry(max_live_chains=4)
+    a, b, c = small_run(ds), small_run(ds), small_run(ds)
+    reg.add(a)
+    reg.add(b)
+    with pytest.raises(ServerBusy, match="already running 4 chains"):
+        reg.add(c)
+    assert reg.get(a.token) is a and reg.get("no-such-token") is None
+    a.stop("done")
+    reg.add(c)  # a's chains no longer count
+    for r in (b, c):
+        r.stop("done")
+
+
+def test_registry_forgets_the_oldest_finished_runs_beyond_its_budget(ds):
+    first = small_run(ds)
+    reg = RunRegistry(budget_bytes=int(2.5 * first.plan.bytes))
+    runs = [first] + [small_run(ds) for _ in range(3)]
+    for r in runs:
+        r.stop("finished")
+        reg.add(r)
+    assert len(reg) == 2
+    assert reg.get(runs[0].token) is None and reg.get(runs[-1].token) is runs[-1]
