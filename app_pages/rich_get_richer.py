@@ -3,6 +3,7 @@
 import numpy as np
 import streamlit as st
 
+from app_pages.shared import guarded
 from pcrp import data, plots
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.one_customer import seating_choice
@@ -43,23 +44,26 @@ interval, per_tick = SPEEDS[speed]
 
 @st.fragment(run_every=interval if state.get("rgr_playing") else None)
 def tables():
-    if state.get("rgr_playing"):
-        state.rgr_shown = min(state.rgr_shown + per_tick, int(n_total))
-        if state.rgr_shown >= int(n_total):
-            state.rgr_playing = False
-    n = state.rgr_shown
-    st.caption(f"{n} customers seated (the same random numbers for both rules).")
-    cols = st.columns(2)
-    for col, (name, power) in zip(cols, (("CRP", 1.0), (f"pCRP r={r:g}", r))):
-        sizes = np.bincount(seat(n, alpha, power, uniforms))
-        with col:
-            st.subheader(name)
-            st.metric("tables K", sizes.size)
-            st.plotly_chart(plots.table_sizes(sizes, "Customers per table"), key=f"rgr-tables-{name}",
-                            width="stretch")
-            st.plotly_chart(plots.next_customer(seating_probabilities(sizes, alpha, power),
-                                                "Where the next customer sits"),
-                            key=f"rgr-probs-{name}", width="stretch")
+    with guarded("the seating animation"):
+        if state.get("rgr_playing"):
+            state.rgr_shown = min(state.rgr_shown + per_tick, int(n_total))
+            if state.rgr_shown >= int(n_total):
+                state.rgr_playing = False
+        n = state.rgr_shown
+        st.caption(f"{n} customers seated (the same random numbers for both rules).")
+        rules = (("CRP", 1.0), (f"pCRP r={r:g}", r))
+        sizes = {name: np.bincount(seat(n, alpha, power, uniforms)) for name, power in rules}
+        n_tables = max(s.size for s in sizes.values())
+        y_max = int(np.ceil(max(s.max() for s in sizes.values()) / 10) * 10)  # shared, in steps of 10
+        cols = st.columns(2)
+        for col, (name, power) in zip(cols, rules):
+            with col:
+                st.markdown(f"**{name}**: {sizes[name].size} tables")
+                st.vega_lite_chart(plots.table_sizes_chart(sizes[name], y_max=y_max, n_tables=n_tables),
+                                   key=f"rgr-tables-{name}", width="stretch", height=230)
+                st.vega_lite_chart(plots.next_customer_chart(seating_probabilities(sizes[name], alpha, power),
+                                                             n_tables=n_tables),
+                                   key=f"rgr-probs-{name}", width="stretch", height=200)
 
 
 tables()
@@ -86,7 +90,7 @@ for power in sorted({1.0, 1.2, 1.5, 2.0, float(r)}):
     sims = k_growth(float(alpha), power, n_max, int(runs), int(seed))
     curves[f"r = {power:g} (simulated)"] = (N, sims.mean(axis=0), sims.std(axis=0, ddof=1) / np.sqrt(runs))
 st.plotly_chart(plots.k_growth(curves, (N, crp_expected_k(alpha, n_max)), "E[K_N] (bands: ±2 standard errors)"),
-                key="rgr-growth", width="stretch")
+                key="rgr-growth", width="stretch", config={"displayModeBar": False})
 st.latex(r"\text{CRP: } E[K_N] = \sum_{i=1}^{N} \frac{\alpha}{\alpha + i - 1} \approx \alpha \ln N")
 
 n_at = st.select_slider("distribution of the tables after N customers", options=[10, 30, 100, 300, 1000],
@@ -95,13 +99,13 @@ at = {"CRP": tables_at(float(alpha), 1.0, int(n_at), int(runs), int(seed)),
       f"pCRP r={r:g}": tables_at(float(alpha), float(r), int(n_at), int(runs), int(seed))}
 cols = st.columns(3)
 cols[0].plotly_chart(plots.distribution_compare({k: v["K"] for k, v in at.items()}, f"K_N at N = {n_at}", "tables K"),
-                     key="rgr-kdist", width="stretch")
+                     key="rgr-kdist", width="stretch", config={"displayModeBar": False})
 cols[1].plotly_chart(plots.distribution_compare({k: v["largest_share"] for k, v in at.items()},
                                                 "share of the largest table", "largest table / N", integer=False),
-                     key="rgr-largest", width="stretch")
+                     key="rgr-largest", width="stretch", config={"displayModeBar": False})
 cols[2].plotly_chart(plots.distribution_compare({k: v["singletons"] for k, v in at.items()},
                                                 "tables with one customer", "singletons"),
-                     key="rgr-singletons", width="stretch")
+                     key="rgr-singletons", width="stretch", config={"displayModeBar": False})
 st.caption(" · ".join(f"{k}: mean K {v['K'].mean():.2f}, largest table {v['largest_share'].mean():.0%}, "
                       f"{v['singletons'].mean():.2f} singletons" for k, v in at.items())
            + f" ({runs} seatings each).")
@@ -127,7 +131,7 @@ else:
              f"pCRP r={r:g}": [order_probability(o, alpha, r) for o in orders]}
     st.plotly_chart(plots.order_probabilities(names, probs,
                                               f"p(partition {'/'.join(map(str, block_sizes))}) by arrival order"),
-                    key="rgr-orders", width="stretch")
+                    key="rgr-orders", width="stretch", config={"displayModeBar": False})
     spread = {k: (min(v), max(v)) for k, v in probs.items()}
     st.caption(" · ".join(f"{k}: from {lo:.4g} to {hi:.4g}" for k, (lo, hi) in spread.items())
                + ". Every order gives the CRP the same probability; the pCRP's depends on who arrives when.")
@@ -165,12 +169,12 @@ if c[0].button("a point of the smallest cluster", key="rgr_pick_small"):
 point = c[1].slider("point", 0, ds.n - 1, key="rgr_point")
 c[1].plotly_chart(plots.highlight_point(ds.X, labels, point, ds.columns,
                                         f"{dataset_name}: a CRP posterior draw, point {point} ringed"),
-                  key="rgr-choice-scatter", width="stretch")
+                  key="rgr-choice-scatter", width="stretch", config={"displayModeBar": False})
 cols = st.columns(2)
 for col, (name, prior) in zip(cols, (("CRP", CRP(alpha)), (f"pCRP r={r:g}", PowerCRP(alpha, r)))):
     choice = seating_choice(ds.X, labels, point, niw, prior)
     col.plotly_chart(plots.seating_choice_bars(choice, f"{name}: where point {point} goes"),
-                     key=f"rgr-choice-{name}", width="stretch")
+                     key=f"rgr-choice-{name}", width="stretch", config={"displayModeBar": False})
 st.caption("Both panels use the same partition of the other points and the same predictive densities; only the "
            "prior weights differ. Under the pCRP the big clusters' weights grow as N_k^r, so a point that "
            "fits a small cluster is pulled towards a big one unless its predictive clearly prefers the small one.")

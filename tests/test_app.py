@@ -1,7 +1,10 @@
 """AppTest of every page: start runs, read charts and state, upload good and bad CSVs."""
 
+import json
 import math
 import time
+
+import numpy as np
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -210,40 +213,69 @@ def test_upload_good_then_bad_csv_keeps_the_good_data_and_a_second_file_gets_its
     assert at.session_state["dataset"].n == 30  # the previous data stay loaded
 
 
-def test_rich_get_richer_page_steps_and_changes_r():
+def rich_get_richer():
     at = AppTest.from_file("../app_pages/rich_get_richer.py", default_timeout=TIMEOUT)
     at.run()
     assert not at.exception, at.exception
+    return at
+
+
+def chart_data(chart, name):
+    """The rows of a named dataset of a Vega-Lite chart element, as Streamlit sends them."""
+    import pyarrow as pa
+
+    for dataset in chart.proto.datasets:
+        if dataset.name == name:
+            return pa.ipc.open_stream(dataset.data.data).read_all().to_pylist()
+    raise KeyError(name)
+
+
+def test_rich_get_richer_steps_play_and_shared_scales():
+    at = rich_get_richer()
     at.button(key="rgr_step10").click().run()
     assert at.session_state["rgr_shown"] == 11
     at.button(key="rgr_step").click().run()
     assert at.session_state["rgr_shown"] == 12
     at.slider(key="rgr_r").set_value(2.0).run()
     assert not at.exception
-    # 4 animation panels, growth of K, 3 distributions at N, arrival orders, scatter, 2 choice panels
-    assert len(at.get("plotly_chart")) == 12
+    tables = [c for c in at.get("vega_lite_chart") if "table (in opening order)" in c.proto.spec]
+    assert len(tables) == 2  # CRP and pCRP
+    seated = [sum(row["customers"] for row in chart_data(c, "tables")) for c in tables]
+    assert seated == [12, 12]
+    y_domains = [json.loads(c.proto.spec)["encoding"]["y"]["scale"]["domain"] for c in tables]
+    assert y_domains[0] == y_domains[1]  # one y scale for both rules
+    # playing advances the seating on every redraw of the animation, by the chosen speed
     at.select_slider(key="rgr_speed").set_value("very fast (100 per second)")
     at.button(key="rgr_play").click().run()
     assert at.session_state["rgr_playing"] is True
-    assert at.session_state["rgr_speed"] == "very fast (100 per second)"
+    shown = at.session_state["rgr_shown"]
+    at.run()
+    assert at.session_state["rgr_shown"] == min(shown + 20, 200)  # 20 customers per redraw at that speed
 
 
 def test_rich_get_richer_distributions_orders_and_one_customer():
-    at = AppTest.from_file("../app_pages/rich_get_richer.py", default_timeout=TIMEOUT)
-    at.run()
+    from pcrp import data
+    from pcrp.model import CRP, resolve_niw
+    from pcrp.sampler import run
+
+    at = rich_get_richer()
     at.select_slider(key="rgr_n_at").set_value(100).run()
     assert not at.exception, at.exception
-    assert "K_N at N = 100" in str(at.get("plotly_chart")[5].proto.spec)
+    assert any("K_N at N = 100" in str(c.proto.spec) for c in at.get("plotly_chart"))
     at.text_input(key="rgr_blocks").set_value("2,x").run()
     assert "is not a list of positive block sizes" in at.error[0].value
     at.text_input(key="rgr_blocks").set_value("2,2,1").run()
     assert not at.error
     assert "the pCRP's depends on who arrives when" in " ".join(c.value for c in at.caption)
+    at.text_input(key="rgr_blocks").set_value("3,3,2").run()  # 560 orders: a histogram, not 560 bars
+    assert sum("over its 560 arrival orders" in str(c.proto.spec) for c in at.get("plotly_chart")) == 1
     at.button(key="rgr_pick_small").click().run()
     assert not at.exception, at.exception
-    ds_n = 272
-    point = at.session_state["rgr_point"]
-    assert 0 <= point < ds_n
+    # the picked point is in a smallest cluster of the draw the page shows (the same cached chain)
+    ds = data.old_faithful()
+    labels = run(ds.X, CRP(1.0), resolve_niw(ds.X), iters=300, burn_in=299, thin=1, seed=0).labels[-1]
+    sizes = np.bincount(labels)
+    assert sizes[labels[at.session_state["rgr_point"]]] == sizes[sizes > 0].min()
     at.radio(key="rgr_choice_data").set_value("Sim 1").run()
     assert not at.exception, at.exception
     at.slider(key="rgr_point").set_value(299).run()

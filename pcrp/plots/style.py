@@ -20,5 +20,7 @@ def side_by_side(titles, title, shared_y=True):
 
     fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, shared_yaxes=shared_y,
                         horizontal_spacing=0.05)
-    fig.update_layout(title=title, showlegend=False, **{**LAYOUT, "height": 320})
+    # the figure title sits above the panel titles instead of on top of them
+    fig.update_layout(title=dict(text=title, y=0.98, yanchor="top"), showlegend=False,
+                      **{**LAYOUT, "height": 340, "margin": dict(l=50, r=10, t=80, b=40)})
     return fig
