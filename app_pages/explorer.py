@@ -339,7 +339,7 @@ CHART_COLUMNS = [2.3, 1.05, 1.6]  # trace | posterior of K | clusters
 
 def column_headers(run, presentation):
     """What each column of charts shows, once above the rows (larger text for a projector)."""
-    texts = ("**trace of K**: line = mean, band = range per pixel column, grey = burn-in",
+    texts = ("**trace of K**: line = mean, band = range per column of sweeps, grey = burn-in",
              "**posterior of K** (grey: burn-in so far)",
              "**posterior density now** (dashed: clusters)" if run.dataset.dim == 1
              else "**clusters now** (colour = cluster, largest first)")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DISPLAY_COLUMNS = 600  # trace points drawn: about one per pixel column of a projector-wide chart
+DISPLAY_COLUMNS = 300  # trace points drawn: about one per two pixel columns of a projector-wide chart
 DISPLAY_POINTS = 2000  # points drawn in a cluster view; larger data sets show a fixed random subset
 
 

@@ -1,0 +1,168 @@
+"""The live Explorer as a class sees it: measured in a real browser (Playwright + Debian chromium).
+
+    python bench/live_browser.py [--sweeps 40000] [--data old-faithful] [--seconds 12]
+
+One run prints, for the CRP vs pCRP comparison at 1280 x 800 with the sidebar collapsed:
+- redraws per second of the live view (changes of the status line, which the same redraw updates
+  with the six charts) and the fraction of time the charts are drawn faded as "stale";
+- main-thread blocking in the browser per redraw (PerformanceObserver long tasks, > 50 ms each);
+- how long Pause and Stop take to show in the page after the click;
+- sweeps per second of each chain while watched, against the same two chains run in two threads
+  with nobody watching (the batch figure), and their ratio;
+- whether the charts were ever re-created (Streamlit re-mounting an element) during the run.
+
+The machine is shared: run it when it is quiet, and read ratios rather than absolute times.
+"""
+
+import argparse
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+PROBE = """() => {
+  window.__live = {longtasks: [], remounts: 0, stale: 0, samples: 0, status: [], t0: performance.now()};
+  new PerformanceObserver(list => { for (const e of list.getEntries()) window.__live.longtasks.push(e.duration); })
+    .observe({type: 'longtask', buffered: false});
+  new MutationObserver(ms => { for (const m of ms) for (const n of m.addedNodes)
+      if (n.nodeType === 1 && n.querySelector && n.querySelector('[data-testid=stVegaLiteChart]')) window.__live.remounts++; })
+    .observe(document.querySelector('[data-testid=stMain]'), {childList: true, subtree: true});
+  let last = '';
+  setInterval(() => {
+    const charts = Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart]'));
+    const faded = charts.some(c => { const box = c.closest('[data-testid=stElementContainer]');
+                                     return box && parseFloat(getComputedStyle(box).opacity) < 0.99; });
+    window.__live.samples++; if (faded) window.__live.stale++;
+    const s = Array.from(document.querySelectorAll('[data-testid=stMarkdown]')).map(e => e.innerText)
+      .find(t => / sweeps/.test(t) && /(running|paused|finished|stopped)/.test(t)) || '';
+    if (s !== last) { last = s; window.__live.status.push([performance.now(), s]); }
+  }, 20);
+}"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port):
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.headless", "true", "--server.address", "127.0.0.1"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).read()
+            return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise RuntimeError("the Streamlit server did not start")
+
+
+def batch_rates(data_name, sweeps):
+    """Sweeps/s of the app's two chains run in two threads with nobody watching."""
+    from pcrp import data
+    from pcrp.live import new_run
+    from pcrp.model import CRP, DEFAULT_R, PowerCRP, resolve_niw
+    from pcrp.sampler import warm_up
+
+    warm_up()
+    ds = data.load(data_name)
+    run = new_run(ds, {"CRP": CRP(1.0), "pCRP": PowerCRP(1.0, DEFAULT_R)}, resolve_niw(ds.X), iters=sweeps,
+                  burn_in=sweeps // 4, thin=5, seed=0)
+    start = time.perf_counter()
+    run.start()
+    while run.live:
+        time.sleep(0.01)
+    elapsed = time.perf_counter() - start
+    return {name: sweeps / elapsed for name in run.chains}
+
+
+def parse_done(text):
+    return [int(m.replace(",", "")) for m in re.findall(r"([\d,]+) / [\d,]+ sweeps", text)]
+
+
+def watched(url, sweeps, seconds):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}/?sweeps={sweeps}&burn_in={sweeps // 4}&pace=full+speed")
+        page.get_by_role("button", name="Start").wait_for(timeout=60_000)
+        page.locator('[data-testid="stSidebar"]').hover()
+        page.get_by_label("Collapse sidebar").click()
+        page.mouse.move(5, 790)
+        page.get_by_role("button", name="Start").click()
+        page.locator('[data-testid="stVegaLiteChart"]').nth(5).wait_for(timeout=60_000)
+        page.wait_for_timeout(1000)
+        page.evaluate(PROBE)
+        page.wait_for_timeout(seconds * 1000)
+        live = page.evaluate("() => window.__live")
+        # Pause, then Resume and Stop: time from the click to the page saying so
+        latency = {}
+        for button, word in (("Pause", "paused"), ("Resume", "running"), ("Stop", "stopped")):
+            clicked = page.evaluate("() => performance.now()")
+            page.get_by_role("button", name=button, exact=True).click()
+            page.wait_for_function(f"() => window.__live.status.length && "
+                                   f"window.__live.status[window.__live.status.length - 1][1].includes('{word}')",
+                                   timeout=30_000)
+            shown = page.evaluate("() => window.__live.status[window.__live.status.length - 1][0]")
+            latency[button] = (shown - clicked) / 1000
+            page.wait_for_timeout(800)
+        browser.close()
+    status = [(t / 1000, parse_done(s)) for t, s in live["status"] if len(parse_done(s)) == 2]
+    (t0, d0), (t1, d1) = status[0], status[-1]
+    rates = {name: (b - a) / (t1 - t0) for name, a, b in zip(("CRP", "pCRP"), d0, d1)}
+    window = (live["status"][-1][0] - live["status"][0][0]) / 1000
+    redraws = len(live["status"]) - 1
+    blocked = sum(live["longtasks"]) / 1000
+    return dict(redraws_per_second=redraws / window, stale_fraction=live["stale"] / max(live["samples"], 1),
+                blocked_ms_per_redraw=1000 * blocked / max(redraws, 1),
+                longest_task_ms=max(live["longtasks"], default=0.0), remounts=live["remounts"],
+                latency=latency, rates=rates, seconds=window)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sweeps", type=int, default=40_000)
+    parser.add_argument("--data", default="old-faithful")
+    parser.add_argument("--seconds", type=float, default=12.0, help="how long to watch before pressing Pause")
+    args = parser.parse_args()
+    batch = batch_rates(args.data, args.sweeps)
+    port = free_port()
+    server = start_server(port)
+    try:
+        seen = watched(f"http://127.0.0.1:{port}", args.sweeps, args.seconds)
+    finally:
+        server.terminate()
+        server.wait(10)
+    print(f"live Explorer, {args.data}, {args.sweeps:,} sweeps at full speed, 1280 x 800, watched for "
+          f"{seen['seconds']:.1f} s")
+    print(f"  redraws per second          {seen['redraws_per_second']:.2f}   (target >= 2)")
+    print(f"  stale (faded) fraction      {seen['stale_fraction']:.3f}")
+    print(f"  main thread blocked/redraw  {seen['blocked_ms_per_redraw']:.0f} ms   (target < 150 ms; longest "
+          f"task {seen['longest_task_ms']:.0f} ms)")
+    print(f"  charts re-created           {seen['remounts']}")
+    for button, value in seen["latency"].items():
+        print(f"  {button:6s} shown after         {value:.2f} s   (target <= 0.5 s)")
+    for name in ("CRP", "pCRP"):
+        w, b = seen["rates"][name], batch[name]
+        print(f"  {name:5s} sweeps/s watched {w:9,.0f}  batch (2 threads, unwatched) {b:9,.0f}  ratio {w / b:.2f}"
+              "   (target >= 0.80)")
+
+
+if __name__ == "__main__":
+    main()

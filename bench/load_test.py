@@ -1,0 +1,138 @@
+"""Several visitors at once: does every watched run finish, and does the server give back what it took?
+
+    python bench/load_test.py [--sessions 8] [--sweeps 20000] [--after 120]
+
+Starts `streamlit run app.py`, opens --sessions browser tabs (separate sessions, Debian chromium),
+presses Start in each (CRP + pCRP on Old Faithful, --sweeps sweeps at full speed) and watches them
+until every run has finished or stopped. Meanwhile it samples the server's resident memory and
+thread count, and the latency of the health check (/_stcore/health) every 0.2 s. Then it closes every
+tab and waits --after seconds. Printed: runs finished / started, peak RSS (goal < 1.5 GB), health
+latency p50 / p99 / max (goal p99 < 1 s), and RSS and threads before, at the peak, and after the tabs
+closed (goal: back within 10% of before).
+"""
+
+import argparse
+import re
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from live_browser import ARGS, CHROMIUM, free_port, start_server  # noqa: E402
+
+
+class Sampler(threading.Thread):
+    """Samples RSS and threads of the server process and health-check latency until stopped."""
+
+    def __init__(self, pid, url):
+        super().__init__(daemon=True)
+        self.proc, self.url = psutil.Process(pid), url
+        self.rss, self.threads, self.latency, self.times = [], [], [], []
+        self.stop_event = threading.Event()
+
+    def snapshot(self):
+        return self.proc.memory_info().rss, self.proc.num_threads()
+
+    def run(self):
+        while not self.stop_event.is_set():
+            rss, threads = self.snapshot()
+            self.rss.append(rss)
+            self.threads.append(threads)
+            start = time.perf_counter()
+            try:
+                urllib.request.urlopen(self.url + "/_stcore/health", timeout=30).read()
+                self.latency.append(time.perf_counter() - start)
+            except OSError:
+                self.latency.append(float("inf"))
+            self.times.append(start)
+            self.stop_event.wait(0.2)
+
+
+def state_of(page):
+    text = " ".join(page.get_by_text(re.compile(r"/ [\d,]+ sweeps")).all_inner_texts())
+    return re.findall(r"(running|paused|finished|stopped|failed)[^:]*: ([\d,]+) / ([\d,]+) sweeps", text)
+
+
+def main():
+    from playwright.sync_api import sync_playwright
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--sweeps", type=int, default=20_000)
+    parser.add_argument("--after", type=float, default=120.0, help="seconds to wait after closing the tabs")
+    parser.add_argument("--timeout", type=float, default=900.0)
+    args = parser.parse_args()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = start_server(port)
+    try:
+        sampler = Sampler(server.pid, url)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            # first visit with a short run: imports, numba's compiled kernels and the page's caches are
+            # loaded once per server process; the baseline is taken after that
+            warm = browser.new_context().new_page()
+            warm.goto(f"{url}/?sweeps=200&burn_in=50&pace=full+speed")
+            warm.get_by_role("button", name="Start").wait_for(timeout=120_000)
+            warm.get_by_role("button", name="Start").click()
+            warm.get_by_text(re.compile("finished: 200 / 200")).first.wait_for(timeout=120_000)
+            warm.context.close()
+            time.sleep(10)
+            before = sampler.snapshot()
+            sampler.start()
+            pages = []
+            for _ in range(args.sessions):
+                page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+                page.goto(f"{url}/?sweeps={args.sweeps}&burn_in={args.sweeps // 4}&pace=full+speed")
+                pages.append(page)
+            for page in pages:
+                page.get_by_role("button", name="Start").wait_for(timeout=120_000)
+                page.get_by_role("button", name="Start").click()
+            started = time.monotonic()
+            states = {}
+            while time.monotonic() - started < args.timeout:
+                states = {i: state_of(page) for i, page in enumerate(pages)}
+                if all(len(s) == 2 and all(word in ("finished", "stopped", "failed") for word, *_ in s)
+                       for s in states.values()):
+                    break
+                time.sleep(2)
+            elapsed = time.monotonic() - started
+            finished = sum(len(s) == 2 and all(word == "finished" for word, *_ in s) for s in states.values())
+            peak_rss, peak_threads = max(sampler.rss), max(sampler.threads)
+            latency = np.array(sampler.latency)
+            for page in pages:
+                page.context.close()
+            browser.close()
+        time.sleep(args.after)
+        sampler.stop_event.set()
+        after = sampler.snapshot()
+    finally:
+        server.terminate()
+        server.wait(10)
+    mib = 2**20
+    print(f"{args.sessions} sessions x 2 chains on Old Faithful, {args.sweeps:,} sweeps each, at full speed")
+    print(f"  runs finished while watched   {finished} / {args.sessions}   (in {elapsed:.0f} s)")
+    for i, s in states.items():
+        if not (len(s) == 2 and all(word == "finished" for word, *_ in s)):
+            print(f"    session {i}: {s}")
+    print(f"  peak RSS                      {peak_rss / mib:.0f} MiB   (goal < 1,536 MiB)")
+    print(f"  health check latency          p50 {np.percentile(latency, 50) * 1000:.0f} ms, "
+          f"p99 {np.percentile(latency, 99) * 1000:.0f} ms, max {latency.max() * 1000:.0f} ms   (goal p99 < 1 s)")
+    slow = [(t - sampler.times[0], lat) for t, lat in zip(sampler.times, sampler.latency) if lat > 1.0]
+    if slow:
+        print("  health checks over 1 s (seconds since sampling began, latency): "
+              + ", ".join(f"{t:.1f}: {lat:.2f}" for t, lat in slow[:10]))
+    print(f"  RSS     before {before[0] / mib:.0f} MiB, peak {peak_rss / mib:.0f} MiB, {args.after:.0f} s after the "
+          f"tabs closed {after[0] / mib:.0f} MiB ({100 * (after[0] - before[0]) / before[0]:+.1f}%)")
+    print(f"  threads before {before[1]}, peak {peak_threads}, {args.after:.0f} s after {after[1]}")
+
+
+if __name__ == "__main__":
+    main()
