@@ -401,12 +401,11 @@ def live_panel():
         run.set_pace(es.PACES[S["pace"]])
         snaps = run.snapshots()
         st.markdown(" · ".join(status_text(name, snap) for name, snap in snaps.items()))
-        replay_index = None
+        # the replay slider sits below the charts (so showing it does not move them): read its value first
         first = next(iter(snaps.values()))
-        if not run.running and len(first.replay_sweeps):
-            options = ["now"] + [f"{s:,}" for s in first.replay_sweeps]
-            choice = st.select_slider("Replay: show the clusters at sweep", options=options, value="now", key="scrub")
-            replay_index = None if choice == "now" else options.index(choice) - 1
+        options = ["now"] + [f"{s:,}" for s in first.replay_sweeps]
+        choice = state.get("scrub", "now") if not run.running else "now"
+        replay_index = options.index(choice) - 1 if choice in options[1:] else None
         # the K axes grow in steps, so the charts' specifications (and the page) stay still
         k_top = max([int(s.K.max()) for s in snaps.values() if s.K.size] + [3])
         state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,
@@ -417,6 +416,8 @@ def live_panel():
             chain_row(run, index, name, snap, replay_index, k_max, presentation, last=index == len(snaps) - 1)
         if run.plan.thin_raised:
             st.caption(run.plan.describe())
+        if not run.running and len(options) > 1:
+            st.select_slider("Replay: show the clusters at sweep", options=options, value=choice, key="scrub")
         if state.get("polling") and not run.live:
             st.rerun(scope="app")  # the run ended: redraw once with its details, and stop polling
 

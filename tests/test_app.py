@@ -370,3 +370,20 @@ def test_choose_r_has_no_scheduler_field_and_uses_the_server_side_cluster(monkey
         at.button(key="cv_run").click().run()
         assert not at.exception, at.exception
         assert at.session_state["cv_result"].settings["scheduler"] == cluster.scheduler_address
+
+
+def test_an_unexpected_error_shows_one_line_not_a_traceback(monkeypatch):
+    """Visitors never see a traceback or server paths: the page guard shows one line (and logs)."""
+    from pcrp import live_view
+
+    def broken(K, n_bins=None):
+        raise RuntimeError("/srv/secret/path exploded")
+
+    at = fast(AppTest.from_file("../app.py", default_timeout=TIMEOUT).run())
+    at.button(key="start").click().run()
+    monkeypatch.setattr(live_view, "trace_envelope", broken)
+    at.run()
+    assert not at.exception, at.exception
+    shown = " ".join(e.value for e in at.error)
+    assert "Something went wrong in the live view" in shown and "/srv/secret" not in shown
+    at.session_state["run"].stop("test over")
