@@ -255,14 +255,15 @@ def keep_schedule(iters, burn_in, thin):
 
 
 def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
-        init="kmeans:10", callback=None):
+        init="kmeans:10", callback=None, **sampler_options):
     """Run a chain and record K, the log joint and the thinned label draws.
 
     Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters
-    (1-based). ``callback(sampler, sweeps_done)`` is called after each chunk.
+    (1-based). ``callback(sampler, sweeps_done)`` is called after each chunk, and at
+    every kept sweep. Other keyword options are passed to :class:`Sampler`.
     """
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
-    sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed)
+    sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed, **sampler_options)
     kept_sweeps = keep_schedule(iters, burn_in, thin)
     labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=label_dtype(X.shape[0]))
     K = np.empty(iters, dtype=np.int64)

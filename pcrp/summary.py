@@ -1,16 +1,23 @@
-"""Summaries of chains: clustering metrics, posterior of K, posterior density.
+"""Summaries of chains: clustering metrics, posterior of K, MCMC diagnostics.
 
 Metric conventions (stated in the app next to every number):
 - NMI = I(U; V) / sqrt(H(U) H(V)) ("geometric" normalisation, the authors' choice and
   scikit-learn's ``average_method="geometric"``); 1 for identical partitions.
 - VI = H(U | V) + H(V | U) in bits (log base 2, the authors' choice); 0 for identical partitions.
+
+Diagnostics and standard errors come from ArviZ, on (chain, draw) arrays:
+- R-hat: rank-normalised split R-hat (Vehtari et al. 2021), ``az.rhat(method="rank")``.
+- ESS: bulk and tail effective sample sizes, in draws, ``az.ess(method="bulk" | "tail")``.
+- MCSE: Monte Carlo standard error of the mean, sd / sqrt(ESS of the mean), ``az.mcse(method="mean")``.
+  Standard errors in tables and metrics are MCSEs: they account for autocorrelation, where
+  std / sqrt(n) would treat correlated draws as independent.
+The posterior density lives in :mod:`pcrp.density`, partition summaries in :mod:`pcrp.partition`.
 """
 
+import math
+import warnings
+
 import numpy as np
-
-from scipy import stats
-
-from .niw_math import student_t_params
 
 
 def _contingency(a, b):
@@ -45,12 +52,18 @@ def vi(true, pred, base=2.0):
 
 
 def metric_summary(true, label_draws):
-    """Mean and standard error of NMI and VI over label draws (n_draws, N)."""
+    """Mean and MCSE of NMI and VI against ``true`` (N,) over label draws.
+
+    label_draws: (n_draws, N) for one chain or (n_chains, n_draws, N) for several.
+    Returns {"NMI": (mean, MCSE), "VI": (mean, MCSE)}; the MCSE is nan below 4 draws per chain.
+    """
+    draws = np.asarray(label_draws)
+    if draws.ndim == 2:
+        draws = draws[None]
     out = {}
     for name, fn in (("NMI", nmi), ("VI", vi)):
-        values = np.array([fn(true, z) for z in label_draws])
-        se = values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.nan
-        out[name] = (float(values.mean()), float(se))
+        values = np.array([[fn(true, z) for z in chain] for chain in draws])
+        out[name] = mean_and_mcse(values)
     return out
 
 
@@ -65,40 +78,92 @@ def oracle_alpha(k_true, n):
     return float(k_true) / float(np.log(n))
 
 
-def posterior_density_1d(grid, X, labels, niw):
-    """Mixture density on ``grid`` (G,) for 1-D data given one labelling.
+# R-hat above this means the chains disagree (Vehtari et al. 2021 recommend 1.01).
+RHAT_THRESHOLD = 1.01
+MIN_DRAWS = 4  # ArviZ's minimum draws per chain for ESS and MCSE
 
-    Each cluster contributes weight N_k / N times its posterior predictive (Student-t).
-    Returns (density (G,), components (K, G)) in the units of X.
+
+def _chain_draw(values):
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 1:
+        values = values[None]
+    if values.ndim != 2:
+        raise ValueError(f"expected a (chain, draw) array, got shape {values.shape}.")
+    return values
+
+
+def _quiet(fn, values, **kwargs):
+    """Call an ArviZ diagnostic on a (chain, draw) array; a float (nan where it is undefined)."""
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore")
+        return float(np.asarray(fn(values, **kwargs)).reshape(-1)[0])
+
+
+def mean_and_mcse(values):
+    """(mean, MCSE of the mean) of (chain, draw) or (draw,) values, pooling the chains.
+
+    The MCSE is ArviZ's ``mcse(method="mean")``: 0 for constant values, nan with fewer than
+    4 draws per chain (too few to estimate the autocorrelation).
     """
-    X = np.asarray(X).reshape(-1, 1)
-    N = X.shape[0]
-    comps = []
-    for k in np.unique(labels):
-        block = X[labels == k]
-        comps.append(block.shape[0] / N * _predictive_many(np.asarray(grid).reshape(-1, 1), block, niw))
-    comps = np.array(comps)
-    return comps.sum(axis=0), comps
+    values = _chain_draw(values)
+    mean = float(values.mean()) if values.size else float("nan")
+    if values.shape[1] < MIN_DRAWS:
+        return mean, float("nan")
+    import arviz as az
+
+    return mean, _quiet(az.mcse, values, method="mean")
 
 
-def averaged_density_1d(grid, X, label_draws, niw, max_draws=50):
-    """Posterior density on ``grid`` (G,) averaged over up to ``max_draws`` evenly spaced draws (S, N)."""
-    label_draws = np.asarray(label_draws)
-    picks = np.unique(np.linspace(0, len(label_draws) - 1, min(max_draws, len(label_draws))).astype(int))
-    return np.mean([posterior_density_1d(grid, X, label_draws[s], niw)[0] for s in picks], axis=0)
+def chain_diagnostics(values):
+    """MCMC diagnostics of one quantity from (chain, draw) values, pooled and per chain.
+
+    Returns {"mean", "mcse", "rhat", "ess_bulk", "ess_tail", "per_chain": [{...}, ...]}.
+    Pooled R-hat compares the chains (rank-normalised split R-hat; nan with one chain or
+    constant values). A chain's own R-hat compares its two halves as if they were two chains
+    (ArviZ splits each half again, so four quarters are compared): it flags a chain that is
+    still drifting. ESS is in draws; MCSE is the Monte Carlo standard error of the mean.
+    """
+    import arviz as az
+
+    values = _chain_draw(values)
+    n_chains, n_draws = values.shape
+
+    def stats(v, rhat):
+        mean, mcse = mean_and_mcse(v)
+        enough = v.shape[1] >= MIN_DRAWS
+        return {
+            "mean": mean,
+            "mcse": mcse,
+            "rhat": rhat,
+            "ess_bulk": _quiet(az.ess, v, method="bulk") if enough else float("nan"),
+            "ess_tail": _quiet(az.ess, v, method="tail") if enough else float("nan"),
+        }
+
+    pooled_rhat = _quiet(az.rhat, values, method="rank") if n_chains >= 2 and n_draws >= MIN_DRAWS else float("nan")
+    out = stats(values, pooled_rhat)
+    half = n_draws // 2
+    out["per_chain"] = [
+        stats(chain[None], _quiet(az.rhat, np.vstack([chain[:half], chain[half:2 * half]]), method="rank")
+              if half >= MIN_DRAWS else float("nan"))
+        for chain in values
+    ]
+    return out
 
 
-def posterior_density_2d(xx, yy, X, labels, niw):
-    """2-D mixture density on a mesh (xx, yy of equal shape): sum_k N_k / N * predictive_k."""
-    points = np.column_stack([xx.ravel(), yy.ravel()])
-    N = X.shape[0]
-    total = np.zeros(points.shape[0])
-    for k in np.unique(labels):
-        block = X[labels == k]
-        total += block.shape[0] / N * _predictive_many(points, block, niw)
-    return total.reshape(xx.shape)
+def rhat_warnings(diagnostics, threshold=RHAT_THRESHOLD):
+    """Warning lines for every quantity whose pooled R-hat exceeds ``threshold``.
 
-
-def _predictive_many(points, block, niw):
-    df, loc, scale = student_t_params(block, niw.m0, niw.kappa0, niw.nu0, niw.S0)
-    return np.atleast_1d(stats.multivariate_t(loc=loc, shape=scale, df=df).pdf(points))
+    diagnostics: {quantity name: :func:`chain_diagnostics` result}. Returns a list of strings
+    (empty when the chains agree), each naming the figure and what to do.
+    """
+    lines = []
+    for name, diag in diagnostics.items():
+        rhat = diag.get("rhat", float("nan"))
+        if rhat is not None and not math.isnan(rhat) and rhat > threshold:
+            means = ", ".join(f"{c['mean']:.3g}" for c in diag.get("per_chain", []))
+            lines.append(
+                f"R-hat on {name} is {rhat:.3g} (> {threshold}): the chains disagree (chain means {means}); "
+                "the results depend on where the chains started. Run more sweeps, or add more split-merge moves "
+                "per sweep, and check again."
+            )
+    return lines

@@ -1,0 +1,324 @@
+"""Several chains of the sampler, run side by side, and the container that holds them.
+
+>>> chains = run_chains(X, PowerCRP(1, 1.4), resolve_niw(X), n_chains=4, iters=2000, burn_in=1000, thin=5,
+...                     seed=0, init=["one", "kmeans:10", "random:20"])
+>>> chains.K.shape, chains.labels.shape          # (4, 2000), (4, 200, N)
+>>> chains.diagnostics()["K"]["rhat"]            # do the chains agree?
+>>> chains.save("run.npz"); ChainSet.load("run.npz")
+
+Chains run in threads (joblib, ``prefer="threads"``: the numba kernels release the GIL), each
+with its own seed stream spawned from one ``SeedSequence(seed)``, so a run is reproducible from
+its seed whatever the number of threads. Starts may differ per chain: chains from different starts
+that agree (R-hat near 1) are the evidence that the results depend on the model, not on the start.
+
+:func:`run_config` is the one shape of a run's settings (prior, NIW, schedule, seeds, moves,
+starts, data) for the CLI, the app, cross validation and the reproduction.
+"""
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .sampler import SamplerError, check_schedule, keep_schedule, label_dtype, parse_init, run
+
+# Starts used per chain when none is given, cycled: k-means++ (a good start, and the single-chain
+# default), everything in one cluster (under-dispersed in K) and 20 random clusters
+# (over-dispersed). Chains from such different starts show start dependence instead of hiding it.
+DEFAULT_INITS = ("kmeans:10", "one", "random:20")
+
+SM_STATS = ("splits_proposed", "splits_accepted", "merges_proposed", "merges_accepted")
+
+# Keys of a saved ChainSet (RESULT.npz may hold more: see pcrp.cli).
+_ARRAYS = ("K", "log_joint", "labels", "kept_sweeps", "seconds_per_sweep", "split_merge_stats",
+           "split_merge_history")
+
+
+def resolve_inits(init, n_chains):
+    """One start per chain: ``init`` is one value ('one', 'random:K', 'kmeans:K' or an (N,) array of
+    labels) used by every chain, or a list/tuple of values cycled over the chains; None means
+    :data:`DEFAULT_INITS`. Checks each value and returns a list of n_chains starts."""
+    if init is None:
+        init = DEFAULT_INITS
+    if isinstance(init, (str, np.ndarray)):
+        init = [init]
+    elif not isinstance(init, (list, tuple)) or len(init) == 0:
+        raise SamplerError(
+            "init must be one start ('one', 'random:K', 'kmeans:K' or an array of labels) or a non-empty "
+            f"list of starts, one per chain (got {init!r})."
+        )
+    starts = [value if isinstance(value, str) else np.asarray(value) for value in init]
+    for value in starts:
+        parse_init(value)
+    return [starts[c % len(starts)] for c in range(n_chains)]
+
+
+def chain_seeds(seed, n_chains):
+    """Independent per-chain seeds (ints) spawned from ``SeedSequence(seed)``; seed None draws fresh entropy."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise SamplerError(f"seed must be a whole number >= 0, or None for a fresh one (got {seed!r}).")
+    children = np.random.SeedSequence(seed).spawn(n_chains)
+    return [int(child.generate_state(1, dtype=np.uint64)[0]) for child in children]
+
+
+def data_description(dataset, name=None):
+    """What a run's configuration records about a :class:`pcrp.data.Dataset`."""
+    return {
+        "data": name or dataset.name,
+        "standardize": bool(dataset.standardized),
+        "columns": list(dataset.columns),
+        "n": int(dataset.n),
+        "d": int(dataset.dim),
+        "data_source": dataset.source,
+    }
+
+
+def _describe_init(value):
+    return value if isinstance(value, str) else "labels"
+
+
+def run_config(prior, niw, *, iters, burn_in, thin, seed, chain_seeds=None, inits=None, moves=None, data=None):
+    """The settings of a run as one JSON-serialisable dict: the one shape used everywhere.
+
+    prior: a seating prior (``prior``, ``alpha``, and ``r``: 1.0 for the CRP, which is the pCRP with r = 1).
+    niw: the resolved NIW hyperparameters (``m0``, ``kappa0``, ``nu0``, ``S0``).
+    iters, burn_in, thin: the schedule; seed: the run's seed as given; chain_seeds: the per-chain seeds.
+    inits: the start of each chain ('labels' for a given array); ``n_chains`` is its length.
+    moves: the sampler's move options as passed to :class:`pcrp.sampler.Sampler` (``split_merge``, ...).
+    data: a description of the data (:func:`data_description`, or at least ``n`` and ``d``).
+    """
+    inits = list(inits or [])
+    config = {
+        **prior.params(),
+        "r": float(getattr(prior, "r", 1.0)),
+        **niw.as_dict(),
+        "iters": int(iters),
+        "burn_in": int(burn_in),
+        "thin": int(thin),
+        "seed": None if seed is None else int(seed),
+        "n_chains": len(inits),
+        "chain_seeds": [int(s) for s in (chain_seeds or [])],
+        "init": [_describe_init(v) for v in inits],
+        **_jsonable(moves or {}),
+        **_jsonable(data or {}),
+    }
+    return config
+
+
+def _jsonable(value):
+    """Plain Python types for json.dumps (numpy scalars and arrays converted)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+@dataclass
+class ChainSet:
+    """Several chains of one run, with a leading chain axis (C chains, T sweeps, S kept draws, N points).
+
+    K: (C, T) int64, clusters after each sweep.
+    log_joint: (C, T) float64, unnormalised log p(z, X) after each sweep.
+    labels: (C, S, N) kept label draws in :func:`pcrp.sampler.label_dtype`.
+    kept_sweeps: (S,) int64, 1-based sweep of each kept draw (:func:`pcrp.sampler.keep_schedule`).
+    seconds_per_sweep: (C,) kernel seconds per sweep of each chain.
+    split_merge_stats: (C, 4) int64 totals [splits proposed, accepted, merges proposed, accepted].
+    split_merge_history: (C, S, 4) int64, the same counts over the sweeps since the previous kept draw
+        (the first kept draw counts from the start of the chain).
+    config: :func:`run_config` of the run (holds the starts, seeds and schedule).
+    """
+
+    K: np.ndarray
+    log_joint: np.ndarray
+    labels: np.ndarray
+    kept_sweeps: np.ndarray
+    seconds_per_sweep: np.ndarray
+    split_merge_stats: np.ndarray
+    split_merge_history: np.ndarray
+    config: dict = field(default_factory=dict)
+
+    @property
+    def n_chains(self):
+        return self.K.shape[0]
+
+    @property
+    def n_kept(self):
+        return self.kept_sweeps.shape[0]
+
+    @property
+    def n_points(self):
+        return self.labels.shape[2]
+
+    @property
+    def burn_in(self):
+        return int(self.config.get("burn_in", 0))
+
+    @property
+    def inits(self):
+        return list(self.config.get("init", []))
+
+    @property
+    def kept_K(self):
+        """(C, S) K at the kept sweeps: the draws that diagnostics and summaries use."""
+        return self.K[:, self.kept_sweeps - 1]
+
+    @property
+    def kept_log_joint(self):
+        """(C, S) log joint at the kept sweeps."""
+        return self.log_joint[:, self.kept_sweeps - 1]
+
+    def pooled_labels(self):
+        """(C * S, N) all kept draws, chain after chain."""
+        return self.labels.reshape(-1, self.n_points)
+
+    def diagnostics(self):
+        """R-hat, bulk and tail ESS and MCSE of K and of the log joint over the kept draws, pooled and
+        per chain (:func:`pcrp.summary.chain_diagnostics`), as a JSON-serialisable dict."""
+        from .summary import chain_diagnostics
+
+        return {
+            "K": chain_diagnostics(self.kept_K),
+            "log_joint": chain_diagnostics(self.kept_log_joint),
+            "draws": f"{self.n_kept} kept draws per chain (sweeps {self.burn_in + 1}-{int(self.K.shape[1])}, "
+                     f"thin {self.config.get('thin', 1)}), {self.n_chains} chain(s)",
+        }
+
+    def to_inference_data(self):
+        """The kept draws as ArviZ InferenceData.
+
+        posterior: ``K`` and ``log_joint`` (chain, draw) and ``labels`` (chain, draw, point), with the
+        draw coordinate = the 1-based sweep of each kept draw; sample_stats: split-merge proposals and
+        acceptances since the previous kept draw (chain, draw); attrs: the run configuration as JSON.
+        """
+        import arviz as az
+
+        coords = {"chain": np.arange(self.n_chains), "draw": self.kept_sweeps, "point": np.arange(self.n_points)}
+        history = self.split_merge_history
+        return az.from_dict(
+            posterior={"K": self.kept_K, "log_joint": self.kept_log_joint, "labels": self.labels},
+            sample_stats={name: history[:, :, j] for j, name in enumerate(SM_STATS)},
+            coords=coords,
+            dims={"labels": ["point"]},
+            attrs={"config": json.dumps(self.config), "inference_library": "pcrp"},
+        )
+
+    def save(self, path, extra=None):
+        """Write an .npz file (exactly at ``path``) that :meth:`load` reads without unpickling.
+
+        extra: further named arrays to store alongside (the CLI adds psm, point_labels, ...).
+        """
+        arrays = {name: getattr(self, name) for name in _ARRAYS}
+        arrays["config"] = np.array(json.dumps(self.config))
+        arrays.update(extra or {})
+        with open(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+
+    @classmethod
+    def load(cls, path):
+        """Read a file written by :meth:`save` (npz, ``allow_pickle=False``).
+
+        A single-chain file of the old layout (K of shape (T,)) gets a chain axis of length one.
+        """
+        with np.load(path, allow_pickle=False) as f:
+            missing = [name for name in ("K", "log_joint", "labels", "kept_sweeps", "config") if name not in f]
+            if missing:
+                raise ValueError(f"{path} is not a pcrp result: it lacks {', '.join(missing)}.")
+            data = {name: f[name] for name in _ARRAYS if name in f}
+            config = json.loads(str(f["config"]))
+        if data["K"].ndim == 1:
+            for name in ("K", "log_joint", "labels", "seconds_per_sweep", "split_merge_stats"):
+                if name in data:
+                    data[name] = data[name][None]
+        C, S = data["labels"].shape[:2]
+        data.setdefault("seconds_per_sweep", np.full(C, np.nan))
+        data.setdefault("split_merge_stats", np.zeros((C, 4), dtype=np.int64))
+        data.setdefault("split_merge_history", np.zeros((C, S, 4), dtype=np.int64))
+        return cls(config=config, **data)
+
+
+def _check_sampler_options(options):
+    import inspect
+
+    from .sampler import Sampler
+
+    known = [name for name, p in inspect.signature(Sampler).parameters.items()
+             if p.kind == p.KEYWORD_ONLY and name not in ("init", "seed")]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise SamplerError(f"unknown sampler option {', '.join(unknown)}; the sampler accepts: {', '.join(known)}.")
+
+
+def _run_one(X, prior, niw, iters, burn_in, thin, seed, init, index, callback, sampler_options):
+    kept = keep_schedule(iters, burn_in, thin)
+    history = np.zeros((kept.size, 4), dtype=np.int64)
+    previous = np.zeros(4, dtype=np.int64)
+    position = {int(s): j for j, s in enumerate(kept)}
+
+    def record(sampler, done):
+        nonlocal previous
+        j = position.get(int(done))
+        if j is not None:
+            now = np.asarray(sampler.sm_stats[:4], dtype=np.int64)
+            history[j] = now - previous
+            previous = now.copy()
+        if callback is not None:
+            callback(index, done)
+
+    chain = run(X, prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed, init=init, callback=record,
+                **sampler_options)
+    return chain, history
+
+
+def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1, seed=None, n_jobs=-1,
+               data=None, callback=None, **sampler_options):
+    """Run ``n_chains`` chains of the sampler in threads; returns a :class:`ChainSet`.
+
+    X: (N, d) data; prior: a seating prior; niw: resolved NIW hyperparameters.
+    init: one start for every chain or a list cycled over the chains (:func:`resolve_inits`);
+        None cycles :data:`DEFAULT_INITS`.
+    iters, burn_in, thin: the schedule; draws are kept at :func:`pcrp.sampler.keep_schedule`.
+    seed: int >= 0 or None; chain c uses the c-th seed spawned from it (:func:`chain_seeds`).
+    n_jobs: threads (joblib; -1 = all cores).
+    data: description of the data for the configuration (:func:`data_description`); default n and d.
+    callback(chain_index, sweeps_done): called from the worker threads after each chunk of sweeps.
+    sampler_options: passed to :class:`pcrp.sampler.Sampler` (``split_merge=...`` and other moves)
+        and recorded in the configuration.
+    """
+    import joblib
+
+    if isinstance(n_chains, bool) or not isinstance(n_chains, (int, np.integer)) or n_chains < 1:
+        raise SamplerError(f"n_chains must be a whole number >= 1 (got {n_chains!r}).")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise SamplerError(f"n_jobs must be a whole number: threads to use, or -1 for all cores (got {n_jobs!r}).")
+    iters, burn_in, thin = check_schedule(iters, burn_in, thin)
+    inits = resolve_inits(init, n_chains)
+    seeds = chain_seeds(seed, n_chains)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    sampler_options.setdefault("split_merge", True)
+    _check_sampler_options(sampler_options)
+    tasks = [joblib.delayed(_run_one)(X, prior, niw, iters, burn_in, thin, seeds[c], inits[c], c, callback,
+                                      sampler_options) for c in range(n_chains)]
+    results = joblib.Parallel(n_jobs=min(n_jobs, n_chains) if n_jobs > 0 else n_jobs, prefer="threads")(tasks)
+    chains = [chain for chain, _ in results]
+    moves = dict(sampler_options)
+    moves["split_merge"] = int(moves["split_merge"])
+    if data is None:
+        data = {"n": int(X.shape[0]), "d": int(X.shape[1])}
+    config = run_config(prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed, chain_seeds=seeds,
+                        inits=inits, moves=moves, data=data)
+    N = X.shape[0]
+    return ChainSet(
+        K=np.stack([c.K for c in chains]),
+        log_joint=np.stack([c.log_joint for c in chains]),
+        labels=np.stack([c.labels for c in chains]).astype(label_dtype(N), copy=False),
+        kept_sweeps=chains[0].kept_sweeps.copy(),
+        seconds_per_sweep=np.array([c.seconds_per_sweep for c in chains]),
+        split_merge_stats=np.stack([np.asarray(c.split_merge_stats[:4], dtype=np.int64) for c in chains]),
+        split_merge_history=np.stack([history for _, history in results]),
+        config=config,
+    )
