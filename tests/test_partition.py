@@ -1,0 +1,205 @@
+"""Partition summaries against the exact posterior (N <= 8, all partitions enumerated).
+
+The exact references here are computed by a different route from pcrp.partition:
+- co-clustering probabilities by summing p(z) over partitions pair by pair;
+- expected VI of every candidate through the subset decomposition
+  N E[VI(c, Z)] = sum_k F(|C_k|) + E[sum_l F(|Z_l|)] - 2 sum_k g(C_k),  g(A) = E[sum_l F(|A n Z_l|)],
+  F(x) = x log2 x, with g tabulated over all 2^N subsets A;
+- expected Binder loss from the exact co-clustering probabilities.
+"""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from pcrp.exact import canonical, exact_posterior
+from pcrp.model import CRP, PowerCRP, resolve_niw
+from pcrp.partition import (cluster_confidence, compact_labels, expected_binder, expected_loss, expected_vi,
+                            point_estimate, similarity_matrix, similarity_order, unique_draws)
+from pcrp.sampler import run
+from pcrp.summary import vi
+
+
+def data(n, d, seed):
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    return (X - X.mean(axis=0)) / X.std(axis=0)
+
+
+CASES = {
+    "N7-d1-pCRP1.3": (7, 1, PowerCRP(1.0, 1.3)),
+    "N8-d2-CRP": (8, 2, CRP(1.0)),
+    "N8-d1-pCRP1.8": (8, 1, PowerCRP(1.0, 1.8)),
+}
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def exact(request):
+    n, d, prior = CASES[request.param]
+    X = data(n, d, seed=n)
+    niw = resolve_niw(X)
+    parts, probs = exact_posterior(X, prior, niw)
+    return dict(X=X, prior=prior, niw=niw, parts=np.array(parts), probs=probs)
+
+
+def exact_psm(parts, probs):
+    n = parts.shape[1]
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = probs[parts[:, i] == parts[:, j]].sum()
+    return out
+
+
+def xlog2x(x):
+    x = np.asarray(x, dtype=float)
+    return np.where(x > 0, x * np.log2(np.maximum(x, 1.0)), 0.0)
+
+
+def all_expected_vi(candidates, parts, probs):
+    """Expected VI (bits) of every candidate partition under weights ``probs`` over ``parts``."""
+    n = parts.shape[1]
+    onehot = (parts[:, :, None] == np.arange(n)).astype(float)  # (B, N, L)
+    subsets = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1).astype(float)  # (2^N, N)
+    overlaps = np.einsum("an,bnl->abl", subsets, onehot)  # |A n Z_l| for every subset and partition
+    g = xlog2x(overlaps).sum(axis=2) @ probs  # (2^N,)
+    draws_term = xlog2x(onehot.sum(axis=1)).sum(axis=1) @ probs
+    out = np.empty(len(candidates))
+    for c, labels in enumerate(candidates):
+        total = draws_term
+        for k in np.unique(labels):
+            members = labels == k
+            total += xlog2x(members.sum()) - 2.0 * g[int((members * (1 << np.arange(n))).sum())]
+        out[c] = total / n
+    return out
+
+
+def empirical_weights(parts, draws):
+    """Weights of the enumerated partitions given by the frequencies of ``draws``."""
+    counts = Counter(canonical(z) for z in draws)
+    return np.array([counts.get(tuple(p), 0) for p in parts], dtype=float) / len(draws)
+
+
+def test_subset_reference_agrees_with_vi_for_a_few_candidates(exact):
+    # guards the reference itself: its expected VI equals the weighted mean of summary.vi
+    parts, probs = exact["parts"], exact["probs"]
+    picks = parts[[0, 5, len(parts) // 2, -1]]
+    direct = [sum(p * vi(c, z) for p, z in zip(probs, parts)) for c in picks]
+    assert all_expected_vi(picks, parts, probs) == pytest.approx(direct, abs=1e-9)
+
+
+def test_similarity_matrix_equals_exact_coclustering_probabilities(exact):
+    psm = similarity_matrix(exact["parts"], weights=exact["probs"])
+    assert psm.dtype == np.float32
+    # float32 accumulation of 4140 terms: error well below 1e-5
+    assert np.abs(psm - exact_psm(exact["parts"], exact["probs"])).max() < 1e-5
+
+
+def test_similarity_matrix_from_sampler_draws_matches_exact(exact):
+    # 20,000 sweeps, every one kept. Each entry is the mean of a 0/1 sequence whose integrated
+    # autocorrelation time is at most about 4 on these overlapping data (see test_exact_posterior),
+    # so its standard error is at most sqrt(0.25 / 5,000) = 0.0071; the largest of <= 28 entries
+    # stays below 4 standard errors with probability > 0.998: tolerance 0.03.
+    chain = run(exact["X"], exact["prior"], exact["niw"], iters=20_000, burn_in=0, thin=1, seed=5, init="one")
+    psm = similarity_matrix(chain.labels)
+    assert np.abs(psm - exact_psm(exact["parts"], exact["probs"])).max() < 0.03
+
+
+def test_similarity_matrix_chunking_pooling_and_weights_agree():
+    rng = np.random.default_rng(0)
+    draws = rng.integers(0, 5, size=(3, 40, 30))
+    whole = similarity_matrix(draws)
+    # a budget of one draw's memberships per chunk exercises every chunk boundary
+    assert np.array_equal(similarity_matrix(draws, chunk_bytes=4 * 30 * 5), whole)
+    assert np.array_equal(similarity_matrix(draws.reshape(120, 30)), whole)
+    by_hand = np.mean([(z[:, None] == z[None, :]) for z in draws.reshape(120, 30)], axis=0)
+    assert np.allclose(whole, by_hand, atol=1e-6)
+    # merged duplicates with weights give the same matrix as the repeated draws
+    distinct, weights = unique_draws(np.concatenate([draws[0], draws[0][:10]]))
+    assert np.allclose(similarity_matrix(distinct, weights=weights),
+                       similarity_matrix(np.concatenate([draws[0], draws[0][:10]])), atol=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["vi", "binder"])
+def test_point_estimate_is_the_exact_minimiser(exact, loss):
+    parts, probs = exact["parts"], exact["probs"]
+    if loss == "vi":
+        losses = all_expected_vi(parts, parts, probs)
+    else:
+        psm = exact_psm(parts, probs)
+        losses = np.array([expected_binder(c, psm) for c in parts])
+    found = point_estimate(parts, loss, weights=probs, seed=3)
+    best = np.argsort(losses)
+    assert losses[best[1]] - losses[best[0]] > 1e-6  # a unique minimiser, so the labels must match
+    assert canonical(found.labels) == tuple(parts[best[0]])
+    assert found.expected_loss == pytest.approx(losses[best[0]], abs=1e-6)
+    assert expected_loss(found.labels, parts, loss, weights=probs) == pytest.approx(losses[best[0]], abs=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["vi", "binder"])
+def test_point_estimate_from_sampler_draws(exact, loss):
+    """With MCMC draws the search must find the minimiser of the *estimated* expected loss (checked over all
+    partitions), and then its exact expected loss is within 2 eps of the exact minimum, eps being the largest
+    estimation error of the expected loss over all partitions."""
+    parts, probs = exact["parts"], exact["probs"]
+    chain = run(exact["X"], exact["prior"], exact["niw"], iters=20_000, burn_in=0, thin=1, seed=6, init="one")
+    weights = empirical_weights(parts, chain.labels)
+    if loss == "vi":
+        exact_losses = all_expected_vi(parts, parts, probs)
+        estimated = all_expected_vi(parts, parts, weights)
+    else:
+        exact_psm_, est_psm = exact_psm(parts, probs), exact_psm(parts, weights)
+        exact_losses = np.array([expected_binder(c, exact_psm_) for c in parts])
+        estimated = np.array([expected_binder(c, est_psm) for c in parts])
+    found = point_estimate(chain.labels, loss, seed=4)
+    found_index = [tuple(p) for p in parts].index(canonical(found.labels))
+    assert estimated[found_index] == pytest.approx(estimated.min(), abs=1e-9)
+    eps = np.abs(estimated - exact_losses).max()
+    assert exact_losses[found_index] <= exact_losses.min() + 2 * eps + 1e-12
+
+
+def test_search_beats_every_draw_and_is_reproducible():
+    rng = np.random.default_rng(1)
+    truth = np.repeat(np.arange(4), 15)
+    draws = np.array([np.where(rng.random(60) < 0.15, rng.integers(0, 6, 60), truth) for _ in range(80)])
+    for loss in ("vi", "binder"):
+        first = point_estimate(draws, loss, seed=7)
+        again = point_estimate(draws, loss, seed=7)
+        assert np.array_equal(first.labels, again.labels)
+        draw_losses = [expected_loss(z, draws, loss) for z in draws]
+        assert first.expected_loss <= min(draw_losses) + 1e-12
+        assert canonical(first.labels) == canonical(truth)  # 15% noise per draw: the truth is the summary
+    assert point_estimate(draws, "vi", seed=7).expected_loss == pytest.approx(
+        expected_vi(point_estimate(draws, "vi", seed=7).labels, draws), abs=1e-9)
+
+
+def test_labels_numbered_by_size_and_helpers():
+    draws = np.array([[0, 0, 1, 1, 1, 2]] * 3 + [[5, 5, 5, 5, 5, 0]])
+    est = point_estimate(draws, "binder")
+    assert est.labels.tolist() == [1, 1, 0, 0, 0, 2] and est.n_clusters == 3
+    compact, k = compact_labels(np.array([[7, 7, 3, 9]]))
+    assert compact.tolist() == [[0, 0, 1, 2]] and k.tolist() == [3]
+    psm = similarity_matrix(draws)
+    conf = cluster_confidence(psm, est.labels)
+    assert conf[5] == 1.0 and conf[2] == pytest.approx(1.0) and conf[0] == pytest.approx(1.0)
+    assert conf[0] > cluster_confidence(psm, [0, 0, 0, 0, 0, 1])[0]
+    order = similarity_order(psm, est.labels)
+    assert sorted(order.tolist()) == list(range(6)) and set(order[:3]) == {2, 3, 4}
+
+
+@pytest.mark.parametrize("bad,message", [
+    (np.zeros((0, 4), dtype=int), "label draws must be"),
+    (np.zeros(4, dtype=int), "label draws must be"),
+    (np.zeros((2, 4)), "must be integers"),
+])
+def test_bad_draws_are_refused(bad, message):
+    with pytest.raises(ValueError, match=message):
+        similarity_matrix(bad)
+
+
+def test_bad_loss_and_weights_are_refused():
+    draws = np.zeros((3, 4), dtype=int)
+    with pytest.raises(ValueError, match="loss must be one of vi, binder"):
+        point_estimate(draws, "ari")
+    with pytest.raises(ValueError, match="weights must be 3 finite non-negative"):
+        similarity_matrix(draws, weights=[1, -1, 1])
