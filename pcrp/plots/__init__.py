@@ -1,5 +1,5 @@
 """Plotly figure builders: plain data in, ``go.Figure`` out. No Streamlit here, and no maths:
-summaries are computed in :mod:`pcrp.summary` (and friends) and passed in.
+summaries are computed in :mod:`pcrp.summary`, :mod:`pcrp.density`, :mod:`pcrp.partition` (and friends) and passed in.
 
 One module per subject; everything is re-exported here, so ``from pcrp import plots`` and
 ``plots.k_trace(...)`` work. Side-by-side panels share axis ranges: pass the same ``y_range`` /
@@ -11,6 +11,7 @@ from .clusters import (cluster_scatter, cluster_sizes, cluster_sizes_compare, di
                        scatter_side_by_side)
 from .density import density_1d, density_2d, density_side_by_side
 from .live import CHAIN_COLOURS, clusters_chart, density_chart, k_histogram_chart, trace_chart
+from .posterior import diagnostics_table, point_estimate_scatter, posterior_density, similarity_heatmap
 from .style import LAYOUT, PALETTE, cluster_colours, side_by_side
 from .teaching import (distribution_compare, k_growth, next_customer_chart, order_probabilities, seating_choice_bars,
                        table_sizes_chart)

@@ -1,0 +1,227 @@
+"""Posterior density of the mixture (paper Fig. 5) and the posterior predictive of new points.
+
+Given one partition z of the data, a block k with N_k points has the NIW posterior predictive
+t_k(x) (a multivariate Student-t, DESIGN.md section 2). Two mixtures are built from it:
+
+- **Density of the data** (Fig. 5): f(x | z) = sum_k (N_k / N) t_k(x). Averaged over kept draws it
+  is the posterior mean of the mixture density, E[f(x) | X]: given z, the weights have posterior
+  mean N_k / N (Dirichlet(N_1, ..., N_K), the new-cluster mass left out as in the paper's figure)
+  and E[N(x; mu_k, Sigma_k) | X_k] = t_k(x).
+- **Posterior predictive of a new point** (the seating rule for customer N + 1):
+  p(x | z) = [sum_k g(N_k) t_k(x) + alpha t_0(x)] / [sum_k g(N_k) + alpha], g(n) = n^r, t_0 the prior
+  predictive. Used by the estimator's predict_proba and score_samples.
+
+Pointwise credible bands (1-D) are quantiles over posterior draws of the density *function*: for
+each of a subset of kept partitions, weights ~ Dirichlet(N_1..N_K) and (mu_k, Sigma_k) ~ the NIW
+posterior of each block, then f(x) = sum_k w_k N(x; mu_k, Sigma_k). So the band covers both the
+partition and the parameters, while the mean line is the exact average above.
+
+For d > 2 the figures use the first two axes (or any chosen ones): the marginal of the model on
+those axes is again an NIW mixture, with the same m0, kappa0 and S0 restricted to the axes and
+nu0 reduced by the number of dropped axes (the marginal of an inverse Wishart), so the projected
+predictive is exactly the marginal of the full predictive.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ._kernels import gibbs
+from ._kernels.niw import ROW_LOG_G
+from .model import NIW, CRP, log_weight_table
+from .niw_math import kernel_tables, posterior_params
+
+
+def marginal_niw(niw, axes):
+    """The NIW prior of the coordinates ``axes`` (a list of column indices) alone."""
+    axes = list(axes)
+    dropped = niw.dim - len(axes)
+    return NIW(m0=niw.m0[axes], kappa0=niw.kappa0, nu0=niw.nu0 - dropped, S0=niw.S0[np.ix_(axes, axes)])
+
+
+def project(X, niw, axes=(0, 1)):
+    """(X[:, axes], NIW of those axes) for figures of data with more columns than ``axes``."""
+    X = np.asarray(X, dtype=float)
+    axes = [a for a in axes if a < X.shape[1]]
+    if len(axes) == X.shape[1]:
+        return X, niw
+    return np.ascontiguousarray(X[:, axes]), marginal_niw(niw, axes)
+
+
+def grid_1d(x, n=300, pad=0.1):
+    """(n,) evenly spaced points covering x padded by ``pad`` x its range on each side."""
+    x = np.asarray(x, dtype=float).reshape(-1)
+    span = np.ptp(x) or 1.0
+    return np.linspace(x.min() - pad * span, x.max() + pad * span, n)
+
+
+def grid_2d(X, n=60, pad=0.15):
+    """Axes (gx (n,), gy (n,)) and the mesh points (n * n, 2), row-major in y then x (for contour z[y, x])."""
+    X = np.asarray(X, dtype=float)
+    gx, gy = grid_1d(X[:, 0], n, pad), grid_1d(X[:, 1], n, pad)
+    xx, yy = np.meshgrid(gx, gy)
+    return gx, gy, np.column_stack([xx.ravel(), yy.ravel()])
+
+
+class _Blocks:
+    """The NIW posterior of every block of one partition, for evaluating predictives at many points."""
+
+    def __init__(self, X, labels, niw, prior=None):
+        X = np.ascontiguousarray(X, dtype=float)
+        N, d = X.shape
+        _, labels = np.unique(np.asarray(labels), return_inverse=True)
+        self.K = int(labels.max()) + 1
+        self.tables = kernel_tables(N, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(prior or CRP(1.0), N))
+        self.counts = np.zeros(self.K, dtype=np.int64)
+        self.means = np.zeros((self.K, d))
+        self.precs = np.zeros((self.K, d, d))
+        self.logdets = np.zeros(self.K)
+        gibbs.rebuild_all(X, labels.astype(np.int64).reshape(-1), self.K, niw.m0, niw.S0, niw.kappa0,
+                          self.counts, self.means, self.precs, self.logdets)
+        self.niw = niw
+
+    def log_predictive(self, points):
+        """(G, K) log t_k(x) at points (G, d)."""
+        points = np.ascontiguousarray(points, dtype=float)
+        return gibbs.log_predictive_all(points, self.counts, self.means, self.precs, self.logdets, self.tables, self.K)
+
+    def log_prior_predictive(self, points):
+        """(G,) log t_0(x), the predictive of an empty cluster."""
+        points = np.ascontiguousarray(points, dtype=float)
+        niw = self.niw
+        P0 = np.linalg.inv(niw.S0)[None]
+        logdet0 = np.array([np.linalg.slogdet(niw.S0)[1]])
+        return gibbs.log_predictive_all(points, np.zeros(1, np.int64), niw.m0[None].copy(), P0, logdet0,
+                                        self.tables, 1)[:, 0]
+
+
+def mixture_density(points, X, labels, niw):
+    """Density f(x | z) = sum_k (N_k / N) t_k(x) of one partition at points (G, d) (or (G,) for 1-D).
+
+    X (N, d), labels (N,). Returns (density (G,), weighted components (K, G)), components in the
+    order of ``np.unique(labels)``.
+    """
+    X = np.asarray(X, dtype=float).reshape(len(labels), -1)
+    points = np.asarray(points, dtype=float).reshape(-1, X.shape[1])
+    blocks = _Blocks(X, labels, niw)
+    comps = (blocks.counts[:, None] / X.shape[0]) * np.exp(blocks.log_predictive(points)).T
+    return comps.sum(axis=0), comps
+
+
+def _spaced(n_total, n_max):
+    return np.unique(np.linspace(0, n_total - 1, min(n_max, n_total)).round().astype(int))
+
+
+@dataclass
+class DensitySummary:
+    """The posterior density on a set of points (G,).
+
+    mean: posterior mean of the density (the average over draws of f(x | z)).
+    lower, upper: pointwise credible band (quantiles of posterior density draws), or None.
+    level: the band's probability (0.9 = 90%); n_draws: kept partitions averaged.
+    """
+
+    mean: np.ndarray
+    lower: np.ndarray | None
+    upper: np.ndarray | None
+    level: float
+    n_draws: int
+
+
+def density_draws(points, X, label_draws, niw, n_draws=200, seed=0):
+    """(n, G) posterior draws of the density function at points (G, d): for evenly spaced kept partitions,
+    Dirichlet(N_k) weights and (mu_k, Sigma_k) from each block's NIW posterior."""
+    X = np.asarray(X, dtype=float).reshape(np.shape(label_draws)[-1], -1)
+    d = X.shape[1]
+    points = np.asarray(points, dtype=float).reshape(-1, d)
+    draws = np.asarray(label_draws).reshape(-1, X.shape[0])
+    rng = np.random.default_rng(seed)
+    out = []
+    for s in _spaced(len(draws), n_draws):
+        ids, labels = np.unique(draws[s], return_inverse=True)
+        sizes = np.bincount(labels)
+        weights = rng.dirichlet(sizes)
+        f = np.zeros(points.shape[0])
+        for k in range(ids.size):
+            m_n, kappa_n, nu_n, S_n = posterior_params(X[labels == k], niw.m0, niw.kappa0, niw.nu0, niw.S0)
+            sigma = np.atleast_2d(stats.invwishart.rvs(df=nu_n, scale=S_n, random_state=rng))
+            mu = rng.multivariate_normal(m_n, sigma / kappa_n)
+            f += weights[k] * stats.multivariate_normal(mu, sigma, allow_singular=False).pdf(points)
+        out.append(f)
+    return np.array(out)
+
+
+def averaged_density(points, X, label_draws, niw, *, max_draws=200, level=0.9, band=True, seed=0):
+    """Posterior mean density at points (G, d) averaged over up to ``max_draws`` evenly spaced kept draws
+    ((S, N) or (C, S, N) labels), with a pointwise ``level`` credible band from :func:`density_draws`
+    when ``band`` (meant for 1-D: it costs one NIW draw per block and draw)."""
+    X = np.asarray(X, dtype=float)
+    draws = np.asarray(label_draws).reshape(-1, X.shape[0])
+    X = X.reshape(draws.shape[1], -1)
+    picks = _spaced(len(draws), max_draws)
+    mean = np.mean([mixture_density(points, X, draws[s], niw)[0] for s in picks], axis=0)
+    lower = upper = None
+    if band:
+        f = density_draws(points, X, draws, niw, n_draws=max_draws, seed=seed)
+        lower, upper = np.quantile(f, [(1 - level) / 2, (1 + level) / 2], axis=0)
+    return DensitySummary(mean=mean, lower=lower, upper=upper, level=level, n_draws=int(picks.size))
+
+
+def seating_log_predictive(X_new, X, labels, prior, niw):
+    """log of p(x joins block k, x | z) for new points under the seating rule, one partition.
+
+    X_new (M, d), X (N, d), labels (N,). Returns (M, K + 1): columns 0..K-1 are the blocks in the
+    order of ``np.unique(labels)``, column K a new cluster; logsumexp over columns is log p(x | z).
+    """
+    X = np.asarray(X, dtype=float)
+    blocks = _Blocks(X, labels, niw, prior)
+    log_g = blocks.tables[blocks.counts, ROW_LOG_G]
+    log_weights = np.append(log_g, np.log(prior.alpha))
+    log_weights -= np.logaddexp.reduce(log_weights)
+    X_new = np.asarray(X_new, dtype=float).reshape(-1, X.shape[1])
+    log_t = np.column_stack([blocks.log_predictive(X_new), blocks.log_prior_predictive(X_new)])
+    return log_t + log_weights
+
+
+@dataclass
+class DensityPanel:
+    """Everything a posterior-density figure draws, for 1-D data or two chosen axes.
+
+    dim: 1 or 2; axes: the columns of the original data shown; X: (N, dim) those columns.
+    grid: (G,) points for dim 1; gx (nx,), gy (ny,) mesh axes for dim 2 (grid is then (ny * nx, 2)).
+    density: a :class:`DensitySummary`; mean (and band) have shape (G,) in 1-D and (ny, nx) in 2-D.
+    components: (K, G) or (K, ny, nx) weighted components N_k / N t_k(x) of the point estimate.
+    """
+
+    dim: int
+    axes: list
+    X: np.ndarray
+    grid: np.ndarray
+    gx: np.ndarray | None
+    gy: np.ndarray | None
+    density: DensitySummary
+    components: np.ndarray
+
+
+def density_panel(X, label_draws, point_labels, niw, *, axes=(0, 1), max_draws=200, level=0.9, n_grid=None,
+                  seed=0):
+    """The posterior density of data X (N, d) averaged over kept draws, with the point estimate's components:
+    on a 1-D grid (with a pointwise ``level`` band) when d = 1, else on a 2-D mesh over ``axes`` using the
+    marginal model of those axes (:func:`project`)."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X[:, None]
+    Xp, niw_p = project(X, niw, axes if X.shape[1] > 1 else (0,))
+    shown = list(axes[: Xp.shape[1]]) if X.shape[1] > 1 else [0]
+    if Xp.shape[1] == 1:
+        grid = grid_1d(Xp[:, 0], n_grid or 300)
+        summary = averaged_density(grid[:, None], Xp, label_draws, niw_p, max_draws=max_draws, level=level, seed=seed)
+        _, comps = mixture_density(grid[:, None], Xp, point_labels, niw_p)
+        return DensityPanel(1, shown, Xp, grid, None, None, summary, comps)
+    gx, gy, grid = grid_2d(Xp, n_grid or 60)
+    summary = averaged_density(grid, Xp, label_draws, niw_p, max_draws=max_draws, level=level, band=False)
+    shape = (gy.size, gx.size)
+    summary.mean = summary.mean.reshape(shape)
+    _, comps = mixture_density(grid, Xp, point_labels, niw_p)
+    return DensityPanel(2, shown, Xp, grid, gx, gy, summary, comps.reshape((-1,) + shape))

@@ -1,0 +1,118 @@
+"""Figures of the posterior over partitions: averaged density, similarity matrix, point estimate, diagnostics.
+
+Inputs are summaries computed by the library (:func:`pcrp.density.density_panel`,
+:func:`pcrp.partition.similarity_matrix`, :func:`pcrp.partition.point_estimate`,
+:meth:`pcrp.chains.ChainSet.diagnostics`); these functions only draw.
+"""
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..partition import similarity_order
+from .clusters import cluster_scatter
+from .style import LAYOUT, PALETTE, cluster_colours
+
+
+def _component_colours(labels, n_components):
+    """Colour of each point-estimate component, matching cluster_scatter's colours (largest blue)."""
+    ids = np.unique(labels)
+    _, rank = cluster_colours(labels)
+    return [PALETTE[rank[k] % len(PALETTE)] for k in ids[:n_components]]
+
+
+def posterior_density(panel, labels, columns, title):
+    """The posterior mean density of a :class:`pcrp.density.DensityPanel` with the point estimate's
+    weighted components dashed: 1-D with the pointwise credible band and a histogram of the data;
+    2-D as contours over the points coloured by the point estimate ``labels`` (N,)."""
+    colours = _component_colours(labels, panel.components.shape[0])
+    names = [columns[a] for a in panel.axes] if columns else [f"x{a + 1}" for a in panel.axes]
+    dens = panel.density
+    if panel.dim == 1:
+        x = panel.X[:, 0]
+        fig = go.Figure()
+        fig.add_histogram(x=x, histnorm="probability density", nbinsx=40, marker_color="#cccccc", opacity=0.6,
+                          name="data")
+        if dens.lower is not None:
+            fig.add_scatter(x=panel.grid, y=dens.upper, mode="lines", line=dict(width=0), showlegend=False,
+                            hoverinfo="skip")
+            fig.add_scatter(x=panel.grid, y=dens.lower, mode="lines", line=dict(width=0), fill="tonexty",
+                            fillcolor="rgba(0,0,0,0.15)", name=f"{dens.level:.0%} band")
+        for k, comp in enumerate(panel.components):
+            fig.add_scatter(x=panel.grid, y=comp, mode="lines", line=dict(dash="dash", color=colours[k]),
+                            name=f"cluster {k + 1}")
+        fig.add_scatter(x=panel.grid, y=dens.mean, mode="lines", line=dict(color="black", width=2),
+                        name=f"posterior mean ({dens.n_draws} draws)")
+        fig.update_layout(title=title, xaxis_title=names[0], yaxis_title="density", showlegend=False, **LAYOUT)
+        return fig
+    fig = cluster_scatter(panel.X, labels, names, title)
+    fig.add_contour(x=panel.gx, y=panel.gy, z=dens.mean, contours_coloring="lines", showscale=False, ncontours=12,
+                    line=dict(width=1), colorscale="Greys", name="posterior mean density")
+    for k, comp in enumerate(panel.components):
+        peak = float(comp.max())
+        if peak <= 0:
+            continue
+        level = 0.3 * peak
+        fig.add_contour(x=panel.gx, y=panel.gy, z=comp, showscale=False, contours_coloring="lines",
+                        contours=dict(start=level, end=level, size=1.0),
+                        colorscale=[[0, colours[k]], [1, colours[k]]], line=dict(dash="dash", width=2),
+                        name=f"cluster {k + 1}")
+    return fig
+
+
+def similarity_heatmap(psm, labels, title, max_points=600):
+    """Co-clustering probabilities as a heatmap, points ordered by the point estimate ``labels`` (clusters
+    largest first, each cluster's core first), with the clusters' borders marked. Above ``max_points``
+    points, evenly spaced points of that order are shown."""
+    order = similarity_order(psm, labels)
+    if order.size > max_points:
+        order = order[np.linspace(0, order.size - 1, max_points).round().astype(int)]
+    psm = np.asarray(psm)[np.ix_(order, order)]
+    fig = go.Figure(go.Heatmap(z=psm, zmin=0, zmax=1, colorscale="Blues",
+                               colorbar=dict(title="P(same cluster)")))
+    sorted_labels = np.asarray(labels)[order]
+    borders = np.flatnonzero(sorted_labels[1:] != sorted_labels[:-1]) + 0.5
+    for b in borders:
+        fig.add_hline(y=b, line=dict(color="#d62728", width=1))
+        fig.add_vline(x=b, line=dict(color="#d62728", width=1))
+    fig.update_xaxes(showticklabels=False, title_text="points (ordered by the point estimate)")
+    fig.update_yaxes(showticklabels=False, autorange="reversed", scaleanchor="x")
+    fig.update_layout(title=title, **{**LAYOUT, "height": 420})
+    return fig
+
+
+def point_estimate_scatter(X, labels, confidence, columns, title):
+    """The point-estimate partition (cluster_scatter) with each point's opacity its ``confidence`` (N,):
+    the mean co-clustering probability with its cluster (:func:`pcrp.partition.cluster_confidence`)."""
+    fig = cluster_scatter(X, labels, columns, title)
+    opacity = np.clip(np.asarray(confidence, dtype=float), 0.15, 1.0)
+    fig.update_traces(marker_opacity=opacity, hovertext=[f"P(with its cluster) = {c:.2f}" for c in confidence])
+    return fig
+
+
+def _fmt(value, digits=3):
+    if value is None:
+        return "—"
+    value = float(value)
+    return "—" if np.isnan(value) else ("inf" if np.isinf(value) else f"{value:.{digits}g}")
+
+
+def diagnostics_table(diagnostics, title="MCMC diagnostics", threshold=1.01):
+    """A table of R-hat, bulk/tail ESS and mean (MCSE) per quantity, pooled and per chain; R-hat cells
+    above ``threshold`` in red. ``diagnostics``: :meth:`pcrp.chains.ChainSet.diagnostics`."""
+    rows = []
+    for name, diag in diagnostics.items():
+        if not isinstance(diag, dict):
+            continue
+        for label, d in [("all chains", diag)] + [(f"chain {c + 1}", s) for c, s in enumerate(diag["per_chain"])]:
+            rows.append([name, label, f"{_fmt(d['mean'], 6)} ({_fmt(d['mcse'], 2)})", _fmt(d["rhat"], 4),
+                         _fmt(d["ess_bulk"], 4), _fmt(d["ess_tail"], 4), d["rhat"]])
+    columns = list(zip(*rows)) if rows else [[]] * 7
+    red = ["#f8d0d0" if r is not None and not np.isnan(float(r)) and float(r) > threshold else "white"
+           for r in columns[6]]
+    fig = go.Figure(go.Table(
+        header=dict(values=["quantity", "chains", "mean (MCSE)", "R-hat", "ESS bulk", "ESS tail"],
+                    fill_color="#eeeeee", align="left"),
+        cells=dict(values=columns[:6], align="left", fill_color=[["white"] * len(red)] * 3 + [red] + [["white"] * len(red)] * 2),
+    ))
+    fig.update_layout(title=title, **{**LAYOUT, "height": 80 + 28 * max(len(rows), 1)})
+    return fig
