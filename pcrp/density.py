@@ -140,14 +140,16 @@ def density_draws(points, X, label_draws, niw, n_draws=200, seed=0):
     out = []
     for s in _spaced(len(draws), n_draws):
         ids, labels = np.unique(draws[s], return_inverse=True)
-        sizes = np.bincount(labels)
-        weights = rng.dirichlet(sizes)
+        weights = rng.dirichlet(np.bincount(labels))
         f = np.zeros(points.shape[0])
         for k in range(ids.size):
             m_n, kappa_n, nu_n, S_n = posterior_params(X[labels == k], niw.m0, niw.kappa0, niw.nu0, niw.S0)
             sigma = np.atleast_2d(stats.invwishart.rvs(df=nu_n, scale=S_n, random_state=rng))
-            mu = rng.multivariate_normal(m_n, sigma / kappa_n)
-            f += weights[k] * stats.multivariate_normal(mu, sigma, allow_singular=False).pdf(points)
+            chol = np.linalg.cholesky(sigma)
+            mu = m_n + chol @ rng.standard_normal(d) / np.sqrt(kappa_n)
+            z = np.linalg.solve(chol, (points - mu).T)  # (d, G) whitened offsets
+            log_norm = -0.5 * d * np.log(2 * np.pi) - np.log(np.diag(chol)).sum()
+            f += weights[k] * np.exp(log_norm - 0.5 * (z * z).sum(axis=0))
         out.append(f)
     return np.array(out)
 

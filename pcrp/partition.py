@@ -154,40 +154,41 @@ class _VIState:
     """Greedy-search bookkeeping for the expected VI: cluster sizes and, per draw, the contingency table.
 
     N * E[VI] = sum_k F(n_k) + sum_s w_s sum_l F(m_sl) - 2 sum_s w_s sum_{k,l} F(n_skl), F(x) = x log2 x,
-    where n_k are the candidate's cluster sizes, m_sl the draw's and n_skl their overlaps.
+    where n_k are the candidate's cluster sizes, m_sl the draw's and n_skl their overlaps. The overlaps
+    are stored as table[k, s * L + l], so that item i touches the entries cell[i] = s * L + z_s(i).
     """
 
     def __init__(self, draws, weights, cap):
-        self.draws = draws  # (S, N) compact
+        S, self.N = draws.shape
+        L = int(draws.max()) + 1
         self.w = weights
-        self.S, self.N = draws.shape
         self.cap = cap
         self.F = _xlog2x(self.N + 1)
         self.dF = np.diff(self.F)  # dF[x] = F(x + 1) - F(x)
-        L = int(draws.max()) + 1
+        self.cell = np.ascontiguousarray((np.arange(S)[:, None] * L + draws).T)  # (N, S)
         self.sizes = np.zeros(cap, dtype=np.int64)
-        self.table = np.zeros((self.S, cap, L), dtype=np.int32)
-        self.srange = np.arange(self.S)
-        m = np.zeros((self.S, L), dtype=np.int64)
-        np.add.at(m, (np.repeat(self.srange, self.N), draws.reshape(-1)), 1)
+        self.table = np.zeros((cap, S * L), dtype=np.intp)  # intp: used as an index without a cast
+        m = np.bincount(self.cell.reshape(-1), minlength=S * L).reshape(S, L)
         self.value = float(self.w @ self.F[m].sum(axis=1))  # N * E[VI], updated by add / remove
 
     def add_costs(self, i):
         """(cap,) change of N * E[VI] if item i joins each cluster (i currently unassigned)."""
-        overlap = self.table[self.srange, :, self.draws[:, i]]  # (S, cap)
-        return self.dF[self.sizes] - 2.0 * (self.w @ self.dF[overlap])
+        overlap = np.take(self.table, self.cell[i], axis=1)  # (cap, S)
+        return self.dF[self.sizes] - 2.0 * (self.dF[overlap] @ self.w)
 
     def add(self, i, k):
-        overlap = self.table[self.srange, k, self.draws[:, i]]
-        self.value += self.dF[self.sizes[k]] - 2.0 * (self.w @ self.dF[overlap])
+        row, cell = self.table[k], self.cell[i]
+        overlap = row[cell]
+        self.value += self.dF[self.sizes[k]] - 2.0 * (self.dF[overlap] @ self.w)
         self.sizes[k] += 1
-        self.table[self.srange, k, self.draws[:, i]] += 1
+        row[cell] = overlap + 1
 
     def remove(self, i, k):
+        row, cell = self.table[k], self.cell[i]
+        overlap = row[cell] - 1
         self.sizes[k] -= 1
-        self.table[self.srange, k, self.draws[:, i]] -= 1
-        overlap = self.table[self.srange, k, self.draws[:, i]]
-        self.value -= self.dF[self.sizes[k]] - 2.0 * (self.w @ self.dF[overlap])
+        row[cell] = overlap
+        self.value -= self.dF[self.sizes[k]] - 2.0 * (self.dF[overlap] @ self.w)
 
     def total(self):
         """E[VI] in bits of the current (complete) allocation."""
