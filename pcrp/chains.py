@@ -283,7 +283,7 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
         None cycles :data:`DEFAULT_INITS`.
     iters, burn_in, thin: the schedule; draws are kept at :func:`pcrp.sampler.keep_schedule`.
     seed: int >= 0 or None; chain c uses the c-th seed spawned from it (:func:`chain_seeds`).
-    n_jobs: threads (joblib; -1 = all cores).
+    n_jobs: threads (joblib semantics: -1 = all cores, None = 1 unless inside a joblib context).
     data: description of the data for the configuration (:func:`data_description`); default n and d.
     callback(chain_index, sweeps_done): called from the worker threads after each chunk of sweeps.
     sampler_options: passed to :class:`pcrp.sampler.Sampler` (``split_merge=...`` and other moves)
@@ -293,7 +293,7 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
 
     if isinstance(n_chains, bool) or not isinstance(n_chains, (int, np.integer)) or n_chains < 1:
         raise SamplerError(f"n_chains must be a whole number >= 1 (got {n_chains!r}).")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
         raise SamplerError(f"n_jobs must be a whole number: threads to use, or -1 for all cores (got {n_jobs!r}).")
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     inits = resolve_inits(init, n_chains)
@@ -303,7 +303,8 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
     _check_sampler_options(sampler_options)
     tasks = [joblib.delayed(_run_one)(X, prior, niw, iters, burn_in, thin, seeds[c], inits[c], c, callback,
                                       sampler_options) for c in range(n_chains)]
-    results = joblib.Parallel(n_jobs=min(n_jobs, n_chains) if n_jobs > 0 else n_jobs, prefer="threads")(tasks)
+    threads = min(n_jobs, n_chains) if n_jobs is not None and n_jobs > 0 else n_jobs
+    results = joblib.Parallel(n_jobs=threads, prefer="threads")(tasks)
     chains = [chain for chain, _ in results]
     moves = dict(sampler_options)
     moves["split_merge"] = int(moves["split_merge"])

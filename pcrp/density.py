@@ -68,7 +68,7 @@ class _Blocks:
     """The NIW posterior of every block of one partition, for evaluating predictives at many points."""
 
     def __init__(self, X, labels, niw, prior=None):
-        X = np.ascontiguousarray(X, dtype=float)
+        X = np.require(X, np.float64, ["C", "W"])  # writable C arrays: the kernels' one compiled signature
         N, d = X.shape
         _, labels = np.unique(np.asarray(labels), return_inverse=True)
         self.K = int(labels.max()) + 1
@@ -83,12 +83,12 @@ class _Blocks:
 
     def log_predictive(self, points):
         """(G, K) log t_k(x) at points (G, d)."""
-        points = np.ascontiguousarray(points, dtype=float)
+        points = np.require(points, np.float64, ["C", "W"])
         return gibbs.log_predictive_all(points, self.counts, self.means, self.precs, self.logdets, self.tables, self.K)
 
     def log_prior_predictive(self, points):
         """(G,) log t_0(x), the predictive of an empty cluster."""
-        points = np.ascontiguousarray(points, dtype=float)
+        points = np.require(points, np.float64, ["C", "W"])
         niw = self.niw
         P0 = np.linalg.inv(niw.S0)[None]
         logdet0 = np.array([np.linalg.slogdet(niw.S0)[1]])
