@@ -197,12 +197,12 @@ def test_vi_by_hand_in_bits():
     assert vi([0, 0, 0], [0, 1, 1]) == pytest.approx(stats.entropy([1, 2], base=2))
 
 
-def test_metric_summary_is_mean_and_standard_error_over_draws():
+def test_metric_summary_is_mean_over_draws():
+    # the standard error is the MCSE (tests/test_chains.py); 3 draws are too few to estimate it
     true = np.array([0, 0, 1, 1])
     draws = np.array([[0, 0, 1, 1], [0, 0, 0, 0], [0, 1, 0, 1]])
     out = metric_summary(true, draws)
-    values = np.array([0.0, 1.0, 2.0])
-    assert out["VI"] == pytest.approx((values.mean(), values.std(ddof=1) / np.sqrt(3)))
+    assert out["VI"][0] == pytest.approx(1.0) and np.isnan(out["VI"][1])
 
 
 def test_oracle_alpha_matches_the_paper():
