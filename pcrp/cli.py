@@ -1,8 +1,9 @@
 """The ``pcrp`` command line.
 
     pcrp run DATA --prior {crp,pcrp} --alpha A --r R --iters T --burn-in B --thin S --seed SEED
-             [--init one|random:K|kmeans:K] [--no-split-merge] [--m0 V1,V2,..] [--kappa0 X]
-             [--nu0 X] [--s0 X] [--standardize | --no-standardize] [--columns c1,c2] --out RESULT.npz
+             [--chains C] [--init START[,START..]] [--loss vi|binder] [--n-jobs J] [--no-split-merge]
+             [--m0 V1,V2,..] [--kappa0 X] [--nu0 X] [--s0 X] [--standardize | --no-standardize]
+             [--columns c1,c2] --out RESULT.npz
 
     pcrp cv DATA [--r-grid 1.01,1.05,..] [--folds F] [--repeats R] [--iters T] [--burn-in B] [--thin S]
              [--alpha A] [--seed SEED] [--n-jobs J] [--scheduler ADDRESS] [--out-csv F] [--out-json F]
@@ -21,7 +22,14 @@ from . import data as data_mod
 from .cv import DEFAULT_GRID, CVError, cross_validate
 from .model import DEFAULT_R, ModelError, make_prior, resolve_niw
 from .reproduce import EXPERIMENTS
-from .sampler import SamplerError, parse_init, run
+from .chains import DEFAULT_INITS, data_description, resolve_inits, run_chains
+from .partition import LOSSES, point_estimate, similarity_matrix
+from .sampler import SamplerError
+from .summary import rhat_warnings
+
+# Four chains: R-hat needs two or more, and four from different starts (DEFAULT_INITS cycled) is the
+# usual check (Vehtari et al. 2021) that the result does not depend on the start.
+DEFAULT_CHAINS = 4
 
 
 class CliError(Exception):
@@ -94,9 +102,19 @@ def build_parser():
     p.add_argument("--iters", type=int, default=2000, help="Gibbs sweeps in all (default 2000)")
     p.add_argument("--burn-in", type=int, default=1000, help="sweeps discarded before keeping draws (default 1000)")
     p.add_argument("--thin", type=int, default=5, help="keep every thin-th sweep after burn-in (default 5)")
-    p.add_argument("--seed", type=int, default=0, help="sampler seed (default 0)")
-    p.add_argument("--init", default="kmeans:10",
-                   help="start: one | random:K | kmeans:K (default kmeans:10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the run; each chain gets its own stream (default 0)")
+    p.add_argument("--chains", type=int, default=DEFAULT_CHAINS,
+                   help=f"chains from different starts, run in parallel threads (default {DEFAULT_CHAINS}: R-hat "
+                        "needs two or more, and four from different starts is the usual check that the result "
+                        "does not depend on where the sampler started)")
+    p.add_argument("--init", default=",".join(DEFAULT_INITS),
+                   help="start of each chain: one | random:K | kmeans:K, or a comma-separated list used per chain "
+                        f"and cycled (default {','.join(DEFAULT_INITS)}: a good start, one cluster and many "
+                        "clusters)")
+    p.add_argument("--loss", choices=LOSSES, default="vi",
+                   help="loss whose posterior expectation the point estimate minimises: vi (variation of "
+                        "information, default) or binder")
+    p.add_argument("--n-jobs", type=int, default=-1, help="threads for the chains (default -1: all cores)")
     p.add_argument("--no-split-merge", action="store_true",
                    help="plain Gibbs as in the paper (split-merge moves are on by default)")
     _add_niw_options(p)
@@ -168,41 +186,67 @@ def cmd_run(args):
     ds = load_data(args)
     prior = make_prior(args.prior, alpha=args.alpha, r=args.r)
     niw = niw_from_args(args, ds.X)
-    parse_init(args.init)
+    inits = resolve_inits([v.strip() for v in args.init.split(",")], args.chains)
     for note in ds.notes:
         print(f"note: {note}", file=sys.stderr)
-    chain = run(ds.X, prior, niw, iters=args.iters, burn_in=args.burn_in, thin=args.thin, seed=args.seed,
-                split_merge=not args.no_split_merge, init=args.init)
-    config = {
-        **chain.config,
-        "data": args.data,
-        "standardize": ds.standardized,
-        "columns": ds.columns,
-        "n": ds.n,
-        "d": ds.dim,
-        "data_source": ds.source,
-    }
-    if args.prior == "crp":
-        config["r"] = 1.0
+    chains = run_chains(ds.X, prior, niw, n_chains=args.chains, init=inits, iters=args.iters, burn_in=args.burn_in,
+                        thin=args.thin, seed=args.seed, n_jobs=args.n_jobs, data=data_description(ds, args.data),
+                        split_merge=not args.no_split_merge)
+    chains.config["loss"] = args.loss
+    draws = chains.pooled_labels()
+    psm = similarity_matrix(draws)
+    estimate = point_estimate(draws, args.loss, psm=psm, seed=args.seed)
+    diagnostics = chains.diagnostics()
     out = {
-        "K": chain.K,
-        "log_joint": chain.log_joint,
-        "labels": chain.labels,
-        "kept_sweeps": chain.kept_sweeps,
-        "seconds_per_sweep": np.float64(chain.seconds_per_sweep),
-        "split_merge_stats": chain.split_merge_stats,
-        "config": np.array(json.dumps(config)),
+        "psm": psm,
+        "point_labels": estimate.labels,
+        "point_expected_loss": np.float64(estimate.expected_loss),
+        "diagnostics": np.array(json.dumps(_json_safe(diagnostics), allow_nan=False)),
     }
     if ds.labels is not None:
         out["true_labels"] = ds.labels
     try:
-        np.savez_compressed(args.out, **out)
+        chains.save(args.out, extra=out)
     except OSError as err:
         raise CliError(f"cannot write {args.out}: {err.strerror}") from None
-    kept = chain.K[args.burn_in:]
-    print(f"{prior.label()}: N={ds.n}, d={ds.dim}, {args.iters} sweeps at "
-          f"{chain.seconds_per_sweep * 1e3:.3f} ms/sweep; mean K after burn-in {kept.mean():.2f}, "
-          f"max K {kept.max()}; wrote {args.out}")
+    _print_run(prior, ds, args, chains, diagnostics, estimate)
+
+
+def _json_safe(value):
+    """nan -> null and +-inf -> "inf" / "-inf", so the JSON is valid for every reader."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        return None if np.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def _print_run(prior, ds, args, chains, diagnostics, estimate):
+    ms = chains.seconds_per_sweep * 1e3
+    print(f"{prior.label()}: N={ds.n}, d={ds.dim}, {chains.n_chains} chain(s) x {args.iters} sweeps "
+          f"(burn-in {args.burn_in}, thin {args.thin}: {chains.n_kept} kept draws each) at "
+          f"{ms.min():.3f}-{ms.max():.3f} ms/sweep")
+    k_diag, lj_diag = diagnostics["K"], diagnostics["log_joint"]
+    after = chains.K[:, args.burn_in:]
+    for c in range(chains.n_chains):
+        kc, lc = k_diag["per_chain"][c], lj_diag["per_chain"][c]
+        print(f"  chain {c + 1} ({chains.inits[c]}): mean K {kc['mean']:.2f} (MCSE {kc['mcse']:.2f}), "
+              f"max K {after[c].max()}, mean log joint {lc['mean']:.1f} (MCSE {lc['mcse']:.2f}); "
+              f"ESS bulk/tail K {kc['ess_bulk']:.0f}/{kc['ess_tail']:.0f}, log joint "
+              f"{lc['ess_bulk']:.0f}/{lc['ess_tail']:.0f}")
+    print(f"  all chains: mean K {k_diag['mean']:.2f} (MCSE {k_diag['mcse']:.2f}), max K {after.max()}; "
+          f"R-hat K {k_diag['rhat']:.3f}, log joint {lj_diag['rhat']:.3f}; ESS bulk/tail K "
+          f"{k_diag['ess_bulk']:.0f}/{k_diag['ess_tail']:.0f}, log joint "
+          f"{lj_diag['ess_bulk']:.0f}/{lj_diag['ess_tail']:.0f}")
+    sizes = ", ".join(str(n) for n in np.bincount(estimate.labels))
+    unit = "bits" if estimate.loss == "vi" else "of pairs"
+    print(f"  point estimate ({estimate.loss.upper() if estimate.loss == 'vi' else 'Binder'} loss): "
+          f"{estimate.n_clusters} clusters of sizes {sizes}; expected loss {estimate.expected_loss:.4f} {unit}")
+    for line in rhat_warnings({"K": k_diag, "the log joint": lj_diag}):
+        print(f"warning: {line}", file=sys.stderr)
+    print(f"wrote {args.out}")
 
 
 def _write(path, writer):

@@ -150,6 +150,10 @@ def chain_diagnostics(values):
     return out
 
 
+def _short(x):
+    return f"{x:.1f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
 def rhat_warnings(diagnostics, threshold=RHAT_THRESHOLD):
     """Warning lines for every quantity whose pooled R-hat exceeds ``threshold``.
 
@@ -160,10 +164,10 @@ def rhat_warnings(diagnostics, threshold=RHAT_THRESHOLD):
     for name, diag in diagnostics.items():
         rhat = diag.get("rhat", float("nan"))
         if rhat is not None and not math.isnan(rhat) and rhat > threshold:
-            means = ", ".join(f"{c['mean']:.3g}" for c in diag.get("per_chain", []))
+            means = ", ".join(_short(c["mean"]) for c in diag.get("per_chain", []))
             lines.append(
-                f"R-hat on {name} is {rhat:.3g} (> {threshold}): the chains disagree (chain means {means}); "
-                "the results depend on where the chains started. Run more sweeps, or add more split-merge moves "
-                "per sweep, and check again."
+                f"R-hat on {name} is {rhat:.3g} (> {threshold}): the chains disagree (chain means {means}), so the "
+                "results still depend on where each chain started. Run more sweeps, or more split-merge moves per "
+                "sweep, and check again."
             )
     return lines

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from pcrp.cli import main
+from pcrp.partition import point_estimate, similarity_matrix
 
 CSV = "a,b\n" + "\n".join(f"{i % 7 * 1.5},{(i * 37) % 11 - 4.0}" for i in range(40)) + "\n"
 
@@ -22,20 +23,68 @@ def csv_path(tmp_path):
 def test_run_writes_the_documented_result(csv_path, tmp_path):
     out = tmp_path / "r.npz"
     rc = main(["run", str(csv_path), "--prior", "pcrp", "--alpha", "0.5", "--r", "1.4", "--iters", "60",
-               "--burn-in", "20", "--thin", "4", "--seed", "3", "--init", "random:3", "--out", str(out)])
+               "--burn-in", "20", "--thin", "4", "--seed", "3", "--chains", "2", "--init", "random:3,one",
+               "--out", str(out)])
     assert rc == 0
-    with np.load(out) as r:
-        assert r["K"].shape == (60,) and r["K"].dtype.kind == "i"
-        assert r["log_joint"].shape == (60,) and r["log_joint"].dtype.kind == "f"
-        assert r["labels"].shape == (10, 40)
-        assert float(r["seconds_per_sweep"]) > 0
+    with np.load(out, allow_pickle=False) as r:
+        assert r["K"].shape == (2, 60) and r["K"].dtype.kind == "i"
+        assert r["log_joint"].shape == (2, 60) and r["log_joint"].dtype.kind == "f"
+        assert r["labels"].shape == (2, 10, 40) and r["labels"].dtype.kind == "i"
+        assert r["kept_sweeps"].tolist() == list(range(24, 61, 4))
+        assert r["seconds_per_sweep"].shape == (2,) and r["split_merge_stats"].shape == (2, 4)
+        assert r["split_merge_history"].shape == (2, 10, 4)
+        psm, point = r["psm"], r["point_labels"]
+        draws = r["labels"]
+        diagnostics = json.loads(str(r["diagnostics"]))
         config = json.loads(str(r["config"]))
+        point_loss = float(r["point_expected_loss"])
+    assert psm.shape == (40, 40) and psm.dtype == np.float32
+    assert np.array_equal(psm, similarity_matrix(draws))
+    assert point.shape == (40,) and point.dtype.kind == "i"
+    estimate = point_estimate(draws, "vi", seed=3)
+    assert np.array_equal(point, estimate.labels) and point_loss == pytest.approx(estimate.expected_loss)
+    for name in ("K", "log_joint"):
+        for key in ("mean", "mcse", "rhat", "ess_bulk", "ess_tail"):
+            assert key in diagnostics[name]
+            assert all(key in chain for chain in diagnostics[name]["per_chain"])
+        assert len(diagnostics[name]["per_chain"]) == 2
+    kept_K = np.array([[len(np.unique(z)) for z in chain] for chain in draws])
+    assert diagnostics["K"]["mean"] == pytest.approx(kept_K.mean())
     for key in ("prior", "alpha", "r", "m0", "kappa0", "nu0", "S0", "seed", "iters", "burn_in", "thin",
-                "split_merge", "standardize", "columns"):
+                "split_merge", "standardize", "columns", "n_chains", "chain_seeds", "init", "loss"):
         assert key in config
     assert config["prior"] == "pcrp" and config["r"] == 1.4 and config["alpha"] == 0.5
     assert config["columns"] == ["a", "b"] and config["standardize"] is True
     assert config["nu0"] == 5.0 and config["split_merge"] == 1
+    assert config["init"] == ["random:3", "one"] and config["n_chains"] == 2 and config["loss"] == "vi"
+
+
+def test_one_chain_keeps_the_axis_and_starts_are_cycled(csv_path, tmp_path):
+    out = tmp_path / "r.npz"
+    assert main(["run", str(csv_path), "--iters", "12", "--burn-in", "4", "--thin", "2", "--chains", "1",
+                 "--out", str(out)]) == 0
+    with np.load(out) as r:
+        assert r["K"].shape == (1, 12) and r["labels"].shape == (1, 4, 40)
+    assert main(["run", str(csv_path), "--iters", "12", "--burn-in", "4", "--chains", "3", "--init", "one,kmeans:2",
+                 "--loss", "binder", "--out", str(out)]) == 0
+    with np.load(out) as r:
+        config = json.loads(str(r["config"]))
+        assert config["init"] == ["one", "kmeans:2", "one"] and config["loss"] == "binder"
+        assert np.array_equal(r["point_labels"], point_estimate(r["labels"], "binder", seed=0).labels)
+
+
+def test_chains_that_disagree_print_an_r_hat_warning(tmp_path, capsys):
+    # plain Gibbs at r = 1.5 on Old Faithful: the chain started as one cluster stays there, the k-means one
+    # settles at two clusters (DESIGN.md section 2), so R-hat on K is far above 1.01
+    out = tmp_path / "of.npz"
+    assert main(["run", "old-faithful", "--r", "1.5", "--no-split-merge", "--chains", "2", "--init",
+                 "one,kmeans:10", "--iters", "200", "--burn-in", "100", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if line.startswith("warning: R-hat on K is")]
+    assert len(warnings) == 1 and "Run more sweeps" in warnings[0]
+    assert "R-hat K" in captured.out and f"wrote {out}" in captured.out
+    diagnostics = json.loads(str(np.load(out)["diagnostics"]))
+    assert diagnostics["K"]["rhat"] == "inf" or diagnostics["K"]["rhat"] > 1.01
 
 
 def test_no_standardize_sees_the_file_numbers_and_overrides_niw(csv_path, tmp_path):
@@ -68,7 +117,7 @@ def test_builtin_data_by_name(tmp_path):
     out = tmp_path / "of.npz"
     assert main(["run", "old-faithful", "--iters", "20", "--burn-in", "10", "--out", str(out)]) == 0
     with np.load(out) as r:
-        assert r["labels"].shape[1] == 272
+        assert r["labels"].shape[2] == 272
 
 
 @pytest.mark.parametrize("args,message", [
@@ -85,6 +134,9 @@ def test_builtin_data_by_name(tmp_path):
     (["--burn-in", "50", "--iters", "50"], "burn_in .50. must be smaller than iters"),
     (["--thin", "0"], "thin must be an integer >= 1"),
     (["--init", "kmeans:x"], "init must be 'one', 'random:K' or 'kmeans:K'"),
+    (["--init", "one,,kmeans:3"], "init must be 'one', 'random:K' or 'kmeans:K'"),
+    (["--chains", "0"], "n_chains must be a whole number >= 1"),
+    (["--loss", "ari"], "invalid choice: 'ari'"),
     (["--prior", "dp"], "invalid choice: 'dp'"),
     (["--columns", "zzz"], "There is no column 'zzz'"),
 ])
@@ -107,7 +159,7 @@ def test_missing_file_and_unwritable_output(tmp_path, csv_path, capsys):
 def test_console_script_help_and_error_without_traceback(tmp_path):
     help_text = subprocess.run([sys.executable, "-m", "pcrp.cli", "run", "--help"],
                                capture_output=True, text=True).stdout
-    for option in ("--prior", "--alpha", "--r", "--iters", "--burn-in", "--thin", "--seed", "--init",
+    for option in ("--prior", "--alpha", "--r", "--iters", "--burn-in", "--thin", "--seed", "--init", "--chains", "--loss",
                    "--no-split-merge", "--m0", "--kappa0", "--nu0", "--s0", "--standardize",
                    "--no-standardize", "--columns", "--out"):
         assert option in help_text
