@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+from pcrp.chains import ChainSet
 from pcrp.cli import main
 from pcrp.partition import point_estimate, similarity_matrix
 
@@ -57,6 +58,8 @@ def test_run_writes_the_documented_result(csv_path, tmp_path):
     assert config["columns"] == ["a", "b"] and config["standardize"] is True
     assert config["nu0"] == 5.0 and config["split_merge"] == 1
     assert config["init"] == ["random:3", "one"] and config["n_chains"] == 2 and config["loss"] == "vi"
+    loaded = ChainSet.load(out)
+    assert np.array_equal(loaded.labels, draws) and loaded.config == config
 
 
 def test_one_chain_keeps_the_axis_and_starts_are_cycled(csv_path, tmp_path):
