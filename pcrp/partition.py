@@ -22,6 +22,7 @@ Losses (both 0 when c equals the truth):
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg.blas import sgemm, ssyrk
 
 LOSSES = ("vi", "binder")
 
@@ -38,7 +39,7 @@ def _as_draws(draws):
         raise ValueError(f"label draws must be an (n_draws, N) or (n_chains, n_draws, N) array (got shape {draws.shape}).")
     if draws.dtype.kind not in "iu":
         raise ValueError(f"label draws must be integers (got dtype {draws.dtype}).")
-    return draws.astype(np.int64, copy=False)
+    return draws
 
 
 def _as_weights(weights, n_draws):
@@ -51,14 +52,14 @@ def _as_weights(weights, n_draws):
 
 
 def compact_labels(draws):
-    """Relabel each row of (S, N) draws to 0..K_s - 1 in order of first appearance; returns (labels, K (S,))."""
+    """Relabel each row of (S, N) draws to 0..K_s - 1 in order of first appearance; returns (int32 labels, K (S,))."""
     draws = _as_draws(draws)
     S, N = draws.shape
-    out = np.empty_like(draws)
+    out = np.empty((S, N), dtype=np.int32)
     n_clusters = np.empty(S, dtype=np.int64)
     for s in range(S):
         _, first, inverse = np.unique(draws[s], return_index=True, return_inverse=True)
-        rank = np.empty(first.size, dtype=np.int64)
+        rank = np.empty(first.size, dtype=np.int32)
         rank[np.argsort(first)] = np.arange(first.size)
         out[s] = rank[inverse]
         n_clusters[s] = first.size
@@ -77,9 +78,10 @@ def similarity_matrix(draws, weights=None, chunk_bytes=CHUNK_BYTES):
     """Posterior similarity matrix (N, N) float32: the (weighted) share of draws in which i and j share a cluster.
 
     draws: (S, N) or (C, S, N) integer labels; weights: optional (S,) draw weights (default equal).
-    Each chunk of draws becomes a 0/1 membership matrix (N, clusters in the chunk) M and adds M M^T
-    (one float32 matrix product); chunks are sized so that M stays under ``chunk_bytes``, so the working
-    memory beyond the result is about max(chunk_bytes, 4 N K_max) bytes plus the draws.
+    Each chunk of draws becomes a 0/1 membership matrix M (N, clusters in the chunk) and M M^T is added
+    into the result in place by BLAS (syrk, one triangle, or gemm with weights): no N x N temporary.
+    Chunks keep M under ``chunk_bytes``, so the working memory beyond the result is about
+    max(chunk_bytes, 4 N K_max) bytes (twice that with weights) plus an int32 copy of the draws.
     Unweighted counts are summed exactly (float32 holds integers up to 2**24 draws).
     """
     draws = _as_draws(draws)
@@ -87,6 +89,9 @@ def similarity_matrix(draws, weights=None, chunk_bytes=CHUNK_BYTES):
     compact, n_clusters = compact_labels(draws)
     w = None if weights is None else _as_weights(weights, S).astype(np.float32)
     counts = np.zeros((N, N), dtype=np.float32)
+    # counts.T is a Fortran-ordered view, the layout BLAS updates in place; syrk fills the upper triangle
+    # of counts.T, which is the lower triangle of counts
+    target = counts.T
     budget = max(1, int(chunk_bytes) // (4 * N))  # membership columns per chunk
     rows = np.arange(N)
     start = 0
@@ -96,16 +101,34 @@ def similarity_matrix(draws, weights=None, chunk_bytes=CHUNK_BYTES):
             columns += n_clusters[stop]
             stop += 1
         offsets = np.concatenate(([0], np.cumsum(n_clusters[start:stop])[:-1]))
-        member = np.zeros((N, columns), dtype=np.float32)
+        member = np.zeros((N, columns), dtype=np.float32, order="F")
         for j, s in enumerate(range(start, stop)):
             member[rows, offsets[j] + compact[s]] = 1.0 if w is None else w[s]
-        ones = (member != 0).astype(np.float32) if w is not None else member
-        counts += member @ ones.T
+        if w is None:
+            result = ssyrk(1.0, member, beta=1.0, c=target, overwrite_c=True)
+        else:
+            ones = np.asfortranarray(member != 0, dtype=np.float32)
+            result = sgemm(1.0, member, ones, beta=1.0, c=target, trans_b=True, overwrite_c=True)
+        if not np.shares_memory(result, counts):  # a BLAS that could not work in place returned a copy
+            target[...] = result
+        del member, result  # freed before the next chunk is allocated
         start = stop
     if w is None:
+        _mirror_lower(counts, 256)
         counts /= np.float32(S)
     np.fill_diagonal(counts, 1.0)
     return counts
+
+
+def _mirror_lower(a, rows_per_block):
+    """Copy the lower triangle of the square array ``a`` onto its upper triangle, in place, by row blocks
+    (temporaries of rows_per_block x N at most)."""
+    N = a.shape[0]
+    for r0 in range(0, N, rows_per_block):
+        r1 = min(N, r0 + rows_per_block)
+        a[r0:r1, r1:] = a[r1:, r0:r1].T
+        block = a[r0:r1, r0:r1]
+        block[...] = np.tril(block) + np.tril(block, -1).T
 
 
 def _xlog2x(n_max):
