@@ -13,10 +13,11 @@ import streamlit as st
 
 from app_pages.shared import guarded, registry, session_owner
 from pcrp import data, explorer_settings as es, live_view, plots
+from pcrp.density import mixture_density
 from pcrp.live import PAUSED, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, new_run
 from pcrp.model import CRP, WITHIN_SCALE, ModelError, PowerCRP, resolve_niw
 from pcrp.sampler import SamplerError, warm_up
-from pcrp.summary import metric_summary, nmi, oracle_alpha, posterior_density_1d, vi
+from pcrp.summary import metric_summary, nmi, oracle_alpha, vi
 
 state = st.session_state
 CHAINS = ("CRP", "pCRP")
@@ -375,7 +376,7 @@ def chain_row(run, index, name, snap, replay_index, k_max, presentation, last):
     x_domain = (float(x.min() - 0.05 * np.ptp(x)), float(x.max() + 0.05 * np.ptp(x)))
     if ds_run.dim == 1:
         grid = np.linspace(*x_domain, 200)
-        density, comps = posterior_density_1d(grid, x, np.asarray(labels), run.niw)
+        density, comps = mixture_density(grid, x, np.asarray(labels), run.niw)
         chart = plots.density_chart(grid, density, comps[np.argsort(-comps.max(axis=1))], x[shown],
                                     x_domain=x_domain, x_title=ds_run.columns[0], **common)
     else:
