@@ -19,11 +19,11 @@ import sys
 import numpy as np
 
 from . import data as data_mod
+from .chains import DEFAULT_INITS, data_description, resolve_inits, run_chains
 from .cv import DEFAULT_GRID, CVError, cross_validate
 from .model import DEFAULT_R, ModelError, make_prior, resolve_niw
-from .reproduce import EXPERIMENTS
-from .chains import DEFAULT_INITS, data_description, resolve_inits, run_chains
 from .partition import LOSSES, point_estimate, similarity_matrix
+from .reproduce import EXPERIMENTS
 from .sampler import SamplerError
 from .summary import rhat_warnings
 

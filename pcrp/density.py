@@ -29,7 +29,7 @@ from scipy import stats
 
 from ._kernels import gibbs
 from ._kernels.niw import ROW_LOG_G
-from .model import NIW, CRP, log_weight_table
+from .model import CRP, NIW, log_weight_table
 from .niw_math import kernel_tables, posterior_params
 
 

@@ -36,7 +36,8 @@ def _as_draws(draws):
     if draws.ndim == 3:
         draws = draws.reshape(-1, draws.shape[-1])
     if draws.ndim != 2 or draws.shape[0] < 1 or draws.shape[1] < 1:
-        raise ValueError(f"label draws must be an (n_draws, N) or (n_chains, n_draws, N) array (got shape {draws.shape}).")
+        raise ValueError("label draws must be an (n_draws, N) or (n_chains, n_draws, N) array "
+                         f"(got shape {draws.shape}).")
     if draws.dtype.kind not in "iu":
         raise ValueError(f"label draws must be integers (got dtype {draws.dtype}).")
     return draws
@@ -138,7 +139,7 @@ def _xlog2x(n_max):
 
 
 def expected_vi(labels, draws, weights=None):
-    """Posterior expected VI (bits) of the partition ``labels`` (N,): the weighted mean over draws of VI(labels, z_s)."""
+    """Posterior expected VI (bits) of ``labels`` (N,): the weighted mean of VI(labels, z_s) over the draws."""
     from .summary import vi
 
     draws = _as_draws(draws)

@@ -84,7 +84,8 @@ def test_load_reads_a_single_chain_file_and_refuses_others(tmp_path):
     np.savez(old, K=np.ones(8, int), log_joint=np.zeros(8), labels=np.zeros((4, 5), np.int16),
              kept_sweeps=np.arange(5, 9), config=np.array(json.dumps({"burn_in": 4})))
     loaded = ChainSet.load(old)
-    assert loaded.K.shape == (1, 8) and loaded.labels.shape == (1, 4, 5) and loaded.split_merge_history.shape == (1, 4, 4)
+    assert loaded.K.shape == (1, 8) and loaded.labels.shape == (1, 4, 5)
+    assert loaded.split_merge_history.shape == (1, 4, 4)
     bad = tmp_path / "bad.npz"
     np.savez(bad, K=np.ones(3))
     with pytest.raises(ValueError, match="is not a pcrp result: it lacks log_joint, labels, kept_sweeps, config"):

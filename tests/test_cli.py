@@ -162,7 +162,8 @@ def test_missing_file_and_unwritable_output(tmp_path, csv_path, capsys):
 def test_console_script_help_and_error_without_traceback(tmp_path):
     help_text = subprocess.run([sys.executable, "-m", "pcrp.cli", "run", "--help"],
                                capture_output=True, text=True).stdout
-    for option in ("--prior", "--alpha", "--r", "--iters", "--burn-in", "--thin", "--seed", "--init", "--chains", "--loss",
+    for option in ("--prior", "--alpha", "--r", "--iters", "--burn-in", "--thin", "--seed", "--init", "--chains",
+                   "--loss", "--n-jobs",
                    "--no-split-merge", "--m0", "--kappa0", "--nu0", "--s0", "--standardize",
                    "--no-standardize", "--columns", "--out"):
         assert option in help_text

@@ -130,3 +130,20 @@ def test_density_panel_shapes_and_components(d, dim):
         assert panel.density.lower is None and panel.axes == [0, 1]
     # every draw is the point estimate here, so the mean density is the sum of its components
     assert panel.components.sum(axis=0) == pytest.approx(panel.density.mean, rel=1e-10)
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_posterior_density_figure_draws_band_mean_and_dashed_components(d):
+    from pcrp import plots
+
+    X, labels = blobs(40, d, seed=9)
+    panel = density_panel(X, np.tile(labels, (4, 1)), labels, resolve_niw(X), max_draws=4, n_grid=25)
+    fig = plots.posterior_density(panel, labels, [f"c{j}" for j in range(d)], "t")
+    dashed = [t for t in fig.data if getattr(t, "line", None) is not None and t.line.dash == "dash"]
+    assert len(dashed) == 3  # one per point-estimate cluster
+    if d == 1:
+        assert any(getattr(t, "fill", None) == "tonexty" for t in fig.data)  # the credible band
+        assert np.allclose(fig.data[-1].y, panel.density.mean)  # the posterior mean, drawn last
+    else:
+        assert fig.layout.xaxis.title.text == "c0" and fig.layout.yaxis.title.text == "c1"
+        assert sum(t.type == "contour" for t in fig.data) == 4  # mean density + one per cluster

@@ -203,3 +203,20 @@ def test_bad_loss_and_weights_are_refused():
         point_estimate(draws, "ari")
     with pytest.raises(ValueError, match="weights must be 3 finite non-negative"):
         similarity_matrix(draws, weights=[1, -1, 1])
+
+
+def test_similarity_heatmap_and_diagnostics_table_draw_what_they_are_given():
+    from pcrp import plots
+    from pcrp.summary import chain_diagnostics
+
+    labels = np.array([1, 0, 1, 0, 0, 2])
+    psm = similarity_matrix(np.array([labels, labels, [0, 0, 1, 1, 1, 2]]))
+    fig = plots.similarity_heatmap(psm, labels, "t")
+    order = similarity_order(psm, labels)
+    assert np.allclose(fig.data[0].z, psm[np.ix_(order, order)])
+    assert len(fig.layout.shapes) == 4  # two borders between three clusters, on both axes
+    diag = {"K": chain_diagnostics(np.array([[1.0] * 10, [2.0] * 10]))}
+    table = plots.diagnostics_table(diag).data[0]
+    assert list(table.cells.values[1]) == ["all chains", "chain 1", "chain 2"]
+    assert float(table.cells.values[3][0]) > 1.01 and table.cells.fill.color[3][0] != "white"  # R-hat flagged
+    assert table.cells.fill.color[3][1] == "white"  # a chain's own R-hat (halves of a constant chain): undefined

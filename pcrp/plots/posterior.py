@@ -107,12 +107,13 @@ def diagnostics_table(diagnostics, title="MCMC diagnostics", threshold=1.01):
             rows.append([name, label, f"{_fmt(d['mean'], 6)} ({_fmt(d['mcse'], 2)})", _fmt(d["rhat"], 4),
                          _fmt(d["ess_bulk"], 4), _fmt(d["ess_tail"], 4), d["rhat"]])
     columns = list(zip(*rows)) if rows else [[]] * 7
+    white = ["white"] * len(columns[6])
     red = ["#f8d0d0" if r is not None and not np.isnan(float(r)) and float(r) > threshold else "white"
            for r in columns[6]]
     fig = go.Figure(go.Table(
         header=dict(values=["quantity", "chains", "mean (MCSE)", "R-hat", "ESS bulk", "ESS tail"],
                     fill_color="#eeeeee", align="left"),
-        cells=dict(values=columns[:6], align="left", fill_color=[["white"] * len(red)] * 3 + [red] + [["white"] * len(red)] * 2),
+        cells=dict(values=columns[:6], align="left", fill_color=[white, white, white, red, white, white]),
     ))
     fig.update_layout(title=title, **{**LAYOUT, "height": 80 + 28 * max(len(rows), 1)})
     return fig
