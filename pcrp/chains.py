@@ -296,6 +296,9 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
         raise SamplerError(f"n_jobs must be a whole number: threads to use, or -1 for all cores (got {n_jobs!r}).")
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
+    if keep_schedule(iters, burn_in, thin).size == 0:
+        raise SamplerError(f"burn_in ({burn_in}) and thin ({thin}) keep no draw of iters ({iters}) sweeps: "
+                           "use burn_in + thin <= iters.")
     inits = resolve_inits(init, n_chains)
     seeds = chain_seeds(seed, n_chains)
     X = np.ascontiguousarray(X, dtype=np.float64)

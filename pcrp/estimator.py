@@ -24,7 +24,6 @@ from .chains import run_chains
 from .density import seating_log_predictive
 from .model import make_prior, resolve_niw
 from .partition import LOSSES, point_estimate, similarity_matrix
-from .sampler import check_schedule, keep_schedule
 
 
 class PCRPMixture(ClusterMixin, BaseEstimator):
@@ -114,10 +113,6 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         """Run the chains on X (N, d) and summarise them. ``y`` is ignored."""
         X = validate_data(self, X, dtype=np.float64)
         X = np.require(X, np.float64, ["C", "W"])  # the kernels take writable C arrays (one compiled signature)
-        check_schedule(self.iters, self.burn_in, self.thin)
-        if keep_schedule(self.iters, self.burn_in, self.thin).size == 0:
-            raise ValueError(f"burn_in={self.burn_in} and thin={self.thin} keep no draw of iters={self.iters} "
-                             "sweeps: use burn_in + thin <= iters.")
         self.seed_ = self._seed()
         self.prior_ = make_prior(self.prior, alpha=self.alpha, r=self.r)
         self.niw_ = resolve_niw(X, m0=self.m0, kappa0=self.kappa0, nu0=self.nu0, S0=self.S0)

@@ -139,6 +139,7 @@ def test_builtin_data_by_name(tmp_path):
     (["--init", "kmeans:x"], "init must be 'one', 'random:K' or 'kmeans:K'"),
     (["--init", "one,,kmeans:3"], "init must be 'one', 'random:K' or 'kmeans:K'"),
     (["--chains", "0"], "n_chains must be a whole number >= 1"),
+    (["--iters", "20", "--burn-in", "10", "--thin", "11"], r"keep no draw of iters \(20\) sweeps"),
     (["--loss", "ari"], "invalid choice: 'ari'"),
     (["--prior", "dp"], "invalid choice: 'dp'"),
     (["--columns", "zzz"], "There is no column 'zzz'"),
