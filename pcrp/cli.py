@@ -123,8 +123,8 @@ def build_parser():
     _add_data_options(p)
     p.add_argument("--prior", choices=["crp", "pcrp"], default="pcrp", help="seating prior (default pcrp)")
     p.add_argument("--alpha", type=float, default=1.0, help="concentration: new-table weight (default 1)")
-    p.add_argument("--r", type=float, default=DEFAULT_R,
-                   help=f"pCRP power, > 0; r = 1 is the CRP (default {DEFAULT_R}); ignored for crp")
+    p.add_argument("--r", type=float,
+                   help=f"pCRP power, > 0; r = 1 is the CRP (default {DEFAULT_R}); only with --prior pcrp")
     p.add_argument("--iters", type=_whole, default=2000, help="Gibbs sweeps in all (default 2000)")
     p.add_argument("--burn-in", type=_whole, default=1000,
                    help="sweeps discarded before keeping draws (default 1000)")
@@ -280,7 +280,9 @@ def progress_bar(**kwargs):
 def cmd_run(args):
     check_seed(args.seed, "--seed")
     iters, burn_in, thin = check_schedule(args.iters, args.burn_in, args.thin)
-    prior = make_prior(args.prior, alpha=args.alpha, r=args.r)
+    if args.prior == "crp" and args.r is not None:
+        raise CliError("--r applies only to --prior pcrp (the CRP is the pCRP with r = 1); leave it out.")
+    prior = make_prior(args.prior, alpha=args.alpha, r=DEFAULT_R if args.r is None else args.r)
     kind, k = parse_init(args.init)
     out_path = output_file(args.out, "--out", ".npz")
     ds = load_data(args)
