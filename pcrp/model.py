@@ -26,7 +26,7 @@ class ModelError(ValueError):
 # - R_MAX: the pCRP's prior term r log((n - 1)!) is a running sum of r log j; at n = 10,000 its error
 #   is 2.4e-8 at r = 100, 2.5e-7 at r = 1,000 and 5e-6 at r = 10,000 (r = 1e308 overflows it to inf).
 # - NU0_MAX: the marginal likelihood holds log Gamma_d(nu_n / 2) - log Gamma_d(nu0 / 2), a difference
-#   of two huge numbers; at d = 50 its error is 3e-8 at nu0 = 1e6, 1e-7 at 1e7 and 3e-6 at 1e8.
+#   of two huge numbers; at d = 50 its error is 5e-8 at nu0 = 1e6, 4e-7 at 1e7 and 6e-6 at 1e8.
 # - COND_MAX: the kernels update S_n^{-1} by rank-one steps, which lose about log10(cond(S_n))
 #   digits; below 1e12 a recomputation agrees with them to about 1e-13, while at 6e16 (S0 = 1e-14 I
 #   on standardised data) the cached log-determinants are off by 25 (see check_niw_for_data).
