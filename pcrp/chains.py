@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .sampler import SamplerError, check_schedule, keep_schedule, label_dtype, parse_init, run
+from .sampler import (SamplerError, check_memory, check_schedule, keep_schedule, label_dtype, parse_init, record_bytes,
+                      run, start_clusters, state_bytes)
 
 # Starts used per chain when none is given, cycled: k-means++ (a good start, and the single-chain
 # default), everything in one cluster (under-dispersed in K) and 20 random clusters
@@ -183,7 +184,9 @@ class ChainSet:
 
         return {
             "K": chain_diagnostics(self.kept_K),
-            "log_joint": chain_diagnostics(self.kept_log_joint),
+            # rounded to 1e-6 nats: the same partition's log joint differs in its last bits between the
+            # rank-one updates and a recomputation, and rank-normalised R-hat would rank that rounding noise
+            "log_joint": chain_diagnostics(np.round(self.kept_log_joint, 6)),
             "draws": f"{self.n_kept} kept draws per chain (sweeps {self.burn_in + 1}-{int(self.K.shape[1])}, "
                      f"thin {self.config.get('thin', 1)}), {self.n_chains} chain(s)",
         }
@@ -295,13 +298,15 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
         raise SamplerError(f"n_chains must be a whole number >= 1 (got {n_chains!r}).")
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
         raise SamplerError(f"n_jobs must be a whole number: threads to use, or -1 for all cores (got {n_jobs!r}).")
-    iters, burn_in, thin = check_schedule(iters, burn_in, thin)
-    if keep_schedule(iters, burn_in, thin).size == 0:
-        raise SamplerError(f"burn_in ({burn_in}) and thin ({thin}) keep no draw of iters ({iters}) sweeps: "
-                           "use burn_in + thin <= iters.")
+    iters, burn_in, thin = check_schedule(iters, burn_in, thin)  # also refuses a schedule that keeps no draw
     inits = resolve_inits(init, n_chains)
     seeds = chain_seeds(seed, n_chains)
     X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim == 2:  # every chain's record and state, before any is allocated
+        N, d = X.shape
+        need = sum(record_bytes(N, iters, burn_in, thin) + state_bytes(N, d, start_clusters(i, N)) for i in inits)
+        check_memory(need, f"This run of {n_chains} chain(s) ({iters:,} sweeps, {(iters - burn_in) // thin:,} kept "
+                           f"draws of {N:,} labels each)", "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
     sampler_options.setdefault("split_merge", True)
     _check_sampler_options(sampler_options)
     tasks = [joblib.delayed(_run_one)(X, prior, niw, iters, burn_in, thin, seeds[c], inits[c], c, callback,

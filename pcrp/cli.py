@@ -14,22 +14,32 @@ Errors exit with status 2 and one line on stderr, never a traceback.
 
 import argparse
 import json
+import os
 import sys
+import warnings
+from pathlib import Path
 
 import numpy as np
 
 from . import data as data_mod
 from .chains import DEFAULT_INITS, data_description, resolve_inits, run_chains
-from .cv import DEFAULT_GRID, CVError, cross_validate
-from .model import DEFAULT_R, ModelError, make_prior, resolve_niw
+from .cv import DEFAULT_GRID, CVError, check_cv_settings, cross_validate
+from .model import DEFAULT_R, ModelError, PowerCRP, make_prior, resolve_niw
 from .partition import LOSSES, point_estimate, similarity_matrix
 from .reproduce import EXPERIMENTS
-from .sampler import SamplerError
+from .sampler import SamplerError, check_memory, check_schedule, check_seed, parse_init, start_clusters
 from .summary import rhat_warnings
 
 # Four chains: R-hat needs two or more, and four from different starts (DEFAULT_INITS cycled) is the
 # usual check (Vehtari et al. 2021) that the result does not depend on the start.
 DEFAULT_CHAINS = 4
+
+# Defaults of the options that only some data sets use (None in argparse, so that giving one for a data set
+# that ignores it can be refused).
+DATA_SEED_DEFAULT = 0
+DIGITS_DEFAULT = (1, 2, 3, 4)
+EMBEDDING_DEFAULT = "spectral"
+DIMS_DEFAULT = 2
 
 
 class CliError(Exception):
@@ -48,6 +58,28 @@ def _floats(text, name):
         raise CliError(f"{name} must be comma-separated numbers (got {text!r}).") from None
 
 
+def _whole(text):
+    """A whole number, also written like 1e6; refuses 1.7, NaN, infinity and text."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value.is_integer():  # also False for NaN and infinity
+        raise argparse.ArgumentTypeError(f"must be a whole number (got {text!r})")
+    return int(value)
+
+
+def _wholes(text, name):
+    try:
+        return [_whole(v.strip()) for v in text.split(",")]
+    except argparse.ArgumentTypeError:
+        raise CliError(f"{name} must be comma-separated whole numbers (got {text!r}).") from None
+
+
 def _add_niw_options(p):
     p.add_argument("--m0", help="prior mean of cluster means, comma-separated, one per column")
     p.add_argument("--kappa0", type=float, help="prior strength of m0 in pseudo-points, > 0")
@@ -56,7 +88,8 @@ def _add_niw_options(p):
 
 
 def _add_parallel_options(p):
-    p.add_argument("--n-jobs", type=int, default=-1, help="parallel fits on this machine (default -1: all cores)")
+    p.add_argument("--n-jobs", type=_whole, default=-1,
+                   help="parallel fits on this machine, at most its core count (default -1: all cores)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run the fits on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 (needs dask[distributed])")
 
@@ -72,12 +105,13 @@ def _add_data_options(p):
                      help="z-score every column (default for CSV, Old Faithful and MNIST)")
     std.add_argument("--no-standardize", dest="standardize", action="store_false",
                      help="use the numbers exactly as in the file (default for sim1, sim2, demo)")
-    p.add_argument("--n", type=int, help="points to draw for sim1/sim2/demo (default 300) or mnist (default 1000)")
-    p.add_argument("--data-seed", type=int, default=0, help="seed for simulated data / the MNIST subset (default 0)")
-    p.add_argument("--digits", default="1,2,3,4", help="MNIST digits (default 1,2,3,4 as in the paper)")
-    p.add_argument("--embedding", choices=data_mod.MNIST_EMBEDDINGS, default="spectral",
-                   help="MNIST embedding (default spectral, as in the paper)")
-    p.add_argument("--dims", type=int, default=2, help="MNIST embedding dimensions, 1-50 (default 2)")
+    p.add_argument("--n", type=_whole, help="points to draw for sim1/sim2/demo (default 300) or mnist (default 1000)")
+    p.add_argument("--data-seed", type=_whole,
+                   help=f"seed for simulated data / the MNIST subset, >= 0 (default {DATA_SEED_DEFAULT})")
+    p.add_argument("--digits", help="MNIST digits (default 1,2,3,4 as in the paper)")
+    p.add_argument("--embedding", choices=data_mod.MNIST_EMBEDDINGS,
+                   help=f"MNIST embedding (default {EMBEDDING_DEFAULT}, as in the paper)")
+    p.add_argument("--dims", type=_whole, help=f"MNIST embedding dimensions, 1-50 (default {DIMS_DEFAULT})")
 
 
 def build_parser():
@@ -97,28 +131,31 @@ def build_parser():
     _add_data_options(p)
     p.add_argument("--prior", choices=["crp", "pcrp"], default="pcrp", help="seating prior (default pcrp)")
     p.add_argument("--alpha", type=float, default=1.0, help="concentration: new-table weight (default 1)")
-    p.add_argument("--r", type=float, default=DEFAULT_R,
-                   help=f"pCRP power, > 0; r = 1 is the CRP (default {DEFAULT_R}); ignored for crp")
-    p.add_argument("--iters", type=int, default=2000, help="Gibbs sweeps in all (default 2000)")
-    p.add_argument("--burn-in", type=int, default=1000, help="sweeps discarded before keeping draws (default 1000)")
-    p.add_argument("--thin", type=int, default=5, help="keep every thin-th sweep after burn-in (default 5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the run; each chain gets its own stream (default 0)")
-    p.add_argument("--chains", type=int, default=DEFAULT_CHAINS,
+    p.add_argument("--r", type=float,
+                   help=f"pCRP power, > 0; r = 1 is the CRP (default {DEFAULT_R}); only with --prior pcrp")
+    p.add_argument("--iters", type=_whole, default=2000, help="Gibbs sweeps in all (default 2000)")
+    p.add_argument("--burn-in", type=_whole, default=1000,
+                   help="sweeps discarded before keeping draws (default 1000)")
+    p.add_argument("--thin", type=_whole, default=5, help="keep every thin-th sweep after burn-in (default 5)")
+    p.add_argument("--seed", type=_whole, default=0,
+                   help="seed of the run, >= 0; each chain gets its own stream (default 0)")
+    p.add_argument("--chains", type=_whole, default=DEFAULT_CHAINS,
                    help=f"chains from different starts, run in parallel threads (default {DEFAULT_CHAINS}: R-hat "
                         "needs two or more, and four from different starts is the usual check that the result "
                         "does not depend on where the sampler started)")
     p.add_argument("--init", default=",".join(DEFAULT_INITS),
-                   help="start of each chain: one | random:K | kmeans:K, or a comma-separated list used per chain "
-                        f"and cycled (default {','.join(DEFAULT_INITS)}: a good start, one cluster and many "
-                        "clusters)")
+                   help="start of each chain: one | random:K | kmeans:K (K at most the number of points), or a "
+                        f"comma-separated list used per chain and cycled (default {','.join(DEFAULT_INITS)}: a good "
+                        "start, one cluster and many clusters)")
     p.add_argument("--loss", choices=LOSSES, default="vi",
                    help="loss whose posterior expectation the point estimate minimises: vi (variation of "
                         "information, default) or binder")
-    p.add_argument("--n-jobs", type=int, default=-1, help="threads for the chains (default -1: all cores)")
+    p.add_argument("--n-jobs", type=_whole, default=-1, help="threads for the chains (default -1: all cores)")
     p.add_argument("--no-split-merge", action="store_true",
                    help="plain Gibbs as in the paper (split-merge moves are on by default)")
     _add_niw_options(p)
-    p.add_argument("--out", required=True, help="where to write RESULT.npz")
+    p.add_argument("--out", required=True,
+                   help="where to write RESULT.npz (.npz is added if missing; its folder must exist)")
 
     p = sub.add_parser(
         "cv",
@@ -135,12 +172,12 @@ def build_parser():
     p.add_argument("--r-grid", default=",".join(f"{r:g}" for r in DEFAULT_GRID),
                    help="increasing comma-separated r values (default 1.01,1.05,...,2)")
     p.add_argument("--alpha", type=float, default=1.0, help="concentration (default 1)")
-    p.add_argument("--folds", type=int, default=5, help="folds (default 5)")
-    p.add_argument("--repeats", type=int, default=1, help="repeat the folds with new shuffles (default 1)")
-    p.add_argument("--iters", type=int, default=2000, help="sweeps per fit (default 2000)")
-    p.add_argument("--burn-in", type=int, default=1000, help="burn-in per fit (default 1000)")
-    p.add_argument("--thin", type=int, default=10, help="thinning of the scored draws (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="seed for the folds and chains (default 0)")
+    p.add_argument("--folds", type=_whole, default=5, help="folds (default 5)")
+    p.add_argument("--repeats", type=_whole, default=1, help="repeat the folds with new shuffles (default 1)")
+    p.add_argument("--iters", type=_whole, default=2000, help="sweeps per fit (default 2000)")
+    p.add_argument("--burn-in", type=_whole, default=1000, help="burn-in per fit (default 1000)")
+    p.add_argument("--thin", type=_whole, default=10, help="thinning of the scored draws (default 10)")
+    p.add_argument("--seed", type=_whole, default=0, help="seed for the folds and chains, >= 0 (default 0)")
     p.add_argument("--no-split-merge", action="store_true", help="plain Gibbs in every fit")
     _add_niw_options(p)
     _add_parallel_options(p)
@@ -162,36 +199,136 @@ def build_parser():
     p.add_argument("--experiments", default=",".join(EXPERIMENTS),
                    help=f"comma-separated subset of: {', '.join(EXPERIMENTS)} (default all)")
     p.add_argument("--out", default="reproduce-output", help="output folder (default reproduce-output)")
-    p.add_argument("--seed", type=int, default=0, help="seed for data, folds and chains (default 0)")
+    p.add_argument("--seed", type=_whole, default=0, help="seed for data, folds and chains, >= 0 (default 0)")
     p.add_argument("--no-split-merge", action="store_true", help="the paper's plain Gibbs sampler")
     _add_parallel_options(p)
     return parser
 
 
+# The data sets each data option applies to; giving one for another data set is refused, not ignored.
+_DATA_OPTIONS = {
+    "--n": ("n", ("sim1", "sim2", "demo", "mnist")),
+    "--data-seed": ("data_seed", ("sim1", "sim2", "demo", "mnist")),
+    "--digits": ("digits", ("mnist",)),
+    "--embedding": ("embedding", ("mnist",)),
+    "--dims": ("dims", ("mnist",)),
+}
+
+
 def load_data(args):
-    digits = [int(d) for d in _floats(args.digits, "--digits")]
-    columns = [c.strip() for c in args.columns.split(",")] if args.columns else None
+    for option, (attr, users) in _DATA_OPTIONS.items():
+        if getattr(args, attr) is not None and args.data not in users:
+            raise CliError(f"{option} applies only to the built-in data set{'s' if len(users) > 1 else ''} "
+                           f"{', '.join(users)}, not to {args.data}; leave it out.")
+    data_seed = DATA_SEED_DEFAULT if args.data_seed is None else check_seed(args.data_seed, "--data-seed")
+    digits = DIGITS_DEFAULT if args.digits is None else _wholes(args.digits, "--digits")
+    columns = None
+    if args.columns is not None:
+        columns = [c.strip() for c in args.columns.split(",")]
+        if not all(columns):
+            raise CliError(f"--columns has an empty name (got {args.columns!r}): give comma-separated column names, "
+                           "or leave it out to cluster every numeric column.")
     return data_mod.load(
         args.data, columns=columns, label_column=args.label_column, standardize_data=args.standardize,
-        n=args.n, seed=args.data_seed, digits=digits, embedding=args.embedding, dims=args.dims,
+        n=args.n, seed=data_seed, digits=digits, embedding=args.embedding or EMBEDDING_DEFAULT,
+        dims=DIMS_DEFAULT if args.dims is None else args.dims,
     )
 
 
 def niw_from_args(args, X):
-    return resolve_niw(X, m0=_floats(args.m0, "--m0") if args.m0 else None, kappa0=args.kappa0,
+    return resolve_niw(X, m0=_floats(args.m0, "--m0") if args.m0 is not None else None, kappa0=args.kappa0,
                        nu0=args.nu0, S0=args.s0)
 
 
+def output_file(text, option, suffix):
+    """The absolute path an output option names, checked before any work: not empty, not a folder, in a
+    folder that exists; ``suffix`` is added when missing (as numpy does for .npz)."""
+    if not text.strip():
+        raise CliError(f"{option} is empty: give a file name such as result{suffix}.")
+    if text.endswith(("/", os.sep)) or Path(text).expanduser().is_dir():
+        raise CliError(f"{option} {text} is a folder: give a file name in it, such as "
+                       f"{Path(text).expanduser().resolve() / ('result' + suffix)}.")
+    path = Path(text).expanduser()
+    if path.suffix != suffix:
+        path = path.with_name(path.name + suffix)
+    path = path.resolve()
+    if path.is_dir():
+        raise CliError(f"{option} would write {path}, which is a folder: give another file name.")
+    if not path.parent.is_dir():
+        raise CliError(f"cannot write {path}: the folder {path.parent} does not exist.")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CliError(f"cannot write {path}: permission denied.")
+    return path
+
+
+def output_folder(text, option):
+    """The absolute folder an output option names, created now (before any work) if missing."""
+    if not text.strip():
+        raise CliError(f"{option} is empty: give a folder name such as reproduce-output.")
+    path = Path(text).expanduser().resolve()
+    if path.exists() and not path.is_dir():
+        raise CliError(f"{option} {path} is a file, not a folder: give a folder name.")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CliError(f"cannot create the folder {path}: {err.strerror}.") from None
+    if not os.access(path, os.W_OK):
+        raise CliError(f"cannot write into {path}: permission denied.")
+    return path
+
+
+def check_n_jobs(n_jobs):
+    """--n-jobs: 1 to the core count, or -1 for all cores."""
+    cores = os.cpu_count() or 1
+    if n_jobs == 0 or n_jobs < -1 or n_jobs > cores:
+        raise CliError(f"--n-jobs must be a whole number from 1 to {cores} (this machine's cores), or -1 for all "
+                       f"of them (got {n_jobs}): the fits are CPU-bound, so more threads only slow them.")
+
+
+def check_parallel(args):
+    """--n-jobs (see check_n_jobs); --scheduler: not empty when given."""
+    check_n_jobs(args.n_jobs)
+    if args.scheduler is not None and not args.scheduler.strip():
+        raise CliError("--scheduler is empty: give the Dask scheduler's address, e.g. tcp://10.0.0.5:8786, "
+                       "or leave it out to fit on this machine.")
+
+
+def progress_bar(**kwargs):
+    """A tqdm bar on stderr, drawn only when stderr is a terminal (tqdm's disable=None)."""
+    from tqdm import tqdm
+
+    return tqdm(file=sys.stderr, disable=None, **kwargs)
+
+
 def cmd_run(args):
+    check_seed(args.seed, "--seed")
+    iters, burn_in, thin = check_schedule(args.iters, args.burn_in, args.thin)
+    if args.prior == "crp" and args.r is not None:
+        raise CliError("--r applies only to --prior pcrp (the CRP is the pCRP with r = 1); leave it out.")
+    prior = make_prior(args.prior, alpha=args.alpha, r=DEFAULT_R if args.r is None else args.r)
+    check_n_jobs(args.n_jobs)
+    init_values = [v.strip() for v in args.init.split(",")]
+    parsed_inits = [parse_init(v) for v in init_values]
+    inits = resolve_inits(init_values, args.chains)
+    out_path = output_file(args.out, "--out", ".npz")
     ds = load_data(args)
-    prior = make_prior(args.prior, alpha=args.alpha, r=args.r)
     niw = niw_from_args(args, ds.X)
-    inits = resolve_inits([v.strip() for v in args.init.split(",")], args.chains)
     for note in ds.notes:
         print(f"note: {note}", file=sys.stderr)
-    chains = run_chains(ds.X, prior, niw, n_chains=args.chains, init=inits, iters=args.iters, burn_in=args.burn_in,
-                        thin=args.thin, seed=args.seed, n_jobs=args.n_jobs, data=data_description(ds, args.data),
-                        split_merge=not args.no_split_merge)
+    for value, (_, k) in zip(init_values, parsed_inits):
+        if k is not None and k > ds.n:
+            print(f"note: --init {value} asks for {k:,} clusters but there are {ds.n:,} points: starting from "
+                  f"at most {start_clusters(value, ds.n):,}.", file=sys.stderr)
+    with progress_bar(total=iters * args.chains, unit="sweep", desc=prior.label()) as bar:
+        done = [0] * args.chains
+
+        def advance(chain_index, sweeps_done):  # from the chains' threads; tqdm's update is thread-safe
+            bar.update(sweeps_done - done[chain_index])
+            done[chain_index] = sweeps_done
+
+        chains = run_chains(ds.X, prior, niw, n_chains=args.chains, init=inits, iters=iters, burn_in=burn_in,
+                            thin=thin, seed=args.seed, n_jobs=args.n_jobs, data=data_description(ds, args.data),
+                            callback=advance, split_merge=not args.no_split_merge)
     chains.config["loss"] = args.loss
     draws = chains.pooled_labels()
     psm = similarity_matrix(draws)
@@ -206,10 +343,10 @@ def cmd_run(args):
     if ds.labels is not None:
         out["true_labels"] = ds.labels
     try:
-        chains.save(args.out, extra=out)
+        chains.save(out_path, extra=out)
     except OSError as err:
-        raise CliError(f"cannot write {args.out}: {err.strerror}") from None
-    _print_run(prior, ds, args, chains, diagnostics, estimate)
+        raise CliError(f"cannot write {out_path}: {err.strerror}") from None
+    _print_run(prior, ds, args, chains, diagnostics, estimate, out_path)
 
 
 def _json_safe(value):
@@ -223,7 +360,7 @@ def _json_safe(value):
     return value
 
 
-def _print_run(prior, ds, args, chains, diagnostics, estimate):
+def _print_run(prior, ds, args, chains, diagnostics, estimate, out_path):
     ms = chains.seconds_per_sweep * 1e3
     print(f"{prior.label()}: N={ds.n}, d={ds.dim}, {chains.n_chains} chain(s) x {args.iters} sweeps "
           f"(burn-in {args.burn_in}, thin {args.thin}: {chains.n_kept} kept draws each) at "
@@ -246,7 +383,7 @@ def _print_run(prior, ds, args, chains, diagnostics, estimate):
           f"{estimate.n_clusters} clusters of sizes {sizes}; expected loss {estimate.expected_loss:.4f} {unit}")
     for line in rhat_warnings({"K": k_diag, "the log joint": lj_diag}):
         print(f"warning: {line}", file=sys.stderr)
-    print(f"wrote {args.out}")
+    print(f"wrote {out_path}")
 
 
 def _write(path, writer):
@@ -257,18 +394,39 @@ def _write(path, writer):
         raise CliError(f"cannot write {path}: {err.strerror}") from None
 
 
+# Bytes cross validation holds per split (its train / test indices: 8 bytes per point) and per fit (the
+# queued joblib task and its result), for the memory check before the splits are made.
+CV_BYTES_PER_FIT = 1024
+
+
 def cmd_cv(args):
     import csv
 
+    check_seed(args.seed, "--seed")
+    check_parallel(args)
+    r_grid = _floats(args.r_grid, "--r-grid")
+    for r in r_grid:
+        PowerCRP(args.alpha, r)  # the model's bounds on alpha and r, before any fit
+    out_csv = output_file(args.out_csv, "--out-csv", ".csv") if args.out_csv is not None else None
+    out_json = output_file(args.out_json, "--out-json", ".json") if args.out_json is not None else None
     ds = load_data(args)
     niw = niw_from_args(args, ds.X)
+    check_cv_settings(ds.n, r_grid, args.folds, args.repeats, args.alpha)
+    splits = args.folds * args.repeats
+    check_memory(splits * (8 * ds.n + CV_BYTES_PER_FIT * len(r_grid)),
+                 f"Cross validation with {splits:,} splits x {len(r_grid)} values of r", "Use fewer --repeats.")
     for note in ds.notes:
         print(f"note: {note}", file=sys.stderr)
-    result = cross_validate(
-        ds.X, niw, r_grid=_floats(args.r_grid, "--r-grid"), alpha=args.alpha, folds=args.folds,
-        repeats=args.repeats, iters=args.iters, burn_in=args.burn_in, thin=args.thin, seed=args.seed,
-        split_merge=not args.no_split_merge, n_jobs=args.n_jobs, scheduler=args.scheduler,
-    )
+    with progress_bar(unit="fit", desc="cross validation") as bar:
+        def progress(done, total):
+            bar.total = total
+            bar.update(done - bar.n)
+
+        result = cross_validate(
+            ds.X, niw, r_grid=r_grid, alpha=args.alpha, folds=args.folds,
+            repeats=args.repeats, iters=args.iters, burn_in=args.burn_in, thin=args.thin, seed=args.seed,
+            split_merge=not args.no_split_merge, n_jobs=args.n_jobs, scheduler=args.scheduler, progress=progress,
+        )
     rows = result.table()
     print(f"{'r':>6s} {'loss':>10s} {'(SE)':>8s} {'log pred':>10s} {'(SE)':>8s} {'mean K':>7s}")
     for row in rows:
@@ -276,58 +434,85 @@ def cmd_cv(args):
         print(f"{row['r']:6.2f} {row['loss']:10.4f} {row['loss_se']:8.4f} {row['log_pred']:10.4f} "
               f"{row['log_pred_se']:8.4f} {row['mean_k']:7.2f}{mark}")
     print(f"proposed r = {result.chosen_r:g}: {result.blow_up.reason}")
-    if args.out_csv:
+    if out_csv:
         def write_csv(f):
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
-        _write(args.out_csv, write_csv)
-    if args.out_json:
+        _write(out_csv, write_csv)
+        print(f"wrote {out_csv}")
+    if out_json:
         payload = {"chosen_r": result.chosen_r, "blow_up_index": result.blow_up.index,
                    "reason": result.blow_up.reason, "curve": rows,
                    "settings": {**result.settings, "data": args.data, "data_source": ds.source}}
-        _write(args.out_json, lambda f: json.dump(payload, f, indent=2, default=float))
+        _write(out_json, lambda f: json.dump(payload, f, indent=2, default=float))
+        print(f"wrote {out_json}")
 
 
 def cmd_reproduce(args, argv):
     from dataclasses import replace
 
-    from .reproduce import FULL, QUICK, run_experiment, write_report
+    from .reproduce import FULL, METHODS, QUICK, run_experiment, write_report
 
     keys = [k.strip() for k in args.experiments.split(",") if k.strip()]
     unknown = [k for k in keys if k not in EXPERIMENTS]
     if unknown or not keys:
         raise CliError(f"unknown experiment {', '.join(unknown) or '(none given)'}; choose from {', '.join(EXPERIMENTS)}")
+    check_seed(args.seed, "--seed")
+    check_parallel(args)
+    out_dir = output_folder(args.out, "--out")
     protocol = replace(QUICK if args.quick else FULL, split_merge=not args.no_split_merge)
+    stages = ("cross validation",) + METHODS
     results = []
     for key in keys:
         print(f"{EXPERIMENTS[key].title} ...", file=sys.stderr, flush=True)
-        res = run_experiment(EXPERIMENTS[key], protocol, seed=args.seed, n_jobs=args.n_jobs, scheduler=args.scheduler)
+        with progress_bar(total=100 * len(stages), unit="%", desc=EXPERIMENTS[key].title,
+                          bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]") as bar:
+            def progress(stage, fraction):
+                bar.set_description(f"{EXPERIMENTS[key].title}: {stage}", refresh=False)
+                bar.update(round(100 * (stages.index(stage) + fraction)) - bar.n)
+
+            res = run_experiment(EXPERIMENTS[key], protocol, seed=args.seed, n_jobs=args.n_jobs,
+                                 scheduler=args.scheduler, progress=progress)
         print(f"  r = {res.cv.chosen_r:g}; mean K: "
               + ", ".join(f"{m} {r.metrics['K'][0]:.2f}" for m, r in res.methods.items()), file=sys.stderr)
         results.append(res)
     command = "pcrp " + " ".join(argv if argv is not None else sys.argv[1:])
     try:
-        path = write_report(results, args.out, command=command)
+        path = write_report(results, out_dir, command=command)
     except OSError as err:
-        raise CliError(f"cannot write into {args.out}: {err.strerror}") from None
+        raise CliError(f"cannot write into {out_dir}: {err.strerror}") from None
     print(path.read_text())
     print(f"wrote {path} and the figures in {path.parent / 'figures'}")
 
 
+def _note(message, category, filename, lineno, file=None, line=None):
+    """Show a Python warning as one 'note:' line on stderr (no file name, line number or source)."""
+    print(f"note: {message}", file=sys.stderr)
+
+
 def main(argv=None):
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        if args.command == "run":
-            cmd_run(args)
-        elif args.command == "cv":
-            cmd_cv(args)
-        elif args.command == "reproduce":
-            cmd_reproduce(args, argv)
-    except (CliError, CVError, ModelError, SamplerError, data_mod.DataError) as err:
-        print(f"pcrp: error: {err}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings():
+        warnings.showwarning = _note
+        try:
+            args = parser.parse_args(argv)
+            if args.command == "run":
+                cmd_run(args)
+            elif args.command == "cv":
+                cmd_cv(args)
+            elif args.command == "reproduce":
+                cmd_reproduce(args, argv)
+        except (CliError, CVError, ModelError, SamplerError, data_mod.DataError) as err:
+            print(f"pcrp: error: {err}", file=sys.stderr)
+            return 2
+        except MemoryError:
+            print("pcrp: error: out of memory: use fewer points, sweeps or kept draws (a larger --thin).",
+                  file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("pcrp: interrupted.", file=sys.stderr)
+            return 130
     return 0
 
 

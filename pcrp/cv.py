@@ -23,6 +23,7 @@ Standard errors are over splits (std / sqrt(n_splits)); folds share training
 points, so they understate the uncertainty somewhat.
 """
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -258,6 +259,12 @@ def cross_validate(X, niw, *, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1
     if scheduler:
         client = _dask_client(scheduler)
         try:
+            from .dask_cluster import worker_threads
+
+            if worker_threads(client) == 1:  # joblib runs n_jobs = 1 in this process, not on the cluster
+                warnings.warn(f"The Dask cluster at {scheduler} has one worker thread, so joblib runs every fit "
+                              "here, in this process, one after another; give its workers two or more threads "
+                              "in all to fit on the cluster.", UserWarning, stacklevel=2)
             with joblib.parallel_config(backend="dask"):
                 collect(joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks))
         finally:

@@ -20,6 +20,21 @@ class ModelError(ValueError):
     """A model parameter is out of range; the message says which and what to do."""
 
 
+# Bounds that keep the sampler's double-precision arithmetic meaningful, for data sets up to the
+# 10,000 points x 50 columns that pcrp.data accepts. Each keeps the rounding error of the log joint
+# below 1e-6 nats (checked in tests/test_model.py):
+# - R_MAX: the pCRP's prior term r log((n - 1)!) is a running sum of r log j; at n = 10,000 its error
+#   is 2.4e-8 at r = 100, 2.5e-7 at r = 1,000 and 5e-6 at r = 10,000 (r = 1e308 overflows it to inf).
+# - NU0_MAX: the marginal likelihood holds log Gamma_d(nu_n / 2) - log Gamma_d(nu0 / 2), a difference
+#   of two huge numbers; at d = 50 its error is 5e-8 at nu0 = 1e6, 4e-7 at 1e7 and 6e-6 at 1e8.
+# - COND_MAX: the kernels update S_n^{-1} by rank-one steps, which lose about log10(cond(S_n))
+#   digits; below 1e12 a recomputation agrees with them to about 1e-13, while at 6e16 (S0 = 1e-14 I
+#   on standardised data) the cached log-determinants are off by 25 (see check_niw_for_data).
+R_MAX = 1000.0
+NU0_MAX = 1e7
+COND_MAX = 1e12
+
+
 def _check_positive(name, value, hint=""):
     try:
         value = float(value)
@@ -60,9 +75,14 @@ class PowerCRP:
 
     def __post_init__(self):
         object.__setattr__(self, "alpha", _check_positive("alpha", self.alpha))
-        object.__setattr__(
-            self, "r", _check_positive("r", self.r, " r = 1 is the CRP; the paper uses r > 1.")
-        )
+        r = _check_positive("r", self.r, " r = 1 is the CRP; the paper uses r > 1.")
+        if r > R_MAX:
+            raise ModelError(
+                f"r must be at most {R_MAX:g} (got {r:g}): beyond it the prior's r log((n - 1)!) terms lose "
+                "the log joint's decimals in double precision (r = 1e308 overflows them). "
+                "The paper's powers lie between 1 and 2."
+            )
+        object.__setattr__(self, "r", r)
 
     def log_weight(self, n):
         return self.r * np.log(np.asarray(n, dtype=float))
@@ -127,6 +147,11 @@ class NIW:
         nu0 = float(self.nu0)
         if not np.isfinite(nu0) or nu0 <= d - 1:
             raise ModelError(f"nu0 must be > d - 1 = {d - 1} for d = {d} columns (got {nu0:g}).")
+        if nu0 > NU0_MAX:
+            raise ModelError(
+                f"nu0 must be at most {NU0_MAX:g} (got {nu0:g}): beyond it the log-gamma terms of the marginal "
+                "likelihood lose their decimals in double precision. The default is d + 3."
+            )
         object.__setattr__(self, "m0", m0)
         object.__setattr__(self, "S0", S0)
         object.__setattr__(self, "kappa0", kappa0)
@@ -185,9 +210,38 @@ def resolve_niw(X, m0=None, kappa0=None, nu0=None, S0=None):
             raise ModelError(f"m0 needs {d} values, one per column (got {m0.size}).")
     if S0 is not None and np.ndim(S0) == 0:
         S0 = _check_positive("S0", S0, " It is the scale of S0 = value * identity.") * np.eye(d)
-    return NIW(
+    niw = NIW(
         m0=base.m0 if m0 is None else m0,
         kappa0=base.kappa0 if kappa0 is None else kappa0,
         nu0=base.nu0 if nu0 is None else nu0,
         S0=base.S0 if S0 is None else S0,
     )
+    check_niw_for_data(niw, X)
+    return niw
+
+
+def check_niw_for_data(niw, X):
+    """Raise ModelError unless the sampler's double-precision arithmetic supports ``niw`` on ``X`` (N, d).
+
+    Every cluster's posterior scale S_n = S0 + C + (kappa0 n / kappa_n)(xbar - m0)(xbar - m0)^T lies
+    between S0 and S0 + sum_i (x_i - m0)(x_i - m0)^T over all points (as kappa0 / kappa_n < 1), so its
+    condition number is at most (lmax(S0) + sum_i |x_i - m0|^2) / lmin(S0). That bound must be finite
+    and at most COND_MAX: m0 far from the data, or S0 tiny next to the data's spread, breaks it.
+    """
+    X = np.asarray(X, dtype=float)
+    eig = np.linalg.eigvalsh(niw.S0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = float(np.sum((X - niw.m0) ** 2))
+        bound = (eig[-1] + spread) / eig[0]
+    if not np.isfinite(spread):
+        raise ModelError(
+            "The squared distances of the points from m0 overflow double precision: move m0 nearer the data "
+            "(its default is the column means) or standardise the data."
+        )
+    if not bound <= COND_MAX:
+        raise ModelError(
+            f"S0 and m0 do not fit the data's scale in double precision: a cluster's scale matrix could reach a "
+            f"condition number of {bound:.2g} (S0's eigenvalues {eig[0]:.2g} to {eig[-1]:.2g}; the points' "
+            f"squared distances from m0 sum to {spread:.2g}), above the supported {COND_MAX:g}. "
+            "Make S0 larger or move m0 nearer the data."
+        )

@@ -97,20 +97,15 @@ def kernel_tables(n_max, d, kappa0, nu0, S0, log_g):
     tables[ROW_T_EXPONENT] = (df + d) / 2
     tables[ROW_MARGINAL_CONST] = (
         -0.5 * n * d * np.log(np.pi)
-        + multigammaln_vec(nu_n / 2, d) - multigammaln(nu0 / 2, d)
+        + multigammaln(nu_n / 2, d) - multigammaln(nu0 / 2, d)
         + 0.5 * nu0 * logdet0 + 0.5 * d * (np.log(kappa0) - np.log(kappa_n))
     )
     tables[ROW_NU] = nu_n
     tables[ROW_ADD_STEP] = 1.0 / (kappa_n + 1)
-    # kappa_n - 1 = kappa_{n-1} > 0 for n >= 1; row 0 is never used for a removal
-    kappa_less = np.where(n >= 1, kappa_n - 1, 1.0)
+    # kappa_{n-1} = kappa0 + (n - 1) for n >= 1, not kappa_n - 1: for n = 1 the latter rounds a tiny
+    # kappa0 to 0 (kappa0 = 1e-300). Row 0 is never used for a removal.
+    kappa_less = np.where(n >= 1, kappa0 + (n - 1), 1.0)
     tables[ROW_REMOVE_WEIGHT] = kappa_n / kappa_less
     tables[ROW_REMOVE_STEP] = 1.0 / kappa_less
     return np.ascontiguousarray(tables.T)
 
-
-def multigammaln_vec(a, d):
-    """log Gamma_d(a) for an array ``a`` (scipy's multigammaln takes scalars)."""
-    a = np.asarray(a, dtype=float)
-    j = np.arange(d, dtype=float)
-    return 0.25 * d * (d - 1) * np.log(np.pi) + gammaln(a[..., None] - 0.5 * j).sum(axis=-1)

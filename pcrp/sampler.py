@@ -16,7 +16,7 @@ import numpy as np
 
 from ._kernels import gibbs
 from ._kernels.rng import seed_state
-from .model import log_weight_table
+from .model import check_niw_for_data, log_weight_table
 from .niw_math import kernel_tables
 
 # Statistics are recomputed from the labels every REFRESH_EVERY sweeps (counted
@@ -27,6 +27,52 @@ REFRESH_EVERY = 1000
 
 class SamplerError(ValueError):
     """A sampler setting is invalid; the message says which and what to do."""
+
+
+def check_seed(seed, name="seed"):
+    """A seed must be None, a whole number >= 0 or a non-empty sequence of them (what numpy's SeedSequence
+    accepts); returns it unchanged."""
+    if seed is None:
+        return None
+    items = list(seed) if isinstance(seed, (list, tuple, np.ndarray)) else [seed]
+    if not items or any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0
+                        for v in items):
+        raise SamplerError(f"{name} must be a whole number >= 0 (got {seed!r}).")
+    return seed
+
+
+def available_memory():
+    """Bytes of memory available to new allocations now, without swapping (psutil's estimate)."""
+    import psutil
+
+    return int(psutil.virtual_memory().available)
+
+
+def _gib(n_bytes):
+    return f"{n_bytes / 2**30:,.1f} GiB" if n_bytes >= 2**30 else f"{n_bytes / 2**20:,.0f} MiB"
+
+
+def check_memory(n_bytes, what, advice):
+    """Raise SamplerError when ``n_bytes`` exceed the memory available now; ``what`` needs them."""
+    available = available_memory()
+    if n_bytes > available:
+        raise SamplerError(f"{what} would need about {_gib(n_bytes)} of memory, more than the {_gib(available)} "
+                           f"available now. {advice}")
+
+
+# Working memory of sklearn's chunked nearest-centre search in the k-means start (its default is 1 GiB).
+KMEANS_WORKING_MIB = 64
+
+
+def state_bytes(n_points, dim, k_start):
+    """Bytes a Sampler holds for N = ``n_points`` points in ``dim`` columns starting from ``k_start``
+    clusters: data, labels and per-point buffers, the per-count tables, cluster slots for
+    max(16, 2 k_start) clusters (each with a d x d precision matrix) and the k-means start's work."""
+    per_point = 8 * (dim + 8)  # X, labels, permutation, prior predictive, kernel buffers
+    tables = 8 * 10 * (n_points + 2)
+    slots = 8 * max(16, 2 * k_start) * (dim * dim + dim + 2)
+    kmeans = 8 * k_start * dim + 8 * 16 * n_points + KMEANS_WORKING_MIB * 2**20
+    return n_points * per_point + tables + slots + kmeans
 
 
 @dataclass
@@ -67,7 +113,8 @@ def initial_labels(X, init, rng):
     """Starting labels (N,) int64 in 0..K-1 with no empty cluster.
 
     init: 'one' (all together), 'random:K' (uniform at random), 'kmeans:K'
-    (k-means++ seeding, then each point to its nearest seed), or an int array.
+    (scikit-learn's k-means++ seeding, then each point to its nearest seed), or an int array.
+    K is capped at N (:func:`start_clusters`).
     """
     N = X.shape[0]
     kind, k = parse_init(init)
@@ -77,24 +124,32 @@ def initial_labels(X, init, rng):
             raise SamplerError(f"initial labels must have one entry per row ({N}), got shape {labels.shape}.")
         _, labels = np.unique(labels, return_inverse=True)
         return labels.astype(np.int64)
-    k = min(k, N)
+    k = start_clusters(init, N)
     if kind == "one":
         labels = np.zeros(N, dtype=np.int64)
+    elif kind == "kmeans" and k == N:  # every point is a seed: skip k-means++'s O(N^2 d) search
+        labels = np.arange(N)
     elif kind == "random":
         labels = rng.integers(0, k, size=N)
     else:
-        centres = [X[rng.integers(N)]]
-        dist2 = np.sum((X - centres[0]) ** 2, axis=1)
-        for _ in range(1, k):
-            total = dist2.sum()
-            if total <= 0:
-                break
-            centres.append(X[rng.choice(N, p=dist2 / total)])
-            dist2 = np.minimum(dist2, np.sum((X - centres[-1]) ** 2, axis=1))
-        centres = np.asarray(centres)
-        labels = np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+        import sklearn
+        from sklearn.cluster import kmeans_plusplus
+        from sklearn.metrics import pairwise_distances_argmin
+
+        centres, _ = kmeans_plusplus(X, k, random_state=int(rng.integers(2**31 - 1)))
+        with sklearn.config_context(working_memory=KMEANS_WORKING_MIB):
+            labels = pairwise_distances_argmin(X, centres)
     _, labels = np.unique(labels, return_inverse=True)
     return labels.astype(np.int64)
+
+
+def start_clusters(init, n_points):
+    """Clusters an ``init`` starts from for ``n_points`` points: K of 'random:K' / 'kmeans:K' capped at N
+    (N clusters is every point alone), 1 for 'one', the distinct labels of an array."""
+    kind, k = parse_init(init)
+    if kind == "labels":
+        return int(np.unique(np.asarray(init)).size)
+    return min(k, n_points)
 
 
 class Sampler:
@@ -120,6 +175,11 @@ class Sampler:
         n_moves = int(split_merge)
         if n_moves < 0:
             raise SamplerError("split_merge must be >= 0 (moves per sweep).")
+        check_seed(seed)
+        check_niw_for_data(niw, X)
+        check_memory(state_bytes(X.shape[0], X.shape[1], start_clusters(init, X.shape[0])),
+                     f"The sampler's state for {X.shape[0]:,} points in {X.shape[1]} columns",
+                     "Start from fewer clusters (init) or use fewer points or columns.")
         self.X = X
         self.prior = prior
         self.niw = niw
@@ -163,9 +223,13 @@ class Sampler:
         """Unnormalised log p(z, X) of the current labels."""
         return float(gibbs.log_joint(self.K, self.counts, self.logdets, self.log_alpha, self.tables))
 
+    _warm_up = False  # True for warm_up()'s own sampler
+
     def step(self, n_sweeps=1):
-        """Run ``n_sweeps`` sweeps; returns a :class:`StepInfo`."""
+        """Run ``n_sweeps`` sweeps; returns a :class:`StepInfo` (its seconds exclude numba compilation)."""
         n_sweeps = int(n_sweeps)
+        if not gibbs.gibbs_sweeps.signatures and not self._warm_up:
+            warm_up()  # compile, or load from the cache, outside the timed calls
         K_out = np.zeros(n_sweeps, dtype=np.int64)
         lj_out = np.zeros(n_sweeps)
         start = time.perf_counter()
@@ -233,11 +297,25 @@ class Chain:
 def check_schedule(iters, burn_in, thin):
     """Validate the run length settings; returns them as ints."""
     for name, value, low in (("iters", iters, 1), ("burn_in", burn_in, 0), ("thin", thin, 1)):
-        if int(value) != value or value < low:
+        try:
+            whole = not isinstance(value, (bool, np.bool_)) and int(value) == value and value >= low
+        except (TypeError, ValueError, OverflowError):  # text, NaN, infinity
+            whole = False
+        if not whole:
             raise SamplerError(f"{name} must be an integer >= {low} (got {value!r}).")
     if burn_in >= iters:
         raise SamplerError(f"burn_in ({burn_in}) must be smaller than iters ({iters}) so that draws are kept.")
+    if burn_in + thin > iters:
+        raise SamplerError(f"thin ({thin}) leaves no draws to keep: the first kept sweep, burn_in + thin = "
+                           f"{burn_in + thin}, is after the last ({iters}); thin must be at most iters - burn_in "
+                           f"= {iters - burn_in}.")
     return int(iters), int(burn_in), int(thin)
+
+
+def record_bytes(n_points, iters, burn_in, thin):
+    """Bytes of a chain's record: K and the log joint per sweep, and the kept label draws."""
+    n_kept = (iters - burn_in) // thin
+    return 16 * iters + n_kept * n_points * label_dtype(n_points).itemsize
 
 
 def label_dtype(n_points):
@@ -263,6 +341,12 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
     every kept sweep. Other keyword options are passed to :class:`Sampler`.
     """
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
+    X = np.asarray(X)
+    if X.ndim == 2:
+        N = X.shape[0]
+        check_memory(record_bytes(N, iters, burn_in, thin) + state_bytes(N, X.shape[1], start_clusters(init, N)),
+                     f"This run ({iters:,} sweeps, {(iters - burn_in) // thin:,} kept draws of {N:,} labels)",
+                     "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
     sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed, **sampler_options)
     kept_sweeps = keep_schedule(iters, burn_in, thin)
     labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=label_dtype(X.shape[0]))
@@ -309,4 +393,6 @@ def warm_up():
     X = np.linspace(-1.0, 1.0, 12).reshape(6, 2)
     from .model import CRP, resolve_niw
 
-    Sampler(X, CRP(1.0), resolve_niw(X), seed=0, init="random:2").step(2)
+    sampler = Sampler(X, CRP(1.0), resolve_niw(X), seed=0, init="random:2")
+    sampler._warm_up = True
+    sampler.step(2)

@@ -172,7 +172,7 @@ def test_run_config_is_one_json_shape():
     (dict(n_jobs=0), "n_jobs must be a whole number"),
     (dict(moves_per_sweep=3), "unknown sampler option moves_per_sweep; the sampler accepts: split_merge"),
     (dict(burn_in=30), r"burn_in \(30\) must be smaller than iters \(30\)"),
-    (dict(thin=21), r"burn_in \(10\) and thin \(21\) keep no draw of iters \(30\) sweeps"),
+    (dict(thin=21), r"thin \(21\) leaves no draws to keep"),
 ])
 def test_bad_settings_are_refused_with_a_message(X, kwargs, message):
     settings = dict(n_chains=2, iters=30, burn_in=10, thin=2, seed=0)

@@ -95,7 +95,7 @@ def test_binder_loss_and_reproducibility(blobs):
     (dict(prior="dp"), "'prior' parameter of PCRPMixture must be a str among"),
     (dict(loss="ari"), "'loss' parameter of PCRPMixture must be a str among"),
     (dict(iters=20, burn_in=20), r"burn_in \(20\) must be smaller than iters \(20\)"),
-    (dict(iters=20, burn_in=10, thin=11), r"keep no draw of iters \(20\) sweeps"),
+    (dict(iters=20, burn_in=10, thin=11), r"thin \(11\) leaves no draws to keep"),
     (dict(nu0=0.5), r"nu0 must be > d - 1 = 1"),
     (dict(init=["one", "kmeans:x"]), "init must be 'one', 'random:K' or 'kmeans:K'"),
 ])

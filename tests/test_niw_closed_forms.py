@@ -83,7 +83,55 @@ def test_log_joint_of_pcrp_uses_powered_factorials():
     assert s.log_joint() == pytest.approx(expected, rel=1e-10)
 
 
-def test_kernel_tables_prior_rows():
+def test_log_weight_table_of_the_crp():
     table = log_weight_table(CRP(2.0), 5)
     assert np.isneginf(table[0])
     assert np.allclose(table[1:], np.log(np.arange(1, 7)))
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_kernel_tables_rows_against_the_closed_forms(d):
+    """Every row of kernel_tables, for clusters of n = 1..6 points, against niw_math's closed forms: the
+    pCRP's log g(n) = r log n and sum_{j<n} log g(j) = r log (n-1)!; the Student-t predictive and the
+    marginal as the kernels assemble them from the rows and log|S_n|; the rank-one add / remove steps of
+    the mean and the scatter. Tolerance 1e-10 relative: both sides are a few double-precision operations."""
+    from math import factorial, log
+
+    from pcrp._kernels.niw import (
+        ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_MARGINAL_CONST, ROW_NU, ROW_REMOVE_STEP, ROW_REMOVE_WEIGHT,
+        ROW_T_CONST, ROW_T_EXPONENT, ROW_T_SCALE,
+    )
+    from pcrp.model import PowerCRP
+
+    rng = np.random.default_rng(40 + d)
+    niw = random_niw(d, rng)
+    m0, k0, nu0, S0 = niw.m0, niw.kappa0, niw.nu0, niw.S0
+    prior = PowerCRP(0.8, 1.7)
+    tables = niw_math.kernel_tables(6, d, k0, nu0, S0, log_weight_table(prior, 6))
+    assert tables.shape == (8, 10)
+    X = rng.normal(size=(7, d))
+    x = rng.normal(size=d)
+    for n in range(1, 7):
+        row = tables[n]
+        block = X[:n]
+        m_n, kappa_n, nu_n, S_n = niw_math.posterior_params(block, m0, k0, nu0, S0)
+        logdet_n = np.linalg.slogdet(S_n)[1]
+        assert row[ROW_LOG_G] == pytest.approx(1.7 * log(n), rel=1e-12, abs=1e-15)
+        assert row[ROW_LOG_G_PROD] == pytest.approx(1.7 * log(factorial(n - 1)), rel=1e-12, abs=1e-15)
+        assert row[ROW_NU] == nu0 + n
+        q = (x - m_n) @ np.linalg.solve(S_n, x - m_n)
+        predictive = row[ROW_T_CONST] - 0.5 * logdet_n - row[ROW_T_EXPONENT] * np.log1p(row[ROW_T_SCALE] * q)
+        assert predictive == pytest.approx(niw_math.log_predictive(x, block, m0, k0, nu0, S0), rel=1e-10)
+        marginal = row[ROW_MARGINAL_CONST] - 0.5 * row[ROW_NU] * logdet_n
+        assert marginal == pytest.approx(niw_math.log_marginal(block, m0, k0, nu0, S0), rel=1e-10)
+        # adding x: m_{n+1} = m_n + (x - m_n) ADD_STEP; S_{n+1} = S_n + T_SCALE (x - m_n)(x - m_n)^T
+        m_add, _, _, S_add = niw_math.posterior_params(np.vstack([block, x]), m0, k0, nu0, S0)
+        np.testing.assert_allclose(m_n + (x - m_n) * row[ROW_ADD_STEP], m_add, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(S_n + row[ROW_T_SCALE] * np.outer(x - m_n, x - m_n), S_add, rtol=1e-10)
+        # removing the block's last point y: m_{n-1} = m_n + (m_n - y) REMOVE_STEP;
+        # S_{n-1} = S_n - REMOVE_WEIGHT (y - m_n)(y - m_n)^T
+        y = block[-1]
+        m_less, _, _, S_less = niw_math.posterior_params(block[:-1], m0, k0, nu0, S0)
+        np.testing.assert_allclose(m_n + (m_n - y) * row[ROW_REMOVE_STEP], m_less, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(S_n - row[ROW_REMOVE_WEIGHT] * np.outer(y - m_n, y - m_n), S_less,
+                                   rtol=1e-9, atol=1e-12)
