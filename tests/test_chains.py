@@ -103,9 +103,12 @@ def test_inference_data_holds_the_kept_draws(chains):
     assert int(idata.sample_stats["splits_proposed"].sum()) == int(chains.split_merge_stats[:, 0].sum())
     assert json.loads(idata.attrs["config"]) == chains.config
     diag = chains.diagnostics()
-    rounded = np.round(chains.kept_log_joint, 6)  # what diagnostics() ranks: the log joint to 1e-6 nats
-    assert diag["log_joint"]["rhat"] == pytest.approx(float(az.rhat(rounded, method="rank")))
-    assert diag["log_joint"]["ess_bulk"] == pytest.approx(float(az.ess(rounded, method="bulk")))
+    assert diag["K"]["rhat"] == pytest.approx(float(az.rhat(idata, var_names=["K"])["K"]), nan_ok=True)
+    # the log joint is ranked to 1e-6 nats: these chains share one partition, whose log joint differs only
+    # in rounding between the rank-one updates and a recomputation; that noise must not look like mixing
+    rounded = np.round(chains.kept_log_joint, 6)
+    assert np.ptp(rounded) == 0 and np.ptp(chains.kept_log_joint) > 0
+    assert np.isnan(diag["log_joint"]["rhat"])
 
 
 def ar1(n_chains, n, phi, seed, shift=()):
