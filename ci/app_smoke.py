@@ -8,7 +8,6 @@ page runs under AppTest with Old Faithful loaded, and that `streamlit run` serve
 its health check. Exits non-zero with a message on the first failure.
 """
 
-import os
 import socket
 import subprocess
 import sys
@@ -35,7 +34,8 @@ def main(app_dir):
     installed = Path(pcrp.__file__).resolve()
     check(Path(sys.prefix).resolve() in installed.parents, f"pcrp imported from {installed}, not from {sys.prefix}")
     check(data.old_faithful().n == 272, "Old Faithful did not load from the package data")
-    check(data.mnist(n=100, embedding="pca", dims=2).raw.shape == (100, 784), "MNIST did not load from the package data")
+    check(data.mnist(n=100, embedding="pca", dims=2).raw.shape == (100, 784),
+          "MNIST did not load from the package data")
 
     from streamlit.testing.v1 import AppTest
 

@@ -115,8 +115,9 @@ def standardize(X, columns):
     for j, c in enumerate(columns):
         if not (np.isfinite(Z[:, j]).all() and np.isfinite(center[j]) and 0 < scale[j] < np.inf):
             raise DataError(
-                f"Column {c!r} cannot be standardised: its spread ({high[j] - low[j]:g} from {low[j]:g} "
-                f"to {high[j]:g}) is too small for its size to be represented; rescale it or deselect it."
+                f"Column {c!r} cannot be standardised: its values (from {low[j]:g} to {high[j]:g}) are so close "
+                "to the smallest representable numbers that their spread cannot be computed; multiply the column "
+                "by a power of ten or deselect it."
             )
     return Z, center, scale
 
@@ -208,7 +209,8 @@ def read_file_bytes(path, limit):
         raise DataError(f"Permission denied looking up {path}: a folder on its path is not readable by you; "
                         "copy the file somewhere you can read.") from None
     except OSError as err:
-        raise DataError(f"{path} cannot be read ({err.strerror}); copy the data into a CSV file and give its path.") from None
+        raise DataError(f"{path} cannot be read ({err.strerror}); "
+                        "copy the data into a CSV file and give its path.") from None
     what = _not_a_regular_file(info.st_mode)
     if what:
         raise _refuse_kind(path, what)
@@ -221,7 +223,8 @@ def read_file_bytes(path, limit):
         raise DataError(f"Permission denied: you may not read {path}; make it readable (e.g. chmod u+r) "
                         "or copy it somewhere you can read.") from None
     except OSError as err:
-        raise DataError(f"{path} cannot be opened ({err.strerror}); copy the data into a CSV file and give its path.") from None
+        raise DataError(f"{path} cannot be opened ({err.strerror}); "
+                        "copy the data into a CSV file and give its path.") from None
     with os.fdopen(fd, "rb") as f:
         what = _not_a_regular_file(os.fstat(f.fileno()).st_mode)  # replaced since the check above
         if what:
@@ -546,8 +549,8 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
         columns, left_out = default_columns(table, label_column)
         notes += left_out
         if not columns:
-            raise DataError(" ".join(["No numeric column found: the columns to cluster must hold numbers "
-                                      "(use '.' as the decimal point)."] + left_out))
+            found = "No numeric column found: the columns to cluster must hold numbers (use '.' as the decimal point)."
+            raise DataError(" ".join([found, *left_out]))
     columns = list(columns)
     if not columns:
         raise DataError("Choose at least one column to cluster.")

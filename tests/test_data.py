@@ -13,8 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pcrp import data
-from pcrp.data import (DataError, dataset_from_table, default_columns, detect_delimiter, guess_label_column,
-                       load_csv, read_csv_table)
+from pcrp.data import (
+    DataError,
+    dataset_from_table,
+    default_columns,
+    detect_delimiter,
+    guess_label_column,
+    load_csv,
+    read_csv_table,
+)
 
 GOOD = b"x,y,label\n1,2,a\n2,3.5,a\n3,1,b\n4,0,b\n5,2,a\n"
 
@@ -42,8 +49,8 @@ def test_good_csv_with_label_column():
     (b"\x00\x01\x02\x03garbage\xff", "looks binary"),
     (b"x,y\n1,2\n3,inf\n4,5\n", "infinite value on line 3"),
     (b"x,y\n1,2\n3,-Infinity\n4,5\n", "infinite value on line 3"),
-    (b"x,y\nNA,1\n2,\nnan,\n", r"Every row has a missing value in the chosen columns \(most often in 'x': 2 of 3 rows\); "
-                                  "deselect that column"),
+    (b"x,y\nNA,1\n2,\nnan,\n",
+     r"Every row has a missing value in the chosen columns \(most often in 'x': 2 of 3 rows\); deselect that column"),
     (b"x,y\n1,2\n3\n", "Row 3 has 1 fields"),
     (b"x,y\n1,2\n\n\n3,4\n5\n", "Row 6 has 1 fields"),  # rows are named by their line in the file
     (b'x,y\n1,2\n3,"4\n', "cell ending on line 3 is longer|not valid CSV"),
@@ -194,7 +201,8 @@ def test_missing_cells_drop_exactly_their_rows(rows):
         assert not empty and len(complete) > 2
         assert np.array_equal(ds.X, np.array(complete))
         dropped = len(rows) - len(complete)
-        assert ds.notes == ([f"Dropped {dropped} row(s) with a missing value in the chosen columns."] if dropped else [])
+        note = f"Dropped {dropped} row(s) with a missing value in the chosen columns."
+        assert ds.notes == ([note] if dropped else [])
 
 
 @settings(max_examples=100, deadline=None)
@@ -375,9 +383,9 @@ def test_fifo_is_refused_without_opening_it(tmp_path):
     worker.start()
     worker.join(10)
     assert not worker.is_alive(), "the loader opened the FIFO and waits for a writer"
-    assert result == [f"{fifo} is a named pipe (FIFO), not a regular file: CSV data are read only from regular "
-                      "files (a pipe or a device can block or never end); save the data to a .csv file and give "
-                      "its path."]
+    assert result == [(f"{fifo} is a named pipe (FIFO), not a regular file: CSV data are read only from regular "
+                       "files (a pipe or a device can block or never end); save the data to a .csv file and give "
+                       "its path.")]
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
@@ -453,6 +461,13 @@ def test_constant_column_is_still_named():
         load_csv(b"x,y\n1e-300,1\n1e-300,2\n1e-300,3\n")
 
 
+def test_spread_below_the_smallest_subnormal_is_refused():
+    # 5e-324 is the smallest float above 0: the standard deviation of these (2.5e-324) rounds to 0
+    with pytest.raises(DataError, match=r"Column 'x' cannot be standardised: its values \(from 4.94066e-324 to "
+                                        r"9.88131e-324\) are so close to the smallest representable numbers"):
+        load_csv(b"x\n5e-324\n1e-323\n5e-324\n")
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=30).filter(lambda v: len(set(v)) > 1),
        st.integers(-1000, 1000))
@@ -464,6 +479,7 @@ def test_standardize_is_exactly_scale_invariant_for_powers_of_two(values, power)
     Z, center, scale = data.standardize(X, ["x"])
     Zs, center_s, scale_s = data.standardize(scaled, ["x"])
     assert np.array_equal(Z, Zs)
+    assert np.array_equal(center_s, np.ldexp(center, power)) and np.array_equal(scale_s, np.ldexp(scale, power))
     assert np.allclose(Z.mean(), 0, atol=1e-9) and Z.std() == pytest.approx(1, rel=1e-9)
     assert np.allclose(Z * scale + center, X, rtol=1e-9, atol=1e-9 * np.abs(X).max())
 
@@ -479,9 +495,9 @@ def test_numeric_label_column_is_guessed_and_not_clustered():
     assert guess_label_column(table) == "species"
     columns, notes = default_columns(table)
     assert columns == ["sepal_length", "sepal_width"]
-    assert notes == ["Column 'species' was not clustered: it looks like class labels (3 integer codes). Use it as "
-                     "the label column to score the clusters against it, or choose the columns yourself to "
-                     "cluster it."]
+    assert notes == [("Column 'species' was not clustered: it looks like class labels (3 integer codes). Use it as "
+                      "the label column to score the clusters against it, or choose the columns yourself to "
+                      "cluster it.")]
     ds = dataset_from_table(table)
     assert ds.columns == ["sepal_length", "sepal_width"] and ds.notes == notes and ds.labels is None
     ds = dataset_from_table(table, label_column="species")  # chosen as the label: used, and not clustered
