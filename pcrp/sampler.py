@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._kernels import gibbs, moves
+from ._kernels import gibbs
 from ._kernels.rng import seed_state
 from .model import log_weight_table
 from .niw_math import kernel_tables
@@ -25,41 +25,17 @@ from .niw_math import kernel_tables
 REFRESH_EVERY = 1000
 
 
-# Moves per sweep when the caller does not say (see Sampler). Why these: README, the split-merge
-# row of the defaults table, measured with bench/mixing.py.
-DEFAULT_MOVES = {"split_merge": 1, "gibbs_split_merge": 0, "reallocate": 0, "regroup": 0}
-
-
 class SamplerError(ValueError):
     """A sampler setting is invalid; the message says which and what to do."""
 
 
-def whole_number(name, value, what):
-    """Validate a whole number >= 0 (or True/False, meaning 1/0) of ``what``; returns it as an int."""
+def moves_per_sweep(name, value):
+    """Validate a whole number >= 0 (or True/False, meaning 1/0) of moves per sweep; returns it as an int."""
     if isinstance(value, (bool, np.bool_)):
         return int(value)
     if not isinstance(value, (int, np.integer)) or value < 0:
-        raise SamplerError(f"{name} must be a whole number >= 0 ({what}) or True/False (got {value!r}).")
+        raise SamplerError(f"{name} must be a whole number >= 0 (moves per sweep) or True/False (got {value!r}).")
     return int(value)
-
-
-def move_schedule(name, value):
-    """(moves, period) for a rate of moves per sweep: a whole number n -> (n, 1); 1/p for a
-    whole p > 1 -> (1, p), one move after every p-th sweep."""
-    if isinstance(value, (bool, np.bool_, int, np.integer)):
-        return whole_number(name, value, "moves per sweep"), 1
-    try:
-        rate = float(value)
-    except (TypeError, ValueError):
-        rate = -1.0
-    if rate >= 1 and rate == int(rate):
-        return int(rate), 1
-    if 0 < rate < 1:
-        period = round(1 / rate)
-        if abs(period * rate - 1) < 1e-9:
-            return 1, period
-    raise SamplerError(f"{name} must be a whole number of moves per sweep or 1/p for one move every p sweeps "
-                       f"(e.g. 0.1), got {value!r}.")
 
 
 @dataclass
@@ -131,25 +107,18 @@ def initial_labels(X, init, rng):
 
 
 class Sampler:
-    """Collapsed Gibbs sampler (Algorithm 1), each sweep followed by multi-point moves.
+    """Collapsed Gibbs sampler (Algorithm 1) with optional split-merge moves.
 
     X: (N, d) float data, used exactly as given.
     prior: a seating prior (``pcrp.model.CRP``, ``PowerCRP``, ...).
     niw: ``pcrp.model.NIW`` hyperparameters of dimension d.
-    split_merge: number of sequentially-allocated merge-split moves (Dahl) after each
-        sweep; True = 1. False or 0 also turns off every move not given explicitly:
-        ``split_merge=False`` alone is the paper's plain Gibbs sampler.
-    gibbs_split_merge, reallocate, regroup: how many of these restricted Gibbs moves of
-        :mod:`pcrp._kernels.moves` follow each sweep: a whole number, or 1/p for one move
-        after every p-th sweep (0.1 = one every 10 sweeps). None = DEFAULT_MOVES.
-    launch_scans: restricted Gibbs scans after the sequential allocation that forms a
-        launch state of the restricted Gibbs moves (Jain & Neal's intermediate scans).
+    split_merge: number of sequentially-allocated merge-split moves after each
+        sweep (0 or False = the paper's plain Gibbs; True = 1).
     init: 'one', 'random:K', 'kmeans:K' or an (N,) array of labels.
     seed: int or None; the same seed gives the same chain.
     """
 
-    def __init__(self, X, prior, niw, *, split_merge=True, gibbs_split_merge=None, reallocate=None, regroup=None,
-                 launch_scans=2, init="kmeans:10", seed=None):
+    def __init__(self, X, prior, niw, *, split_merge=True, init="kmeans:10", seed=None):
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
             raise SamplerError(f"X must be an (N, d) array with N, d >= 1 (got shape {X.shape}).")
@@ -157,23 +126,11 @@ class Sampler:
             raise SamplerError("X contains NaN or infinite values; remove or impute them first.")
         if niw.dim != X.shape[1]:
             raise SamplerError(f"NIW prior has dimension {niw.dim} but X has {X.shape[1]} columns.")
-        self.move_counts = np.zeros(gibbs.N_MOVE_KINDS, dtype=np.int64)
-        self.move_periods = np.ones(gibbs.N_MOVE_KINDS, dtype=np.int64)
-        self.move_rates = {}  # the resolved moves per sweep, by option name
-        moves_on = bool(whole_number("split_merge", split_merge, "moves per sweep"))
-        for kind, name, value in ((gibbs.MOVE_SPLIT_MERGE, "split_merge", split_merge),
-                                  (gibbs.MOVE_GIBBS_SPLIT_MERGE, "gibbs_split_merge", gibbs_split_merge),
-                                  (gibbs.MOVE_REALLOCATE, "reallocate", reallocate),
-                                  (gibbs.MOVE_REGROUP, "regroup", regroup)):
-            if value is None:
-                value = DEFAULT_MOVES[name] if moves_on else 0
-            count, period = move_schedule(name, value)
-            self.move_counts[kind], self.move_periods[kind] = count, period
-            self.move_rates[name] = count if period == 1 else 1 / period
+        n_moves = moves_per_sweep("split_merge", split_merge)
         self.X = X
         self.prior = prior
         self.niw = niw
-        self.launch_scans = whole_number("launch_scans", launch_scans, "scans")
+        self.n_split_merge = n_moves
         self.seed = seed
         N, d = X.shape
         init_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
@@ -200,7 +157,7 @@ class Sampler:
         )[:, 0].copy()
         self.sweeps_done = 0
         self._perm = np.arange(N, dtype=np.int64)
-        self.move_stats = np.zeros(moves.N_MOVE_STATS, dtype=np.int64)
+        self.sm_stats = np.zeros(4, dtype=np.int64)
 
     def refresh(self):
         """Recompute all cluster statistics from the labels."""
@@ -229,8 +186,8 @@ class Sampler:
                     self.X, self.labels, self.K, self.counts, self.means, self.precs, self.logdets,
                     self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_alpha,
                     self.tables, self.log_pred_new, self.rng_state, self._perm, progress,
-                    chunk, self.sweeps_done, self.move_counts, self.move_periods, self.launch_scans,
-                    K_out[done:done + chunk], lj_out[done:done + chunk], self.move_stats,
+                    chunk, self.n_split_merge,
+                    K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,
                 )
                 if progress[gibbs.PROGRESS_SWEEPS] == chunk:
                     break
@@ -268,9 +225,7 @@ class Chain:
     kept_sweeps: (n_kept,) int, 1-based sweep number of each kept draw.
     seconds_per_sweep: mean wall-clock seconds of kernel time per sweep.
     config: every resolved setting (JSON-serialisable dict).
-    split_merge_stats: (10,) proposed and accepted counts of the moves: splits, merges,
-        reallocations, regroups 2 -> 3, regroups 3 -> 2 (positions ``pcrp._kernels.moves.STAT_*``;
-        the first four are those of earlier versions).
+    split_merge_stats: [splits proposed, accepted, merges proposed, accepted].
     """
 
     K: np.ndarray
@@ -279,7 +234,7 @@ class Chain:
     kept_sweeps: np.ndarray
     seconds_per_sweep: float
     config: dict = field(default_factory=dict)
-    split_merge_stats: np.ndarray = field(default_factory=lambda: np.zeros(moves.N_MOVE_STATS, dtype=np.int64))
+    split_merge_stats: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
 
 
 def check_schedule(iters, burn_in, thin):
@@ -306,17 +261,15 @@ def keep_schedule(iters, burn_in, thin):
     return np.arange(burn_in + thin, iters + 1, thin, dtype=np.int64)
 
 
-def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True, gibbs_split_merge=None,
-        reallocate=None, regroup=None, launch_scans=2, init="kmeans:10", callback=None):
+def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
+        init="kmeans:10", callback=None):
     """Run a chain and record K, the log joint and the thinned label draws.
 
     Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters
     (1-based). ``callback(sampler, sweeps_done)`` is called after each chunk.
-    The move options are those of :class:`Sampler`.
     """
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
-    sampler = Sampler(X, prior, niw, split_merge=split_merge, gibbs_split_merge=gibbs_split_merge,
-                      reallocate=reallocate, regroup=regroup, launch_scans=launch_scans, init=init, seed=seed)
+    sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed)
     kept_sweeps = keep_schedule(iters, burn_in, thin)
     labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=label_dtype(X.shape[0]))
     K = np.empty(iters, dtype=np.int64)
@@ -350,11 +303,10 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
             "iters": iters,
             "burn_in": burn_in,
             "thin": thin,
-            **sampler.move_rates,
-            "launch_scans": sampler.launch_scans,
+            "split_merge": sampler.n_split_merge,
             "init": init if isinstance(init, str) else "labels",
         },
-        split_merge_stats=sampler.move_stats.copy(),
+        split_merge_stats=sampler.sm_stats.copy(),
     )
 
 

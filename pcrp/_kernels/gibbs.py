@@ -1,5 +1,4 @@
-"""The collapsed Gibbs sweep (Algorithm 1 of Lu, Li & Dunson), followed by the moves of
-:mod:`pcrp._kernels.moves`.
+"""The collapsed Gibbs sweep (Algorithm 1 of Lu, Li & Dunson) and split-merge moves.
 
 Everything here is prior-agnostic: the seating prior enters only through the
 rows ``ROW_LOG_G`` / ``ROW_LOG_G_PROD`` of ``tables`` and through ``log_alpha``.
@@ -15,7 +14,6 @@ import math
 import numpy as np
 from numba import njit
 
-from .moves import N_SCRATCH_SLOTS, gibbs_split_merge, reallocate, regroup, split_merge
 from .niw import (
     ROW_ADD_STEP,
     ROW_LOG_G,
@@ -23,7 +21,8 @@ from .niw import (
     ROW_REMOVE_STEP,
     ROW_REMOVE_WEIGHT,
     ROW_T_SCALE,
-    delete_slot,
+    add_point,
+    copy_slot,
     log_marginal,
     log_predictive,
     log_predictive_from_term,
@@ -31,7 +30,19 @@ from .niw import (
     rebuild_slot,
     reset_slot,
 )
-from .rng import shuffle, uniform
+from .rng import randint, shuffle, uniform
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _delete_slot(k, K, labels, counts, means, precs, logdets):
+    """Remove empty slot ``k`` by moving slot K-1 into it; returns the new K."""
+    last = K - 1
+    if k != last:
+        copy_slot(last, k, counts, means, precs, logdets, counts, means, precs, logdets)
+        for i in range(labels.shape[0]):
+            if labels[i] == last:
+                labels[i] = k
+    return last
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -50,18 +61,151 @@ def rebuild_all(X, labels, K, m0, S0, kappa0, counts, means, precs, logdets):
         rebuild_slot(X, labels, k, k, m0, S0, kappa0, counts, means, precs, logdets)
 
 
-# Positions in the ``move_counts`` / ``move_periods`` arrays: move_counts[kind] moves of that
-# kind follow every move_periods[kind]-th sweep (counted from the start of the chain).
-MOVE_SPLIT_MERGE = 0  # moves.split_merge (Dahl)
-MOVE_GIBBS_SPLIT_MERGE = 1  # moves.gibbs_split_merge (Jain & Neal)
-MOVE_REALLOCATE = 2  # moves.reallocate
-MOVE_REGROUP = 3  # moves.regroup
-N_MOVE_KINDS = 4
+@njit(cache=True, nogil=True, error_model="numpy")
+def _split_merge(
+    X, labels, K, counts, means, precs, logdets,
+    m0, P0, logdet0, log_alpha, tables, rng,
+    members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
+):
+    """One sequentially-allocated merge-split move (Dahl 2003).
+
+    Two distinct points i, j are drawn uniformly. If they share a cluster, a
+    split is proposed by seating the cluster's other points one by one (random
+    order) next to i or j with probability proportional to g(size) times the
+    predictive; otherwise the merge of their clusters is proposed and the
+    probability of re-creating the current split in that way enters the ratio.
+    Target ratios use only the partition posterior of DESIGN.md section 2.
+    A merge is rejected before the allocation when the uniform already fails
+    against the target ratio alone (the allocation's log probability is <= 0).
+    Scratch slots: 0 = side of i, 1 = side of j, 2 = merged cluster. The caller
+    guarantees a free slot (K < capacity). Returns the new K.
+    """
+    N = X.shape[0]
+    if N < 2:
+        return K
+    i = randint(rng, N)
+    j = randint(rng, N - 1)
+    if j >= i:
+        j += 1
+    ci = labels[i]
+    cj = labels[j]
+    is_split = ci == cj
+
+    log_u = 0.0
+    log_merge_gain = 0.0  # log target(merged) - log target(current split), merge proposals only
+    if not is_split:
+        # merged statistics: cluster ci plus every point of cluster cj
+        copy_slot(ci, 2, counts, means, precs, logdets, sc_counts, sc_means, sc_precs, sc_logdets)
+        for m in range(N):
+            if labels[m] == cj:
+                add_point(X[m], 2, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+                          log_term(X[m], 2, sc_counts, sc_means, sc_precs, tables, work))
+        log_merge_gain = (
+            log_alpha + tables[sc_counts[2], ROW_LOG_G_PROD] + log_marginal(2, sc_counts, sc_logdets, tables)
+            - 2.0 * log_alpha
+            - tables[counts[ci], ROW_LOG_G_PROD] - log_marginal(ci, counts, logdets, tables)
+            - tables[counts[cj], ROW_LOG_G_PROD] - log_marginal(cj, counts, logdets, tables)
+        )
+        sm_stats[2] += 1
+        log_u = math.log(uniform(rng))
+        # The acceptance ratio is log_merge_gain + log q(re-creating the split) and log q <= 0:
+        # when u fails against log_merge_gain alone the move is rejected whatever the
+        # allocation below would give, so skip it (the same decision, far less work for
+        # merges of real clusters).
+        if log_u >= log_merge_gain:
+            return K
+
+    n_members = 0
+    for m in range(N):
+        if m != i and m != j and (labels[m] == ci or labels[m] == cj):
+            members[n_members] = m
+            n_members += 1
+    shuffle(rng, members[:n_members])
+
+    for s in range(2):  # slot 2 holds the merged cluster of a merge proposal
+        reset_slot(s, m0, P0, logdet0, sc_counts, sc_means, sc_precs, sc_logdets)
+    add_point(X[i], 0, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+              log_term(X[i], 0, sc_counts, sc_means, sc_precs, tables, work))
+    add_point(X[j], 1, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+              log_term(X[j], 1, sc_counts, sc_means, sc_precs, tables, work))
+    log_q = 0.0  # log probability of the split produced / re-created below
+    d = X.shape[1]
+    for t in range(n_members):
+        m = members[t]
+        for a in range(d):
+            x[a] = X[m, a]
+        term_a = log_term(x, 0, sc_counts, sc_means, sc_precs, tables, work)
+        term_b = log_term(x, 1, sc_counts, sc_means, sc_precs, tables, work)
+        la = tables[sc_counts[0], ROW_LOG_G] + log_predictive_from_term(0, sc_counts, sc_logdets, tables, term_a)
+        lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive_from_term(1, sc_counts, sc_logdets, tables, term_b)
+        # P(side a) = 1 / (1 + exp(lb - la)), with one exp and one log
+        ratio = math.exp(-abs(la - lb))
+        log_norm = (la if la > lb else lb) + math.log(1.0 + ratio)
+        if is_split:
+            p_a = (1.0 if la >= lb else ratio) / (1.0 + ratio)
+            s = 0 if uniform(rng) < p_a else 1
+        else:
+            s = 0 if labels[m] == ci else 1
+        log_q += (la if s == 0 else lb) - log_norm
+        side[t] = s
+        # niw.add_point written out (see the note in niw.py)
+        n = sc_counts[s]
+        weight = tables[n, ROW_T_SCALE]
+        q = 0.0
+        for a in range(d):
+            tt = 0.0
+            for b in range(d):
+                tt += sc_precs[s, a, b] * (x[b] - sc_means[s, b])
+            work[a] = tt
+            q += tt * (x[a] - sc_means[s, a])
+        coef = weight / (1.0 + weight * q)
+        for a in range(d):
+            ca = coef * work[a]
+            for b in range(d):
+                sc_precs[s, a, b] -= ca * work[b]
+        sc_logdets[s] += term_a if s == 0 else term_b
+        step = tables[n, ROW_ADD_STEP]
+        for a in range(d):
+            sc_means[s, a] += (x[a] - sc_means[s, a]) * step
+        sc_counts[s] = n + 1
+
+    if is_split:
+        log_split_target = (
+            2.0 * log_alpha
+            + tables[sc_counts[0], ROW_LOG_G_PROD]
+            + tables[sc_counts[1], ROW_LOG_G_PROD]
+            + log_marginal(0, sc_counts, sc_logdets, tables)
+            + log_marginal(1, sc_counts, sc_logdets, tables)
+        )
+        log_merged_target = (
+            log_alpha + tables[counts[ci], ROW_LOG_G_PROD] + log_marginal(ci, counts, logdets, tables)
+        )
+        log_ratio = log_split_target - log_merged_target - log_q
+        sm_stats[0] += 1
+        if math.log(uniform(rng)) < log_ratio:
+            sm_stats[1] += 1
+            copy_slot(0, ci, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
+            copy_slot(1, K, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
+            labels[j] = K
+            for t in range(n_members):
+                if side[t] == 1:
+                    labels[members[t]] = K
+            K += 1
+    elif log_u < log_merge_gain + log_q:
+        sm_stats[3] += 1
+        copy_slot(2, ci, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
+        for m in range(N):
+            if labels[m] == cj:
+                labels[m] = ci
+        counts[cj] = 0
+        K = _delete_slot(cj, K, labels, counts, means, precs, logdets)
+    return K
+
 
 # Positions in the ``progress`` array that lets gibbs_sweeps stop and resume.
 PROGRESS_SWEEPS = 0  # sweeps completed in this call
 PROGRESS_POINT = 1  # next position in ``perm`` within the current sweep (N = all done)
-PROGRESS_MOVES = 2  # moves done after the current sweep (in the order of MOVE_*)
+PROGRESS_MOVES = 2  # split-merge moves done after the current sweep
 PROGRESS_FRESH = 3  # 1 when the current sweep still needs its permutation drawn
 
 
@@ -69,13 +213,9 @@ PROGRESS_FRESH = 3  # 1 when the current sweep still needs its permutation drawn
 def gibbs_sweeps(
     X, labels, K, counts, means, precs, logdets,
     m0, S0, P0, logdet0, kappa0, log_alpha, tables, log_pred_new,
-    rng, perm, progress, n_sweeps, first_sweep, move_counts, move_periods, n_scans,
-    K_out, log_joint_out, move_stats,
+    rng, perm, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
 ):
-    """Run sweeps of Algorithm 1, each followed by the moves of :mod:`pcrp._kernels.moves`:
-    ``move_counts[MOVE_*]`` of each kind (in that order) after every ``move_periods[MOVE_*]``-th
-    sweep of the chain, ``first_sweep`` being the number of sweeps done before this call.
-    Restricted Gibbs moves use ``n_scans`` intermediate scans for their launch states.
+    """Run sweeps of Algorithm 1, each followed by ``n_split_merge`` split-merge moves.
 
     Shapes: X (N, d); labels (N,) int64 in 0..K-1; slot arrays (counts (C,),
     means (C, d), precs (C, d, d), logdets (C,)) with capacity C >= K; tables
@@ -83,8 +223,8 @@ def gibbs_sweeps(
     point; rng uint64[4]; perm (N,) int64, the current sweep order; progress
     int64[4] (see PROGRESS_*; zeros and FRESH = 1 for a new call). After sweep s,
     K_out[s] receives K and log_joint_out[s] the unnormalised log p(z, X);
-    move_stats (moves.N_MOVE_STATS,) accumulates proposals and acceptances
-    (positions moves.STAT_*).
+    sm_stats (4,) accumulates [splits proposed, accepted, merges proposed,
+    accepted].
 
     Returns K. The call is finished when progress[PROGRESS_SWEEPS] == n_sweeps;
     otherwise every slot was in use: enlarge the slot arrays and call again
@@ -96,19 +236,12 @@ def gibbs_sweeps(
     terms = np.empty(N + 1)  # log-determinant change if the point joins cluster c
     work = np.empty(d)
     x = np.empty(d)
-    # scratch of the moves
-    anchors = np.empty(3, dtype=np.int64)
-    clusters = np.empty(3, dtype=np.int64)
     members = np.empty(N, dtype=np.int64)
     side = np.empty(N, dtype=np.int64)
-    target = np.empty(N, dtype=np.int64)
-    side_lw = np.empty(3)
-    side_terms = np.empty(3)
-    sc_counts = np.zeros(N_SCRATCH_SLOTS, dtype=np.int64)
-    sc_means = np.zeros((N_SCRATCH_SLOTS, d))
-    sc_precs = np.zeros((N_SCRATCH_SLOTS, d, d))
-    sc_logdets = np.zeros(N_SCRATCH_SLOTS)
-    due = np.zeros(N_MOVE_KINDS, dtype=np.int64)
+    sc_counts = np.zeros(3, dtype=np.int64)
+    sc_means = np.zeros((3, d))
+    sc_precs = np.zeros((3, d, d))
+    sc_logdets = np.zeros(3)
     while progress[PROGRESS_SWEEPS] < n_sweeps:
         if progress[PROGRESS_FRESH] == 1:
             for t in range(N):
@@ -153,7 +286,7 @@ def gibbs_sweeps(
                 means[k, j] += (means[k, j] - x[j]) * step
             counts[k] = n - 1
             if counts[k] == 0:
-                K = delete_slot(k, K, labels, counts, means, precs, logdets)
+                K = _delete_slot(k, K, labels, counts, means, precs, logdets)
             elif not ok:
                 labels[i] = -1
                 rebuild_slot(X, labels, k, k, m0, S0, kappa0, counts, means, precs, logdets)
@@ -209,42 +342,14 @@ def gibbs_sweeps(
             labels[i] = chosen
         progress[PROGRESS_POINT] = N
 
-        n_moves = 0
-        for kind in range(N_MOVE_KINDS):
-            due[kind] = move_counts[kind] if (first_sweep + progress[PROGRESS_SWEEPS] + 1) % move_periods[kind] == 0 else 0
-            n_moves += due[kind]
-        while progress[PROGRESS_MOVES] < n_moves:
-            if K == capacity:  # a move may open one cluster: it needs a free slot
+        while progress[PROGRESS_MOVES] < n_split_merge:
+            if K == capacity:
                 return K
-            position = progress[PROGRESS_MOVES]
-            kind = 0
-            while position >= due[kind]:
-                position -= due[kind]
-                kind += 1
-            if kind == MOVE_SPLIT_MERGE:
-                K = split_merge(
-                    X, labels, K, counts, means, precs, logdets, m0, P0, logdet0, log_alpha, tables, rng,
-                    anchors, clusters, members, side, sc_counts, sc_means, sc_precs, sc_logdets,
-                    x, work, side_lw, side_terms, move_stats,
-                )
-            elif kind == MOVE_GIBBS_SPLIT_MERGE:
-                K = gibbs_split_merge(
-                    X, labels, K, counts, means, precs, logdets, m0, P0, logdet0, log_alpha, tables, rng,
-                    n_scans, anchors, clusters, members, side, target, sc_counts, sc_means, sc_precs,
-                    sc_logdets, x, work, side_lw, side_terms, move_stats,
-                )
-            elif kind == MOVE_REALLOCATE:
-                reallocate(
-                    X, labels, K, counts, means, precs, logdets, m0, P0, logdet0, tables, rng, n_scans,
-                    anchors, clusters, members, side, target, sc_counts, sc_means, sc_precs, sc_logdets,
-                    x, work, side_lw, side_terms, move_stats,
-                )
-            else:
-                K = regroup(
-                    X, labels, K, counts, means, precs, logdets, m0, P0, logdet0, log_alpha, tables, rng,
-                    n_scans, anchors, clusters, members, side, target, sc_counts, sc_means, sc_precs,
-                    sc_logdets, x, work, side_lw, side_terms, move_stats,
-                )
+            K = _split_merge(
+                X, labels, K, counts, means, precs, logdets,
+                m0, P0, logdet0, log_alpha, tables, rng,
+                members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
+            )
             progress[PROGRESS_MOVES] += 1
         sweep = progress[PROGRESS_SWEEPS]
         K_out[sweep] = K

@@ -125,19 +125,6 @@ def copy_slot(src, dst, counts, means, precs, logdets, counts2, means2, precs2, 
     logdets2[dst] = logdets[src]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def delete_slot(k, K, labels, counts, means, precs, logdets):
-    """Remove empty slot ``k`` of the compact slots 0..K-1 by moving slot K-1 into it (and
-    relabelling its points); returns the new K."""
-    last = K - 1
-    if k != last:
-        copy_slot(last, k, counts, means, precs, logdets, counts, means, precs, logdets)
-        for i in range(labels.shape[0]):
-            if labels[i] == last:
-                labels[i] = k
-    return last
-
-
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def add_point(x, k, counts, means, precs, logdets, tables, work, log_term):
     """Add the point ``x`` (d,) to slot ``k``; ``work`` is (d,) scratch.
