@@ -114,25 +114,33 @@ def test_kmeans_start_separates_blobs(blobs2d):
     assert len(set(labels[:30])) == 1 and len(set(labels[30:])) == 1 and labels[0] != labels[-1]
 
 
-def test_run_keeps_thinned_draws(blobs2d):
+def test_run_keeps_thinned_draws():
     """Each kept draw is the state after its sweep: a sampler with the same seed stepped to
     that sweep has the same partition, and K and the log joint recorded for that sweep are
-    those of the kept labels."""
-    niw = resolve_niw(blobs2d)
+    those of the kept labels. On these overlapping data the partition changes in about half
+    the sweeps; the test checks that it did change at some kept sweep, so keeping the state
+    of the sweep before or after would fail."""
+    X = np.random.default_rng(7).normal(size=(60, 2))
+    niw = resolve_niw(X)
     prior = PowerCRP(1.0, 1.2)
-    chain = run(blobs2d, prior, niw, iters=103, burn_in=50, thin=5, seed=0, init="random:8")
+    chain = run(X, prior, niw, iters=103, burn_in=50, thin=5, seed=0, init="random:8")
     assert chain.K.shape == (103,) and chain.log_joint.shape == (103,)
     assert list(chain.kept_sweeps) == list(range(55, 104, 5))
     assert chain.labels.shape == (10, 60)
-    replay = Sampler(blobs2d, prior, niw, seed=0, init="random:8")
+    replay = Sampler(X, prior, niw, seed=0, init="random:8")
     done = 0
+    changed_at_a_kept_sweep = False
     for labels, sweep in zip(chain.labels, chain.kept_sweeps):
-        replay.step(sweep - done)
+        replay.step(sweep - 1 - done)
+        before = canonical(replay.labels)
+        replay.step(1)
         done = sweep
         assert canonical(labels) == canonical(replay.labels)
+        changed_at_a_kept_sweep |= before != canonical(labels)
         assert chain.K[sweep - 1] == len(set(labels.tolist()))
-        fresh = Sampler(blobs2d, prior, niw, init=labels.astype(np.int64))
+        fresh = Sampler(X, prior, niw, init=labels.astype(np.int64))
         assert chain.log_joint[sweep - 1] == pytest.approx(fresh.log_joint(), abs=1e-8)
+    assert changed_at_a_kept_sweep
 
 
 def test_pcrp_gives_fewer_clusters_than_crp():
