@@ -75,6 +75,15 @@ def state_bytes(n_points, dim, k_start):
     return n_points * per_point + tables + slots + kmeans
 
 
+def moves_per_sweep(name, value):
+    """Validate a whole number >= 0 (or True/False, meaning 1/0) of moves per sweep; returns it as an int."""
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if not isinstance(value, (int, np.integer)) or value < 0:
+        raise SamplerError(f"{name} must be a whole number >= 0 (moves per sweep) or True/False (got {value!r}).")
+    return int(value)
+
+
 @dataclass
 class StepInfo:
     """What one call to :meth:`Sampler.step` did.
@@ -172,9 +181,7 @@ class Sampler:
             raise SamplerError("X contains NaN or infinite values; remove or impute them first.")
         if niw.dim != X.shape[1]:
             raise SamplerError(f"NIW prior has dimension {niw.dim} but X has {X.shape[1]} columns.")
-        n_moves = int(split_merge)
-        if n_moves < 0:
-            raise SamplerError("split_merge must be >= 0 (moves per sweep).")
+        n_moves = moves_per_sweep("split_merge", split_merge)
         check_seed(seed)
         check_niw_for_data(niw, X)
         check_memory(state_bytes(X.shape[0], X.shape[1], start_clusters(init, X.shape[0])),
