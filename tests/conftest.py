@@ -7,3 +7,15 @@ def blobs2d():
     """Two well separated 2-D blobs, 60 points."""
     rng = np.random.default_rng(0)
     return np.r_[rng.normal(-2, 0.5, (30, 2)), rng.normal(2, 0.5, (30, 2))]
+
+
+@pytest.fixture(autouse=True)
+def restore_main_module():
+    """AppTest runs a page as ``__main__`` and leaves it in sys.modules; processes spawned later (Dask's
+    LocalCluster workers) would then re-run that page as their main script and fail. Put it back."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main

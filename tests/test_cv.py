@@ -257,7 +257,7 @@ def test_cli_cv_prints_the_curve_and_writes_files(tmp_path, capsys):
     (["cv", "old-faithful", "--folds", "1"], "folds must be"),
     (["cv", "old-faithful", "--iters", "100", "--burn-in", "50", "--thin", "60"], "leaves no draws"),
     (["cv", "old-faithful", "--iters", "100", "--burn-in", "100"], "must be smaller than iters"),
-    (["cv", "old-faithful", "--n-jobs", "0"], "n_jobs must be a whole number"),
+    (["cv", "old-faithful", "--n-jobs", "0"], "--n-jobs must be a whole number from 1 to"),
     (["reproduce", "--experiments", "sim3"], "unknown experiment sim3"),
 ])
 def test_cli_cv_and_reproduce_errors(argv, message, capsys):
