@@ -5,7 +5,9 @@ memory plan, lifetime), display summaries come from pcrp.live_view, figures from
 Settings live in st.session_state["explorer"] for the whole session and are mirrored in the URL.
 """
 
+import io
 import json
+import time
 
 import numpy as np
 import pandas as pd
@@ -14,10 +16,11 @@ import streamlit as st
 from app_pages.shared import guarded, registry, session_owner
 from pcrp import data, explorer_settings as es, live_view, plots
 from pcrp.density import mixture_density
-from pcrp.live import PAUSED, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, new_run
+from pcrp.live import PAUSED, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
 from pcrp.model import CRP, WITHIN_SCALE, ModelError, PowerCRP, resolve_niw
+from pcrp.posterior import summarise
 from pcrp.sampler import SamplerError, warm_up
-from pcrp.summary import metric_summary, nmi, oracle_alpha, vi
+from pcrp.summary import MIN_DRAWS, RHAT_THRESHOLD, nmi, oracle_alpha, rhat_warnings, vi
 
 state = st.session_state
 CHAINS = ("CRP", "pCRP")
@@ -189,15 +192,19 @@ with st.sidebar:
     st.checkbox("Split-merge moves", key=bind("split_merge"),
                 help="Off = the paper's plain Gibbs; pCRP chains then tend to stay where they start.")
     st.selectbox("Start", es.STARTS, key=bind("start"))
+    st.number_input("Chains per prior", 1, 4, key=bind("chains"),
+                    help="The first starts as chosen above; the others from unlike starts (one cluster, random "
+                         "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the "
+                         "start.")
     presentation = st.toggle("Large fonts (projector)", key="presentation")
-    remember(("crp_alpha", "pcrp_alpha", "r", "sweeps", "burn_in", "thin", "seed", "split_merge", "start"))
+    remember(("crp_alpha", "pcrp_alpha", "r", "sweeps", "burn_in", "thin", "seed", "split_merge", "start", "chains"))
 
 
 def current_config():
     """The settings a Start press would use now (for comparing with the shown run)."""
     return {"data_key": ds_key, "crp_alpha": S["crp_alpha"], "pcrp_alpha": S["pcrp_alpha"], "r": S["r"],
             "iters": S["sweeps"], "burn_in": S["burn_in"], "requested_thin": S["thin"], "seed": S["seed"],
-            "split_merge": S["split_merge"], "init": S["start"],
+            "split_merge": S["split_merge"], "init": S["start"], "chains": S["chains"],
             "niw_choice": {k: float(v) for k, v in niw_choice.items()}}
 
 
@@ -213,8 +220,11 @@ def start_run():
                   "priors": {k: p.params() for k, p in priors.items()}}
         with st.spinner("Preparing the sampler (compiling on first use)…"):
             warm_up()
-            run = new_run(ds, priors, niw, iters=S["sweeps"], burn_in=S["burn_in"], thin=S["thin"],
-                          seed=S["seed"], init=S["start"], config=config, split_merge=S["split_merge"])
+            import arviz  # noqa: F401  (seconds on first import: here, not in the middle of the live view)
+
+            run = new_run(ds, priors, niw, iters=S["sweeps"], burn_in=S["burn_in"], thin=S["thin"], seed=S["seed"],
+                          inits=contrasting_starts(S["start"], S["chains"]), config=config,
+                          split_merge=S["split_merge"])
         registry().add(run)
     except (ModelError, SamplerError, ServerBusy) as err:
         return str(err)
@@ -242,7 +252,8 @@ def on_start():
     if error:
         state.start_error = error
     else:
-        say(f"Started CRP and pCRP on {ds.name}: {S['sweeps']:,} sweeps at {S['pace']}.")
+        say(f"Started CRP and pCRP on {ds.name}, {S['chains']} chain(s) each: {S['sweeps']:,} sweeps at "
+            f"{S['pace']}.")
     state.app_rerun = True  # polling starts with a full redraw
 
 
@@ -310,38 +321,86 @@ def chain_label(run, name):
     return f"{name} (α = {prior['alpha']:g}" + (f", r = {prior['r']:g})" if "r" in prior else ")")
 
 
-def status_text(name, snap):
-    """One line: state, progress, wall-clock speed and time left, and why a chain stopped."""
-    text = f"**{name}** {snap.state}: {snap.sweeps_done:,} / {snap.total_sweeps:,} sweeps"
-    if snap.state == RUNNING and snap.sweeps_per_second > 0:
-        text += f", {snap.sweeps_per_second:,.0f}/s"
-        if np.isfinite(snap.seconds_left):
-            text += f", about {snap.seconds_left:,.0f} s left"
-    if snap.stop_reason:
-        text += f" (stopped because {snap.stop_reason})"
-    if snap.error:
-        text += f" (failed: {snap.error})"
+def group_status(group, snaps):
+    """One line for a prior's chains: state, progress (the slowest chain), wall-clock speed, time left,
+    and why they stopped."""
+    first = snaps[0]
+    done = min(s.sweeps_done for s in snaps)
+    states = {s.state for s in snaps}
+    state_word = first.state if len(states) == 1 else "/".join(sorted(states))
+    text = f"**{group}** {state_word}: {done:,} / {first.total_sweeps:,} sweeps"
+    if len(snaps) > 1:
+        text += f" ({len(snaps)} chains)"
+    rates = [s.sweeps_per_second for s in snaps if s.state == RUNNING and s.sweeps_per_second > 0]
+    if rates:
+        text += f", {min(rates):,.0f}/s"
+        left = max((s.seconds_left for s in snaps if np.isfinite(s.seconds_left)), default=float("nan"))
+        if np.isfinite(left):
+            text += f", about {left:,.0f} s left"
+    reasons = {s.stop_reason for s in snaps if s.stop_reason}
+    if reasons:
+        text += f" (stopped because {'; '.join(sorted(reasons))})"
+    errors = {s.error for s in snaps if s.error}
+    if errors:
+        text += f" (failed: {'; '.join(sorted(errors))})"
     return text
 
 
-def metrics_text(run, snap):
-    mean_k, max_k = live_view.summary_line(snap.K, run.plan.burn_in)
-    k_now = int(snap.K[-1]) if snap.K.size else int(np.unique(snap.labels).size)
+def metrics_text(run, snaps):
+    """K now (first chain), mean and max K after burn-in pooled over the prior's chains, NMI now."""
+    first = snaps[0]
+    k_now = int(first.K[-1]) if first.K.size else int(np.unique(first.labels).size)
     parts = [f"K now {k_now}"]
-    parts.append(f"after burn-in mean K {mean_k:.2f}, max {max_k}" if mean_k is not None else "in burn-in")
+    after = [s.K[run.plan.burn_in:] for s in snaps]
+    if all(a.size for a in after):
+        pooled = np.concatenate(after)
+        parts.append(f"after burn-in mean K {pooled.mean():.2f}, max {pooled.max()}")
+    else:
+        parts.append("in burn-in")
     if run.dataset.labels is not None:
-        parts.append(f"NMI now {nmi(run.dataset.labels, snap.labels):.2f}")
+        parts.append(f"NMI now {nmi(run.dataset.labels, first.labels):.2f}")
     return " · ".join(parts)
 
 
-MARKDOWN_COLOURS = ("blue", "red", "green", "violet")  # the chains' colours, as Streamlit markdown names
+RHAT_EVERY_SECONDS = 2.0
+
+
+def rhat_badge(run, group):
+    """R-hat of K and of the log joint over the prior's chains, as a short coloured text (recomputed at
+    most every RHAT_EVERY_SECONDS while the chains run)."""
+    if len(run.groups[group]) < 2:
+        return ""
+    cache = state.setdefault("rhat_cache", {})
+    key = (run.token, group)
+    now = time.monotonic()
+    if key not in cache or (run.running and now - cache[key][0] > RHAT_EVERY_SECONDS) or \
+            (not run.running and cache[key][2]):
+        chain_set = run.chain_set(group)
+        value = None
+        if chain_set is not None and chain_set.n_kept >= MIN_DRAWS:
+            diag = chain_set.diagnostics()
+            value = (diag["K"]["rhat"], diag["log_joint"]["rhat"])
+        cache[key] = (now, value, run.running)
+    value = cache[key][1]
+    if value is None:
+        return "R-hat after a few kept draws"
+    worst = max((v for v in value if v is not None and np.isfinite(v)), default=float("nan"))
+    if not np.isfinite(worst):
+        return ":green[chains agree (R-hat undefined: K and the log joint do not vary)]"
+    text = f"R-hat K {value[0]:.3f}, log joint {value[1]:.3f}"
+    return f":green[{text}: chains agree]" if worst <= RHAT_THRESHOLD else f":orange[{text}: chains disagree]"
+
+
+MARKDOWN_COLOURS = ("blue", "red", "green", "violet")  # the priors' colours, as Streamlit markdown names
 CHART_COLUMNS = [2.3, 1.05, 1.6]  # trace | posterior of K | clusters
 
 
 def column_headers(run, presentation):
     """What each column of charts shows, once above the rows (larger text for a projector)."""
-    texts = ("**trace of K**: line = mean, band = range per column of sweeps, grey = burn-in",
-             "**posterior of K** (grey: burn-in so far)",
+    several = any(len(names) > 1 for names in run.groups.values())
+    texts = ("**trace of K**: mean" + (" (dashed: other chains)" if several else "")
+             + ", band = range, grey = burn-in",
+             "**posterior of K**" + (", all chains" if several else "") + " (grey: burn-in)",
              "**posterior density now** (dashed: clusters)" if run.dataset.dim == 1
              else "**clusters now** (colour = cluster, largest first)")
     for col, text in zip(st.columns(CHART_COLUMNS), texts):
@@ -351,26 +410,29 @@ def column_headers(run, presentation):
             col.caption(text)
 
 
-def chain_row(run, index, name, snap, replay_index, k_max, presentation, last):
-    """One chain: a heading with its figures, then trace | posterior of K | clusters (Vega-Lite charts
-    whose specifications stay the same between redraws, so only their data are sent again). Rows share
-    their x axes; only the last row labels them."""
+def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last):
+    """One prior: a heading with its figures, then trace (every chain) | posterior of K (pooled) | clusters
+    (the first chain now). Vega-Lite charts whose specifications stay the same between redraws, so only
+    their data are sent again. Rows share their x axes; only the last row labels them."""
     ds_run, plan = run.dataset, run.plan
     colour = plots.CHAIN_COLOURS[index % len(plots.CHAIN_COLOURS)]
     height = (260 if presentation else 150) + (45 if last else 0)
-    labels, marker = snap.labels, None
-    if replay_index is not None and replay_index < len(snap.replay):
-        labels, marker = snap.replay[replay_index], int(snap.replay_sweeps[replay_index])
-    st.markdown(f"**:{MARKDOWN_COLOURS[index % 4]}[{chain_label(run, name)}]** · {metrics_text(run, snap)}"
-                + (f" · showing sweep {marker:,}" if marker else ""))
+    first = snaps[0]
+    labels, marker = first.labels, None
+    if replay_index is not None and replay_index < len(first.replay):
+        labels, marker = first.replay[replay_index], int(first.replay_sweeps[replay_index])
+    badge = rhat_badge(run, group)
+    st.markdown(f"**:{MARKDOWN_COLOURS[index % 4]}[{chain_label(run, group)}]** · {metrics_text(run, snaps)}"
+                + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
     cols = st.columns(CHART_COLUMNS)
     common = dict(presentation=presentation, x_axis=last)
-    cols[0].vega_lite_chart(plots.trace_chart(live_view.trace_envelope(snap.K), burn_in=plan.burn_in,
+    cols[0].vega_lite_chart(plots.trace_chart([live_view.trace_envelope(s.K) for s in snaps], burn_in=plan.burn_in,
                                               total_sweeps=plan.iters, k_max=k_max, colour=colour,
-                                              marker_sweep=marker, **common), key=f"trace-{name}", width="stretch", height=height)
-    cols[1].vega_lite_chart(plots.k_histogram_chart(live_view.running_k_histogram(snap.K, plan.burn_in),
+                                              marker_sweep=marker, **common),
+                            key=f"trace-{group}", width="stretch", height=height)
+    cols[1].vega_lite_chart(plots.k_histogram_chart(live_view.running_k_histogram([s.K for s in snaps], plan.burn_in),
                                                     k_max=k_max, colour=colour, **common),
-                            key=f"khist-{name}", width="stretch", height=height)
+                            key=f"khist-{group}", width="stretch", height=height)
     shown = live_view.display_subset(ds_run.n)
     x = ds_run.X[:, 0]
     x_domain = (float(x.min() - 0.05 * np.ptp(x)), float(x.max() + 0.05 * np.ptp(x)))
@@ -385,7 +447,7 @@ def chain_row(run, index, name, snap, replay_index, k_max, presentation, last):
         chart = plots.clusters_chart(x[shown], y[shown], live_view.cluster_ranks(labels)[shown], x_domain=x_domain,
                                      y_domain=y_domain, x_title=ds_run.columns[0], y_title=ds_run.columns[1],
                                      **common)
-    cols[2].vega_lite_chart(chart, key=f"clusters-{name}", width="stretch", height=height)
+    cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)
 
 
 @st.fragment(run_every=REDRAW_SECONDS if state.get("run") is not None and state.run.live else None)
@@ -401,7 +463,8 @@ def live_panel():
         session_owner().adopt(run)
         run.set_pace(es.PACES[S["pace"]])
         snaps = run.snapshots()
-        st.markdown(" · ".join(status_text(name, snap) for name, snap in snaps.items()))
+        groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
+        st.markdown(" · ".join(group_status(group, g) for group, g in groups.items()))
         # the replay slider sits below the charts (so showing it does not move them): read its value first
         first = next(iter(snaps.values()))
         options = ["now"] + [f"{s:,}" for s in first.replay_sweeps]
@@ -413,8 +476,9 @@ def live_panel():
                                    int(np.ceil((k_top + 1) / 4) * 4))
         state.k_axis_run = run.token
         column_headers(run, presentation)
-        for index, (name, snap) in enumerate(snaps.items()):
-            chain_row(run, index, name, snap, replay_index, k_max, presentation, last=index == len(snaps) - 1)
+        for index, (group, group_snaps) in enumerate(groups.items()):
+            prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
+                      last=index == len(groups) - 1)
         if run.plan.thin_raised:
             st.caption(run.plan.describe())
         if not run.running and len(options) > 1:
@@ -431,7 +495,8 @@ if run is not None:
     changed = [name for name, key in (("data", "data_key"), ("r", "r"), ("CRP alpha", "crp_alpha"),
                                       ("pCRP alpha", "pcrp_alpha"), ("sweeps", "iters"), ("burn-in", "burn_in"),
                                       ("thin", "requested_thin"), ("seed", "seed"), ("split-merge", "split_merge"),
-                                      ("start", "init"), ("NIW prior", "niw_choice"))
+                                      ("start", "init"), ("chains per prior", "chains"),
+                                      ("NIW prior", "niw_choice"))
                if cfg.get(key) != now.get(key)]
     if "data" in changed and "NIW prior" in changed:
         changed.remove("NIW prior")  # its defaults follow the data
@@ -442,49 +507,153 @@ live_panel()
 
 
 # ----------------------------------------------------------------------------- details (not while running)
+PLOT_CONFIG = {"displayModeBar": False}
+
+
+def posterior_summaries(run):
+    """pcrp.posterior summaries of every prior's chains, computed once per run and kept draw count."""
+    cache = state.setdefault("posterior_cache", {})
+    out = {}
+    for group in run.groups:
+        chain_set = run.chain_set(group)
+        if chain_set is None:
+            continue
+        key = (run.token, group, chain_set.n_kept, chain_set.K.shape[1])
+        if key not in cache:
+            if len(cache) > 8:  # summaries of old runs: let them go
+                cache.clear()
+            cache[key] = summarise(chain_set, run.dataset.X, run.niw, seed=run.config.get("seed") or 0)
+        out[group] = cache[key]
+    return out
+
+
+def posterior_tab(run):
+    ds_run = run.dataset
+    st.caption("Over the kept draws of every chain of each prior: the partition that minimises the posterior "
+               "expected variation of information (a SALSO-style search), how often each pair of points shares "
+               "a cluster, the posterior density averaged over draws, and R-hat / ESS / MCSE from ArviZ.")
+    if not state.get(f"summarised-{run.token}") and not st.button("Summarise the posterior", key="summarise",
+                                                                   type="primary"):
+        return
+    state[f"summarised-{run.token}"] = True
+    with st.spinner("Summarising the posterior…"):
+        summaries = posterior_summaries(run)
+    if not summaries:
+        st.info("No draws kept yet: they start after the burn-in.")
+        return
+    cols = st.columns(len(summaries))
+    for col, (group, summary) in zip(cols, summaries.items()):
+        with col:
+            st.markdown(f"**{chain_label(run, group)}**")
+            st.plotly_chart(plots.diagnostics_table(summary.diagnostics, title=f"{group}: MCMC diagnostics"),
+                            key=f"diag-{group}", width="stretch", config=PLOT_CONFIG)
+            for line in rhat_warnings({"K": summary.diagnostics["K"],
+                                       "the log joint": summary.diagnostics["log_joint"]}):
+                st.warning(line)
+            if summary.point is not None:
+                sizes = ", ".join(str(n) for n in np.bincount(summary.point.labels))
+                text = (f"Point estimate: {summary.point.n_clusters} clusters (sizes {sizes}); expected VI "
+                        f"{summary.point.expected_loss:.3f} bits.")
+                if ds_run.labels is not None:
+                    text += (f" Against the true labels: NMI {nmi(ds_run.labels, summary.point.labels):.3f}, "
+                             f"VI {vi(ds_run.labels, summary.point.labels):.3f} bits.")
+                st.markdown(text)
+                if ds_run.raw is not None and ds_run.raw.shape[1] == 784:
+                    fig = plots.digit_gallery(ds_run.raw, summary.point.labels,
+                                              title=f"{group}: digits per cluster of the point estimate")
+                elif ds_run.dim > 1:
+                    fig = plots.point_estimate_scatter(ds_run.X, summary.point.labels, summary.confidence,
+                                                       ds_run.columns, f"{group}: point estimate (faint = unsure)")
+                else:
+                    fig = None
+                if fig is not None:
+                    st.plotly_chart(fig, key=f"point-{group}", width="stretch", config=PLOT_CONFIG)
+                st.plotly_chart(plots.similarity_heatmap(summary.psm, summary.point.labels,
+                                                         f"{group}: P(two points share a cluster)"),
+                                key=f"psm-{group}", width="stretch", config=PLOT_CONFIG)
+            point_labels = summary.point.labels if summary.point is not None else summary.chains.labels[0, -1]
+            st.plotly_chart(plots.posterior_density(summary.density, point_labels, ds_run.columns,
+                                                    f"{group}: posterior density (mean over draws)"),
+                            key=f"postdens-{group}", width="stretch", config=PLOT_CONFIG)
+            if summary.note:
+                st.caption(summary.note)
+            downloads(group, summary)
+
+
+def downloads(group, summary):
+    """Files of one prior's posterior, built when clicked."""
+    stem = group.lower()
+    c = st.columns(2)
+    c[0].download_button("chains (RESULT.npz)", lambda: summary.chains.npz_bytes(), f"{stem}_chains.npz",
+                         key=f"dl-npz-{group}", on_click="ignore",
+                         help="The command line's result format: pcrp.chains.ChainSet.load reads it.")
+    c[1].download_button("traces (NetCDF)", lambda: traces_netcdf(summary.chains), f"{stem}_traces.nc",
+                         key=f"dl-nc-{group}", on_click="ignore",
+                         help="K and the log joint as (chain, draw) in an xarray Dataset (ArviZ: "
+                              "az.convert_to_inference_data(xr.open_dataset(...))).")
+    if summary.point is not None:
+        c = st.columns(2)
+        c[0].download_button("point estimate (CSV)", lambda: pd.DataFrame({"cluster": summary.point.labels})
+                             .to_csv(index_label="point"), f"{stem}_point_estimate.csv", key=f"dl-point-{group}",
+                             on_click="ignore")
+        c[1].download_button("similarity matrix (.npy)", lambda: npy_bytes(summary.psm), f"{stem}_similarity.npy",
+                             key=f"dl-psm-{group}", on_click="ignore", help="(N, N) float32; numpy.load reads it.")
+
+
+def traces_netcdf(chain_set):
+    idata = chain_set.to_inference_data()
+    return idata.posterior[["K", "log_joint"]].to_netcdf()
+
+
+def npy_bytes(array):
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
 def details(run):
     snaps = run.snapshots()
-    tabs = st.tabs(["Cluster sizes", "Posterior density", "Digits", "Downloads", "Settings of this run"])
+    firsts = {group: snaps[names[0]] for group, names in run.groups.items()}
+    tabs = st.tabs(["Posterior summary", "Cluster sizes now", "Density now", "Digits now", "Run files",
+                    "Settings of this run"])
     ds_run = run.dataset
     with tabs[0]:
-        cols = st.columns(len(snaps))
-        size_max = max(int(np.bincount(s.labels).max()) for s in snaps.values()) * 1.05
-        for col, (name, snap) in zip(cols, snaps.items()):
-            col.plotly_chart(plots.cluster_sizes(snap.labels, f"{name}: cluster sizes now", y_max=size_max),
-                             key=f"sizes-{name}", width="stretch", config={"displayModeBar": False})
-            if ds_run.labels is not None and len(snap.kept):
-                summary = metric_summary(ds_run.labels, snap.kept)
-                col.caption(f"Over {len(snap.kept)} kept draws: NMI {summary['NMI'][0]:.3f} "
-                            f"(SE {summary['NMI'][1]:.3f}), VI {summary['VI'][0]:.3f} bits (SE {summary['VI'][1]:.3f}).")
+        posterior_tab(run)
     with tabs[1]:
-        cols = st.columns(len(snaps))
-        for col, (name, snap) in zip(cols, snaps.items()):
-            if ds_run.dim == 1:
-                fig = plots.density_1d(ds_run.X, snap.labels, run.niw, f"{name}: posterior density now")
-            else:
-                fig = plots.density_2d(ds_run.X, snap.labels, run.niw, ds_run.columns, f"{name}: density now")
-            col.plotly_chart(fig, key=f"density-{name}", width="stretch", config={"displayModeBar": False})
+        cols = st.columns(len(firsts))
+        size_max = max(int(np.bincount(s.labels).max()) for s in firsts.values()) * 1.05
+        for col, (group, snap) in zip(cols, firsts.items()):
+            col.plotly_chart(plots.cluster_sizes(snap.labels, f"{group}: cluster sizes now", y_max=size_max),
+                             key=f"sizes-{group}", width="stretch", config=PLOT_CONFIG)
     with tabs[2]:
+        cols = st.columns(len(firsts))
+        for col, (group, snap) in zip(cols, firsts.items()):
+            if ds_run.dim == 1:
+                fig = plots.density_1d(ds_run.X, snap.labels, run.niw, f"{group}: posterior density now")
+            else:
+                fig = plots.density_2d(ds_run.X, snap.labels, run.niw, ds_run.columns, f"{group}: density now")
+            col.plotly_chart(fig, key=f"density-{group}", width="stretch", config=PLOT_CONFIG)
+    with tabs[3]:
         if ds_run.raw is not None and ds_run.raw.shape[1] == 784:
-            cols = st.columns(len(snaps))
-            for col, (name, snap) in zip(cols, snaps.items()):
-                col.plotly_chart(plots.digit_gallery(ds_run.raw, snap.labels, title=f"{name}: digits per cluster"),
-                                 key=f"digits-{name}", width="stretch", config={"displayModeBar": False})
+            cols = st.columns(len(firsts))
+            for col, (group, snap) in zip(cols, firsts.items()):
+                col.plotly_chart(plots.digit_gallery(ds_run.raw, snap.labels, title=f"{group}: digits per cluster"),
+                                 key=f"digits-{group}", width="stretch", config=PLOT_CONFIG)
         else:
             st.caption("Digit images exist for MNIST only.")
-    with tabs[3]:
+    with tabs[4]:
         st.caption("Files are built when you click.")
         for name, chain in run.chains.items():
-            c = st.columns(3)
-            c[0].download_button(f"{name}: traces (CSV)", lambda ch=chain: traces_csv(ch), f"{name.lower()}_traces.csv",
-                                 key=f"dl-traces-{name}", on_click="ignore")
-            c[1].download_button(f"{name}: kept draws (CSV)", lambda ch=chain: kept_csv(ch),
-                                 f"{name.lower()}_kept_labels.csv", key=f"dl-kept-{name}", on_click="ignore")
-            c[2].download_button(f"{name}: labels now (CSV)", lambda ch=chain: now_csv(ch),
-                                 f"{name.lower()}_labels.csv", key=f"dl-labels-{name}", on_click="ignore")
+            c = st.columns(2)
+            c[0].download_button(f"{name}: trace (CSV)", lambda ch=chain: traces_csv(ch),
+                                 f"{name.lower().replace(' · ', '_')}_trace.csv", key=f"dl-traces-{name}",
+                                 on_click="ignore")
+            c[1].download_button(f"{name}: labels now (CSV)", lambda ch=chain: now_csv(ch),
+                                 f"{name.lower().replace(' · ', '_')}_labels.csv", key=f"dl-labels-{name}",
+                                 on_click="ignore")
         st.download_button("Run configuration (JSON)", lambda: json.dumps(run.config, indent=2, default=str),
                            "run_config.json", key="dl-config", on_click="ignore")
-    with tabs[4]:
+    with tabs[5]:
         st.caption(run.plan.describe())
         st.json(run.config, expanded=False)
 
@@ -495,12 +664,6 @@ def traces_csv(chain):
                          "log_joint": snap.log_joint}).to_csv(index=False)
 
 
-def kept_csv(chain):
-    snap = chain.snapshot()
-    frame = pd.DataFrame(snap.kept.T, columns=[f"sweep_{s}" for s in snap.kept_sweeps])
-    return frame.to_csv(index_label="point")
-
-
 def now_csv(chain):
     return pd.DataFrame({"label": chain.snapshot().labels}).to_csv(index_label="point")
 
@@ -508,8 +671,8 @@ def now_csv(chain):
 if run is not None:
     with guarded("the details"):
         if run.running:
-            st.caption("Cluster sizes, densities, digits and downloads appear here when the run is paused or "
-                       "finished.")
+            st.caption("The posterior summary, cluster sizes, densities, digits and files appear here when the "
+                       "run is paused or finished.")
         else:
             details(run)
 

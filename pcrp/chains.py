@@ -15,6 +15,7 @@ that agree (R-hat near 1) are the evidence that the results depend on the model,
 starts, data) for the CLI, the app, cross validation and the reproduction.
 """
 
+import io
 import json
 from dataclasses import dataclass, field
 
@@ -215,11 +216,20 @@ class ChainSet:
 
         extra: further named arrays to store alongside (the CLI adds psm, point_labels, ...).
         """
+        with open(path, "wb") as f:
+            self._write(f, extra)
+
+    def npz_bytes(self, extra=None):
+        """The file :meth:`save` writes, as bytes (for a download)."""
+        buffer = io.BytesIO()
+        self._write(buffer, extra)
+        return buffer.getvalue()
+
+    def _write(self, f, extra):
         arrays = {name: getattr(self, name) for name in _ARRAYS}
         arrays["config"] = np.array(json.dumps(self.config))
         arrays.update(extra or {})
-        with open(path, "wb") as f:
-            np.savez_compressed(f, **arrays)
+        np.savez_compressed(f, **arrays)
 
     @classmethod
     def load(cls, path):

@@ -94,6 +94,7 @@ SETTINGS = (
     Setting("seed", "int", 0, 0, 2**31 - 1, label="seed"),
     Setting("split_merge", "bool", True, label="split-merge moves"),
     Setting("start", "choice", "kmeans:10", choices=STARTS, label="start"),
+    Setting("chains", "int", 2, 1, 4, label="chains per prior"),
     Setting("pace", "choice", "100 sweeps/s", choices=tuple(PACES), label="pace"),
 )
 BY_NAME = {s.name: s for s in SETTINGS}

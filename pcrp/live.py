@@ -96,7 +96,8 @@ def plan_storage(n_points, iters, burn_in, thin, n_chains=2, budget=SESSION_BUDG
     fixed = n_chains * (_trace_bytes(iters) + replay_sweeps.size * per_draw + 2 * per_draw)
     room = budget - fixed
     wanted = keep_schedule(iters, burn_in, thin).size
-    fits = room // (n_chains * per_draw) if room > 0 else 0
+    per_kept = per_draw + 4 * 8  # the labels and the split-merge counts at that sweep
+    fits = room // (n_chains * per_kept) if room > 0 else 0
     if fits < 1:
         raise SamplerError(
             f"A run of {iters:,} sweeps on {n_points:,} points needs more than this session's memory budget of "
@@ -109,7 +110,7 @@ def plan_storage(n_points, iters, burn_in, thin, n_chains=2, budget=SESSION_BUDG
     if kept.size == 0:
         raise SamplerError(f"thin ({thin}) leaves no draws to keep: it must be at most sweeps - burn-in "
                            f"({iters - burn_in}).")
-    total = fixed + n_chains * kept.size * per_draw
+    total = fixed + n_chains * kept.size * per_kept
     return StoragePlan(iters, burn_in, thin, requested, n_points, n_chains, kept,
                        replay_sweeps, int(total), int(budget))
 
@@ -182,6 +183,8 @@ class LiveChain:
         self._thread = None
         self._progress = deque()  # (monotonic time, sweeps done) while running
         self._sweep_seconds = 1e-3
+        self.kernel_seconds = 0.0
+        self.sm_at_kept = np.zeros((plan.kept_sweeps.size, 4), dtype=np.int64)  # split-merge totals per kept draw
         self._labels = self.sampler.labels.astype(dtype)
 
     # ------------------------------------------------------------------ control (any thread)
@@ -273,6 +276,7 @@ class LiveChain:
                 info = self.sampler.step(n)
                 elapsed = time.perf_counter() - started
                 self._record(n, info)
+                self.kernel_seconds += info.seconds
                 self._sweep_seconds = max(info.seconds / n, 1e-7)
                 pace = self.pace
                 if pace and not stepping:
@@ -298,6 +302,8 @@ class LiveChain:
                 count = getattr(self, attr)
                 if count < sweeps.size and sweeps[count] == self.done:
                     store[count] = labels
+                    if attr == "n_kept":
+                        self.sm_at_kept[count] = self.sampler.sm_stats
                     setattr(self, attr, count + 1)
             self._labels = labels.astype(self._labels.dtype)
             now = time.monotonic()
@@ -339,6 +345,7 @@ class LiveRun:
     niw: object
     config: dict
     plan: StoragePlan
+    groups: dict = field(default_factory=dict)  # prior name -> names of its chains (first: the one animated)
     token: str = field(default_factory=lambda: secrets.token_urlsafe(12))
     created: float = field(default_factory=time.time)
     grace: float = ORPHAN_GRACE_SECONDS
@@ -410,16 +417,70 @@ class LiveRun:
     def snapshots(self):
         return {name: chain.snapshot() for name, chain in self.chains.items()}
 
+    def chain_set(self, group):
+        """The chains of one prior as a :class:`pcrp.chains.ChainSet`, cut to the sweeps and kept draws
+        that every one of them has (chains stopped or paused at different sweeps), or None before any
+        draw is kept. Copies: safe to keep after the run goes on."""
+        from .chains import ChainSet
 
-def new_run(dataset, priors, niw, *, iters, burn_in, thin, seed, init="kmeans:10", config=None,
+        chains = [self.chains[name] for name in self.groups[group]]
+        snaps = [chain.snapshot() for chain in chains]
+        done = min(s.sweeps_done for s in snaps)
+        kept = min(len(s.kept) for s in snaps)
+        if kept == 0:
+            return None
+        counts = np.stack([chain.sm_at_kept[:kept] for chain in chains])
+        history = np.diff(counts, axis=1, prepend=0)
+        return ChainSet(
+            K=np.stack([s.K[:done] for s in snaps]).astype(np.int64),
+            log_joint=np.stack([s.log_joint[:done] for s in snaps]),
+            labels=np.stack([s.kept[:kept] for s in snaps]),
+            kept_sweeps=self.plan.kept_sweeps[:kept].copy(),
+            seconds_per_sweep=np.array([c.kernel_seconds / max(c.done, 1) for c in chains]),
+            split_merge_stats=counts[:, -1].copy(),
+            split_merge_history=history,
+            config=dict(self.config["runs"][group]),
+        )
+
+
+CONTRASTING_STARTS = ("one", "random:20", "kmeans:10")
+
+
+def contrasting_starts(first, n_chains):
+    """Starts for ``n_chains`` chains of a prior: ``first`` for the chain that is animated, then starts
+    unlike it (one cluster, many random clusters, k-means), so that start dependence shows."""
+    others = [s for s in CONTRASTING_STARTS if s != first]
+    return [first] + [others[i % len(others)] for i in range(n_chains - 1)]
+
+
+def chain_name(group, index):
+    """The name of chain ``index`` (0-based) of a prior: 'CRP', 'CRP · chain 2', ..."""
+    return group if index == 0 else f"{group} · chain {index + 1}"
+
+
+def new_run(dataset, priors, niw, *, iters, burn_in, thin, seed, inits=("kmeans:10",), config=None,
             budget=SESSION_BUDGET_BYTES, **sampler_options):
-    """A :class:`LiveRun` with one chain per prior {name: prior}, all on ``dataset.X`` with the same
-    NIW, schedule, seed and start (not started yet). Raises SamplerError / ModelError on bad settings."""
-    plan = plan_storage(dataset.n, iters, burn_in, thin, n_chains=len(priors), budget=budget)
+    """A :class:`LiveRun` with len(inits) chains per prior {name: prior}, all on ``dataset.X`` with the
+    same NIW and schedule; chain c of every prior has the same start inits[c] and the same seed (spawned
+    from ``seed``, as :func:`pcrp.chains.run_chains` does), so the priors differ only in the seating rule.
+    Not started yet. Raises SamplerError / ModelError on bad settings."""
+    from .chains import chain_seeds, data_description, resolve_inits, run_config
+
+    inits = resolve_inits(list(inits), len(inits))
+    seeds = chain_seeds(seed, len(inits))
+    plan = plan_storage(dataset.n, iters, burn_in, thin, n_chains=len(priors) * len(inits), budget=budget)
     run = LiveRun(chains={}, dataset=dataset, niw=niw, config=dict(config or {}), plan=plan)
-    for name, prior in priors.items():
-        run.chains[name] = LiveChain(dataset.X, prior, niw, plan, seed=seed, init=init,
-                                     should_stop=run.orphan_reason, **sampler_options)
+    run.config["runs"] = {}
+    for group, prior in priors.items():
+        run.groups[group] = []
+        for c, (init, chain_seed) in enumerate(zip(inits, seeds)):
+            name = chain_name(group, c)
+            run.groups[group].append(name)
+            run.chains[name] = LiveChain(dataset.X, prior, niw, plan, seed=chain_seed, init=init,
+                                         should_stop=run.orphan_reason, **sampler_options)
+        run.config["runs"][group] = run_config(prior, niw, iters=plan.iters, burn_in=plan.burn_in, thin=plan.thin,
+                                               seed=seed, chain_seeds=seeds, inits=inits, moves=sampler_options,
+                                               data=data_description(dataset))
     run.config.update(thin=plan.thin, requested_thin=plan.requested_thin)
     return run
 

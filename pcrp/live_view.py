@@ -59,10 +59,11 @@ class KHistogram:
 
 
 def running_k_histogram(K, burn_in):
-    """Histogram of K (T,) after burn-in, or of the burn-in sweeps while there are none after it."""
-    K = np.asarray(K)
-    after = K[burn_in:]
-    used, burn_in_only = (after, False) if after.size else (K, True)
+    """Histogram of K after burn-in, or of the burn-in sweeps while there are none after it. K: one
+    trace (T,) or a list of traces (one per chain, pooled)."""
+    traces = [np.asarray(k) for k in K] if isinstance(K, (list, tuple)) else [np.asarray(K)]
+    after = np.concatenate([k[burn_in:] for k in traces])
+    used, burn_in_only = (after, False) if after.size else (np.concatenate(traces), True)
     if used.size == 0:
         return KHistogram(np.zeros(0, dtype=int), np.zeros(0), 0, True)
     values, counts = np.unique(used, return_counts=True)

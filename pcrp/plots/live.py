@@ -44,29 +44,45 @@ def _records(**columns):
     return [dict(zip(names, row)) for row in zip(*arrays)]
 
 
-def trace_chart(envelope, *, burn_in, total_sweeps, k_max, colour, marker_sweep=None, x_axis=True,
+def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep=None, x_axis=True,
                 presentation=False):
-    """Trace of K: burn-in shaded grey, the min/max band and the mean of K per pixel column, and an
-    optional dotted marker at ``marker_sweep`` (replay). envelope: pcrp.live_view.TraceEnvelope."""
+    """Trace of K of one or more chains of a prior: burn-in shaded grey, the first chain's min/max band
+    per column of sweeps, the mean of K per column of each chain (the first solid, the others dashed),
+    and an optional dotted marker at ``marker_sweep`` (replay). envelopes: one
+    pcrp.live_view.TraceEnvelope or a list of them, one per chain."""
+    if not isinstance(envelopes, (list, tuple)):
+        envelopes = [envelopes]
+    first = envelopes[0]
     x = {"field": "sweep", "type": "quantitative", "title": "sweep", "scale": {"domain": [0, total_sweeps]},
          "axis": _x_axis(x_axis)}
     y_scale = {"domain": [0, k_max + 0.5], "nice": False}
+    means = [row for c, env in enumerate(envelopes)
+             for row in _records(sweep=env.sweep, mean=env.mean, chain=[f"chain {c + 1}"] * len(env.sweep))]
+    names = [f"chain {c + 1}" for c in range(len(envelopes))]
     return {
         "height": "container", "width": "container", "config": _config(presentation),
         "datasets": {
             "burn": [{"x0": 0, "x1": burn_in}] if burn_in else [],
-            "trace": _records(sweep=envelope.sweep, low=envelope.low, high=envelope.high, mean=envelope.mean),
+            "band": _records(sweep=first.sweep, low=first.low, high=first.high),
+            "means": means,
             "marker": [{"sweep": int(marker_sweep)}] if marker_sweep else [],
         },
         "layer": [
             {"data": {"name": "burn"}, "mark": {"type": "rect", "color": BURN_IN_GREY, "opacity": 0.18},
              "encoding": {"x": {"field": "x0", "type": "quantitative", "scale": {"domain": [0, total_sweeps]}},
                           "x2": {"field": "x1"}}},
-            {"data": {"name": "trace"}, "mark": {"type": "area", "color": "#808080", "opacity": 0.3},
+            {"data": {"name": "band"}, "mark": {"type": "area", "color": "#808080", "opacity": 0.3},
              "encoding": {"x": x, "y": {"field": "low", "type": "quantitative", "scale": y_scale, "title": "clusters K"},
                           "y2": {"field": "high"}}},
-            {"data": {"name": "trace"}, "mark": {"type": "line", "color": colour, "strokeWidth": 2},
-             "encoding": {"x": x, "y": {"field": "mean", "type": "quantitative", "scale": y_scale}}},
+            {"data": {"name": "means"}, "mark": {"type": "line", "color": colour, "strokeWidth": 2},
+             "encoding": {"x": x, "y": {"field": "mean", "type": "quantitative", "scale": y_scale},
+                          "detail": {"field": "chain", "type": "nominal"},
+                          "strokeDash": {"field": "chain", "type": "nominal",
+                                         "scale": {"domain": names, "range": [[1, 0]] + [[4, 3]] * (len(names) - 1)},
+                                         "legend": None},
+                          "opacity": {"field": "chain", "type": "nominal",
+                                      "scale": {"domain": names, "range": [1.0] + [0.75] * (len(names) - 1)},
+                                      "legend": None}}},
             {"data": {"name": "marker"}, "mark": {"type": "rule", "color": INK, "strokeDash": [4, 3], "strokeWidth": 2},
              "encoding": {"x": {"field": "sweep", "type": "quantitative"}}},
         ],
