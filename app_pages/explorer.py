@@ -118,12 +118,20 @@ with st.sidebar:
                 st.error(f"{upload.name}: {err}")
             if table is not None:
                 fid = upload.file_id  # fresh column widgets for every new file
+                guessed = data.guess_label_column(table)
                 label_col = st.selectbox("True labels (optional)", ["(none)"] + table.header,
-                                         key=f"csv_label_{fid}")
+                                         index=0 if guessed is None else 1 + table.header.index(guessed),
+                                         key=f"csv_label_{fid}",
+                                         help="Preselected when a column obviously holds class labels (integer "
+                                              "codes or text with few values, named like class, label, species).")
+                if guessed is not None and label_col == guessed:
+                    st.caption(f"{guessed!r} looks like class labels: used for NMI / VI, not clustered.")
                 label = None if label_col == "(none)" else label_col
-                usable = [c for c in table.numeric_columns if c != label]
+                usable, notes = data.default_columns(table, label)
                 cols = st.multiselect("Columns to cluster", [c for c in table.header if c != label],
                                       default=usable[: data.MAX_CLUSTER_COLUMNS], key=f"csv_columns_{fid}")
+                for note in notes:
+                    st.caption(f"Note: {note}")
                 standardise = st.checkbox("Standardise columns", True, key=f"csv_standardise_{fid}")
                 if st.button("Use this CSV", key="use_csv"):
                     try:

@@ -417,3 +417,18 @@ def test_posterior_summary_and_r_hat_show_when_chains_disagree():
     labels = [b.label for b in at.get("download_button")]
     for name in ("chains (RESULT.npz)", "traces (NetCDF)", "point estimate (CSV)", "similarity matrix (.npy)"):
         assert labels.count(name) == 2, name
+
+
+def test_an_obvious_label_column_is_preselected_and_not_clustered():
+    """An iris-like file: the integer 'species' codes are class labels, not a feature to cluster."""
+    at = explorer({"data": "csv"})
+    rows = "\n".join(f"{1 + (i % 3) * 2 + 0.1 * (i % 5)},{3 + (i % 3) + 0.2 * (i % 4)},{i % 3}" for i in range(45))
+    at.file_uploader(key="upload").set_value(("iris.csv", f"length,width,species\n{rows}".encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    label = [s for s in at.selectbox if s.label == "True labels (optional)"][0]
+    assert label.value == "species"
+    columns = [m for m in at.multiselect if m.label == "Columns to cluster"][0]
+    assert columns.value == ["length", "width"]
+    at.button(key="use_csv").click().run()
+    ds = at.session_state["dataset"]
+    assert ds.columns == ["length", "width"] and ds.true_k == 3
