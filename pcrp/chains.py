@@ -267,23 +267,13 @@ def _check_sampler_options(options):
 
 
 def _run_one(X, prior, niw, iters, burn_in, thin, seed, init, index, callback, sampler_options):
-    kept = keep_schedule(iters, burn_in, thin)
-    history = np.zeros((kept.size, 4), dtype=np.int64)
-    previous = np.zeros(4, dtype=np.int64)
-    position = {int(s): j for j, s in enumerate(kept)}
-
-    def record(sampler, done):
-        nonlocal previous
-        j = position.get(int(done))
-        if j is not None:
-            now = np.asarray(sampler.sm_stats[:4], dtype=np.int64)
-            history[j] = now - previous
-            previous = now.copy()
+    def report(sampler, done):
         if callback is not None:
             callback(index, done)
 
-    chain = run(X, prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed, init=init, callback=record,
+    chain = run(X, prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed, init=init, callback=report,
                 **sampler_options)
+    history = np.diff(chain.split_merge_at_kept, axis=0, prepend=np.zeros((1, 4), dtype=np.int64))
     return chain, history
 
 

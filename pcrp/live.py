@@ -36,7 +36,8 @@ LOG = logging.getLogger(__name__)
 
 SESSION_BUDGET_BYTES = 200 * 2**20  # every buffer of one run (all its chains)
 REPLAY_FRAMES = 200  # states kept for replay, spread evenly over the run
-TARGET_CALL_SECONDS = 0.05  # kernel call length at full speed: pause/stop act within about this
+TARGET_CALL_SECONDS = 0.1  # kernel call length at full speed: pause/stop act within about this
+# (each call needs the GIL a few times, and a busy server holds it: longer calls lose less; see bench/live_browser.py)
 ORPHAN_GRACE_SECONDS = 5.0  # a run with no session stops this long after its last session left
 RATE_WINDOW_SECONDS = 3.0  # sweeps/s and time left come from wall-clock progress over this window
 
@@ -186,6 +187,12 @@ class LiveChain:
         self.kernel_seconds = 0.0
         self.sm_at_kept = np.zeros((plan.kept_sweeps.size, 4), dtype=np.int64)  # split-merge totals per kept draw
         self._labels = self.sampler.labels.astype(dtype)
+        # per sweep (0-based): its row in kept / replay, or -1; and whether the kernel must copy it
+        self._kept_row = np.full(plan.iters, -1, dtype=np.int64)
+        self._kept_row[plan.kept_sweeps - 1] = np.arange(plan.kept_sweeps.size)
+        self._replay_row = np.full(plan.iters, -1, dtype=np.int64)
+        self._replay_row[plan.replay_sweeps - 1] = np.arange(plan.replay_sweeps.size)
+        self._stored = (self._kept_row >= 0) | (self._replay_row >= 0)
 
     # ------------------------------------------------------------------ control (any thread)
     def start(self, paused=False):
@@ -244,12 +251,9 @@ class LiveChain:
             return max(1, int(self.pace * TARGET_CALL_SECONDS))
         return max(1, int(TARGET_CALL_SECONDS / max(self._sweep_seconds, 1e-7)))
 
-    def _next_boundary(self):
-        nxt = self.plan.iters
-        for sweeps, count in ((self.plan.kept_sweeps, self.n_kept), (self.plan.replay_sweeps, self.n_replay)):
-            if count < sweeps.size:
-                nxt = min(nxt, int(sweeps[count]))
-        return nxt
+    def _keep_mask(self, n):
+        """Which of the next ``n`` sweeps are kept draws or replay frames (the kernel copies those): a view."""
+        return self._stored[self.done:self.done + n]
 
     def _loop(self):
         try:
@@ -266,14 +270,14 @@ class LiveChain:
                         waiting = True
                     else:
                         waiting = False
-                        n = min(self._chunk(), self._next_boundary() - self.done)
+                        n = min(self._chunk(), self.plan.iters - self.done)
                         if stepping:
                             self._steps_requested -= 1
                 if waiting:
                     self._wake.wait(0.25)  # wakes on resume / step / stop; checks the owner regularly
                     continue
                 started = time.perf_counter()
-                info = self.sampler.step(n)
+                info = self.sampler.step(n, keep=self._keep_mask(n))
                 elapsed = time.perf_counter() - started
                 self._record(n, info)
                 self.kernel_seconds += info.seconds
@@ -293,18 +297,19 @@ class LiveChain:
 
     def _record(self, n, info):
         labels = self.sampler.labels
+        span = slice(self.done, self.done + n)
+        stored = np.flatnonzero(self._stored[span])  # rows of info.kept_labels, in sweep order
+        kept_rows, replay_rows = self._kept_row[span][stored], self._replay_row[span][stored]
         with self._lock:
-            self.K[self.done:self.done + n] = info.K
-            self.log_joint[self.done:self.done + n] = info.log_joint
+            self.K[span] = info.K
+            self.log_joint[span] = info.log_joint
+            is_kept, is_replay = kept_rows >= 0, replay_rows >= 0
+            self.kept[kept_rows[is_kept]] = info.kept_labels[is_kept]
+            self.sm_at_kept[kept_rows[is_kept]] = info.kept_sm[is_kept]
+            self.replay[replay_rows[is_replay]] = info.kept_labels[is_replay]
+            self.n_kept += int(is_kept.sum())
+            self.n_replay += int(is_replay.sum())
             self.done += n
-            for sweeps, store, attr in ((self.plan.kept_sweeps, self.kept, "n_kept"),
-                                        (self.plan.replay_sweeps, self.replay, "n_replay")):
-                count = getattr(self, attr)
-                if count < sweeps.size and sweeps[count] == self.done:
-                    store[count] = labels
-                    if attr == "n_kept":
-                        self.sm_at_kept[count] = self.sampler.sm_stats
-                    setattr(self, attr, count + 1)
             self._labels = labels.astype(self._labels.dtype)
             now = time.monotonic()
             self._progress.append((now, self.done))

@@ -96,6 +96,8 @@ class StepInfo:
     K: np.ndarray
     log_joint: np.ndarray
     seconds: float
+    kept_labels: np.ndarray = None
+    kept_sm: np.ndarray = None
 
 
 def parse_init(init):
@@ -232,13 +234,28 @@ class Sampler:
 
     _warm_up = False  # True for warm_up()'s own sampler
 
-    def step(self, n_sweeps=1):
-        """Run ``n_sweeps`` sweeps; returns a :class:`StepInfo` (its seconds exclude numba compilation)."""
+    def step(self, n_sweeps=1, keep=None):
+        """Run ``n_sweeps`` sweeps; returns a :class:`StepInfo` (its seconds exclude numba compilation).
+
+        keep: optional (n_sweeps,) bool mask of the sweeps whose labels to keep; their labels come back
+        in ``StepInfo.kept_labels`` (n_kept, N) and the split-merge totals after them in
+        ``StepInfo.kept_sm`` (n_kept, 4). The kernel copies them, so keeping every few sweeps costs no
+        return to Python.
+        """
         n_sweeps = int(n_sweeps)
         if not gibbs.gibbs_sweeps.signatures and not self._warm_up:
             warm_up()  # compile, or load from the cache, outside the timed calls
         K_out = np.zeros(n_sweeps, dtype=np.int64)
         lj_out = np.zeros(n_sweeps)
+        keep_rows = np.full(n_sweeps, -1, dtype=np.int64)
+        if keep is not None:
+            keep = np.asarray(keep, dtype=bool)
+            if keep.shape != (n_sweeps,):
+                raise SamplerError(f"keep must be a mask of the {n_sweeps} sweeps (got shape {keep.shape}).")
+            keep_rows[keep] = np.arange(int(keep.sum()))
+        n_keep = int((keep_rows >= 0).sum())
+        kept_labels = np.empty((n_keep, self.X.shape[0]), dtype=np.int64)
+        kept_sm = np.empty((n_keep, 4), dtype=np.int64)
         start = time.perf_counter()
         done = 0
         while done < n_sweeps:
@@ -252,6 +269,7 @@ class Sampler:
                     self.tables, self.log_pred_new, self.rng_state, self._perm, progress,
                     chunk, self.n_split_merge,
                     K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,
+                    keep_rows[done:done + chunk], kept_labels, kept_sm,
                 )
                 if progress[gibbs.PROGRESS_SWEEPS] == chunk:
                     break
@@ -260,7 +278,8 @@ class Sampler:
             self.sweeps_done += chunk
             if self.sweeps_done % REFRESH_EVERY == 0:
                 self.refresh()
-        return StepInfo(K=K_out, log_joint=lj_out, seconds=time.perf_counter() - start)
+        return StepInfo(K=K_out, log_joint=lj_out, seconds=time.perf_counter() - start, kept_labels=kept_labels,
+                        kept_sm=kept_sm)
 
     def _grow(self):
         """Double the number of cluster slots (the kernel ran out of free ones)."""
@@ -290,6 +309,7 @@ class Chain:
     seconds_per_sweep: mean wall-clock seconds of kernel time per sweep.
     config: every resolved setting (JSON-serialisable dict).
     split_merge_stats: [splits proposed, accepted, merges proposed, accepted].
+    split_merge_at_kept: (n_kept, 4) the same totals just after each kept draw.
     """
 
     K: np.ndarray
@@ -299,6 +319,7 @@ class Chain:
     seconds_per_sweep: float
     config: dict = field(default_factory=dict)
     split_merge_stats: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
+    split_merge_at_kept: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
 
 
 def check_schedule(iters, burn_in, thin):
@@ -339,13 +360,17 @@ def keep_schedule(iters, burn_in, thin):
     return np.arange(burn_in + thin, iters + 1, thin, dtype=np.int64)
 
 
+CALL_SWEEPS = 500  # sweeps per kernel call of a batch run (progress callbacks come this often)
+
+
 def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
         init="kmeans:10", callback=None, **sampler_options):
     """Run a chain and record K, the log joint and the thinned label draws.
 
     Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters
-    (1-based). ``callback(sampler, sweeps_done)`` is called after each chunk, and at
-    every kept sweep. Other keyword options are passed to :class:`Sampler`.
+    (1-based); the kernel copies them, so the run returns to Python only every
+    CALL_SWEEPS sweeps, when ``callback(sampler, sweeps_done)`` is called. Other keyword
+    options are passed to :class:`Sampler`.
     """
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     X = np.asarray(X)
@@ -357,22 +382,24 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
     sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed, **sampler_options)
     kept_sweeps = keep_schedule(iters, burn_in, thin)
     labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=label_dtype(X.shape[0]))
+    kept_sm = np.empty((kept_sweeps.size, 4), dtype=np.int64)
     K = np.empty(iters, dtype=np.int64)
     log_joint = np.empty(iters)
+    is_kept = np.zeros(iters, dtype=bool)
+    is_kept[kept_sweeps - 1] = True
     seconds = 0.0
-    done = 0
-    next_keep = 0
+    done = n_kept = 0
     while done < iters:
-        target = kept_sweeps[next_keep] if next_keep < kept_sweeps.size else iters
-        target = min(target, done + 500)
-        info = sampler.step(target - done)
+        target = min(iters, done + CALL_SWEEPS)
+        info = sampler.step(target - done, keep=is_kept[done:target])
         K[done:target] = info.K
         log_joint[done:target] = info.log_joint
+        new = len(info.kept_labels)
+        labels[n_kept:n_kept + new] = info.kept_labels
+        kept_sm[n_kept:n_kept + new] = info.kept_sm
+        n_kept += new
         seconds += info.seconds
         done = target
-        if next_keep < kept_sweeps.size and done == kept_sweeps[next_keep]:
-            labels[next_keep] = sampler.labels
-            next_keep += 1
         if callback is not None:
             callback(sampler, done)
     return Chain(
@@ -392,6 +419,7 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
             "init": init if isinstance(init, str) else "labels",
         },
         split_merge_stats=sampler.sm_stats.copy(),
+        split_merge_at_kept=kept_sm,
     )
 
 

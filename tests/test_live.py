@@ -148,7 +148,7 @@ def test_a_failing_chain_reports_one_line(ds, monkeypatch):
     r = small_run(ds)
     chain = r.chains["CRP"]
 
-    def broken(n):
+    def broken(n, keep=None):
         raise FloatingPointError("overflow in the kernel")
 
     monkeypatch.setattr(chain.sampler, "step", broken)

@@ -214,6 +214,7 @@ def gibbs_sweeps(
     X, labels, K, counts, means, precs, logdets,
     m0, S0, P0, logdet0, kappa0, log_alpha, tables, log_pred_new,
     rng, perm, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
+    keep_rows, keep_labels, keep_sm,
 ):
     """Run sweeps of Algorithm 1, each followed by ``n_split_merge`` split-merge moves.
 
@@ -224,7 +225,9 @@ def gibbs_sweeps(
     int64[4] (see PROGRESS_*; zeros and FRESH = 1 for a new call). After sweep s,
     K_out[s] receives K and log_joint_out[s] the unnormalised log p(z, X);
     sm_stats (4,) accumulates [splits proposed, accepted, merges proposed,
-    accepted].
+    accepted]. keep_rows (n_sweeps,) int64: after sweep s with keep_rows[s] = j >= 0,
+    the labels are copied into keep_labels[j] (R, N) and sm_stats into keep_sm[j]
+    (R, 4), so kept draws need no return to Python at every kept sweep.
 
     Returns K. The call is finished when progress[PROGRESS_SWEEPS] == n_sweeps;
     otherwise every slot was in use: enlarge the slot arrays and call again
@@ -354,6 +357,12 @@ def gibbs_sweeps(
         sweep = progress[PROGRESS_SWEEPS]
         K_out[sweep] = K
         log_joint_out[sweep] = log_joint(K, counts, logdets, log_alpha, tables)
+        row = keep_rows[sweep]
+        if row >= 0:
+            for t in range(N):
+                keep_labels[row, t] = labels[t]
+            for t in range(4):
+                keep_sm[row, t] = sm_stats[t]
         progress[PROGRESS_SWEEPS] = sweep + 1
         progress[PROGRESS_FRESH] = 1
     return K

@@ -38,10 +38,12 @@ def _x_axis(shown):
 
 
 def _records(**columns):
-    """Column arrays -> list of row dicts with plain Python numbers (what Streamlit serialises)."""
-    names = list(columns)
-    arrays = [np.asarray(columns[n]).tolist() for n in names]
-    return [dict(zip(names, row)) for row in zip(*arrays)]
+    """Column arrays -> an Arrow table, what Streamlit sends for a named dataset. Built directly: going
+    through lists of dicts and pandas cost the page most of its redraw time (bench/live_browser.py).
+    (pyarrow comes with Streamlit; these charts are only drawn by the app.)"""
+    import pyarrow as pa
+
+    return pa.table({name: np.asarray(values) for name, values in columns.items()})
 
 
 def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep=None, x_axis=True,
@@ -56,16 +58,17 @@ def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep
     x = {"field": "sweep", "type": "quantitative", "title": "sweep", "scale": {"domain": [0, total_sweeps]},
          "axis": _x_axis(x_axis)}
     y_scale = {"domain": [0, k_max + 0.5], "nice": False}
-    means = [row for c, env in enumerate(envelopes)
-             for row in _records(sweep=env.sweep, mean=env.mean, chain=[f"chain {c + 1}"] * len(env.sweep))]
+    means = _records(sweep=np.concatenate([env.sweep for env in envelopes]),
+                     mean=np.concatenate([env.mean for env in envelopes]),
+                     chain=np.concatenate([[f"chain {c + 1}"] * len(env.sweep) for c, env in enumerate(envelopes)]))
     names = [f"chain {c + 1}" for c in range(len(envelopes))]
     return {
         "height": "container", "width": "container", "config": _config(presentation),
         "datasets": {
-            "burn": [{"x0": 0, "x1": burn_in}] if burn_in else [],
+            "burn": _records(x0=[0] if burn_in else [], x1=[burn_in] if burn_in else []),
             "band": _records(sweep=first.sweep, low=first.low, high=first.high),
             "means": means,
-            "marker": [{"sweep": int(marker_sweep)}] if marker_sweep else [],
+            "marker": _records(sweep=[int(marker_sweep)] if marker_sweep else np.zeros(0, dtype=np.int64)),
         },
         "layer": [
             {"data": {"name": "burn"}, "mark": {"type": "rect", "color": BURN_IN_GREY, "opacity": 0.18},
@@ -136,8 +139,9 @@ def density_chart(grid, density, components, x_data, *, x_domain, x_title, x_axi
     """1-D data: the posterior density of the current state (black), its weighted components
     (dashed, largest first colour) and a rug of the data. grid (G,), density (G,), components (K, G)."""
     n_ranks = len(PALETTE)
-    comps = [{"x": float(g), "density": float(v), "rank": min(k, n_ranks)}
-             for k, row in enumerate(np.asarray(components)) for g, v in zip(grid, row)]
+    components = np.asarray(components)
+    comps = _records(x=np.tile(grid, len(components)), density=components.ravel(),
+                     rank=np.minimum(np.repeat(np.arange(len(components)), len(grid)), n_ranks))
     x = {"field": "x", "type": "quantitative", "title": x_title, "scale": {"domain": list(x_domain)},
          "axis": _x_axis(x_axis)}
     return {
