@@ -1,0 +1,344 @@
+"""What the pCRP power r does to a partition, exactly: critical powers and the merge path.
+
+For a fixed partition the pCRP log joint (DESIGN.md section 2)
+
+    log p(z, X) = K log alpha + r * sum_k lgamma(N_k) + sum_k log m(X_k) + const
+
+is linear in r. Merging blocks A and B changes it by L + r G with
+
+    L = log m(A u B) - log m(A) - log m(B) - log alpha   (likelihood gain of the merge, one table fewer)
+    G = lgamma(nA + nB) - lgamma(nA) - lgamma(nB)        (> 0 unless both are single points)
+
+so the pCRP prefers the pair merged exactly when r > r* = -L / G, the pair's *critical power*.
+L and G both grow about linearly with the number of points, so r* does not fade as N grows:
+a fixed r above a data set's threshold merges real clusters at every N.
+
+:func:`merge_path` starts from a partition and repeatedly merges the pair with the smallest r*
+(recomputed after each merge) until one cluster is left: a dendrogram whose heights are powers r.
+:func:`k_over_r` runs the sampler over a grid of r, so the exact path and the sampled posterior
+of K can be read together.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import gammaln, multigammaln
+
+from .model import PowerCRP
+from .sampler import check_schedule, run
+from .summary import k_posterior
+
+
+class PathError(ValueError):
+    """A bad merge-path setting or starting partition; the message says which and what to do."""
+
+
+# ----------------------------------------------------------------------------- blocks
+
+@dataclass(frozen=True)
+class Block:
+    """Sufficient statistics of one block of points: n, mean (d,) and scatter (d, d) about the mean."""
+
+    n: int
+    mean: np.ndarray
+    scatter: np.ndarray
+
+    @classmethod
+    def of(cls, X):
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        mean = X.mean(axis=0)
+        centred = X - mean
+        return cls(X.shape[0], mean, centred.T @ centred)
+
+    def union(self, other):
+        """The block A u B, by the parallel-axis rule (no pass over the points)."""
+        n = self.n + other.n
+        diff = other.mean - self.mean
+        mean = self.mean + diff * (other.n / n)
+        scatter = self.scatter + other.scatter + (self.n * other.n / n) * np.outer(diff, diff)
+        return Block(n, mean, scatter)
+
+
+def log_marginal(block, niw):
+    """log m(X_block) under NIW, from the block's statistics.
+
+    The closed form of DESIGN.md section 2; ``pcrp.niw_math.log_marginal`` computes the same
+    from the points themselves and is the reference this is tested against.
+    """
+    d = niw.dim
+    kappa_n = niw.kappa0 + block.n
+    nu_n = niw.nu0 + block.n
+    diff = block.mean - niw.m0
+    S_n = niw.S0 + block.scatter + (niw.kappa0 * block.n / kappa_n) * np.outer(diff, diff)
+    logdet_n = np.linalg.slogdet(S_n)[1]
+    logdet_0 = np.linalg.slogdet(niw.S0)[1]
+    return float(-0.5 * block.n * d * np.log(np.pi) + multigammaln(nu_n / 2, d) - multigammaln(niw.nu0 / 2, d)
+                 + 0.5 * niw.nu0 * logdet_0 - 0.5 * nu_n * logdet_n
+                 + 0.5 * d * (np.log(niw.kappa0) - np.log(kappa_n)))
+
+
+def merge_terms(a, b, niw, alpha, log_m=None):
+    """(L, G) of merging blocks ``a`` and ``b`` (see the module docstring).
+
+    ``log_m``: optional (log m(a), log m(b)) already computed.
+    """
+    lm_a, lm_b = log_m if log_m is not None else (log_marginal(a, niw), log_marginal(b, niw))
+    L = log_marginal(a.union(b), niw) - lm_a - lm_b - np.log(alpha)
+    G = float(gammaln(a.n + b.n) - gammaln(a.n) - gammaln(b.n))
+    return float(L), G
+
+
+def critical_r(L, G):
+    """r* = -L / G: the pCRP prefers the pair merged for r > r*, apart for r < r*.
+
+    With G = 0 (two single points) r has no effect on the pair: r* = -inf when the merge
+    already raises the joint (L > 0, merged at every r), +inf otherwise.
+    """
+    if G > 0:
+        return -L / G
+    return -np.inf if L > 0 else np.inf
+
+
+# ----------------------------------------------------------------------------- the path
+
+@dataclass(frozen=True)
+class Merge:
+    """One merge of the path.
+
+    r: the critical power r* of the pair when it was merged (may be +-inf, see :func:`critical_r`).
+    clusters: (a, b) the ids merged, a < b; starting clusters are 0..K-1 and the j-th merge
+        (j = 0, 1, ...) creates cluster K + j, as in scipy's linkage matrices.
+    sizes: (nA, nB) their numbers of points.
+    L, G: the merge's change of the log joint is L + r G.
+    """
+
+    r: float
+    clusters: tuple
+    sizes: tuple
+    L: float
+    G: float
+
+    def as_dict(self):
+        return {"r": self.r if np.isfinite(self.r) else None, "clusters": list(self.clusters),
+                "sizes": list(self.sizes), "L": self.L, "G": self.G}
+
+
+@dataclass
+class MergePath:
+    """A starting partition and the K - 1 merges of the greedy path, in the order performed.
+
+    partition: (N,) int starting labels 0..K-1 (cluster ids of :class:`Merge`).
+    config: every resolved setting (JSON-serialisable).
+    """
+
+    partition: np.ndarray
+    merges: list
+    config: dict = field(default_factory=dict)
+
+    @property
+    def n_start(self):
+        return int(self.partition.max()) + 1
+
+    def steps_at(self, r):
+        """How many merges the path has made at power r: those before the first with r* > r.
+
+        The path state at r is one where no single merge of two clusters raises the joint at r
+        (the next merge's r* exceeds r). It only grows with r, even where a merge's r* is below
+        an earlier one's (a merge can make the next one easier).
+        """
+        for j, m in enumerate(self.merges):
+            if m.r > r:
+                return j
+        return len(self.merges)
+
+    def n_clusters_at(self, r):
+        return self.n_start - self.steps_at(r)
+
+    def effective_r(self):
+        """(K - 1,) the power r at which each merge happens along the path: the running maximum of r*."""
+        r = np.array([m.r for m in self.merges], dtype=float)
+        return np.maximum.accumulate(r) if r.size else r
+
+    def partition_at(self, r):
+        """(N,) labels of the path's partition at power r, numbered 0..K_r - 1 by first appearance."""
+        ids = self.clusters_at(r)
+        return relabel(self.members_map(self.steps_at(r)), self.partition, ids)
+
+    def clusters_at(self, r):
+        """Sorted ids of the clusters alive at power r."""
+        return sorted(self.members_map(self.steps_at(r)))
+
+    def members_map(self, steps):
+        """{cluster id: starting ids it contains} after ``steps`` merges."""
+        members = {k: [k] for k in range(self.n_start)}
+        for j, m in enumerate(self.merges[:steps]):
+            a, b = m.clusters
+            members[self.n_start + j] = members.pop(a) + members.pop(b)
+        return members
+
+    def sizes_of(self, cluster_id):
+        """Number of points in cluster ``cluster_id`` (a starting or merged id)."""
+        if cluster_id < self.n_start:
+            return int(np.sum(self.partition == cluster_id))
+        return int(sum(self.merges[cluster_id - self.n_start].sizes))
+
+    def as_dict(self):
+        """The JSON contract of ``pcrp path``: partition, merges in order, config."""
+        return {"partition": self.partition.tolist(), "merges": [m.as_dict() for m in self.merges],
+                "config": self.config}
+
+
+def relabel(members, partition, ids):
+    """Labels (N,) for clusters ``ids`` given {id: starting ids}, numbered by first appearance."""
+    start_to_new = np.empty(partition.max() + 1, dtype=np.int64)
+    for new, cid in enumerate(ids):
+        start_to_new[members[cid]] = new
+    labels = start_to_new[partition]
+    _, first = np.unique(labels, return_index=True)
+    order = np.argsort(np.argsort(first))
+    return order[labels]
+
+
+def check_partition(labels, n):
+    """Labels (N,) any integer codes -> 0..K-1 in order of value; raises PathError for a bad shape."""
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.shape[0] != n:
+        raise PathError(f"The starting partition needs one label per data row ({n}); got shape {labels.shape}.")
+    if labels.dtype.kind == "f":
+        if not np.all(np.isfinite(labels)) or not np.all(labels == np.round(labels)):
+            raise PathError("Starting labels must be whole numbers (one cluster code per row).")
+    elif labels.dtype.kind not in "iu":
+        raise PathError(f"Starting labels must be integers (got {labels.dtype}).")
+    _, labels = np.unique(labels, return_inverse=True)
+    return labels.astype(np.int64)
+
+
+def merge_path(X, labels, niw, alpha=1.0, config=None):
+    """The greedy merge path from the partition ``labels`` of the rows of ``X`` (N, d).
+
+    Repeatedly merges the pair of clusters with the smallest critical power r* (ties: the
+    smallest ids), recomputing r* for the merged cluster, until one cluster is left.
+    Costs O(K^2) NIW marginals from block statistics (never a pass over the points after
+    the first). Returns a :class:`MergePath` with K - 1 merges.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != niw.dim:
+        raise PathError(f"X must be (N, {niw.dim}) to match the NIW prior (got shape {X.shape}).")
+    if not (np.isfinite(alpha) and alpha > 0):
+        raise PathError(f"alpha must be > 0 (got {alpha}).")
+    partition = check_partition(labels, X.shape[0])
+    K = int(partition.max()) + 1
+    blocks = {k: Block.of(X[partition == k]) for k in range(K)}
+    log_m = {k: log_marginal(b, niw) for k, b in blocks.items()}
+    pairs = {}  # (a, b) with a < b -> (r*, L, G)
+
+    def add_pairs(new):
+        for other in blocks:
+            if other != new:
+                a, b = min(other, new), max(other, new)
+                L, G = merge_terms(blocks[a], blocks[b], niw, alpha, (log_m[a], log_m[b]))
+                pairs[a, b] = (critical_r(L, G), L, G)
+
+    for k in range(K):
+        for other in range(k + 1, K):
+            L, G = merge_terms(blocks[k], blocks[other], niw, alpha, (log_m[k], log_m[other]))
+            pairs[k, other] = (critical_r(L, G), L, G)
+    merges = []
+    next_id = K
+    while len(blocks) > 1:
+        (a, b), (r_star, L, G) = min(pairs.items(), key=lambda item: (item[1][0], item[0]))
+        merges.append(Merge(float(r_star), (a, b), (blocks[a].n, blocks[b].n), L, G))
+        merged = blocks.pop(a).union(blocks.pop(b))
+        del log_m[a], log_m[b]
+        pairs = {key: v for key, v in pairs.items() if a not in key and b not in key}
+        blocks[next_id] = merged
+        log_m[next_id] = log_marginal(merged, niw)
+        add_pairs(next_id)
+        next_id += 1
+    config = {"alpha": float(alpha), **niw.as_dict(), **(config or {})}
+    return MergePath(partition, merges, config)
+
+
+def describe_r(path, r):
+    """One plain sentence: what the path keeps and merges at power r, and where the next merge is."""
+    steps = path.steps_at(r)
+    alive = path.clusters_at(r)
+    sizes = sorted((path.sizes_of(c) for c in alive), reverse=True)
+    kept = (f"keeps {len(alive)} clusters (sizes {', '.join(map(str, sizes))})" if len(alive) > 1
+            else "keeps all points in one cluster")
+    merged = ""
+    if steps:
+        joined = [m.sizes for m in path.merges[:steps]]
+        merged = (f", having merged {steps} pair{'s' if steps > 1 else ''} of the starting "
+                  f"{path.n_start} clusters ({'; '.join(f'{a} + {b} points' for a, b in joined)})")
+    if steps < len(path.merges):
+        nxt = path.merges[steps]
+        a, b = nxt.sizes
+        where = f"r = {nxt.r:.2f}" if np.isfinite(nxt.r) else "no finite r (two single points)"
+        tail = f"; the next merge, of clusters of {a} and {b} points, happens at {where}"
+    else:
+        tail = ""
+    return f"At r = {r:g} the exact merge path {kept}{merged}{tail}."
+
+
+# ----------------------------------------------------------------------------- K over r by MCMC
+
+@dataclass
+class KOverR:
+    """The sampled posterior of K for each r of a grid.
+
+    r_grid (G,); k_values (M,) the K values seen; p_k (G, M) P(K = k_values[m]) after burn-in;
+    mean_k (G,); settings: every resolved setting.
+    """
+
+    r_grid: np.ndarray
+    k_values: np.ndarray
+    p_k: np.ndarray
+    mean_k: np.ndarray
+    settings: dict = field(default_factory=dict)
+
+    def table(self):
+        """Rows {r, mean_k, P(K=k) ...} for CSV / display."""
+        return [{"r": float(r), "mean_k": float(self.mean_k[g]),
+                 **{f"P(K={int(k)})": float(self.p_k[g, m]) for m, k in enumerate(self.k_values)}}
+                for g, r in enumerate(self.r_grid)]
+
+
+def _fit_k(X, r, alpha, niw, iters, burn_in, seed, split_merge, init):
+    chain = run(X, PowerCRP(alpha, r), niw, iters=iters, burn_in=burn_in, thin=iters - burn_in, seed=seed,
+                split_merge=split_merge, init=init)
+    return chain.K[burn_in:]
+
+
+def k_over_r(X, niw, r_grid, *, alpha=1.0, iters=2000, burn_in=1000, seed=0, split_merge=True,
+             init="kmeans:10", n_jobs=-1, progress=None):
+    """Posterior of K on the whole of X (N, d) for each r of ``r_grid``, one chain per r.
+
+    Chains run in threads with joblib (the kernels release the GIL) and share ``seed``
+    (common random numbers, so the curve is not blurred by chain-to-chain noise more than
+    needed). ``progress(done, total)`` is called as chains finish.
+    """
+    import joblib
+
+    r_grid = np.asarray(r_grid, dtype=float)
+    if r_grid.ndim != 1 or r_grid.size < 1 or not np.all(np.isfinite(r_grid)) or np.any(r_grid <= 0):
+        raise PathError("Give one or more positive values of r.")
+    iters, burn_in, _ = check_schedule(iters, burn_in, 1)
+    X = np.ascontiguousarray(X, dtype=float)
+    tasks = [joblib.delayed(_fit_k)(X, float(r), float(alpha), niw, iters, burn_in, seed, split_merge, init)
+             for r in r_grid]
+    traces = []
+    for done, K in enumerate(joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks),
+                             start=1):
+        traces.append(K)
+        if progress is not None:
+            progress(done, len(tasks))
+    k_values = np.unique(np.concatenate(traces))
+    p_k = np.zeros((r_grid.size, k_values.size))
+    for g, K in enumerate(traces):
+        values, probs = k_posterior(K)
+        p_k[g, np.searchsorted(k_values, values)] = probs
+    mean_k = np.array([K.mean() for K in traces])
+    settings = dict(r_grid=r_grid.tolist(), alpha=float(alpha), iters=iters, burn_in=burn_in, seed=seed,
+                    split_merge=bool(split_merge), init=init, **niw.as_dict())
+    return KOverR(r_grid, k_values, p_k, mean_k, settings)

@@ -1,0 +1,181 @@
+"""The exact merge path over r: critical powers, the greedy path, and the sampled K over r."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy.special import gammaln
+
+from pcrp import niw_math
+from pcrp.model import PowerCRP, resolve_niw
+from pcrp.path import (Block, Merge, MergePath, PathError, critical_r, describe_r, k_over_r, log_marginal,
+                       merge_path, merge_terms)
+from pcrp.sampler import Sampler
+
+
+def _points_log_m(X, niw):
+    return niw_math.log_marginal(X, niw.m0, niw.kappa0, niw.nu0, niw.S0)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_block_statistics_and_marginal_match_the_points(d):
+    rng = np.random.default_rng(d)
+    A, B = rng.normal(size=(7, d)) + 3.0, rng.normal(size=(11, d)) * 2.0
+    niw = resolve_niw(np.r_[A, B])
+    union = Block.of(A).union(Block.of(B))
+    whole = Block.of(np.r_[A, B])
+    assert union.n == 18
+    np.testing.assert_allclose(union.mean, whole.mean, rtol=1e-12)
+    np.testing.assert_allclose(union.scatter, whole.scatter, rtol=1e-10)
+    for block, points in ((Block.of(A), A), (union, np.r_[A, B])):
+        assert log_marginal(block, niw) == pytest.approx(_points_log_m(points, niw), rel=1e-10)
+
+
+def _log_joint(X, labels, prior, niw):
+    """The sampler's own log joint of a labelling (the kernels' code path, not pcrp.path's)."""
+    return Sampler(X, prior, niw, init=np.asarray(labels), seed=0).log_joint()
+
+
+@pytest.mark.parametrize("d, sizes", [(1, (5, 9)), (2, (12, 4)), (2, (1, 6))])
+def test_critical_r_is_where_the_two_joints_cross(d, sizes):
+    """L + r G is exactly log p(merged) - log p(apart) at every r, so the joints cross at r* = -L/G.
+
+    Catches a wrong sign, a G built from lgamma(n + 1) or n log n, and a forgotten log alpha
+    (alpha = 0.7 here, so log alpha matters)."""
+    rng = np.random.default_rng(sum(sizes) + d)
+    nA, nB = sizes
+    X = np.r_[rng.normal(0.0, 1.0, (nA, d)), rng.normal(4.5, 1.0, (nB, d)), rng.normal(12.0, 1.0, (6, d))]
+    niw = resolve_niw(X)
+    apart = np.r_[np.zeros(nA, int), np.ones(nB, int), np.full(6, 2)]
+    merged = np.r_[np.zeros(nA + nB, int), np.full(6, 2)]
+    L, G = merge_terms(Block.of(X[:nA]), Block.of(X[nA:nA + nB]), niw, alpha=0.7)
+    assert G == pytest.approx(gammaln(nA + nB) - gammaln(nA) - gammaln(nB))
+    for r in (0.5, 1.0, 1.7, 3.0):
+        prior = PowerCRP(0.7, r)
+        diff = _log_joint(X, merged, prior, niw) - _log_joint(X, apart, prior, niw)
+        assert diff == pytest.approx(L + r * G, abs=1e-8)
+    r_star = critical_r(L, G)
+    assert 0.1 < r_star < 3.0  # the data are chosen so that r* is a valid power
+    below = PowerCRP(0.7, r_star - 0.05)
+    above = PowerCRP(0.7, r_star + 0.05)
+    assert _log_joint(X, merged, below, niw) < _log_joint(X, apart, below, niw)
+    assert _log_joint(X, merged, above, niw) > _log_joint(X, apart, above, niw)
+
+
+def test_two_single_points_do_not_depend_on_r():
+    assert critical_r(2.0, 0.0) == -np.inf and critical_r(-2.0, 0.0) == np.inf
+    X = np.array([[0.0], [0.1], [50.0], [50.1], [50.2]])
+    niw = resolve_niw(X)
+    L, G = merge_terms(Block.of(X[:1]), Block.of(X[1:2]), niw, 1.0)
+    assert G == 0.0
+    path = merge_path(X, [0, 1, 2, 2, 2], niw)
+    first = path.merges[0]
+    assert first.sizes == (1, 1) and first.G == 0.0
+    assert first.as_dict()["r"] is None  # JSON has no infinity: null, L's sign tells which way
+
+
+def _three_clumps_with_one_split(seed=0):
+    """Three well separated 1-D clumps of 40, 30, 30 points; the start splits the first clump in two."""
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(-10, 1, 40), rng.normal(0, 1, 30), rng.normal(10, 1, 30)][:, None]
+    truth = np.r_[np.zeros(40, int), np.ones(30, int), np.full(30, 2)]
+    start = truth.copy()
+    start[:40][X[:40, 0] > -10] = 3  # an artificial split of the first clump
+    return X, truth, start
+
+
+def _brute_force_min_pair(X, labels, niw, alpha):
+    """The pair with the smallest r*, recomputed from the points (niw_math, not pcrp.path's blocks)."""
+    ids = np.unique(labels)
+    best = None
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            A, B = X[labels == a], X[labels == b]
+            L = (_points_log_m(np.r_[A, B], niw) - _points_log_m(A, niw) - _points_log_m(B, niw)
+                 - np.log(alpha))
+            G = gammaln(len(A) + len(B)) - gammaln(len(A)) - gammaln(len(B))
+            if best is None or -L / G < best[0]:
+                best = (-L / G, (a, b), L, G)
+    return best
+
+
+def test_merge_path_on_a_constructed_data_set():
+    X, truth, start = _three_clumps_with_one_split()
+    niw = resolve_niw(X)
+    path = merge_path(X, start, niw, alpha=1.0)
+    assert len(path.merges) == 3
+    # the artificial split is undone first, then the two closest real clumps, then the last
+    first = path.merges[0]
+    assert set(first.clusters) == {0, 3} and sum(first.sizes) == 40
+    assert path.merges[1].clusters == (1, 2) and path.merges[1].sizes == (30, 30)
+    assert path.merges[2].clusters == (4, 5) and sorted(path.merges[2].sizes) == [40, 60]
+    assert first.r < 1.0 < path.merges[1].r  # even the CRP prefers the split clump whole
+    # replay the path: every merge is the brute-force best pair, with the same L and G
+    labels = path.partition.copy()
+    for j, m in enumerate(path.merges):
+        r_star, pair, L, G = _brute_force_min_pair(X, labels, niw, 1.0)
+        assert pair == m.clusters
+        assert (m.r, m.L, m.G) == pytest.approx((r_star, L, G), rel=1e-8)
+        labels[np.isin(labels, pair)] = path.n_start + j
+    # between the first and second merge the path holds exactly the true clumps
+    r_mid = 0.5 * (path.merges[0].r + path.merges[1].r)
+    assert path.n_clusters_at(r_mid) == 3
+    assert np.array_equal(path.partition_at(r_mid), truth)
+    assert path.n_clusters_at(path.merges[-1].r + 1) == 1
+    text = describe_r(path, r_mid)
+    assert "keeps 3 clusters (sizes 40, 30, 30)" in text and "30 and 30 points" in text
+
+
+def test_path_state_only_grows_with_r_across_an_inversion():
+    """A merge can have a lower r* than the one before it; the state at r stops at the first r* > r."""
+    merges = [Merge(1.1, (0, 1), (5, 5), -1.0, 1.0), Merge(1.5, (2, 3), (5, 5), -1.0, 1.0),
+              Merge(1.3, (4, 5), (10, 10), -1.0, 1.0)]
+    path = MergePath(np.repeat(np.arange(4), 5), merges)
+    assert [path.n_clusters_at(r) for r in (1.0, 1.2, 1.4, 1.6)] == [4, 3, 3, 1]
+    np.testing.assert_allclose(path.effective_r(), [1.1, 1.5, 1.5])
+    assert np.array_equal(path.partition_at(1.2), np.repeat([0, 0, 1, 2], 5))
+
+
+@pytest.mark.parametrize("labels, message", [
+    (np.zeros(5, int), "one label per data row"),
+    (np.r_[np.zeros(99), 0.5], "whole numbers"),
+    (np.array(["a"] * 100), "integers"),
+])
+def test_bad_starting_partitions(labels, message):
+    X, _, _ = _three_clumps_with_one_split()
+    with pytest.raises(PathError, match=message):
+        merge_path(X, labels, resolve_niw(X))
+
+
+def test_path_json_contract():
+    X, _, start = _three_clumps_with_one_split()
+    path = merge_path(X, start, resolve_niw(X), config={"data": "clumps"})
+    payload = json.loads(json.dumps(path.as_dict()))
+    assert set(payload) == {"partition", "merges", "config"}
+    assert payload["partition"] == path.partition.tolist() and len(payload["partition"]) == 100
+    assert [set(m) for m in payload["merges"]] == [{"r", "clusters", "sizes", "L", "G"}] * 3
+    assert payload["config"]["data"] == "clumps" and payload["config"]["alpha"] == 1.0
+
+
+def test_sampled_k_agrees_with_the_exact_path_on_two_blobs():
+    """Two blobs of 30: below the pair's r* the merged partition has log odds -(r* - r) G against the split
+    (G = lgamma(60) - 2 lgamma(30), about 33), so 0.4 below r* the chain keeps 2 clusters and 0.4 above it
+    shows 1 (e^-13 either way; 300 sweeps with split-merge moves are plenty for 60 points in 1-D)."""
+    rng = np.random.default_rng(5)
+    X = np.r_[rng.normal(-2.5, 1, 30), rng.normal(2.5, 1, 30)][:, None]
+    niw = resolve_niw(X)
+    path = merge_path(X, np.repeat([0, 1], 30), niw)
+    r_star = path.merges[0].r
+    assert 1.0 < r_star < 4.0
+    result = k_over_r(X, niw, [r_star - 0.4, r_star + 0.4], iters=300, burn_in=100, seed=1, n_jobs=1)
+    np.testing.assert_allclose(result.p_k.sum(axis=1), 1.0)
+    np.testing.assert_allclose(result.mean_k, result.p_k @ result.k_values)
+    p1 = result.p_k[:, list(result.k_values).index(1)] if 1 in result.k_values else np.zeros(2)
+    assert p1[0] < 0.05 and p1[1] > 0.95
+    assert result.table()[0]["r"] == pytest.approx(r_star - 0.4)
+
+
+def test_k_over_r_rejects_a_bad_grid():
+    X = np.random.default_rng(0).normal(size=(20, 1))
+    with pytest.raises(PathError, match="positive values of r"):
+        k_over_r(X, resolve_niw(X), [1.2, -1.0])
