@@ -56,7 +56,7 @@ if submitted:
             raise SamplerError(f"Burn-in ({burn_in}) must be smaller than the sweeps per fit ({iters}).")
         warm_up()
         result = cross_validate(
-            ds.X, resolve_niw(ds.X), r_grid=grid, folds=int(folds), repeats=int(repeats), iters=int(iters),
+            ds.X, standardize=ds.standardized, r_grid=grid, folds=int(folds), repeats=int(repeats), iters=int(iters),
             burn_in=int(burn_in), thin=max(1, (int(iters) - int(burn_in)) // 50), seed=int(seed),
             scheduler=scheduler,
             progress=lambda done, total: bar.progress(done / total, text=f"{done}/{total} fits done"))

@@ -235,9 +235,15 @@ def load_data(args):
     )
 
 
+def niw_overrides(args):
+    """The NIW settings given on the command line, {name: value}; the rest come from the data."""
+    given = dict(m0=_floats(args.m0, "--m0") if args.m0 is not None else None, kappa0=args.kappa0, nu0=args.nu0,
+                 S0=args.s0)
+    return {k: v for k, v in given.items() if v is not None}
+
+
 def niw_from_args(args, X):
-    return resolve_niw(X, m0=_floats(args.m0, "--m0") if args.m0 is not None else None, kappa0=args.kappa0,
-                       nu0=args.nu0, S0=args.s0)
+    return resolve_niw(X, **niw_overrides(args))
 
 
 def output_file(text, option, suffix):
@@ -410,7 +416,7 @@ def cmd_cv(args):
     out_csv = output_file(args.out_csv, "--out-csv", ".csv") if args.out_csv is not None else None
     out_json = output_file(args.out_json, "--out-json", ".json") if args.out_json is not None else None
     ds = load_data(args)
-    niw = niw_from_args(args, ds.X)
+    niw_from_args(args, ds.X)  # checks the NIW options; the fits resolve the prior on their training parts
     check_cv_settings(ds.n, r_grid, args.folds, args.repeats, args.alpha)
     splits = args.folds * args.repeats
     check_memory(splits * (8 * ds.n + CV_BYTES_PER_FIT * len(r_grid)),
@@ -422,9 +428,9 @@ def cmd_cv(args):
             bar.total = total
             bar.update(done - bar.n)
 
-        result = cross_validate(
-            ds.X, niw, r_grid=r_grid, alpha=args.alpha, folds=args.folds,
-            repeats=args.repeats, iters=args.iters, burn_in=args.burn_in, thin=args.thin, seed=args.seed,
+        result = cross_validate(  # NIW defaults and standardisation come from each training part
+            ds.X, niw_overrides(args), standardize=ds.standardized, r_grid=r_grid, alpha=args.alpha,
+            folds=args.folds, repeats=args.repeats, iters=args.iters, burn_in=args.burn_in, thin=args.thin, seed=args.seed,
             split_merge=not args.no_split_merge, n_jobs=args.n_jobs, scheduler=args.scheduler, progress=progress,
         )
     rows = result.table()

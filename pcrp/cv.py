@@ -17,6 +17,11 @@ The loss is flat while r only removes spurious small clusters and "blows up"
 when r is large enough to merge real ones; :func:`find_blow_up` detects that
 change point and the proposed r is the grid value just before it.
 
+Nothing about a held-out point reaches its split's fits: the standardisation
+(when asked for) and every data-dependent NIW default (m0 = column means, S0
+from the column variances) are computed on the training part of each split
+alone, and applied to its held-out part as fixed maps (:func:`prepare_split`).
+
 Every split uses one seed for all r (common random numbers), so differences
 along the curve are not blurred by chain-to-chain noise more than necessary.
 Standard errors are over splits (std / sqrt(n_splits)); folds share training
@@ -31,7 +36,7 @@ from scipy.special import logsumexp
 
 from ._kernels import gibbs
 from ._kernels.niw import ROW_LOG_G
-from .model import PowerCRP, log_weight_table
+from .model import NIW, PowerCRP, log_weight_table, resolve_niw
 from .niw_math import kernel_tables
 from .sampler import check_schedule, run
 
@@ -104,12 +109,45 @@ class SplitScore:
     mean_k: float  # mean K of the training chain after burn-in
 
 
-def fit_and_score(X, train, test, split, r_index, r, alpha, niw, iters, burn_in, thin, seed, split_merge):
-    """Fit a pCRP chain on X[train] and score it on X[test] (top level so it pickles)."""
+@dataclass
+class PreparedSplit:
+    """One split as its fits see it: X_train (n, d) and X_test (m, d) in the training part's units, and
+    the NIW prior resolved on the training part."""
+
+    X_train: np.ndarray
+    X_test: np.ndarray
+    niw: NIW
+
+
+def prepare_split(X, train, test, niw=None, standardize=False):
+    """The training and held-out parts of X (N, d) with nothing learnt from the held-out rows.
+
+    standardize: z-score both parts with the training part's column means and standard deviations.
+    niw: None (every NIW setting from the documented defaults of the training part), a dict of
+        fixed settings {m0, kappa0, nu0, S0} (the others from the training part), or an NIW used
+        as given. Z-scoring data that were already z-scored on all rows gives exactly the
+        training-part z-scores of the raw data, so callers may pass either.
+    """
+    X_train, X_test = X[train], X[test]
+    if standardize:
+        center, scale = X_train.mean(axis=0), X_train.std(axis=0)
+        if not np.all(scale > 0):
+            column = int(np.flatnonzero(~(scale > 0))[0])
+            raise CVError(f"Column {column + 1} is constant on a training fold, so it cannot be standardised: "
+                          "use fewer folds or drop that column.")
+        X_train, X_test = (X_train - center) / scale, (X_test - center) / scale
+    if not isinstance(niw, NIW):
+        niw = resolve_niw(X_train, **(niw or {}))
+    return PreparedSplit(np.ascontiguousarray(X_train), np.ascontiguousarray(X_test), niw)
+
+
+def fit_and_score(part, split, r_index, r, alpha, iters, burn_in, thin, seed, split_merge):
+    """Fit a pCRP chain on a :class:`PreparedSplit`'s training part and score its held-out part
+    (top level so it pickles)."""
     prior = PowerCRP(alpha, r)
-    chain = run(X[train], prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed,
+    chain = run(part.X_train, prior, part.niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed,
                 split_merge=split_merge)
-    losses, lpd = score_held_out(X[train], chain.labels, X[test], prior, niw)
+    losses, lpd = score_held_out(part.X_train, chain.labels, part.X_test, prior, part.niw)
     return SplitScore(split, r_index, float(losses.mean()), float(lpd.mean()),
                       float(chain.K[burn_in:].mean()))
 
@@ -124,15 +162,19 @@ class BlowUp:
     reason: str
 
 
-def find_blow_up(loss, se=None, *, rel_jump=0.10, noise_mult=4.0):
+def find_blow_up(loss, se=None, *, r_grid=None, rel_jump=0.10, noise_mult=4.0):
     """Find where a CV loss curve (G,) stops being flat and blows up.
+
+    ``r_grid`` (G,), when given, names the r values in the reason text.
 
     The curve is compared with its running minimum. A point has blown up when
     its rise above the minimum so far exceeds the largest of: ``rel_jump``
     times that minimum (a 10% jump is far beyond the paper's flat-stage
-    wobble of about 4%), ``noise_mult`` times the robust scale of successive
-    differences (1.4826 x their median absolute deviation, so the blow-up
-    itself does not inflate it), and, when ``se`` (G,) is given, twice the
+    wobble of about 4%), ``noise_mult`` times the robust scale of the
+    successive differences *before* that point (1.4826 x their median
+    absolute deviation, used once there are three of them: the blow-up never
+    sets its own yardstick, which on a three-point grid it otherwise would),
+    and, when ``se`` (G,) is given, twice the
     standard error of a difference of two flat-stage points (sqrt(2) x the SE
     at the running minimum; the SE of the rising point itself is large
     precisely because some splits have blown up). The proposed index is the one before
@@ -143,16 +185,18 @@ def find_blow_up(loss, se=None, *, rel_jump=0.10, noise_mult=4.0):
     if loss.ndim != 1 or loss.size < 2 or not np.all(np.isfinite(loss)):
         raise CVError("The loss curve needs at least two finite values.")
     se = np.zeros_like(loss) if se is None else np.nan_to_num(np.asarray(se, dtype=float))
-    diffs = np.diff(loss)
-    noise = 1.4826 * np.median(np.abs(diffs - np.median(diffs)))
     for j in range(1, loss.size):
+        before = np.diff(loss[:j])
+        noise = 1.4826 * np.median(np.abs(before - np.median(before))) if before.size >= 3 else 0.0
         best = int(np.argmin(loss[:j]))
         floor = loss[best]
         threshold = max(rel_jump * abs(floor), noise_mult * noise,
                         2.0 * np.sqrt(2.0) * se[best])
         if loss[j] - floor > threshold:
+            where = f"r = {r_grid[j]:g}" if r_grid is not None else f"the value number {j + 1} of r"
             return BlowUp(j, j - 1, float(threshold),
-                          f"the loss rises by {loss[j] - floor:.3g} (more than {threshold:.3g}) at grid point {j}")
+                          f"the loss jumps from {floor:.3g} to {loss[j]:.3g} at {where}, more than the "
+                          f"{threshold:.3g} that wobble and fold-to-fold noise explain")
     return BlowUp(None, loss.size - 1, float("nan"),
                   "the loss never blows up on this grid: the largest r is proposed; extend the grid to be sure")
 
@@ -218,9 +262,14 @@ def check_cv_settings(n, r_grid, folds, repeats, alpha):
     return r_grid
 
 
-def cross_validate(X, niw, *, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1, iters=2000, burn_in=1000,
-                   thin=10, seed=0, split_merge=True, n_jobs=-1, scheduler=None, progress=None):
-    """Cross-validate the pCRP power r on data X (N, d) with NIW prior ``niw``.
+def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1,
+                   iters=2000, burn_in=1000, thin=10, seed=0, split_merge=True, n_jobs=-1, scheduler=None,
+                   progress=None):
+    """Cross-validate the pCRP power r on data X (N, d).
+
+    ``niw`` and ``standardize`` are resolved on each training part (see :func:`prepare_split`):
+    None means the documented NIW defaults of that part; a dict fixes some settings. Loss and
+    log predictive are in the units the fits see (the training part's z-scores when standardising).
 
     Runs len(r_grid) x folds x repeats chains in parallel with joblib (threads:
     the kernels release the GIL) or, with ``scheduler`` = a Dask scheduler
@@ -238,12 +287,15 @@ def cross_validate(X, niw, *, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1
     if thin > iters - burn_in:
         raise CVError(f"thin ({thin}) leaves no draws to score: it must be at most iters - burn_in "
                       f"({iters - burn_in}).")
+    if not (niw is None or isinstance(niw, NIW) or (isinstance(niw, dict) and set(niw) <= set(NIW_SETTINGS))):
+        raise CVError(f"niw must be None, an NIW, or a dict with some of {', '.join(NIW_SETTINGS)} (got {niw!r}).")
     splits = make_splits(X.shape[0], folds, repeats, seed)
+    parts = [prepare_split(X, train, test, niw, standardize) for train, test in splits]
     chain_seeds = np.random.SeedSequence(seed).generate_state(len(splits), dtype=np.uint32)
     tasks = [
-        joblib.delayed(fit_and_score)(X, train, test, s, g, float(r), float(alpha), niw, iters, burn_in, thin,
+        joblib.delayed(fit_and_score)(part, s, g, float(r), float(alpha), iters, burn_in, thin,
                                       int(chain_seeds[s]), split_merge)
-        for s, (train, test) in enumerate(splits) for g, r in enumerate(r_grid)
+        for s, part in enumerate(parts) for g, r in enumerate(r_grid)
     ]
     shape = (len(splits), r_grid.size)
     loss, log_pred, mean_k = np.empty(shape), np.empty(shape), np.empty(shape)
@@ -276,8 +328,19 @@ def cross_validate(X, niw, *, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1
     se_loss = loss.std(axis=0, ddof=1) / np.sqrt(len(splits)) if len(splits) > 1 else None
     settings = dict(r_grid=[float(r) for r in r_grid], alpha=float(alpha), folds=folds, repeats=repeats,
                     iters=iters, burn_in=burn_in, thin=thin, seed=seed, split_merge=bool(split_merge),
-                    scheduler=scheduler, n=int(X.shape[0]), d=int(X.shape[1]), **niw.as_dict())
-    return CVResult(r_grid, loss, log_pred, mean_k, find_blow_up(mean_loss, se_loss), settings)
+                    scheduler=scheduler, n=int(X.shape[0]), d=int(X.shape[1]), standardize=bool(standardize),
+                    niw_fixed=_fixed_niw_settings(niw), niw_per_split=[part.niw.as_dict() for part in parts])
+    return CVResult(r_grid, loss, log_pred, mean_k, find_blow_up(mean_loss, se_loss, r_grid=r_grid), settings)
+
+
+NIW_SETTINGS = ("m0", "kappa0", "nu0", "S0")
+
+
+def _fixed_niw_settings(niw):
+    """The NIW settings fixed by the caller, JSON-ready ({} when all come from the training parts)."""
+    if isinstance(niw, NIW):
+        return niw.as_dict()
+    return {k: np.asarray(v).tolist() for k, v in (niw or {}).items()}
 
 
 def _dask_client(address):

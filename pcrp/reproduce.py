@@ -158,7 +158,7 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
     """
     ds, cv_ds = load_experiment_data(experiment, seed)
     report = progress or (lambda stage, fraction: None)
-    cv = cross_validate(cv_ds.X, resolve_niw(cv_ds.X), r_grid=r_grid, folds=protocol.cv_folds,
+    cv = cross_validate(cv_ds.X, standardize=cv_ds.standardized, r_grid=r_grid, folds=protocol.cv_folds,
                         iters=protocol.cv_iters, burn_in=protocol.cv_burn_in, thin=protocol.cv_thin, seed=seed,
                         split_merge=protocol.split_merge, n_jobs=n_jobs, scheduler=scheduler,
                         progress=lambda done, total: report("cross validation", done / total))

@@ -8,7 +8,8 @@ from scipy import stats
 from sklearn.metrics import normalized_mutual_info_score
 
 from pcrp import cli, niw_math
-from pcrp.cv import (CVError, cross_validate, find_blow_up, make_splits, score_held_out,
+from pcrp import cv as cv_module
+from pcrp.cv import (CVError, cross_validate, find_blow_up, make_splits, prepare_split, score_held_out,
                      within_cluster_loss)
 from pcrp.model import PowerCRP, resolve_niw
 from pcrp.reproduce import Experiment, Protocol, markdown_table, run_experiment, write_report
@@ -52,6 +53,12 @@ def test_flat_curve_has_no_change_point(seed):
     assert "extend the grid" in found.reason
 
 
+def test_a_blow_up_on_a_short_grid_is_not_hidden_by_itself():
+    """With three grid points the jump was half the differences its noise scale was measured on."""
+    found = find_blow_up([8.72, 8.76, 16.5])
+    assert found.index == 2 and found.chosen_index == 1
+
+
 def test_falling_curve_is_not_a_blow_up():
     assert find_blow_up(np.linspace(20, 10, 12)).index is None
 
@@ -71,12 +78,13 @@ def test_bad_curves_and_grids():
     with pytest.raises(CVError, match="at least two finite"):
         find_blow_up([1.0, np.nan])
     X = np.random.default_rng(0).normal(size=(40, 1))
-    niw = resolve_niw(X)
     for grid, message in (([1.2], "at least two"), ([1.2, 1.1], "increasing"), ([-1.0, 1.0], "positive")):
         with pytest.raises(CVError, match=message):
-            cross_validate(X, niw, r_grid=grid)
+            cross_validate(X, r_grid=grid)
     with pytest.raises(CVError, match="folds must be"):
-        cross_validate(X, niw, folds=1)
+        cross_validate(X, folds=1)
+    with pytest.raises(CVError, match="some of m0, kappa0, nu0, S0"):
+        cross_validate(X, {"s0": 2.0})
 
 
 def test_splits_partition_the_data():
@@ -123,14 +131,63 @@ def _two_blobs(n=60, seed=0):
 def test_cross_validation_is_reproducible_whatever_the_number_of_jobs():
     X = _two_blobs()
     kwargs = dict(r_grid=[1.05, 1.5, 2.5, 4.0], folds=3, iters=150, burn_in=50, thin=10, seed=7)
-    one = cross_validate(X, resolve_niw(X), n_jobs=1, **kwargs)
-    two = cross_validate(X, resolve_niw(X), n_jobs=2, **kwargs)
+    one = cross_validate(X, n_jobs=1, **kwargs)
+    two = cross_validate(X, n_jobs=2, **kwargs)
     np.testing.assert_array_equal(one.loss, two.loss)
     np.testing.assert_array_equal(one.log_pred, two.log_pred)
     assert one.chosen_r == two.chosen_r
     assert one.loss.shape == (3, 4)
-    mean, se = one.curve("loss")
-    assert mean.shape == se.shape == (4,) and np.all(se >= 0)
+
+
+def test_curve_is_the_mean_and_standard_error_over_splits():
+    loss = np.array([[10.0, 12.0], [11.0, 18.0], [12.0, 15.0]])
+    result = cv_module.CVResult(np.array([1.1, 1.5]), loss, -loss, np.ones_like(loss),
+                                find_blow_up([11.0, 15.0]))
+    mean, se = result.curve("loss")
+    np.testing.assert_allclose(mean, [11.0, 15.0])
+    np.testing.assert_allclose(se, [1.0 / np.sqrt(3), 3.0 / np.sqrt(3)])  # std (ddof 1) / sqrt(splits)
+    one_split = cv_module.CVResult(np.array([1.1, 1.5]), loss[:1], -loss[:1], np.ones((1, 2)),
+                                   find_blow_up([10.0, 12.0]))
+    assert np.all(np.isnan(one_split.curve("loss")[1]))  # no spread from one split: unknown, not 0
+
+
+def test_standardisation_and_prior_come_from_the_training_part_only():
+    rng = np.random.default_rng(2)
+    raw = np.c_[rng.normal(50, 10, 30), rng.normal(-3, 0.1, 30)]
+    train, test = np.arange(20), np.arange(20, 30)
+    part = prepare_split(raw, train, test, standardize=True)
+    centre, scale = raw[train].mean(axis=0), raw[train].std(axis=0)
+    np.testing.assert_allclose(part.X_train, (raw[train] - centre) / scale)
+    np.testing.assert_allclose(part.X_test, (raw[test] - centre) / scale)
+    expected = resolve_niw(part.X_train)
+    np.testing.assert_allclose(part.niw.m0, expected.m0, atol=1e-12)
+    np.testing.assert_allclose(part.niw.S0, expected.S0)
+    # data z-scored on every row (what a Dataset holds) give the same training-part z-scores
+    globally = (raw - raw.mean(axis=0)) / raw.std(axis=0)
+    again = prepare_split(globally, train, test, standardize=True)
+    np.testing.assert_allclose(again.X_train, part.X_train, atol=1e-12)
+    np.testing.assert_allclose(again.X_test, part.X_test, atol=1e-12)
+    # fixed settings stay fixed; the rest still come from the training part
+    fixed = prepare_split(raw, train, test, niw={"kappa0": 2.0})
+    assert fixed.niw.kappa0 == 2.0
+    np.testing.assert_allclose(fixed.niw.m0, raw[train].mean(axis=0))
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_training_fits_never_see_the_held_out_points(standardize):
+    """Moving split 0's held-out points far away must leave split 0's fits exactly as they were
+    (same prior, same scaling, same seeded chains); before the fix m0 and S0 came from every row."""
+    X = _two_blobs(60)
+    kwargs = dict(r_grid=[1.05, 2.0], folds=3, iters=80, burn_in=40, thin=10, seed=4, n_jobs=1,
+                  standardize=standardize)
+    _, test0 = make_splits(60, 3, 1, 4)[0]
+    moved_X = X.copy()
+    moved_X[test0] = moved_X[test0] * 50.0 + 100.0
+    base, moved = cross_validate(X, **kwargs), cross_validate(moved_X, **kwargs)
+    assert base.settings["niw_per_split"][0] == moved.settings["niw_per_split"][0]
+    np.testing.assert_array_equal(base.mean_k[0], moved.mean_k[0])
+    # the other splits train on some moved points, so their priors do change
+    assert base.settings["niw_per_split"][1] != moved.settings["niw_per_split"][1]
 
 
 def test_cross_validation_on_a_dask_cluster_matches_the_local_run():
@@ -138,10 +195,10 @@ def test_cross_validation_on_a_dask_cluster_matches_the_local_run():
 
     X = _two_blobs(40, seed=1)
     kwargs = dict(r_grid=[1.05, 2.0, 4.0], folds=2, iters=100, burn_in=50, thin=10, seed=3)
-    local = cross_validate(X, resolve_niw(X), n_jobs=1, **kwargs)
+    local = cross_validate(X, n_jobs=1, **kwargs)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        remote = cross_validate(X, resolve_niw(X), scheduler=cluster.scheduler_address, **kwargs)
+        remote = cross_validate(X, scheduler=cluster.scheduler_address, **kwargs)
     np.testing.assert_array_equal(local.loss, remote.loss)
     assert remote.settings["scheduler"] == cluster.scheduler_address
 
@@ -149,7 +206,7 @@ def test_cross_validation_on_a_dask_cluster_matches_the_local_run():
 def test_unreachable_scheduler_is_a_clear_error():
     X = _two_blobs(20)
     with pytest.raises(CVError, match="Dask scheduler at tcp://127.0.0.1:9"):
-        cross_validate(X, resolve_niw(X), r_grid=[1.0, 2.0], folds=2, iters=10, burn_in=0, thin=1,
+        cross_validate(X, r_grid=[1.0, 2.0], folds=2, iters=10, burn_in=0, thin=1,
                        scheduler="tcp://127.0.0.1:9")
 
 
@@ -246,7 +303,8 @@ def test_cli_cv_prints_the_curve_and_writes_files(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "proposed r =" in printed and "<- proposed" in printed
     payload = json.loads(out_json.read_text())
-    assert payload["chosen_r"] in (1.05, 1.5, 3.0)
+    # Old Faithful's two clusters merge near r = 1.8 (its merge path): r = 3 blows the loss up
+    assert payload["chosen_r"] == 1.5 and payload["blow_up_index"] == 2
     assert payload["settings"]["folds"] == 2 and payload["settings"]["data"] == "old-faithful"
     assert len(out_csv.read_text().strip().splitlines()) == 4
 
