@@ -8,6 +8,8 @@
     pcrp cv DATA [--r-grid 1.01,1.05,..] [--folds F] [--repeats R] [--iters T] [--burn-in B] [--thin S]
              [--alpha A] [--seed SEED] [--n-jobs J] [--scheduler ADDRESS] [--out-csv F] [--out-json F]
     pcrp reproduce [--quick] [--experiments KEY,..] [--out DIR] [--seed SEED] [--n-jobs J] [--scheduler ADDRESS]
+    pcrp path DATA [data, --alpha and NIW options as for run] [--from-labels FILE] [--chains C] [--iters T]
+             [--burn-in B] [--thin S] [--seed SEED] --out path.json
 
 Errors exit with status 2 and one line on stderr, never a traceback.
 """
@@ -26,6 +28,7 @@ from .chains import DEFAULT_INITS, data_description, resolve_inits, run_chains
 from .cv import DEFAULT_GRID, CVError, check_cv_settings, cross_validate
 from .model import DEFAULT_R, ModelError, PowerCRP, make_prior, resolve_niw
 from .partition import LOSSES, point_estimate, similarity_matrix
+from .path import PathError
 from .reproduce import EXPERIMENTS
 from .sampler import SamplerError, check_memory, check_schedule, check_seed, parse_init, start_clusters
 from .summary import rhat_warnings
@@ -202,6 +205,7 @@ def build_parser():
     p.add_argument("--seed", type=_whole, default=0, help="seed for data, folds and chains, >= 0 (default 0)")
     p.add_argument("--no-split-merge", action="store_true", help="the paper's plain Gibbs sampler")
     _add_parallel_options(p)
+    _add_path_parser(sub)
     return parser
 
 
@@ -497,6 +501,60 @@ def _note(message, category, filename, lineno, file=None, line=None):
     print(f"note: {message}", file=sys.stderr)
 
 
+def _add_path_parser(sub):
+    p = sub.add_parser(
+        "path",
+        help="the exact merge path over r: at which power the pCRP merges each pair of clusters",
+        description=(
+            "For a fixed partition the pCRP log joint is linear in r, so each pair of clusters has a critical "
+            "power r* = -L/G above which the pCRP prefers it merged (L: log-likelihood gain of the merge minus "
+            "log alpha; G = lgamma(nA + nB) - lgamma(nA) - lgamma(nB)). Starting from the point estimate of a "
+            "CRP run (or --from-labels), merge the pair with the smallest r* until one cluster is left, print "
+            "each merge and write them as JSON: {partition, merges: [{r, clusters, sizes, L, G}], config}. "
+            "Starting clusters are numbered 0..K-1 (by size, largest first, for a point estimate; by label "
+            "value for --from-labels) and merge j creates cluster K + j. r is null where r* is infinite (two "
+            "single points: L > 0 merges them at every r, L < 0 never)."
+        ),
+    )
+    _add_data_options(p)
+    p.add_argument("--alpha", type=float, default=1.0, help="concentration: new-table weight (default 1)")
+    _add_niw_options(p)
+    p.add_argument("--from-labels", metavar="FILE",
+                   help="start from these labels instead of a CRP run: a text file of N integers (one per row, "
+                        "or separated by commas / spaces) or a RESULT.npz of pcrp run (its point_labels)")
+    p.add_argument("--chains", type=int, default=4,
+                   help="CRP chains for the starting point estimate (default 4, from different starts)")
+    p.add_argument("--iters", type=int, default=2000, help="sweeps per CRP chain (default 2000)")
+    p.add_argument("--burn-in", type=int, default=1000, help="burn-in per CRP chain (default 1000)")
+    p.add_argument("--thin", type=int, default=10, help="thinning of the CRP draws (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the CRP chains (default 0)")
+    p.add_argument("--no-split-merge", action="store_true", help="plain Gibbs in the CRP chains")
+    p.add_argument("--out", required=True, help="where to write path.json")
+
+
+def cmd_path(args):
+    from .path import merge_path, path_table, read_labels
+
+    ds = load_data(args)
+    niw = niw_from_args(args, ds.X)
+    for note in ds.notes:
+        print(f"note: {note}", file=sys.stderr)
+    data_config = {"data": args.data, "standardize": ds.standardized, "columns": ds.columns, "n": ds.n,
+                   "d": ds.dim, "data_source": ds.source}
+    if args.from_labels:
+        labels = read_labels(args.from_labels, ds.n)
+        start_config = {"start": f"labels from {args.from_labels}"}
+    else:
+        start = crp_start(ds.X, niw, alpha=args.alpha, n_chains=args.chains, iters=args.iters,
+                          burn_in=args.burn_in, thin=args.thin, seed=args.seed,
+                          split_merge=not args.no_split_merge)
+        labels, start_config = start.labels, start.config
+    path = merge_path(ds.X, labels, niw, alpha=args.alpha, config={**data_config, **start_config})
+    _write(args.out, lambda f: json.dump(path.as_dict(), f))
+    print(path_table(path))
+    print(f"wrote {args.out}")
+
+
 def main(argv=None):
     parser = build_parser()
     with warnings.catch_warnings():
@@ -509,7 +567,9 @@ def main(argv=None):
                 cmd_cv(args)
             elif args.command == "reproduce":
                 cmd_reproduce(args, argv)
-        except (CliError, CVError, ModelError, SamplerError, data_mod.DataError) as err:
+            elif args.command == "path":
+                cmd_path(args)
+        except (CliError, CVError, ModelError, PathError, SamplerError, data_mod.DataError) as err:
             print(f"pcrp: error: {err}", file=sys.stderr)
             return 2
         except MemoryError:

@@ -259,6 +259,68 @@ def merge_path(X, labels, niw, alpha=1.0, config=None):
     return MergePath(partition, merges, config)
 
 
+def read_labels(filename, n):
+    """Starting labels (N,) from a file: N integers as text (one per line, or separated by commas or
+    spaces), or a RESULT.npz of ``pcrp run`` (its ``point_labels``). Raises PathError with what is wrong."""
+    from pathlib import Path
+
+    name = str(filename)
+    try:
+        if name.endswith(".npz"):
+            with np.load(name, allow_pickle=False) as f:
+                if "point_labels" not in f:
+                    raise PathError(f"{name} has no point_labels array (it holds {', '.join(f.files)}); "
+                                    "give a RESULT.npz of pcrp run or a text file of labels.")
+                labels = f["point_labels"]
+        else:
+            text = Path(name).read_text()
+            tokens = text.replace(",", " ").split()
+            try:
+                labels = np.array([int(t) for t in tokens], dtype=np.int64)
+            except ValueError:
+                bad = next(t for t in tokens if not t.lstrip("+-").isdigit())
+                raise PathError(f"{name}: every label must be a whole number (found {bad[:20]!r}).") from None
+    except PathError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        raise PathError(f"cannot read labels from {name}: {reason}") from None
+    if labels.shape != (n,):
+        raise PathError(f"{name} holds {labels.size} labels but the data have {n} rows: give one label per row.")
+    return labels
+
+
+def path_table(path):
+    """The path as readable text: the start, one line per merge, and the clusters kept per range of r."""
+    sizes = [path.sizes_of(k) for k in range(path.n_start)]
+    lines = [f"starting partition: {path.n_start} clusters (sizes {', '.join(map(str, sizes))}); "
+             f"{path.config.get('start', '')}",
+             f"{'step':>4s} {'r*':>8s}  {'merge':<20s} {'sizes':<14s} {'L':>10s} {'G':>10s} {'K after':>7s}"]
+    for j, m in enumerate(path.merges):
+        a, b = m.clusters
+        r_text = f"{m.r:8.3f}" if np.isfinite(m.r) else f"{m.r:>8}"
+        lines.append(f"{j + 1:4d} {r_text}  {f'#{a} + #{b} -> #{path.n_start + j}':<20s} "
+                     f"{f'{m.sizes[0]} + {m.sizes[1]}':<14s} {m.L:10.2f} {m.G:10.2f} {path.n_start - j - 1:7d}")
+    lines.append("clusters the pCRP keeps along the path: " + "; ".join(kept_by_range(path)))
+    return "\n".join(lines)
+
+
+def kept_by_range(path):
+    """["r < 0.233: 4 clusters", "0.233 to 0.556: 3 clusters", ...]: the path's K over ranges of r > 0
+    (merges with r* <= 0 are made at every power)."""
+    cuts = [float(t) for t in np.unique(path.effective_r()) if np.isfinite(t) and t > 0]
+    bounds = [0.0] + cuts + [np.inf]
+    out = []
+    for low, high in zip(bounds[:-1], bounds[1:]):
+        k = path.n_clusters_at(low)
+        if low == 0.0:
+            where = f"r < {high:.3g}" if np.isfinite(high) else "every r"
+        else:
+            where = f"{low:.3g} to {high:.3g}" if np.isfinite(high) else f"r > {low:.3g}"
+        out.append(f"{where}: {k} cluster{'s' if k != 1 else ''}")
+    return out
+
+
 def describe_r(path, r):
     """One plain sentence: what the path keeps and merges at power r, and where the next merge is."""
     steps = path.steps_at(r)

@@ -8,8 +8,8 @@ from scipy.special import gammaln
 
 from pcrp import niw_math
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.path import (Block, Merge, MergePath, PathError, critical_r, describe_r, k_over_r, log_marginal,
-                       merge_path, merge_terms)
+from pcrp.path import (Block, Merge, MergePath, PathError, critical_r, describe_r, k_over_r, kept_by_range,
+                       log_marginal, merge_path, merge_terms)
 from pcrp.sampler import Sampler
 
 
@@ -134,6 +134,11 @@ def test_path_state_only_grows_with_r_across_an_inversion():
     assert [path.n_clusters_at(r) for r in (1.0, 1.2, 1.4, 1.6)] == [4, 3, 3, 1]
     np.testing.assert_allclose(path.effective_r(), [1.1, 1.5, 1.5])
     assert np.array_equal(path.partition_at(1.2), np.repeat([0, 0, 1, 2], 5))
+    assert kept_by_range(path) == ["r < 1.1: 4 clusters", "1.1 to 1.5: 3 clusters", "r > 1.5: 1 cluster"]
+    # a merge with r* <= 0 is made at every power: no range of r keeps it apart
+    early = MergePath(np.repeat(np.arange(3), 5),
+                      [Merge(-0.3, (0, 1), (5, 5), 1.0, 3.0), Merge(2.0, (2, 3), (5, 10), -1.0, 1.0)])
+    assert kept_by_range(early) == ["r < 2: 2 clusters", "r > 2: 1 cluster"]
 
 
 @pytest.mark.parametrize("labels, message", [
@@ -179,3 +184,47 @@ def test_k_over_r_rejects_a_bad_grid():
     X = np.random.default_rng(0).normal(size=(20, 1))
     with pytest.raises(PathError, match="positive values of r"):
         k_over_r(X, resolve_niw(X), [1.2, -1.0])
+
+
+def test_cli_path_from_labels_writes_the_contract_and_prints_the_table(tmp_path, capsys):
+    from pcrp import cli, data
+
+    X, truth, start = _three_clumps_with_one_split()
+    csv = tmp_path / "clumps.csv"
+    csv.write_text("x\n" + "\n".join(f"{v:.6f}" for v in X[:, 0]))
+    labels = tmp_path / "start.txt"
+    labels.write_text("\n".join(str(z + 10) for z in start))  # any integer codes
+    out = tmp_path / "path.json"
+    code = cli.main(["path", str(csv), "--no-standardize", "--alpha", "0.5", "--from-labels", str(labels),
+                     "--out", str(out)])
+    assert code == 0
+    payload = json.loads(out.read_text())
+    assert set(payload) == {"partition", "merges", "config"}
+    assert payload["partition"] == (start).tolist()  # codes 10..13 become 0..3 in order of value
+    ds = data.load(str(csv), standardize_data=False)
+    expected = merge_path(ds.X, start, resolve_niw(ds.X), alpha=0.5)
+    assert [m["clusters"] for m in payload["merges"]] == [list(m.clusters) for m in expected.merges]
+    assert [m["r"] for m in payload["merges"]] == pytest.approx([m.r for m in expected.merges])
+    config = payload["config"]
+    assert config["alpha"] == 0.5 and config["n"] == 100 and config["standardize"] is False
+    assert config["start"] == f"labels from {labels}" and config["kappa0"] == 0.25
+    printed = capsys.readouterr().out
+    sizes = ", ".join(str(c) for c in np.bincount(start))
+    assert f"starting partition: 4 clusters (sizes {sizes})" in printed
+    assert "#1 + #2 -> #5" in printed and "clusters the pCRP keeps along the path:" in printed
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot read labels from"),
+    ("1 2 x", "every label must be a whole number (found 'x')"),
+    ("1 2 3", "holds 3 labels but the data have 272 rows"),
+])
+def test_cli_path_bad_label_files(tmp_path, capsys, content, message):
+    from pcrp import cli
+
+    labels = tmp_path / "labels.txt"
+    if content is not None:
+        labels.write_text(content)
+    code = cli.main(["path", "old-faithful", "--from-labels", str(labels), "--out", str(tmp_path / "p.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -6,7 +6,7 @@ One module per subject; everything is re-exported here, so ``from pcrp import pl
 ``x_range`` to both.
 """
 
-from .choose_r import cv_curves
+from .choose_r import choose_r_figure, cv_curves
 from .clusters import (cluster_scatter, cluster_sizes, cluster_sizes_compare, digit_gallery, highlight_point,
                        scatter_side_by_side)
 from .density import density_1d, density_2d, density_side_by_side
