@@ -1,6 +1,7 @@
 """Cross validation of r, the change-point rule, metrics and a small reproduce run end to end."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -12,7 +13,8 @@ from pcrp import cv as cv_module
 from pcrp.cv import (CVError, cross_validate, find_blow_up, make_splits, prepare_split, score_held_out,
                      within_cluster_loss)
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.reproduce import Experiment, Protocol, markdown_table, run_experiment, write_report
+from pcrp.reproduce import (Experiment, Protocol, gap_lines, gaps, markdown_table, plain, run_experiment,
+                            write_report)
 from pcrp.summary import metric_summary, nmi, oracle_alpha, vi
 
 
@@ -275,23 +277,68 @@ TINY = Protocol(iters=120, burn_in=60, thin=10, cv_iters=60, cv_burn_in=30, cv_t
 def test_quick_reproduce_end_to_end(tmp_path):
     experiment = Experiment("sim2-small", "Sim 2, N = 80", "Table 1", 3, "sim2", 80, 40,
                             {"CRP": {"NMI": 0.9, "K": 4.8}})
-    result = run_experiment(experiment, TINY, seed=2, n_jobs=1, r_grid=[1.05, 1.5, 3.0])
+    result = run_experiment(experiment, TINY, seed=2, n_jobs=1, r_grid=[1.05, 1.5, 3.0], n_chains=2)
     assert set(result.methods) == {"CRP-Oracle", "CRP", "pCRP"}
     assert result.methods["pCRP"].r == result.cv.chosen_r
     assert result.methods["CRP-Oracle"].alpha == pytest.approx(3 / np.log(80))
+    truth = result.data.labels
     for m in result.methods.values():
-        assert m.K.shape == (120,) and m.labels.shape == (6, 80)
-        assert 0 <= m.metrics["NMI"][0] <= 1 and m.metrics["VI"][0] >= 0
+        assert m.K.shape == (2, 120) and m.labels.shape == (2, 6, 80)
+        assert m.chains.config["init"][:2] == ["kmeans:10", "one"]  # the chains start apart
+        # the table's NMI is the mean over every chain's kept draws (scikit-learn as the reference)
+        draws = m.labels.reshape(-1, 80)
+        expected = np.mean([normalized_mutual_info_score(truth, z, average_method="geometric") for z in draws])
+        assert m.metrics["NMI"][0] == pytest.approx(expected)
+        assert m.metrics["K"][0] == pytest.approx(np.mean([np.unique(z).size for z in draws]))
+        assert sum(m.p_k.values()) == pytest.approx(1.0)
+        assert m.metrics["K max"][0] == m.K[:, 60:].max()
     table = markdown_table(result)
-    assert "| CRP | paper |" in table and "| pCRP | ours |" in table
+    assert "| method | alpha | r | NMI, ours | NMI, paper |" in table
+    crp_row = next(line for line in table.splitlines() if line.startswith("| CRP |"))
+    assert "| 0.9 |" in crp_row and "| 4.8 |" in crp_row  # the paper's numbers sit in the CRP row
     path = write_report([result], tmp_path, command="pcrp reproduce --quick")
     text = path.read_text()
     assert "pcrp reproduce --quick" in text and "Sim 2, N = 80" in text
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["sim2-small"]["chosen_r"] == result.cv.chosen_r
+    assert set(summary["sim2-small"]["methods"]["CRP"]["diagnostics"]) >= {"K", "log_joint"}
     assert (tmp_path / "cv_sim2-small.csv").read_text().startswith("r,loss,loss_se")
     names = {p.name for p in (tmp_path / "figures").iterdir()}
     assert {"sim2-small_cv.html", "sim2-small_k_traces.html", "sim2-small_density.html", "plotly.min.js"} <= names
+    # a gap beyond the tolerance is found and explained; one within it is not
+    ours = result.methods["CRP"].metrics
+    moved = replace(experiment, paper={"CRP": {"NMI": ours["NMI"][0] + 0.05, "K": ours["K"][0] + 0.4}},
+                    gap_note="Because.")
+    found = gaps(replace(result, experiment=moved))
+    assert [(m, c) for m, c, _, _ in found] == [("CRP", "NMI")]
+    assert gap_lines(replace(result, experiment=moved))[0].endswith("Because.")
+
+
+def test_standard_errors_in_plain_notation():
+    assert plain(0.6163, 0.0011) == "0.616 ± 0.001"
+    assert plain(4.634, 0.028, digits=2) == "4.63 ± 0.03"
+    assert plain(0.12345, 0.00004) == "0.12345 ± 0.00004"  # as many places as the SE needs
+    assert plain(0.5, float("nan")) == "0.500" and plain(12, None) == "12" and plain(None) == ""
+
+
+def test_chains_that_disagree_are_flagged():
+    from pcrp.reproduce import MethodResult, disagreement_lines
+
+    class Chains:
+        kept_K = np.array([[4.0, 4.0], [5.0, 5.0]])
+
+    def method(rhat_k, rhat_lj):
+        diagnostics = {"K": {"rhat": rhat_k}, "log_joint": {"rhat": rhat_lj}}
+        return MethodResult("pCRP", 1.0, 1.4, Chains(), {}, {}, diagnostics)
+
+    assert method(1.005, 1.002).chains_agree and method(float("nan"), 1.0).chains_agree
+    assert not method(1.34, 1.0).chains_agree and not method(1.0, 2.26).chains_agree
+
+    class Result:
+        methods = {"pCRP": method(1.34, 2.26)}
+
+    (line,) = disagreement_lines(Result())
+    assert "R-hat 1.340 on K, 2.260 on the log joint" in line and "mean K per chain 4.00, 5.00" in line
 
 
 def test_cli_cv_prints_the_curve_and_writes_files(tmp_path, capsys):

@@ -12,6 +12,7 @@ from .clusters import (cluster_scatter, cluster_sizes, cluster_sizes_compare, di
 from .density import density_1d, density_2d, density_side_by_side
 from .live import CHAIN_COLOURS, clusters_chart, density_chart, k_histogram_chart, trace_chart
 from .posterior import diagnostics_table, point_estimate_scatter, posterior_density, similarity_heatmap
+from .reproduce import k_traces_by_method
 from .style import LAYOUT, PALETTE, cluster_colours, side_by_side
 from .teaching import (distribution_compare, k_growth, next_customer_chart, order_probabilities, seating_choice_bars,
                        table_sizes_chart)
