@@ -533,7 +533,7 @@ def _add_path_parser(sub):
 
 
 def cmd_path(args):
-    from .path import merge_path, path_table, read_labels
+    from .path import crp_start, merge_path, path_table, read_labels
 
     ds = load_data(args)
     niw = niw_from_args(args, ds.X)

@@ -99,6 +99,34 @@ def critical_r(L, G):
     return -np.inf if L > 0 else np.inf
 
 
+# ----------------------------------------------------------------------------- the starting partition
+
+@dataclass
+class Start:
+    """A starting partition for the path: labels (N,) 0..K-1 and how they were found (JSON-ready)."""
+
+    labels: np.ndarray
+    config: dict
+
+
+def crp_start(X, niw, *, alpha=1.0, n_chains=4, iters=2000, burn_in=1000, thin=10, seed=0, split_merge=True,
+              loss="vi", n_jobs=-1):
+    """The point estimate (posterior expected ``loss``, SALSO-style search) of ``n_chains`` CRP chains on
+    X (N, d) from different starts: the default start of the merge path. Clusters are numbered by
+    size, largest first."""
+    from .chains import run_chains
+    from .model import CRP
+    from .partition import point_estimate
+
+    chains = run_chains(X, CRP(alpha), niw, n_chains=n_chains, iters=iters, burn_in=burn_in, thin=thin, seed=seed,
+                        n_jobs=n_jobs, split_merge=split_merge)
+    estimate = point_estimate(chains.labels, loss=loss, seed=seed)
+    rhat = chains.diagnostics()["K"]["rhat"]
+    config = {"start": f"point estimate (expected {loss.upper()} loss) of {n_chains} CRP chains",
+              "start_expected_loss": estimate.expected_loss, "start_rhat_K": rhat, "crp_run": chains.config}
+    return Start(estimate.labels, config)
+
+
 # ----------------------------------------------------------------------------- the path
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from scipy.special import gammaln
 
 from pcrp import niw_math
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.path import (Block, Merge, MergePath, PathError, critical_r, describe_r, k_over_r, kept_by_range,
-                       log_marginal, merge_path, merge_terms)
+from pcrp.path import (Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, k_over_r,
+                       kept_by_range, log_marginal, merge_path, merge_terms)
 from pcrp.sampler import Sampler
 
 
@@ -66,7 +66,7 @@ def test_two_single_points_do_not_depend_on_r():
     assert critical_r(2.0, 0.0) == -np.inf and critical_r(-2.0, 0.0) == np.inf
     X = np.array([[0.0], [0.1], [50.0], [50.1], [50.2]])
     niw = resolve_niw(X)
-    L, G = merge_terms(Block.of(X[:1]), Block.of(X[1:2]), niw, 1.0)
+    _, G = merge_terms(Block.of(X[:1]), Block.of(X[1:2]), niw, 1.0)
     assert G == 0.0
     path = merge_path(X, [0, 1, 2, 2, 2], niw)
     first = path.merges[0]
@@ -189,7 +189,7 @@ def test_k_over_r_rejects_a_bad_grid():
 def test_cli_path_from_labels_writes_the_contract_and_prints_the_table(tmp_path, capsys):
     from pcrp import cli, data
 
-    X, truth, start = _three_clumps_with_one_split()
+    X, _, start = _three_clumps_with_one_split()
     csv = tmp_path / "clumps.csv"
     csv.write_text("x\n" + "\n".join(f"{v:.6f}" for v in X[:, 0]))
     labels = tmp_path / "start.txt"
@@ -228,3 +228,32 @@ def test_cli_path_bad_label_files(tmp_path, capsys, content, message):
     code = cli.main(["path", "old-faithful", "--from-labels", str(labels), "--out", str(tmp_path / "p.json")])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_default_start_is_the_crp_point_estimate():
+    """On three well separated clumps the CRP point estimate is the three clumps, numbered by size."""
+    X, _, _ = _three_clumps_with_one_split()
+    start = crp_start(X, resolve_niw(X), n_chains=2, iters=300, burn_in=100, thin=5, seed=3, n_jobs=1)
+    assert np.bincount(start.labels).tolist() == [40, 30, 30]
+    assert np.array_equal(start.labels[:40], np.zeros(40))  # the largest cluster is 0
+    assert start.config["start"] == "point estimate (expected VI loss) of 2 CRP chains"
+    assert start.config["crp_run"]["iters"] == 300
+    path = merge_path(X, start.labels, resolve_niw(X), config=start.config)
+    assert [sorted(m.sizes) for m in path.merges] == [[30, 30], [40, 60]]
+
+
+def test_cli_path_default_start(tmp_path, capsys):
+    from pcrp import cli
+
+    out = tmp_path / "path.json"
+    code = cli.main(["path", "old-faithful", "--chains", "2", "--iters", "200", "--burn-in", "100", "--thin", "5",
+                     "--out", str(out)])
+    assert code == 0
+    payload = json.loads(out.read_text())
+    K = max(payload["partition"]) + 1
+    assert len(payload["partition"]) == 272 and len(payload["merges"]) == K - 1
+    assert payload["config"]["start"] == "point estimate (expected VI loss) of 2 CRP chains"
+    # Old Faithful's two eruption types are the last pair merged, at r* about 1.8 (pcrp path, 4 chains)
+    last = payload["merges"][-1]
+    assert sorted(last["sizes"]) == [97, 175] and 1.6 < last["r"] < 2.0
+    assert "starting partition" in capsys.readouterr().out

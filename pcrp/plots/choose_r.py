@@ -63,7 +63,6 @@ def choose_r_figure(cv, k_over_r, path, proposed_r, title=""):
     P(K = k), line = mean K, dashed steps = clusters the exact path keeps) and the merge dendrogram
     of the exact path (a merge drawn at r joins its two clusters for every larger r).
     ``k_over_r`` or ``path`` may be None (panel left empty). The proposed r is a red dashed line."""
-    import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     x_range = r_axis_range(cv.r_grid, path, proposed_r)
