@@ -63,7 +63,7 @@ else:
     st.subheader(f"{e.title} ({run_mode} protocol, seed {run_seed})")
     st.markdown(f"Cross validation on {result.cv.settings['n']} points proposed **r = {result.cv.chosen_r:g}**: "
                 f"{result.cv.blow_up.reason}.")
-    st.table(pd.DataFrame(display_rows(result)).set_index("method"))
+    st.table(pd.DataFrame(display_rows(result)), hide_index=True)
     for line in disagreement_lines(result):
         st.warning(line)
     for line in gap_lines(result):

@@ -20,6 +20,7 @@ is the largest K after burn-in in any chain.
 """
 
 import json
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -207,8 +208,8 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
                    n_chains=N_CHAINS):
     """CV of r on the CV data, then the three methods on the compared data, ``n_chains`` chains each.
 
-    ``progress(stage, fraction)`` is called with stage in {"cross validation",
-    "CRP-Oracle", "CRP", "pCRP"}.
+    ``progress(stage, fraction)`` is called, from the calling thread only, with stage in
+    {"cross validation", "CRP-Oracle", "CRP", "pCRP"}.
     """
     ds, cv_ds = load_experiment_data(experiment, seed)
     report = progress or (lambda stage, fraction: None)
@@ -224,15 +225,21 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
         "pCRP": PowerCRP(1.0, cv.chosen_r),
     }
     for method, prior in priors.items():
-        done = np.zeros(n_chains)
+        done = np.zeros(n_chains)  # sweeps per chain, written by the chains' threads
 
-        def callback(chain, sweeps, m=method, done=done):
+        def record(chain, sweeps, done=done):
             done[chain] = sweeps
-            report(m, done.sum() / (n_chains * protocol.iters))
 
-        chains = run_chains(ds.X, prior, niw, n_chains=n_chains, iters=protocol.iters, burn_in=protocol.burn_in,
-                            thin=protocol.thin, seed=seed, n_jobs=n_jobs, split_merge=protocol.split_merge,
-                            callback=callback)
+        # The chains report from their own threads; progress is only ever called from this one
+        # (a Streamlit page may update its widgets only from the thread running the script).
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            running = pool.submit(run_chains, ds.X, prior, niw, n_chains=n_chains, iters=protocol.iters,
+                                  burn_in=protocol.burn_in, thin=protocol.thin, seed=seed, n_jobs=n_jobs,
+                                  split_merge=protocol.split_merge, callback=record)
+            while not wait([running], timeout=0.25).done:
+                report(method, done.sum() / (n_chains * protocol.iters))
+            chains = running.result()
+        report(method, 1.0)
         metrics, p_k = summarize_chains(chains, ds.labels)
         result.methods[method] = MethodResult(method, prior.alpha, getattr(prior, "r", 1.0), chains, metrics, p_k,
                                               chains.diagnostics())

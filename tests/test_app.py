@@ -345,8 +345,9 @@ def test_reproduce_page_runs_a_quick_experiment(monkeypatch):
     assert not at.exception, at.exception
     mode, seed, result = at.session_state["repro_results"]["old-faithful"]
     assert mode == "quick" and set(result.methods) == {"CRP-Oracle", "CRP", "pCRP"}
-    text = " ".join(m.value for m in at.markdown)
-    assert "| pCRP | ours |" in text and "| CRP | paper |" in text
+    table = at.table[0].value.set_index("method")  # ours next to the paper's, SE in plain notation
+    assert list(table.index) == ["CRP-Oracle", "CRP", "pCRP"]
+    assert table.loc["CRP", "K, paper"] == "4" and "±" in table.loc["pCRP", "K, ours"]
     assert len(at.get("plotly_chart")) >= 4
 
 

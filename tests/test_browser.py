@@ -202,7 +202,7 @@ def test_reproduce_page_runs_a_quick_experiment(server, browser):
     page.get_by_role("button", name="Run", exact=True).click()
     expect(page.get_by_text(re.compile("Cross validation on 100 points proposed"))).to_be_visible(timeout=180_000)
     expect(page.get_by_role("cell", name="pCRP").first).to_be_visible()
-    expect(page.get_by_role("cell", name="paper").first).to_be_visible()
+    expect(page.get_by_role("columnheader", name="K, paper").first).to_be_visible()
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=60_000)
     if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
         page.wait_for_timeout(2000)
