@@ -257,3 +257,27 @@ def test_cli_path_default_start(tmp_path, capsys):
     last = payload["merges"][-1]
     assert sorted(last["sizes"]) == [97, 175] and 1.6 < last["r"] < 2.0
     assert "starting partition" in capsys.readouterr().out
+
+
+def test_choose_r_figure_draws_the_path_on_the_shared_r_axis():
+    """The dendrogram's vertical links sit at the merges' r (clipped to the axis), its leaves are the starting
+    clusters labelled by size; a path with an inversion and a merge below the axis still draws."""
+    from pcrp.cv import BlowUp, CVResult
+    from pcrp.plots import choose_r_figure
+
+    merges = [Merge(-0.3, (0, 3), (20, 1), 1.0, 3.0), Merge(1.3, (1, 2), (30, 30), -1.0, 1.0),
+              Merge(1.2, (4, 5), (21, 60), -1.0, 1.0)]
+    path = MergePath(np.r_[np.zeros(20, int), np.ones(30, int), np.full(30, 2), [3]], merges)
+    grid = np.array([1.0, 1.1, 1.2, 1.3, 1.4])
+    loss = np.tile([10.0, 10.0, 10.2, 20.0, 21.0], (2, 1))
+    cv = CVResult(grid, loss, -loss, np.ones_like(loss), BlowUp(3, 2, 1.0, "jump"))
+    fig = choose_r_figure(cv, None, path, 1.2)
+    link = next(t for t in fig.data if t.xaxis == "x3" and t.mode == "lines")
+    xs = {round(x, 6) for x in link.x if x is not None}
+    left, right = fig.layout.xaxis3.range
+    assert {round(left, 6), 1.3} <= xs  # leaves and the r* < 0 merge at the left edge; both later merges at 1.3
+    assert max(xs) == pytest.approx(1.3)
+    ticks = fig.layout.yaxis3.ticktext
+    assert sorted(ticks) == sorted(["20 pts", "30 pts", "30 pts", "1 pt"])
+    kept = next(t for t in fig.data if t.name == "clusters kept, exact path")
+    assert kept.y[0] == 3 and kept.y[-1] == 1  # the r* < 0 merge is made at every r

@@ -48,8 +48,13 @@ def _dendrogram_segments(path, x_range):
 
     left, right = x_range
     heights = np.clip(path.effective_r(), left, right) - left  # scipy wants heights >= 0
-    Z = np.array([[m.clusters[0], m.clusters[1], h, sum(m.sizes)] for m, h in zip(path.merges, heights)],
-                 dtype=float)
+    leaves = [1] * path.n_start + [0] * len(path.merges)  # starting clusters under each node (scipy's count)
+    rows = []
+    for j, (m, h) in enumerate(zip(path.merges, heights)):
+        a, b = m.clusters
+        leaves[path.n_start + j] = leaves[a] + leaves[b]
+        rows.append([a, b, h, leaves[path.n_start + j]])
+    Z = np.array(rows, dtype=float)
     tree = dendrogram(Z, no_plot=True, orientation="right")
     xs, ys = [], []
     for icoord, dcoord in zip(tree["icoord"], tree["dcoord"]):
@@ -97,7 +102,8 @@ def choose_r_figure(cv, k_over_r, path, proposed_r, title=""):
         fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(color=PALETTE[2], width=2), hoverinfo="skip",
                         showlegend=False, row=3, col=1)
         fig.update_yaxes(tickvals=list(range(len(leaves))),
-                         ticktext=[f"{path.sizes_of(k)} pts" for k in leaves], row=3, col=1)
+                         ticktext=[f"{path.sizes_of(k)} pt{'s' if path.sizes_of(k) != 1 else ''}" for k in leaves],
+                         row=3, col=1)
         merge_x = np.clip(path.effective_r(), *x_range)
         text = [f"r* = {m.r:.3g}: clusters of {m.sizes[0]} and {m.sizes[1]} points<br>L = {m.L:.1f}, G = {m.G:.1f}"
                 for m in path.merges]
@@ -108,9 +114,9 @@ def choose_r_figure(cv, k_over_r, path, proposed_r, title=""):
     fig.update_xaxes(range=x_range)
     fig.update_xaxes(title_text="power r", row=3, col=1)
     fig.update_yaxes(title_text="loss", row=1, col=1)
-    fig.update_yaxes(title_text="K", dtick=1, row=2, col=1)
+    fig.update_yaxes(title_text="K", dtick=1, rangemode="tozero", row=2, col=1)
     fig.update_layout(title=title or f"proposed r = {proposed_r:.2f}", legend=dict(orientation="h", y=-0.08),
-                      **{**LAYOUT, "height": 760})
+                      **{**LAYOUT, "height": 760, "margin": {**LAYOUT["margin"], "t": 80}})
     return fig
 
 
