@@ -108,8 +108,9 @@ EXPERIMENTS = {
                    {"CRP-Oracle": {"K": 2}, "CRP": {"K": 4}, "pCRP": {"K": 2}},
                    "The paper reports the number of components found (its Fig. 8b), not a posterior mean; "
                    "there are no true labels, so no NMI or VI.",
-                   "The paper's K is the number of components of one fit (its Fig. 8b); ours is the posterior "
-                   "mean over draws, so a CRP that moves between 3 and 4 clusters shows about 3.6."),
+                   "The paper's K is the number of components of one fit (its Fig. 8b), a whole number; ours is "
+                   "the posterior mean over draws, so a method whose draws have 2, 3 or 4 clusters shows a "
+                   "mean in between."),
     ]
 }
 
@@ -307,7 +308,8 @@ def display_rows(result):
             digits = 2 if col == "K" else 3
             shown[f"{col}, ours"] = plain(row.get(col), row.get(col + " SE"), digits)
             paper = row.get(col + " paper")
-            shown[f"{col}, paper"] = "" if paper is None else f"{paper:g}"  # as printed in the paper
+            shown[f"{col}, paper"] = ("" if paper is None else f"{paper:.3f}" if col in ("NMI", "VI")
+                                      else f"{paper:g}")  # as printed in the paper
         if row["method"] == "Ground truth":
             shown["R-hat (K / log joint)"] = ""
         else:
@@ -410,8 +412,8 @@ def write_report(results, out_dir, command=""):
         md += [f"## {e.title} ({e.table})", "",
                f"CV on {res.cv.settings['n']} points proposed r = {res.cv.chosen_r:.2f}: {res.cv.blow_up.reason}.",
                "", markdown_table(res), ""]
-        md += [f"**Chains disagree.** {line}" for line in disagreement_lines(res)]
-        md += [f"**Gaps.** {line}" for line in gap_lines(res)]
+        for line in disagreement_lines(res) + gap_lines(res):
+            md += [line, ""]
         if e.paper_note:
             md += [f"Note: {e.paper_note}", ""]
         all_rows += [{"experiment": e.title, **row} for row in comparison_rows(res)]
