@@ -15,6 +15,9 @@ a fixed r above a data set's threshold merges real clusters at every N.
 
 :func:`merge_path` starts from a partition and repeatedly merges the pair with the smallest r*
 (recomputed after each merge) until one cluster is left: a dendrogram whose heights are powers r.
+At a power r the pCRP prefers, of the path's states, the one of highest joint
+(:meth:`MergePath.steps_at`); where a merge makes the next one easier (a lower r* after a higher one)
+the two are made together, at the power where they pay off (:meth:`MergePath.effective_r`).
 :func:`k_over_r` runs the sampler over a grid of r, so the exact path and the sampled posterior
 of K can be read together.
 """
@@ -127,6 +130,13 @@ def crp_start(X, niw, *, alpha=1.0, n_chains=4, iters=2000, burn_in=1000, thin=1
     return Start(estimate.labels, config)
 
 
+def _crossing(dL, dG):
+    """The power r above which dL + r dG > 0 (dG >= 0): -dL/dG, or -inf / +inf when dG = 0."""
+    if dG > 0:
+        return -dL / dG
+    return -np.inf if dL > 0 else np.inf
+
+
 # ----------------------------------------------------------------------------- the path
 
 @dataclass(frozen=True)
@@ -167,25 +177,38 @@ class MergePath:
     def n_start(self):
         return int(self.partition.max()) + 1
 
-    def steps_at(self, r):
-        """How many merges the path has made at power r: those before the first with r* > r.
+    def _cumulative(self):
+        """(K,) sums of L and of G over the first s merges, s = 0..K-1: the log joint of the path's
+        state after s merges is L_s + r G_s above that of the start."""
+        L = np.r_[0.0, np.cumsum([m.L for m in self.merges])]
+        G = np.r_[0.0, np.cumsum([m.G for m in self.merges])]
+        return L, G
 
-        The path state at r is one where no single merge of two clusters raises the joint at r
-        (the next merge's r* exceeds r). It only grows with r, even where a merge's r* is below
-        an earlier one's (a merge can make the next one easier).
+    def steps_at(self, r):
+        """How many of the path's merges the pCRP makes at power r: the state of highest log joint at r
+        among the path's states (0, 1, ..., K - 1 merges; ties go to more merges).
+
+        A merge can make the next one more attractive (its r* is then below the previous one's): the
+        two are made together, at the power where the pair pays off, so the state at r is not always
+        "stop at the first r* > r". The count only grows with r (the joint gains G_s - G_t > 0 per
+        unit of r for every extra merge).
         """
-        for j, m in enumerate(self.merges):
-            if m.r > r:
-                return j
-        return len(self.merges)
+        L, G = self._cumulative()
+        joint = L + r * G
+        return int(np.flatnonzero(joint == joint.max())[-1])
 
     def n_clusters_at(self, r):
         return self.n_start - self.steps_at(r)
 
     def effective_r(self):
-        """(K - 1,) the power r at which each merge happens along the path: the running maximum of r*."""
-        r = np.array([m.r for m in self.merges], dtype=float)
-        return np.maximum.accumulate(r) if r.size else r
+        """(K - 1,) the power at which the pCRP makes each merge of the path, non-decreasing: merge j is
+        made for r >= min over s > j of max over t <= j of the r where j's state s beats state t."""
+        L, G = self._cumulative()
+        n = len(self.merges)
+        out = np.empty(n)
+        for j in range(n):
+            out[j] = min(max(_crossing(L[s] - L[t], G[s] - G[t]) for t in range(j + 1)) for s in range(j + 1, n + 1))
+        return out
 
     def partition_at(self, r):
         """(N,) labels of the path's partition at power r, numbered 0..K_r - 1 by first appearance."""
@@ -362,10 +385,16 @@ def describe_r(path, r):
         merged = (f", having merged {steps} pair{'s' if steps > 1 else ''} of the starting "
                   f"{path.n_start} clusters ({'; '.join(f'{a} + {b} points' for a, b in joined)})")
     if steps < len(path.merges):
-        nxt = path.merges[steps]
-        a, b = nxt.sizes
-        where = f"r = {nxt.r:.2f}" if np.isfinite(nxt.r) else "no finite r (two single points)"
+        a, b = path.merges[steps].sizes
+        edges = path.effective_r()
+        at = edges[steps]
+        where = f"r = {at:.2f}" if np.isfinite(at) else "no finite r (two single points)"
         tail = f"; the next merge, of clusters of {a} and {b} points, happens at {where}"
+        together = int(np.sum(edges[steps:] == at)) - 1
+        if together:
+            left = len(alive) - together - 1
+            tail += (f", together with {together} more merge{'s' if together > 1 else ''} that it makes "
+                     f"worthwhile (leaving {left} cluster{'s' if left != 1 else ''})")
     else:
         tail = ""
     return f"At r = {r:g} the exact merge path {kept}{merged}{tail}."

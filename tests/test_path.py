@@ -126,19 +126,40 @@ def test_merge_path_on_a_constructed_data_set():
     assert "keeps 3 clusters (sizes 40, 30, 30)" in text and "30 and 30 points" in text
 
 
-def test_path_state_only_grows_with_r_across_an_inversion():
-    """A merge can have a lower r* than the one before it; the state at r stops at the first r* > r."""
-    merges = [Merge(1.1, (0, 1), (5, 5), -1.0, 1.0), Merge(1.5, (2, 3), (5, 5), -1.0, 1.0),
-              Merge(1.3, (4, 5), (10, 10), -1.0, 1.0)]
+def test_path_state_is_the_best_joint_along_the_path_across_an_inversion():
+    """Merge 3 (r* = 1.3) is easier than merge 2 (r* = 1.5) once merge 2 is made: the two pay off together at
+    r = (3 + 2.6) / (2 + 2) = 1.4, where the one-cluster state's joint overtakes the three-cluster one's.
+    The old rule (stop at the first r* > r) kept 3 clusters up to 1.5."""
+    merges = [Merge(1.1, (0, 1), (5, 5), -1.1, 1.0), Merge(1.5, (2, 3), (5, 5), -3.0, 2.0),
+              Merge(1.3, (4, 5), (10, 10), -2.6, 2.0)]
     path = MergePath(np.repeat(np.arange(4), 5), merges)
-    assert [path.n_clusters_at(r) for r in (1.0, 1.2, 1.4, 1.6)] == [4, 3, 3, 1]
-    np.testing.assert_allclose(path.effective_r(), [1.1, 1.5, 1.5])
+    assert [path.n_clusters_at(r) for r in (1.0, 1.2, 1.39, 1.41, 1.6)] == [4, 3, 3, 1, 1]
+    np.testing.assert_allclose(path.effective_r(), [1.1, 1.4, 1.4])
     assert np.array_equal(path.partition_at(1.2), np.repeat([0, 0, 1, 2], 5))
-    assert kept_by_range(path) == ["r < 1.1: 4 clusters", "1.1 to 1.5: 3 clusters", "r > 1.5: 1 cluster"]
+    assert kept_by_range(path) == ["r < 1.1: 4 clusters", "1.1 to 1.4: 3 clusters", "r > 1.4: 1 cluster"]
+    assert "happens at r = 1.40, together with 1 more merge that it makes worthwhile (leaving 1 cluster)" \
+        in describe_r(path, 1.2)
     # a merge with r* <= 0 is made at every power: no range of r keeps it apart
     early = MergePath(np.repeat(np.arange(3), 5),
-                      [Merge(-0.3, (0, 1), (5, 5), 1.0, 3.0), Merge(2.0, (2, 3), (5, 10), -1.0, 1.0)])
+                      [Merge(-0.3, (0, 1), (5, 5), 0.9, 3.0), Merge(2.0, (2, 3), (5, 10), -2.0, 1.0)])
     assert kept_by_range(early) == ["r < 2: 2 clusters", "r > 2: 1 cluster"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_state_at_r_maximises_the_joint_over_the_path_and_matches_the_effective_r(seed):
+    """On random paths: the state at r has the highest L_s + r G_s of all the path's states, and the number of
+    merges made at r is the number of effective powers <= r."""
+    rng = np.random.default_rng(seed)
+    G = rng.uniform(0.5, 5.0, 7)
+    L = -G * rng.uniform(0.5, 2.5, 7)
+    path = MergePath(np.arange(8), [Merge(-l / g, (0, 1), (1, 1), l, g) for l, g in zip(L, G)])
+    edges = path.effective_r()
+    assert np.all(np.diff(edges) >= 0)
+    joints = np.r_[0.0, np.cumsum(L)][None] + np.linspace(0.3, 3.0, 60)[:, None] * np.r_[0.0, np.cumsum(G)][None]
+    for r, joint in zip(np.linspace(0.3, 3.0, 60), joints):
+        steps = path.steps_at(r)
+        assert joint[steps] == joint.max()
+        assert steps == int(np.sum(edges <= r))
 
 
 @pytest.mark.parametrize("labels, message", [
@@ -265,8 +286,8 @@ def test_choose_r_figure_draws_the_path_on_the_shared_r_axis():
     from pcrp.cv import BlowUp, CVResult
     from pcrp.plots import choose_r_figure
 
-    merges = [Merge(-0.3, (0, 3), (20, 1), 1.0, 3.0), Merge(1.3, (1, 2), (30, 30), -1.0, 1.0),
-              Merge(1.2, (4, 5), (21, 60), -1.0, 1.0)]
+    merges = [Merge(-1 / 3, (0, 3), (20, 1), 1.0, 3.0), Merge(1.3, (1, 2), (30, 30), -1.3, 1.0),
+              Merge(1.2, (4, 5), (21, 60), -1.2, 1.0)]  # the last two pay off together at r = 2.5 / 2
     path = MergePath(np.r_[np.zeros(20, int), np.ones(30, int), np.full(30, 2), [3]], merges)
     grid = np.array([1.0, 1.1, 1.2, 1.3, 1.4])
     loss = np.tile([10.0, 10.0, 10.2, 20.0, 21.0], (2, 1))
@@ -275,8 +296,8 @@ def test_choose_r_figure_draws_the_path_on_the_shared_r_axis():
     link = next(t for t in fig.data if t.xaxis == "x3" and t.mode == "lines")
     xs = {round(x, 6) for x in link.x if x is not None}
     left, right = fig.layout.xaxis3.range
-    assert {round(left, 6), 1.3} <= xs  # leaves and the r* < 0 merge at the left edge; both later merges at 1.3
-    assert max(xs) == pytest.approx(1.3)
+    assert {round(left, 6), 1.25} <= xs  # leaves and the r* < 0 merge at the left edge; both later merges at 1.25
+    assert max(xs) == pytest.approx(1.25)
     ticks = fig.layout.yaxis3.ticktext
     assert sorted(ticks) == sorted(["20 pts", "30 pts", "30 pts", "1 pt"])
     kept = next(t for t in fig.data if t.name == "clusters kept, exact path")
