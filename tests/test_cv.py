@@ -295,7 +295,7 @@ def test_quick_reproduce_end_to_end(tmp_path):
     table = markdown_table(result)
     assert "| method | alpha | r | NMI, ours | NMI, paper |" in table
     crp_row = next(line for line in table.splitlines() if line.startswith("| CRP |"))
-    assert "| 0.9 |" in crp_row and "| 4.8 |" in crp_row  # the paper's numbers sit in the CRP row
+    assert "| 0.900 |" in crp_row and "| 4.8 |" in crp_row  # the paper's numbers sit in the CRP row
     path = write_report([result], tmp_path, command="pcrp reproduce --quick")
     text = path.read_text()
     assert "pcrp reproduce --quick" in text and "Sim 2, N = 80" in text
