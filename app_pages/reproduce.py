@@ -63,7 +63,8 @@ else:
     st.subheader(f"{e.title} ({run_mode} protocol, seed {run_seed})")
     st.markdown(f"Cross validation on {result.cv.settings['n']} points proposed **r = {result.cv.chosen_r:g}**: "
                 f"{result.cv.blow_up.reason}.")
-    st.table(pd.DataFrame(display_rows(result)), hide_index=True)
+    table = pd.DataFrame(display_rows(result))
+    st.table(table.loc[:, (table != "").any()], hide_index=True)  # no empty columns (Old Faithful: no NMI/VI)
     for line in disagreement_lines(result):
         st.warning(line)
     for line in gap_lines(result):
