@@ -436,7 +436,8 @@ def cmd_cv(args):
         result = cross_validate(  # NIW defaults and standardisation come from each training part
             ds.X, niw_overrides(args), standardize=ds.standardized, r_grid=r_grid, alpha=args.alpha,
             folds=args.folds, repeats=args.repeats, iters=args.iters, burn_in=args.burn_in, thin=args.thin,
-            seed=args.seed, split_merge=not args.no_split_merge, n_jobs=args.n_jobs, scheduler=args.scheduler, progress=progress,
+            seed=args.seed, split_merge=not args.no_split_merge, n_jobs=args.n_jobs, scheduler=args.scheduler,
+            progress=progress,
         )
     rows = result.table()
     print(f"{'r':>6s} {'loss':>10s} {'(SE)':>8s} {'log pred':>10s} {'(SE)':>8s} {'mean K':>7s}")

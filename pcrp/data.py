@@ -649,7 +649,7 @@ def old_faithful(standardize_data=True, columns=None):
     return ds
 
 
-# The paper prints no parameters for its simulations. Sim 1 and Sim 2 are calibrated (datasets/README.md) so
+# The paper prints no parameters for its simulations. Sim 1 and Sim 2 are calibrated (pcrp/datasets/README.md) so
 # that our CRP and CRP-Oracle rows match the paper's Table 1 within 0.03 NMI, 0.1 VI and 0.5 K: not the paper's own.
 SIMULATIONS = {
     "sim1": {"weights": [0.30, 0.26, 0.44], "means": [-17.6, -8.0, 1.0], "sds": [0.675, 1.5, 3.6],

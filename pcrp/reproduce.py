@@ -77,7 +77,7 @@ def _paper(nmi, vi, k, kmax):
 _NOT_LEGIBLE = "pCRP rows are set in bold in the paper and did not survive its text extraction."
 _SIM_TRUTH = ("The paper's Table 1 gives Sim 2's ground truth as K = 2, while its Fig. 2 shows three components and "
               "its oracle alpha (0.52 = 3 / ln 300) implies three; we use three. ")
-_SIM_GAPS = ("The paper prints no simulation parameters. Ours are calibrated (see datasets/README.md) so that our "
+_SIM_GAPS = ("The paper prints no simulation parameters. Ours are calibrated (see pcrp/datasets/README.md) so that our "
              "CRP-Oracle and CRP rows match the paper's within 0.03 NMI, 0.1 VI and 0.5 K on average over data "
              "sets; a larger gap here is the luck of this one data set of N points.")
 _MNIST_GAPS = ("Our MNIST pipeline is not the authors': a 2-D spectral embedding (scikit-learn) of our bundled "
