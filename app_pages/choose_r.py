@@ -20,8 +20,8 @@ st.markdown(
     "per-point penalty for keeping clusters apart with the per-point likelihood gain of doing so, so it does not "
     "fade as the data grow: **a fixed r above a data set's threshold merges real clusters at any N**, however many "
     "points you have. On our Sim 1 (three clusters), r = 1.3 keeps only two at every N from 300 to 10,000 (mean "
-    "K 2.15 to 2.05), while r = 1.1, below its threshold, keeps about 3.6 at every N and the CRP's count grows "
-    "from 5.1 to 6.8. So r has to be chosen for each data set; this page does it.")
+    "K 2.16 to 2.04), while r = 1.1, below its threshold, keeps about 3.6 at every N and the CRP's count grows "
+    "from about 5.4 to 7. So r has to be chosen for each data set; this page does it.")
 st.markdown(
     "**How.** For each r on a grid, a pCRP chain is fitted on the training folds (the data's scaling and the "
     "prior are set from those folds alone); each held-out point then joins the existing cluster with the highest "

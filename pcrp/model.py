@@ -97,7 +97,7 @@ class PowerCRP:
 PRIORS = {"crp": CRP, "pcrp": PowerCRP}
 # A fixed r above a data set's threshold merges its real clusters at every N (pcrp.path), so the default is a
 # mild power below the threshold of every built-in data set we measured: at r = 1.1 (2 chains of 2,000 sweeps)
-# mean K is Old Faithful 2.5 (CRP 3.6), Sim 1 3.7 (CRP 5.1-5.5), Sim 2 3.6, demo 3.8, MNIST 1-4 6.5 (CRP 7.4-7.6);
+# mean K is Old Faithful 2.5 (CRP 3.6-3.7), Sim 1 3.7 (CRP 5.4-5.5), Sim 2 3.6, demo 3.8, MNIST 1-4 6.5 (CRP 7.5-7.6);
 # at r = 1.2 the demo mixture collapses to 1.4 clusters and Sim 1 to 2.3. For your data, choose r by cross
 # validation (the Choose r page, pcrp cv), read with the merge path (pcrp path).
 DEFAULT_R = 1.1
