@@ -363,7 +363,8 @@ def kept_by_range(path):
     bounds = [0.0] + cuts + [np.inf]
     out = []
     for low, high in zip(bounds[:-1], bounds[1:]):
-        k = path.n_clusters_at(low)
+        # read K inside the range, not on its edge, where two states' joints tie up to rounding
+        k = path.n_clusters_at(0.5 * (low + high) if np.isfinite(high) else low + 1.0)
         if low == 0.0:
             where = f"r < {high:.3g}" if np.isfinite(high) else "every r"
         else:

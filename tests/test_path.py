@@ -160,6 +160,11 @@ def test_state_at_r_maximises_the_joint_over_the_path_and_matches_the_effective_
         steps = path.steps_at(r)
         assert joint[steps] == joint.max()
         assert steps == int(np.sum(edges <= r))
+    # one line per range of r, read inside each range (on an edge the joints tie up to rounding)
+    ranges = kept_by_range(path)
+    assert ranges[-1] == "r > %.3g: 1 cluster" % edges[-1]
+    assert [int(text.split(": ")[1].split()[0]) for text in ranges] == sorted(
+        {8 - int(np.sum(edges <= r)) for r in np.r_[edges, edges + 1e-9, 0.01, 99.0] if r > 0}, reverse=True)
 
 
 @pytest.mark.parametrize("labels, message", [
