@@ -1,9 +1,10 @@
 """Several visitors at once: does every watched run finish, and does the server give back what it took?
 
-    python bench/load_test.py [--sessions 8] [--sweeps 20000] [--after 120]
+    python bench/load_test.py [--sessions 8] [--sweeps 20000] [--chains 1] [--after 120]
 
 Starts `streamlit run app.py`, opens --sessions browser tabs (separate sessions, Debian chromium),
-presses Start in each (CRP + pCRP on Old Faithful, --sweeps sweeps at full speed) and watches them
+presses Start in each (CRP + pCRP on Old Faithful, --chains chains per prior, --sweeps sweeps at full
+speed; the server runs at most 24 chains at once and refuses a Start beyond that with a message) and watches them
 until every run has finished or stopped. Meanwhile it samples the server's resident memory and
 thread count, and the latency of the health check (/_stcore/health) every 0.2 s. Then it closes every
 tab and waits --after seconds. Printed: runs finished / started, peak RSS (goal < 1.5 GB), health
@@ -66,6 +67,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--sweeps", type=int, default=20_000)
+    parser.add_argument("--chains", type=int, default=1, help="chains per prior in each session (1-4)")
     parser.add_argument("--after", type=float, default=120.0, help="seconds to wait after closing the tabs")
     parser.add_argument("--timeout", type=float, default=900.0)
     args = parser.parse_args()
@@ -90,7 +92,8 @@ def main():
             pages = []
             for _ in range(args.sessions):
                 page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-                page.goto(f"{url}/?sweeps={args.sweeps}&burn_in={args.sweeps // 4}&pace=full+speed")
+                page.goto(f"{url}/?sweeps={args.sweeps}&burn_in={args.sweeps // 4}&chains={args.chains}"
+                          "&pace=full+speed")
                 pages.append(page)
             for page in pages:
                 page.get_by_role("button", name="Start").wait_for(timeout=120_000)
@@ -117,7 +120,7 @@ def main():
         server.terminate()
         server.wait(10)
     mib = 2**20
-    print(f"{args.sessions} sessions x 2 chains on Old Faithful, {args.sweeps:,} sweeps each, at full speed")
+    print(f"{args.sessions} sessions x 2 priors x {args.chains} chain(s) on Old Faithful, {args.sweeps:,} sweeps each, at full speed")
     print(f"  runs finished while watched   {finished} / {args.sessions}   (in {elapsed:.0f} s)")
     for i, s in states.items():
         if not (len(s) == 2 and all(word == "finished" for word, *_ in s)):

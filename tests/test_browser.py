@@ -230,7 +230,8 @@ def test_several_sessions_each_finish_their_run_and_the_server_gives_back_memory
         page.goto(url + "/?sweeps=3000&burn_in=500&pace=full+speed")
     for page in pages:
         page.get_by_role("button", name="Start").click(timeout=120_000)
-    both_finished = re.compile(r"^CRP finished: 3,000 / 3,000 sweeps · pCRP finished: 3,000 / 3,000 sweeps$")
+    both_finished = re.compile(r"^CRP finished: 3,000 / 3,000 sweeps \(2 chains\) · "
+                               r"pCRP finished: 3,000 / 3,000 sweeps \(2 chains\)$")
     for page in pages:  # watched to the end: nobody's run is stopped for slow redraws
         expect(page.get_by_text(both_finished)).to_be_visible(timeout=240_000)
     for page in pages:
