@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import guarded, registry, session_owner
+from app_pages.shared import guarded, registry, render_slot, session_owner
 from pcrp import data, explorer_settings as es, live_view, plots
 from pcrp.density import mixture_density
-from pcrp.live import PAUSED, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
+from pcrp.live import PAUSED, RELOAD_SECONDS, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
 from pcrp.model import CRP, WITHIN_SCALE, ModelError, PowerCRP, resolve_niw
 from pcrp.posterior import summarise
 from pcrp.sampler import SamplerError, warm_up
@@ -41,6 +41,8 @@ def settings():
             run = registry().get(token)
             if run is not None:
                 state.run = run
+            else:
+                state.explorer_missing_run = True
     return state.explorer
 
 
@@ -67,9 +69,15 @@ def remember(names):
 
 
 S = settings()
+if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
+    state.run = None
+    state.explorer_missing_run = True
 st.title("CRP vs pCRP, live")
 for problem in state.pop("explorer_url_problems", []):
     st.warning(f"Ignored a setting in the address bar: {problem}.")
+if state.pop("explorer_missing_run", False):
+    st.info(f"The run named in the address is no longer kept on this server (a run is kept for "
+            f"{RELOAD_SECONDS:.0f} s after its page closes, so that a reload finds it). Press **Start** to run again.")
 
 
 # ----------------------------------------------------------------------------- data
@@ -460,7 +468,7 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last)
 
 @st.fragment(run_every=REDRAW_SECONDS if state.get("run") is not None and state.run.live else None)
 def live_panel():
-    with guarded("the live view"):
+    with guarded("the live view"), render_slot():
         if state.pop("app_rerun", False):
             st.rerun(scope="app")
         run = state.get("run")
@@ -677,7 +685,7 @@ def now_csv(chain):
 
 
 if run is not None:
-    with guarded("the details"):
+    with guarded("the details"), render_slot():
         if run.running:
             st.caption("The posterior summary, cluster sizes, densities, digits and files appear here when the "
                        "run is paused or finished.")

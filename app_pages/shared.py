@@ -5,6 +5,7 @@ Not a page: app.py lists the pages explicitly.
 """
 
 import logging
+import threading
 from contextlib import contextmanager
 
 import streamlit as st
@@ -29,6 +30,24 @@ def session_owner():
     """This browser session's owner token. Streamlit releases it when the session disconnects (tab
     closed, reload, network lost); its runs then stop after a short grace unless the session returns."""
     return SessionOwner()
+
+
+# Building a page's charts is pure Python and holds the GIL. When every session builds at once, the
+# server's event loop (which answers every browser and the health check) waits its turn behind all of
+# them; one session at a time keeps it answering within milliseconds, and redraws slow down evenly.
+_RENDER_SLOT = threading.Lock()
+RENDER_WAIT_SECONDS = 10.0  # never wait longer than this for the slot (then draw anyway)
+
+
+@contextmanager
+def render_slot():
+    """Hold the server's one drawing slot while a page builds its charts (see _RENDER_SLOT)."""
+    acquired = _RENDER_SLOT.acquire(timeout=RENDER_WAIT_SECONDS)
+    try:
+        yield
+    finally:
+        if acquired:
+            _RENDER_SLOT.release()
 
 
 @contextmanager

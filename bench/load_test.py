@@ -1,18 +1,24 @@
 """Several visitors at once: does every watched run finish, and does the server give back what it took?
 
-    python bench/load_test.py [--sessions 8] [--sweeps 20000] [--chains 1] [--after 120]
+    python bench/load_test.py [--sessions 8] [--sweeps 20000] [--chains 1] [--after 120] [--rounds 1]
 
 Starts `streamlit run app.py`, opens --sessions browser tabs (separate sessions, Debian chromium),
 presses Start in each (CRP + pCRP on Old Faithful, --chains chains per prior, --sweeps sweeps at full
-speed; the server runs at most 24 chains at once and refuses a Start beyond that with a message) and watches them
-until every run has finished or stopped. Meanwhile it samples the server's resident memory and
-thread count, and the latency of the health check (/_stcore/health) every 0.2 s. Then it closes every
-tab and waits --after seconds. Printed: runs finished / started, peak RSS (goal < 1.5 GB), health
-latency p50 / p99 / max (goal p99 < 1 s), and RSS and threads before, at the peak, and after the tabs
-closed (goal: back within 10% of before).
+speed; the server runs at most 24 chains at once and refuses a Start beyond that with a message) and
+watches them until every run has finished or stopped. Meanwhile it samples the server's resident
+memory and thread count, and the latency of the health check (/_stcore/health) every 0.2 s. Then it
+closes every tab and waits --after seconds. Printed per round: runs finished / started, the server's
+CPU, peak RSS (goal < 1.5 GB), health latency p50 / p99 / max (goal p99 < 1 s), and RSS and threads
+before, at the peak, and after the tabs closed (goal: back within 10% of before). With --rounds 2 or
+more the same load runs again on the same server: memory that a round keeps for good shows as growth
+from round to round, a one-off high-water mark does not.
+
+The browsers run on the server's own two cores here; they are kept at the lowest CPU priority (as if
+they ran on the visitors' machines) unless --local-browsers is given.
 """
 
 import argparse
+import os
 import re
 import sys
 import threading
@@ -26,15 +32,16 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from live_browser import ARGS, CHROMIUM, free_port, start_server  # noqa: E402
+from live_browser import ARGS, CHROMIUM, free_port, lower_browser_priority, start_server  # noqa: E402
 
 
 class Sampler(threading.Thread):
-    """Samples RSS and threads of the server process and health-check latency until stopped."""
+    """Samples RSS and threads of the server process and health-check latency until stopped; with
+    remote_browsers, keeps the browsers at the lowest priority (see lower_browser_priority)."""
 
-    def __init__(self, pid, url):
+    def __init__(self, pid, url, remote_browsers=True):
         super().__init__(daemon=True)
-        self.proc, self.url = psutil.Process(pid), url
+        self.proc, self.url, self.remote_browsers = psutil.Process(pid), url, remote_browsers
         self.rss, self.threads, self.latency, self.times = [], [], [], []
         self.stop_event = threading.Event()
 
@@ -43,6 +50,8 @@ class Sampler(threading.Thread):
 
     def run(self):
         while not self.stop_event.is_set():
+            if self.remote_browsers:
+                lower_browser_priority()  # new tabs start new processes
             rss, threads = self.snapshot()
             self.rss.append(rss)
             self.threads.append(threads)
@@ -61,6 +70,32 @@ def state_of(page):
     return re.findall(r"(running|paused|finished|stopped|failed)[^:]*: ([\d,]+) / ([\d,]+) sweeps", text)
 
 
+def one_round(browser, url, sampler, args):
+    """Open --sessions tabs, press Start in each, watch until every run ended, close the tabs."""
+    pages = []
+    for _ in range(args.sessions):
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        page.goto(f"{url}/?sweeps={args.sweeps}&burn_in={args.sweeps // 4}&chains={args.chains}&pace=full+speed")
+        pages.append(page)
+    for page in pages:
+        page.get_by_role("button", name="Start").wait_for(timeout=120_000)
+        page.get_by_role("button", name="Start").click()
+    started = time.monotonic()
+    server_cpu = sum(sampler.proc.cpu_times()[:2])
+    states = {}
+    while time.monotonic() - started < args.timeout:
+        states = {i: state_of(page) for i, page in enumerate(pages)}
+        if all(len(s) == 2 and all(word in ("finished", "stopped", "failed") for word, *_ in s)
+               for s in states.values()):
+            break
+        time.sleep(2)
+    elapsed = time.monotonic() - started
+    server_cpu = sum(sampler.proc.cpu_times()[:2]) - server_cpu
+    for page in pages:
+        page.context.close()
+    return states, elapsed, server_cpu
+
+
 def main():
     from playwright.sync_api import sync_playwright
 
@@ -69,13 +104,22 @@ def main():
     parser.add_argument("--sweeps", type=int, default=20_000)
     parser.add_argument("--chains", type=int, default=1, help="chains per prior in each session (1-4)")
     parser.add_argument("--after", type=float, default=120.0, help="seconds to wait after closing the tabs")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat the whole load this many times on the same server (a leak grows every round)")
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--local-browsers", action="store_true",
+                        help="leave the browsers at normal priority (they then compete with the server for its cores)")
     args = parser.parse_args()
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     server = start_server(port)
+    mib = 2**20
+    print(f"{args.sessions} sessions x 2 priors x {args.chains} chain(s) on Old Faithful, {args.sweeps:,} sweeps "
+          "each, at full speed")
+    print("  browsers at " + ("normal priority (competing with the server)" if args.local_browsers else
+                              "the lowest priority, as if on the visitors' own machines (--local-browsers: not)"))
     try:
-        sampler = Sampler(server.pid, url)
+        sampler = Sampler(server.pid, url, remote_browsers=not args.local_browsers)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
             # first visit with a short run: imports, numba's compiled kernels and the page's caches are
@@ -89,52 +133,45 @@ def main():
             time.sleep(10)
             before = sampler.snapshot()
             sampler.start()
-            pages = []
-            for _ in range(args.sessions):
-                page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-                page.goto(f"{url}/?sweeps={args.sweeps}&burn_in={args.sweeps // 4}&chains={args.chains}"
-                          "&pace=full+speed")
-                pages.append(page)
-            for page in pages:
-                page.get_by_role("button", name="Start").wait_for(timeout=120_000)
-                page.get_by_role("button", name="Start").click()
-            started = time.monotonic()
-            states = {}
-            while time.monotonic() - started < args.timeout:
-                states = {i: state_of(page) for i, page in enumerate(pages)}
-                if all(len(s) == 2 and all(word in ("finished", "stopped", "failed") for word, *_ in s)
-                       for s in states.values()):
-                    break
-                time.sleep(2)
-            elapsed = time.monotonic() - started
-            finished = sum(len(s) == 2 and all(word == "finished" for word, *_ in s) for s in states.values())
-            peak_rss, peak_threads = max(sampler.rss), max(sampler.threads)
-            latency = np.array(sampler.latency)
-            for page in pages:
-                page.context.close()
+            for round_no in range(1, args.rounds + 1):
+                first_sample = len(sampler.rss)
+                states, elapsed, server_cpu = one_round(browser, url, sampler, args)
+                peak_rss, peak_threads = max(sampler.rss[first_sample:]), max(sampler.threads[first_sample:])
+                latency = np.array(sampler.latency[first_sample:])
+                times = sampler.times[first_sample:]
+                closed = time.monotonic()
+                timeline = []  # (seconds after the tabs closed, RSS)
+                while time.monotonic() - closed < args.after:
+                    time.sleep(min(30.0, args.after - (time.monotonic() - closed)))
+                    timeline.append((time.monotonic() - closed, sampler.snapshot()[0]))
+                after = sampler.snapshot()
+                finished = sum(len(s) == 2 and all(word == "finished" for word, *_ in s) for s in states.values())
+                print(f"round {round_no}")
+                print(f"  runs finished while watched   {finished} / {args.sessions}   (in {elapsed:.0f} s)")
+                for i, s in states.items():
+                    if not (len(s) == 2 and all(word == "finished" for word, *_ in s)):
+                        print(f"    session {i}: {s}")
+                print(f"  server CPU while the runs ran {server_cpu:.0f} s of {elapsed:.0f} s wall "
+                      f"({server_cpu / elapsed:.2f} of the {os.cpu_count()} cores)")
+                print(f"  peak RSS                      {peak_rss / mib:.0f} MiB   (goal < 1,536 MiB)")
+                print(f"  health check latency          p50 {np.percentile(latency, 50) * 1000:.0f} ms, "
+                      f"p99 {np.percentile(latency, 99) * 1000:.0f} ms, max {latency.max() * 1000:.0f} ms   "
+                      "(goal p99 < 1 s)")
+                slow = [(t - times[0], lat) for t, lat in zip(times, latency) if lat > 1.0]
+                if slow:
+                    print("  health checks over 1 s (seconds into the round, latency): "
+                          + ", ".join(f"{t:.1f}: {lat:.2f}" for t, lat in slow[:10]))
+                print(f"  RSS     before {before[0] / mib:.0f} MiB, peak {peak_rss / mib:.0f} MiB, {args.after:.0f} s "
+                      f"after the tabs closed {after[0] / mib:.0f} MiB ({100 * (after[0] - before[0]) / before[0]:+.1f}%)")
+                print("  RSS after the tabs closed: "
+                      + ", ".join(f"{t:.0f} s {rss / mib:.0f} MiB" for t, rss in timeline))
+                print(f"  threads before {before[1]}, peak {peak_threads}, {args.after:.0f} s after {after[1]}",
+                      flush=True)
             browser.close()
-        time.sleep(args.after)
         sampler.stop_event.set()
-        after = sampler.snapshot()
     finally:
         server.terminate()
         server.wait(10)
-    mib = 2**20
-    print(f"{args.sessions} sessions x 2 priors x {args.chains} chain(s) on Old Faithful, {args.sweeps:,} sweeps each, at full speed")
-    print(f"  runs finished while watched   {finished} / {args.sessions}   (in {elapsed:.0f} s)")
-    for i, s in states.items():
-        if not (len(s) == 2 and all(word == "finished" for word, *_ in s)):
-            print(f"    session {i}: {s}")
-    print(f"  peak RSS                      {peak_rss / mib:.0f} MiB   (goal < 1,536 MiB)")
-    print(f"  health check latency          p50 {np.percentile(latency, 50) * 1000:.0f} ms, "
-          f"p99 {np.percentile(latency, 99) * 1000:.0f} ms, max {latency.max() * 1000:.0f} ms   (goal p99 < 1 s)")
-    slow = [(t - sampler.times[0], lat) for t, lat in zip(sampler.times, sampler.latency) if lat > 1.0]
-    if slow:
-        print("  health checks over 1 s (seconds since sampling began, latency): "
-              + ", ".join(f"{t:.1f}: {lat:.2f}" for t, lat in slow[:10]))
-    print(f"  RSS     before {before[0] / mib:.0f} MiB, peak {peak_rss / mib:.0f} MiB, {args.after:.0f} s after the "
-          f"tabs closed {after[0] / mib:.0f} MiB ({100 * (after[0] - before[0]) / before[0]:+.1f}%)")
-    print(f"  threads before {before[1]}, peak {peak_threads}, {args.after:.0f} s after {after[1]}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ chains run at once.
 
 import logging
 import math
+import os
 import secrets
 import threading
 import time
@@ -39,7 +40,23 @@ REPLAY_FRAMES = 200  # states kept for replay, spread evenly over the run
 TARGET_CALL_SECONDS = 0.1  # kernel call length at full speed: pause/stop act within about this
 # (each call needs the GIL a few times, and a busy server holds it: longer calls lose less; see bench/live_browser.py)
 ORPHAN_GRACE_SECONDS = 5.0  # a run with no session stops this long after its last session left
+RELOAD_SECONDS = 60.0  # ... and is forgotten this long after (a reloaded page finds it until then)
 RATE_WINDOW_SECONDS = 3.0  # sweeps/s and time left come from wall-clock progress over this window
+
+
+def _usable_cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# Kernel calls of all live chains of the process share this many slots (one per usable core). Chains
+# beyond that wait their turn between 0.1 s calls instead of all being runnable at once: with 16 chains
+# on 2 cores, the operating system otherwise preempted threads while they held the GIL and the web
+# server's event loop answered after seconds (bench/load_test.py). Throughput is the same: the cores
+# were already full.
+COMPUTE_SLOTS = threading.BoundedSemaphore(_usable_cpus())
 
 # Chain states
 READY, RUNNING, PAUSED, FINISHED, STOPPED, FAILED = "ready", "running", "paused", "finished", "stopped", "failed"
@@ -194,6 +211,15 @@ class LiveChain:
         self._replay_row[plan.replay_sweeps - 1] = np.arange(plan.replay_sweeps.size)
         self._stored = (self._kept_row >= 0) | (self._replay_row >= 0)
 
+    def discard(self):
+        """Free every buffer of a chain that has ended (its run was forgotten by the registry while no
+        session owned it); nothing may read the chain afterwards."""
+        with self._lock:
+            if self.state in LIVE_STATES:
+                raise RuntimeError("a live chain cannot be discarded; stop it first")
+            self.sampler = self.K = self.log_joint = self.kept = self.replay = self.sm_at_kept = None
+            self._labels = self._kept_row = self._replay_row = self._stored = None
+
     # ------------------------------------------------------------------ control (any thread)
     def start(self, paused=False):
         with self._lock:
@@ -277,7 +303,15 @@ class LiveChain:
                     self._wake.wait(0.25)  # wakes on resume / step / stop; checks the owner regularly
                     continue
                 started = time.perf_counter()
-                info = self.sampler.step(n, keep=self._keep_mask(n))
+                if not COMPUTE_SLOTS.acquire(timeout=0.1):
+                    if stepping:  # the step is still owed
+                        with self._lock:
+                            self._steps_requested += 1
+                    continue  # a stop, pause or the owner's absence is seen while waiting for a slot
+                try:
+                    info = self.sampler.step(n, keep=self._keep_mask(n))
+                finally:
+                    COMPUTE_SLOTS.release()
                 elapsed = time.perf_counter() - started
                 self._record(n, info)
                 self.kernel_seconds += info.seconds
@@ -354,6 +388,7 @@ class LiveRun:
     token: str = field(default_factory=lambda: secrets.token_urlsafe(12))
     created: float = field(default_factory=time.time)
     grace: float = ORPHAN_GRACE_SECONDS
+    discarded: bool = False  # its buffers were freed (forgotten by the registry): nothing to show
     _owners: set = field(default_factory=set)
     _orphaned_since: float = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -369,6 +404,12 @@ class LiveRun:
             self._owners.discard(owner_id)
             if not self._owners and self._orphaned_since is None:
                 self._orphaned_since = time.monotonic()
+
+    def orphaned_for(self):
+        """Seconds since the last owner released the run, or None while some session owns it."""
+        with self._lock:
+            since = self._orphaned_since
+        return None if since is None else time.monotonic() - since
 
     def orphan_reason(self):
         """Why the chains must stop (no session has owned the run for ``self.grace`` s), or None."""
@@ -405,6 +446,17 @@ class LiveRun:
     def join(self, timeout=None):
         for chain in self.chains.values():
             chain.join(timeout)
+
+    def discard(self):
+        """Free the buffers of every chain (the run has ended). A session that still refers to the run
+        sees ``discarded`` and must let it go: Streamlit keeps a closed tab's session, and with it this
+        object, for a while after the registry has forgotten the run."""
+        with self._lock:
+            if self._owners:  # a session came back in the meantime: it keeps the run
+                return
+            self.discarded = True
+        for chain in self.chains.values():
+            chain.discard()
 
     # -------------------------------------------------------------- reading
     @property
@@ -499,15 +551,21 @@ class RunRegistry:
 
     max_live_chains: chains that may run (or wait paused) at once, over all sessions;
     budget_bytes: memory of the runs kept for reload; finished runs beyond it, or older than
-    ttl_seconds, are forgotten (oldest first). Thread-safe.
+    ttl_seconds, are forgotten (oldest first); so is a finished run that no session has owned for
+    reload_seconds (a reload comes back within seconds; the session itself, should its browser
+    reconnect, still holds its run). A background thread forgets them even when nobody visits.
+    Thread-safe.
     """
 
-    def __init__(self, max_live_chains=24, budget_bytes=1024 * 2**20, ttl_seconds=2 * 3600):
+    def __init__(self, max_live_chains=24, budget_bytes=1024 * 2**20, ttl_seconds=2 * 3600,
+                 reload_seconds=RELOAD_SECONDS):
         self.max_live_chains = max_live_chains
         self.budget_bytes = budget_bytes
         self.ttl_seconds = ttl_seconds
+        self.reload_seconds = reload_seconds
         self._runs = OrderedDict()
         self._lock = threading.Lock()
+        self._janitor = None
 
     def live_chains(self):
         with self._lock:
@@ -522,6 +580,15 @@ class RunRegistry:
                                  f"{self.max_live_chains}). Try again in a minute, or stop a run in another tab.")
             self._runs[run.token] = run
             self._evict()
+            if self._janitor is None:
+                self._janitor = threading.Thread(target=self._sweep, daemon=True, name="pcrp-run-janitor")
+                self._janitor.start()
+
+    def _sweep(self):
+        while True:
+            time.sleep(min(10.0, self.reload_seconds / 4))
+            with self._lock:
+                self._evict()
 
     def get(self, token):
         with self._lock:
@@ -537,9 +604,13 @@ class RunRegistry:
             run = self._runs[token]
             if run.live:
                 continue
-            if total > self.budget_bytes or now - run.created > self.ttl_seconds:
+            orphaned = run.orphaned_for()
+            if total > self.budget_bytes or now - run.created > self.ttl_seconds or \
+                    (orphaned is not None and orphaned > self.reload_seconds):
                 total -= run.plan.bytes
                 del self._runs[token]
+                if orphaned is not None:  # no page shows it: free its memory now
+                    run.discard()
 
     def __len__(self):
         with self._lock:

@@ -188,6 +188,12 @@ def test_a_reloaded_page_finds_its_finished_run_by_the_token_in_the_address():
     assert "finished: 400 / 400 sweeps" in texts(again)
     stranger = explorer({"run": "not-a-token"})
     assert stranger.session_state["run"] is None if "run" in stranger.session_state else True
+    assert "no longer kept on this server" in texts(stranger)
+    # the registry forgot the run while every page was away: a session still holding it lets it go
+    run._owners.clear()
+    run.discard()
+    again.run()
+    assert again.session_state["run"] is None and "no longer kept on this server" in texts(again)
 
 
 def test_oracle_button_sets_crp_alpha_with_feedback():

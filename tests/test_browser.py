@@ -126,10 +126,15 @@ def test_explorer_streams_both_chains_on_one_projector_screen_and_handles_upload
     for i in range(6):
         box = charts.nth(i).bounding_box()
         assert box["y"] >= 0 and box["y"] + box["height"] <= 800, (i, box)
-    page.wait_for_timeout(1000)
+    page.mouse.move(640, 795)  # no tooltip over the page; the "Started ..." toast goes after 4 s
+    expect(page.locator('[data-testid="stToast"]')).to_have_count(0, timeout=15_000)
     page.screenshot(path=str(tmp_path / "explorer-1280x800.png"))
     if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
         page.screenshot(path=str(SCREENSHOT_DIR / "explorer-1280x800.png"))
+        page.set_viewport_size({"width": 1500, "height": 1000})  # the README's picture
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(SCREENSHOT_DIR / "explorer.png"))
+        page.set_viewport_size({"width": 1280, "height": 800})
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_text(re.compile("stopped because you pressed Stop")).first).to_be_visible(timeout=10_000)
 

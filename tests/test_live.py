@@ -211,3 +211,48 @@ def test_registry_forgets_the_oldest_finished_runs_beyond_its_budget(ds):
         reg.add(r)
     assert len(reg) == 2
     assert reg.get(runs[0].token) is None and reg.get(runs[-1].token) is runs[-1]
+
+
+def test_registry_forgets_a_finished_run_once_its_sessions_have_been_gone_for_reload_seconds(ds):
+    """Runs kept for a reload are dropped after reload_seconds without any new visit (before, they
+    stayed up to 2 hours and held the server's memory after every tab had closed)."""
+    reg = RunRegistry(reload_seconds=0.4)
+    kept, left = small_run(ds), small_run(ds)
+    owner, gone = SessionOwner(), SessionOwner()
+    owner.adopt(kept)
+    gone.adopt(left)
+    for r in (kept, left):
+        r.stop("finished")
+        reg.add(r)
+    gone.release_all()
+    assert reg.get(left.token) is left  # a reload within the time finds it
+    assert wait_until(lambda: len(reg) == 1, seconds=5)  # the background sweep, no visit needed
+    assert reg.get(kept.token) is kept and reg.get(left.token) is None
+    # its memory is freed even though the closed tab's session (kept a while by Streamlit) refers to it
+    assert left.discarded and all(c.kept is None and c.sampler is None for c in left.chains.values())
+    assert not kept.discarded and all(c.kept is not None for c in kept.chains.values())
+
+
+def test_chains_beyond_the_cores_wait_for_a_compute_slot_and_all_finish(ds, monkeypatch):
+    """With one compute slot, the run's four chains never sample at the same moment, and all finish."""
+    slots = live.threading.BoundedSemaphore(1)
+    monkeypatch.setattr(live, "COMPUTE_SLOTS", slots)
+    inside, overlaps = set(), [0]
+    real_step = live.Sampler.step
+
+    def step(self, *args, **kwargs):
+        if getattr(self, "_warm_up", False):  # the tiny compile check, outside any run
+            return real_step(self, *args, **kwargs)
+        inside.add(id(self))
+        overlaps[0] = max(overlaps[0], len(inside))
+        try:
+            return real_step(self, *args, **kwargs)
+        finally:
+            inside.discard(id(self))
+
+    monkeypatch.setattr(live.Sampler, "step", step)
+    r = small_run(ds, iters=3000, burn_in=100, thin=10, inits=("kmeans:10", "one"))
+    r.start()
+    assert wait_until(lambda: not r.live, seconds=60)
+    assert overlaps[0] == 1
+    assert all(s.sweeps_done == 3000 for s in r.snapshots().values())
