@@ -685,7 +685,7 @@ def now_csv(chain):
 
 
 if run is not None:
-    with guarded("the details"), render_slot():
+    with guarded("the details"):
         if run.running:
             st.caption("The posterior summary, cluster sizes, densities, digits and files appear here when the "
                        "run is paused or finished.")

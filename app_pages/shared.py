@@ -32,16 +32,17 @@ def session_owner():
     return SessionOwner()
 
 
-# Building a page's charts is pure Python and holds the GIL. When every session builds at once, the
-# server's event loop (which answers every browser and the health check) waits its turn behind all of
-# them; one session at a time keeps it answering within milliseconds, and redraws slow down evenly.
+# Building the live view's charts is pure Python and holds the GIL. When every session redraws at once,
+# the server's event loop (which answers every browser and the health check) waits its turn behind all
+# of them; one redraw at a time keeps it answering, and redraws slow down evenly. Only for short,
+# periodic work: a long computation (a posterior summary) must not hold the slot.
 _RENDER_SLOT = threading.Lock()
 RENDER_WAIT_SECONDS = 10.0  # never wait longer than this for the slot (then draw anyway)
 
 
 @contextmanager
 def render_slot():
-    """Hold the server's one drawing slot while a page builds its charts (see _RENDER_SLOT)."""
+    """Hold the server's one drawing slot while a live view builds its charts (see _RENDER_SLOT)."""
     acquired = _RENDER_SLOT.acquire(timeout=RENDER_WAIT_SECONDS)
     try:
         yield

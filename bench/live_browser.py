@@ -1,14 +1,18 @@
 """The live Explorer as a class sees it: measured in a real browser (Playwright + Debian chromium).
 
-    python bench/live_browser.py [--sweeps 100000] [--chains 1] [--data old-faithful] [--seconds 12]
+    python bench/live_browser.py [--sweeps 100000] [--chains 1] [--data old-faithful] [--n N] [--seconds 12]
+                                 [--low-priority-browser]
+
+Old Faithful runs 100,000 sweeps in about 10 s here, so use --seconds 5 for it, or a slower data set
+(e.g. --data sim2 --n 2000) for the full 12 s.
 
 One run prints, for the CRP vs pCRP comparison at 1280 x 800 with the sidebar collapsed:
 - redraws per second of the live view (changes of the status line, which the same redraw updates
   with the six charts) and the fraction of time the charts are drawn faded as "stale";
 - main-thread blocking in the browser per redraw (PerformanceObserver long tasks, > 50 ms each);
 - how long Pause and Stop take to show in the page after the click;
-- sweeps per second of each chain while watched, against the same two chains run in two threads
-  with nobody watching (the batch figure), and their ratio;
+- sweeps per second of each chain while watched, against the same chains run in their threads with
+  nobody watching (the batch figure, measured before and after the watched run), and their ratio;
 - whether the charts were ever re-created (Streamlit re-mounting an element) during the run.
 
 The machine is shared: run it when it is quiet, and read ratios rather than absolute times.
@@ -74,7 +78,15 @@ def start_server(port):
     raise RuntimeError("the Streamlit server did not start")
 
 
-def batch_rates(data_name, sweeps, chains):
+def data_query(data_name, n):
+    """The Explorer's address parameters for the data set (n: points of a simulation or the MNIST subset)."""
+    query = f"data={data_name}"
+    if n is not None:
+        query += f"&{'mnist_n' if data_name == 'mnist' else 'sim_n'}={n}"
+    return query
+
+
+def batch_rates(data_name, sweeps, chains, n=None):
     """Sweeps/s of the app's chains (``chains`` per prior, as the page starts them) run in their threads
     with nobody watching, for as long as the watched run is watched."""
     from pcrp import data
@@ -83,7 +95,7 @@ def batch_rates(data_name, sweeps, chains):
     from pcrp.sampler import warm_up
 
     warm_up()
-    ds = data.load(data_name)
+    ds = data.load(data_name, n=n)
     run = new_run(ds, {"CRP": CRP(1.0), "pCRP": PowerCRP(1.0, DEFAULT_R)}, resolve_niw(ds.X), iters=sweeps,
                   burn_in=sweeps // 4, thin=5, seed=0, inits=contrasting_starts("kmeans:10", chains))
     run.start()
@@ -125,13 +137,13 @@ def lower_browser_priority():
                 pass
 
 
-def watched(url, sweeps, seconds, chains, server_pid, low_priority_browser=False):
+def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browser=False):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.goto(f"{url}/?sweeps={sweeps}&burn_in={sweeps // 4}&pace=full+speed&chains={chains}")
+        page.goto(f"{url}/?{query}&sweeps={sweeps}&burn_in={sweeps // 4}&pace=full+speed&chains={chains}")
         page.get_by_role("button", name="Start").wait_for(timeout=60_000)
         page.locator('[data-testid="stSidebar"]').hover()
         page.get_by_label("Collapse sidebar").click()
@@ -184,21 +196,25 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sweeps", type=int, default=100_000, help="long enough not to finish while measured")
     parser.add_argument("--chains", type=int, default=1, help="chains per prior (the page's default is 2)")
-    parser.add_argument("--data", default="old-faithful")
+    parser.add_argument("--data", default="old-faithful", help="old-faithful, sim1, sim2, demo or mnist")
+    parser.add_argument("--n", type=int, default=None, help="points of a simulation or of the MNIST subset")
     parser.add_argument("--seconds", type=float, default=12.0, help="how long to watch before pressing Pause")
     parser.add_argument("--low-priority-browser", action="store_true",
                         help="run the browser at the lowest CPU priority, as if on the visitor's own machine")
     args = parser.parse_args()
-    batch = batch_rates(args.data, args.sweeps, args.chains)
+    batch_before = batch_rates(args.data, args.sweeps, args.chains, args.n)
     port = free_port()
     server = start_server(port)
     try:
-        seen = watched(f"http://127.0.0.1:{port}", args.sweeps, args.seconds, args.chains, server.pid,
+        seen = watched(f"http://127.0.0.1:{port}", data_query(args.data, args.n), args.sweeps, args.seconds, args.chains, server.pid,
                        low_priority_browser=args.low_priority_browser)
     finally:
         server.terminate()
         server.wait(10)
-    print(f"live Explorer, {args.data}, {args.chains} chain(s) per prior at full speed, 1280 x 800, watched for "
+    # unwatched before and after the watched run: the machine is shared, and its speed drifts
+    batch_after = batch_rates(args.data, args.sweeps, args.chains, args.n)
+    batch = {name: (batch_before[name] + batch_after[name]) / 2 for name in batch_before}
+    print(f"live Explorer, {args.data}" + (f" (N = {args.n})" if args.n else "") + f", {args.chains} chain(s) per prior at full speed, 1280 x 800, watched for "
           f"{seen['seconds']:.1f} s" + (", browser at the lowest CPU priority" if args.low_priority_browser else ""))
     print(f"  redraws per second          {seen['redraws_per_second']:.2f}   (target >= 2)")
     print(f"  stale (faded) fraction      {seen['stale_fraction']:.3f}")
@@ -211,8 +227,8 @@ def main():
         print(f"  {button:6s} shown after         {value:.2f} s   (target <= 0.5 s)")
     for name in ("CRP", "pCRP"):
         w, b = seen["rates"][name], batch[name]
-        print(f"  {name:5s} sweeps/s watched {w:9,.0f}  unwatched (same threads) {b:9,.0f}  ratio {w / b:.2f}"
-              "   (target >= 0.80)")
+        print(f"  {name:5s} sweeps/s watched {w:9,.0f}  unwatched (same threads) {b:9,.0f} (before "
+              f"{batch_before[name]:,.0f}, after {batch_after[name]:,.0f})  ratio {w / b:.2f}   (target >= 0.80)")
 
 
 if __name__ == "__main__":

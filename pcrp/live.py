@@ -553,8 +553,8 @@ class RunRegistry:
     budget_bytes: memory of the runs kept for reload; finished runs beyond it, or older than
     ttl_seconds, are forgotten (oldest first); so is a finished run that no session has owned for
     reload_seconds (a reload comes back within seconds; the session itself, should its browser
-    reconnect, still holds its run). A background thread forgets them even when nobody visits.
-    Thread-safe.
+    reconnect, still holds its run). A background thread forgets them even when nobody visits; it
+    ends when no run is left. Thread-safe.
     """
 
     def __init__(self, max_live_chains=24, budget_bytes=1024 * 2**20, ttl_seconds=2 * 3600,
@@ -589,6 +589,9 @@ class RunRegistry:
             time.sleep(min(10.0, self.reload_seconds / 4))
             with self._lock:
                 self._evict()
+                if not self._runs:  # nothing left to forget: the next add starts a new sweep
+                    self._janitor = None
+                    return
 
     def get(self, token):
         with self._lock:

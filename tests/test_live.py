@@ -231,6 +231,8 @@ def test_registry_forgets_a_finished_run_once_its_sessions_have_been_gone_for_re
     # its memory is freed even though the closed tab's session (kept a while by Streamlit) refers to it
     assert left.discarded and all(c.kept is None and c.sampler is None for c in left.chains.values())
     assert not kept.discarded and all(c.kept is not None for c in kept.chains.values())
+    owner.release_all()
+    assert wait_until(lambda: len(reg) == 0 and reg._janitor is None, seconds=5)  # no thread left behind
 
 
 def test_chains_beyond_the_cores_wait_for_a_compute_slot_and_all_finish(ds, monkeypatch):
