@@ -7,6 +7,7 @@ Settings live in st.session_state["explorer"] for the whole session and are mirr
 
 import io
 import json
+import re
 import time
 
 import numpy as np
@@ -224,6 +225,11 @@ def current_config():
             "niw_choice": {k: float(v) for k, v in niw_choice.items()}}
 
 
+def in_page_words(message):
+    """A library message in the words of this page's widgets (the library says iters and burn_in)."""
+    return re.sub(r"\biters\b", "sweeps", message).replace("burn_in", "burn-in")
+
+
 def start_run():
     """Build, register and start a run from the current settings; returns an error message or None."""
     if ds is None:
@@ -243,7 +249,7 @@ def start_run():
                           split_merge=S["split_merge"])
         registry().add(run)
     except (ModelError, SamplerError, ServerBusy) as err:
-        return str(err)
+        return in_page_words(str(err))
     old = state.get("run")
     if old is not None:
         old.stop("a new run was started")

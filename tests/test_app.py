@@ -115,7 +115,8 @@ def test_a_refused_start_then_a_good_one():
     at.number_input(key="w_burn_in").set_value(100).run()
     at.button(key="start").click().run()
     assert not at.exception, at.exception
-    assert any("must be smaller" in e.value for e in at.error)
+    # in the words of the page's widgets, not the library's parameter names
+    assert any(e.value == "burn-in (100) must be smaller than sweeps (100) so that draws are kept." for e in at.error)
     assert at.session_state["run"] is None if "run" in at.session_state else True
     fast(at)
     at.button(key="start").click().run()
