@@ -23,8 +23,9 @@ def cv_curves(cv, title):
                         row=1, col=col)
         fig.add_vline(x=cv.chosen_r, line=dict(color=PALETTE[3], dash="dash"), row=1, col=col)
         fig.update_xaxes(title_text="power r", row=1, col=col)
-    fig.update_layout(title=f"{title}: proposed r = {cv.chosen_r:.2f}", showlegend=False,
-                      **{**LAYOUT, "height": 340})
+    # the figure title sits above the panel titles instead of touching them
+    fig.update_layout(title=dict(text=f"{title}: proposed r = {cv.chosen_r:.2f}", y=0.98, yanchor="top"),
+                      showlegend=False, **{**LAYOUT, "height": 360, "margin": dict(l=50, r=10, t=90, b=40)})
     return fig
 
 
