@@ -3,7 +3,7 @@
     python bench/live_browser.py [--sweeps 100000] [--chains 1] [--data old-faithful] [--n N] [--seconds 12]
                                  [--low-priority-browser]
 
-Old Faithful runs 100,000 sweeps in about 10 s here, so use --seconds 5 for it, or a slower data set
+Old Faithful runs 100,000 sweeps in about 10 s here, so use --seconds 4 for it, or a slower data set
 (e.g. --data sim2 --n 2000) for the full 12 s.
 
 One run prints, for the CRP vs pCRP comparison at 1280 x 800 with the sidebar collapsed:
@@ -206,15 +206,16 @@ def main():
     port = free_port()
     server = start_server(port)
     try:
-        seen = watched(f"http://127.0.0.1:{port}", data_query(args.data, args.n), args.sweeps, args.seconds, args.chains, server.pid,
-                       low_priority_browser=args.low_priority_browser)
+        seen = watched(f"http://127.0.0.1:{port}", data_query(args.data, args.n), args.sweeps, args.seconds,
+                       args.chains, server.pid, low_priority_browser=args.low_priority_browser)
     finally:
         server.terminate()
         server.wait(10)
     # unwatched before and after the watched run: the machine is shared, and its speed drifts
     batch_after = batch_rates(args.data, args.sweeps, args.chains, args.n)
     batch = {name: (batch_before[name] + batch_after[name]) / 2 for name in batch_before}
-    print(f"live Explorer, {args.data}" + (f" (N = {args.n})" if args.n else "") + f", {args.chains} chain(s) per prior at full speed, 1280 x 800, watched for "
+    data_text = args.data + (f" (N = {args.n})" if args.n else "")
+    print(f"live Explorer, {data_text}, {args.chains} chain(s) per prior at full speed, 1280 x 800, watched for "
           f"{seen['seconds']:.1f} s" + (", browser at the lowest CPU priority" if args.low_priority_browser else ""))
     print(f"  redraws per second          {seen['redraws_per_second']:.2f}   (target >= 2)")
     print(f"  stale (faded) fraction      {seen['stale_fraction']:.3f}")

@@ -161,8 +161,9 @@ def main():
                 if slow:
                     print("  health checks over 1 s (seconds into the round, latency): "
                           + ", ".join(f"{t:.1f}: {lat:.2f}" for t, lat in slow[:10]))
+                change = 100 * (after[0] - before[0]) / before[0]
                 print(f"  RSS     before {before[0] / mib:.0f} MiB, peak {peak_rss / mib:.0f} MiB, {args.after:.0f} s "
-                      f"after the tabs closed {after[0] / mib:.0f} MiB ({100 * (after[0] - before[0]) / before[0]:+.1f}%)")
+                      f"after the tabs closed {after[0] / mib:.0f} MiB ({change:+.1f}%)")
                 print("  RSS after the tabs closed: "
                       + ", ".join(f"{t:.0f} s {rss / mib:.0f} MiB" for t, rss in timeline))
                 print(f"  threads before {before[1]}, peak {peak_threads}, {args.after:.0f} s after {after[1]}",

@@ -10,7 +10,9 @@ Lifetime. A run belongs to the sessions that :meth:`LiveRun.adopt` it (the app a
 every script run of the browser session that started or reloaded it). When the last owner
 releases it (the session disconnected: tab closed, reload, network lost), its chains stop
 after ``ORPHAN_GRACE_SECONDS`` unless an owner adopts it again first (a reconnect, or the
-reloaded page); paused chains too. Nothing depends on how often the page redraws.
+reloaded page); paused chains too. A finished run that no session has owned for ``RELOAD_SECONDS``
+is forgotten by the :class:`RunRegistry` and its buffers freed. Nothing depends on how often the page
+redraws. Kernel calls of all chains share ``COMPUTE_SLOTS``, one per core.
 
 Memory. :func:`plan_storage` fixes, before a run starts, every buffer it will hold: traces of K
 and of the log joint, the kept label draws (stored as :func:`pcrp.sampler.label_dtype`) and up
@@ -54,8 +56,8 @@ def _usable_cpus():
 # Kernel calls of all live chains of the process share this many slots (one per usable core). Chains
 # beyond that wait their turn between 0.1 s calls instead of all being runnable at once: with 16 chains
 # on 2 cores, the operating system otherwise preempted threads while they held the GIL and the web
-# server's event loop answered after seconds (bench/load_test.py). Throughput is the same: the cores
-# were already full.
+# server's event loop answered after seconds (bench/load_test.py). The cores bound the chains' total
+# speed either way; the slots only decide which chains use them.
 COMPUTE_SLOTS = threading.BoundedSemaphore(_usable_cpus())
 
 # Chain states
