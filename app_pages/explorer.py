@@ -2,7 +2,10 @@
 
 The page only arranges widgets and calls the library: runs are pcrp.live.LiveRun objects (threads,
 memory plan, lifetime), display summaries come from pcrp.live_view, figures from pcrp.plots.
-Settings live in st.session_state["explorer"] for the whole session and are mirrored in the URL.
+Settings live in st.session_state["explorer"] for the whole session and are mirrored in the URL; a run
+never is: it belongs to the browser that started it (app_pages.shared.browser_key), whose reload finds it
+again. Every string a visitor supplies (file and column names, cells, address values) goes through
+``inert`` before it reaches Markdown.
 """
 
 import io
@@ -14,7 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import guarded, registry, render_slot, session_owner
+from app_pages.shared import browser_key, guarded, inert, keep_browser_key, registry, render_slot, session_owner
 from pcrp import data, explorer_settings as es, live_view, plots
 from pcrp.density import mixture_density
 from pcrp.live import PAUSED, RELOAD_SECONDS, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
@@ -37,13 +40,10 @@ def settings():
         values.update(parsed)
         state.explorer = values
         state.explorer_url_problems = problems
-        token = st.query_params.get("run")
-        if token and state.get("run") is None:
-            run = registry().get(token)
-            if run is not None:
-                state.run = run
-            else:
-                state.explorer_missing_run = True
+        if "run" in st.query_params:  # an address of an older version: it grants nothing now
+            state.explorer_run_in_address = True
+        if state.get("run") is None:  # this browser's reload finds its own run, and only that
+            state.run = registry().latest_for(browser_key())
     return state.explorer
 
 
@@ -62,9 +62,6 @@ def remember(names):
         if "w_" + name in state:
             values[name] = state["w_" + name]
     query = es.to_query(values)
-    run = state.get("run")
-    if run is not None:
-        query["run"] = run.token
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
 
@@ -75,10 +72,13 @@ if state.get("run") is not None and state.run.discarded:  # this tab was away lo
     state.explorer_missing_run = True
 st.title("CRP vs pCRP, live")
 for problem in state.pop("explorer_url_problems", []):
-    st.warning(f"Ignored a setting in the address bar: {problem}.")
+    st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
+if state.pop("explorer_run_in_address", False):
+    st.info("Addresses no longer name runs: a run is shown only in the browser that started it. This page "
+            "starts with the settings of the address; press **Start** to run them.")
 if state.pop("explorer_missing_run", False):
-    st.info(f"The run named in the address is no longer kept on this server (a run is kept for "
-            f"{RELOAD_SECONDS:.0f} s after its page closes, so that a reload finds it). Press **Start** to run again.")
+    st.info(f"Your run is no longer kept on this server (a run is kept for {RELOAD_SECONDS:.0f} s after its "
+            "page closes, so that a reload finds it). Press **Start** to run again.")
 
 
 # ----------------------------------------------------------------------------- data
@@ -124,7 +124,7 @@ with st.sidebar:
             try:
                 table = data.read_csv_table(upload.getvalue())
             except data.DataError as err:
-                st.error(f"{upload.name}: {err}")
+                st.error(f"{inert(upload.name)}: {inert(err)}")
             if table is not None:
                 fid = upload.file_id  # fresh column widgets for every new file
                 guessed = data.guess_label_column(table)
@@ -134,22 +134,22 @@ with st.sidebar:
                                          help="Preselected when a column obviously holds class labels (integer "
                                               "codes or text with few values, named like class, label, species).")
                 if guessed is not None and label_col == guessed:
-                    st.caption(f"{guessed!r} looks like class labels: used for NMI / VI, not clustered.")
+                    st.caption(f"{inert(repr(guessed))} looks like class labels: used for NMI / VI, not clustered.")
                 label = None if label_col == "(none)" else label_col
                 usable, notes = data.default_columns(table, label)
                 cols = st.multiselect("Columns to cluster", [c for c in table.header if c != label],
                                       default=usable[: data.MAX_CLUSTER_COLUMNS], key=f"csv_columns_{fid}")
                 for note in notes:
-                    st.caption(f"Note: {note}")
+                    st.caption(f"Note: {inert(note)}")
                 standardise = st.checkbox("Standardise columns", True, key=f"csv_standardise_{fid}")
                 if st.button("Use this CSV", key="use_csv"):
                     try:
                         state.csv_dataset = data.dataset_from_table(
                             table, columns=cols, label_column=label, standardize_data=standardise, name=upload.name)
                         state.csv_key = ("csv", upload.name, fid, tuple(cols), label, standardise)
-                        st.toast(f"Using {upload.name}: {state.csv_dataset.n} rows.")
+                        st.toast(f"Using {inert(upload.name)}: {state.csv_dataset.n} rows.")
                     except data.DataError as err:
-                        st.error(f"{upload.name}: {err}")
+                        st.error(f"{inert(upload.name)}: {inert(err)}")
 
 if source == "csv":
     ds, ds_key = state.get("csv_dataset"), state.get("csv_key")
@@ -160,19 +160,19 @@ else:
             ds = builtin_dataset(S["data"], S["sim_n"], S["sim_seed"], tuple(S["digits"]), S["mnist_n"],
                                  S["embedding"], S["dims"])
     except data.DataError as err:
-        st.error(str(err))
+        st.error(inert(err))
 state.dataset = ds  # the Choose r page clusters the same data
 
 if ds is None:
     st.info("Upload a CSV file in the sidebar and press **Use this CSV** to begin." if source == "csv"
             else "Choose a data set in the sidebar to begin.")
 else:
-    st.caption(f"**Data:** {ds.description} N = {ds.n}, d = {ds.dim}"
+    st.caption(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}"
                f"{', standardised' if ds.standardized else ''}"
                f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}. Both chains see the same data, "
                "prior, seed and start; only the seating rule differs.")
     for note in ds.notes:
-        st.caption(f"Note: {note}")
+        st.caption(f"Note: {inert(note)}")
 
 # ----------------------------------------------------------------------------- model and run settings
 with st.sidebar:
@@ -215,6 +215,12 @@ with st.sidebar:
                          "start.")
     presentation = st.toggle("Large fonts (projector)", key="presentation")
     remember(("crp_alpha", "pcrp_alpha", "r", "sweeps", "burn_in", "thin", "seed", "split_merge", "start", "chains"))
+    with st.popover("Copy demo link", help="An address with these settings only: whoever opens it gets their own "
+                                           "page with these settings, never your run or your data."):
+        st.caption("These settings as an address (the copy button is at its right). It carries no run and no "
+                   "data" + (": an uploaded CSV must be uploaded again." if source == "csv" else "."))
+        st.code(es.demo_link(st.context.url, settings()), language=None, wrap_lines=True)
+    keep_browser_key()
 
 
 def current_config():
@@ -247,6 +253,7 @@ def start_run():
             run = new_run(ds, priors, niw, iters=S["sweeps"], burn_in=S["burn_in"], thin=S["thin"], seed=S["seed"],
                           inits=contrasting_starts(S["start"], S["chains"]), config=config,
                           split_merge=S["split_merge"])
+        run.browser = browser_key()
         registry().add(run)
     except (ModelError, SamplerError, ServerBusy) as err:
         return in_page_words(str(err))
@@ -332,7 +339,7 @@ def controls(run):
                        help="Sweeps per second while watching; it can change during a run.")
     remember(("pace",))
     if "start_error" in state:
-        st.error(state.pop("start_error"))
+        st.error(inert(state.pop("start_error")))
     if "toast_message" in state:
         st.toast(state.pop("toast_message"))
 
@@ -523,7 +530,7 @@ if run is not None:
     if "data" in changed and "NIW prior" in changed:
         changed.remove("NIW prior")  # its defaults follow the data
     if changed:
-        st.warning(f"Showing the previous run, on {run.dataset.description} N = {run.dataset.n}. Changed since it "
+        st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed since it "
                    f"started: {', '.join(changed)}. Press **Start** to run with the current settings.")
 live_panel()
 
@@ -609,7 +616,7 @@ def downloads(group, summary):
     c[0].download_button("chains (RESULT.npz)", lambda: summary.chains.npz_bytes(), f"{stem}_chains.npz",
                          key=f"dl-npz-{group}", on_click="ignore",
                          help="The command line's result format: pcrp.chains.ChainSet.load reads it.")
-    c[1].download_button("traces (NetCDF)", lambda: traces_netcdf(summary.chains), f"{stem}_traces.nc",
+    c[1].download_button("traces (NetCDF)", lambda: summary.chains.netcdf_bytes(), f"{stem}_traces.nc",
                          key=f"dl-nc-{group}", on_click="ignore",
                          help="K and the log joint as (chain, draw) in an xarray Dataset (ArviZ: "
                               "az.convert_to_inference_data(xr.open_dataset(...))).")
@@ -620,11 +627,6 @@ def downloads(group, summary):
                              on_click="ignore")
         c[1].download_button("similarity matrix (.npy)", lambda: npy_bytes(summary.psm), f"{stem}_similarity.npy",
                              key=f"dl-psm-{group}", on_click="ignore", help="(N, N) float32; numpy.load reads it.")
-
-
-def traces_netcdf(chain_set):
-    idata = chain_set.to_inference_data()
-    return idata.posterior[["K", "log_joint"]].to_netcdf()
 
 
 def npy_bytes(array):
@@ -708,4 +710,5 @@ with st.expander("How to read this"):
         "p(z|X) ∝ alpha^K ∏ ((N_k-1)!)^r ∏ m(X_k); the non-exchangeability of the pCRP is a property "
         "of the seating process as N grows (see *Rich get richer*).\n"
         f"- Each run stores at most {SESSION_BUDGET_BYTES // 2**20} MiB; a run stops a few seconds after its "
-        "page is closed. Reloading the page brings a finished run back (its id is in the address).")
+        "page is closed. Reloading the page brings your run back, in this browser only: the address holds "
+        "settings, never a run, so a projected or shared address shows nobody your run or your data.")

@@ -5,6 +5,8 @@ Not a page: app.py lists the pages explicitly.
 """
 
 import logging
+import re
+import secrets
 import threading
 from contextlib import contextmanager
 
@@ -32,6 +34,44 @@ def session_owner():
     return SessionOwner()
 
 
+# A run belongs to the browser that started it. The browser keeps a random key in a cookie (set by a
+# script in an invisible component on its first visit) and sends it with every new connection, so its own
+# reload finds its run again (RunRegistry.latest_for); an address carries nothing of a run, so another
+# visitor who opens a projected or bookmarked address gets a fresh page.
+BROWSER_COOKIE = "pcrp_browser"
+BROWSER_COOKIE_DAYS = 30
+_BROWSER_KEY = re.compile(r"[A-Za-z0-9_-]{32,64}")
+
+
+def browser_key():
+    """This browser's key: the value of its ``pcrp_browser`` cookie when it sent a well-formed one,
+    else a new random key for this session (which :func:`keep_browser_key` stores in the browser)."""
+    state = st.session_state
+    if "browser_key" not in state:
+        try:
+            cookie = st.context.cookies.get(BROWSER_COOKIE)
+        except Exception:  # no browser connection (a test harness): the session alone owns its runs
+            cookie = None
+        if isinstance(cookie, str) and _BROWSER_KEY.fullmatch(cookie):
+            state.browser_key, state.browser_key_stored = cookie, True
+        else:
+            state.browser_key, state.browser_key_stored = secrets.token_urlsafe(32), False
+    return state.browser_key
+
+
+def keep_browser_key():
+    """Store this session's browser key in the browser (SameSite=Strict cookie) when it did not come from
+    there: an invisible same-origin component sets it, so the next connection of this browser sends it."""
+    key = browser_key()
+    if st.session_state.get("browser_key_stored"):
+        return
+    import streamlit.components.v1 as components
+
+    max_age = BROWSER_COOKIE_DAYS * 86400
+    components.html(f"<script>window.parent.document.cookie = '{BROWSER_COOKIE}={key}; path=/; "
+                    f"max-age={max_age}; SameSite=Strict';</script>", height=0)
+
+
 # Building the live view's charts is pure Python and holds the GIL. When every session redraws at once,
 # the server's event loop (which answers every browser and the health check) waits its turn behind all
 # of them; one redraw at a time keeps it answering, and redraws slow down evenly. Only for short,
@@ -49,6 +89,29 @@ def render_slot():
     finally:
         if acquired:
             _RENDER_SLOT.release()
+
+
+_MARKDOWN_ACTIVE = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+# GFM's literal autolinks (http://..., www...., name@host.tld) are found in the text after escapes are
+# resolved, so escaping cannot stop them: an invisible word joiner (U+2060) breaks each pattern instead.
+_AUTOLINK_STARTS = re.compile(r"(://|(?i:www)(?=\.)|@)")
+WORD_JOINER = "\u2060"
+INERT_MAX_CHARS = 200
+
+
+def inert(text, max_chars=INERT_MAX_CHARS):
+    """``text`` (a column or file name, a cell, a query value, a message quoting one) made safe to put
+    inside Markdown: every ASCII punctuation character is backslash-escaped (CommonMark allows it for
+    all of them), so no link, image, emphasis, heading, list, ``:colour[...]`` directive, emoji short
+    code, ``$`` formula or bare-URL autolink can form; line breaks and other control characters become
+    spaces; over ``max_chars`` characters it is cut with an ellipsis. Streamlit renders no raw HTML in
+    Markdown (without unsafe_allow_html), and ``<`` is escaped anyway. Bare addresses stay unlinked: an
+    invisible word joiner follows every ``://``, ``www`` and ``@`` (see _AUTOLINK_STARTS)."""
+    text = "".join(" " if (ch < " " or ch == "\x7f") else ch for ch in str(text))
+    if len(text) > max_chars:
+        text = text[: max_chars - 1] + "…"
+    text = _AUTOLINK_STARTS.sub(lambda m: m.group(1) + WORD_JOINER, text)
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", text)
 
 
 @contextmanager

@@ -1,10 +1,11 @@
 """Several visitors at once: does every watched run finish, and does the server give back what it took?
 
     python bench/load_test.py [--sessions 8] [--sweeps 20000] [--chains 1] [--after 120] [--rounds 1]
+    python bench/load_test.py --defaults     # every tab presses Start on the bare address: the app's defaults
 
 Starts `streamlit run app.py`, opens --sessions browser tabs (separate sessions, Debian chromium),
 presses Start in each (CRP + pCRP on Old Faithful, --chains chains per prior, --sweeps sweeps at full
-speed; the server runs at most 24 chains at once and refuses a Start beyond that with a message) and
+speed; the server runs at most 32 chains at once and refuses a Start beyond that with a message) and
 watches them until every run has finished or stopped. Meanwhile it samples the server's resident
 memory and thread count, and the latency of the health check (/_stcore/health) every 0.2 s. Then it
 closes every tab and waits --after seconds. Printed per round: runs finished / started, the server's
@@ -75,7 +76,8 @@ def one_round(browser, url, sampler, args):
     pages = []
     for _ in range(args.sessions):
         page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-        page.goto(f"{url}/?sweeps={args.sweeps}&burn_in={args.sweeps // 4}&chains={args.chains}&pace=full+speed")
+        page.goto(f"{url}/" if args.defaults else
+                  f"{url}/?sweeps={args.sweeps}&burn_in={args.sweeps // 4}&chains={args.chains}&pace=full+speed")
         pages.append(page)
     for page in pages:
         page.get_by_role("button", name="Start").wait_for(timeout=120_000)
@@ -106,6 +108,9 @@ def main():
     parser.add_argument("--after", type=float, default=120.0, help="seconds to wait after closing the tabs")
     parser.add_argument("--rounds", type=int, default=1,
                         help="repeat the whole load this many times on the same server (a leak grows every round)")
+    parser.add_argument("--defaults", action="store_true",
+                        help="open the bare address: the Explorer's default data, sweeps, chains and pace "
+                             "(--sweeps and --chains are then ignored)")
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--local-browsers", action="store_true",
                         help="leave the browsers at normal priority (they then compete with the server for its cores)")
@@ -114,8 +119,15 @@ def main():
     url = f"http://127.0.0.1:{port}"
     server = start_server(port)
     mib = 2**20
-    print(f"{args.sessions} sessions x 2 priors x {args.chains} chain(s) on Old Faithful, {args.sweeps:,} sweeps "
-          "each, at full speed")
+    if args.defaults:
+        from pcrp.explorer_settings import defaults
+
+        d = defaults()
+        print(f"{args.sessions} sessions at the Explorer's defaults: 2 priors x {d['chains']} chain(s) on {d['data']}, "
+              f"{d['sweeps']:,} sweeps each at {d['pace']}")
+    else:
+        print(f"{args.sessions} sessions x 2 priors x {args.chains} chain(s) on Old Faithful, {args.sweeps:,} sweeps "
+              "each, at full speed")
     print("  browsers at " + ("normal priority (competing with the server)" if args.local_browsers else
                               "the lowest priority, as if on the visitors' own machines (--local-browsers: not)"))
     try:

@@ -286,7 +286,33 @@ class CsvTable:
         return len(self.cells)
 
 
+# Byte-order marks of the wide Unicode encodings, longest first (UTF-32 LE begins like UTF-16 LE). Excel's
+# "Unicode text" export is UTF-16 LE with a BOM; its NUL bytes are not binary content.
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32"), (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32"),
+              (b"\xff\xfe", "utf-16-le", "UTF-16"), (b"\xfe\xff", "utf-16-be", "UTF-16"))
+
+
+def _decode_wide(data, notes):
+    """The text of ``data`` when it starts with a UTF-16 / UTF-32 byte-order mark, else None."""
+    for bom, codec, name in _WIDE_BOMS:
+        if data.startswith(bom):
+            try:
+                text = data[len(bom):].decode(codec)
+            except UnicodeDecodeError as err:
+                raise DataError(f"The file starts with a {name} byte-order mark but byte {err.start + len(bom)} "
+                                f"is not valid {name}. Re-save it as CSV UTF-8 (or as Unicode text).") from None
+            if "\x00" in text:
+                raise DataError(f"The file is {name} text with NUL characters in it, which a CSV file never has. "
+                                "Export it from your spreadsheet as CSV UTF-8.")
+            notes.append(f"The file is {name} text (as Excel's 'Unicode text' export); it was decoded as such.")
+            return text
+    return None
+
+
 def _decode(data, notes):
+    wide = _decode_wide(data, notes)
+    if wide is not None:
+        return wide
     if b"\x00" in data[:65536]:
         raise DataError("The file looks binary (it contains NUL bytes), not a CSV text file. "
                         "Export it from your spreadsheet as CSV (comma-separated values).")

@@ -127,3 +127,13 @@ def to_query(values):
     base = defaults()
     return {s.name: s.format(values[s.name]) for s in SETTINGS
             if s.name in values and values[s.name] != base[s.name]}
+
+
+def demo_link(page_url, values):
+    """The address ``page_url`` (its query and fragment dropped) with ``values``' non-default settings as
+    its query: a demo link carries settings only, never a run or data. A relative '?...' when the page's
+    address is unknown."""
+    from urllib.parse import urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(page_url or "")
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(to_query(values)), "")) or "?"

@@ -378,7 +378,8 @@ class LiveRun:
     """One press of Start: named chains on the same data, settings and seed.
 
     dataset: the pcrp.data.Dataset the chains run on; config: every resolved setting (JSON-ready);
-    token: an unguessable id, so the page can find the run again after a reload.
+    token: an unguessable id, the run's name inside this server (never shown, never in an address);
+    browser: the key of the browser that started it (see :meth:`RunRegistry.latest_for`), or None.
     """
 
     chains: dict
@@ -388,6 +389,7 @@ class LiveRun:
     plan: StoragePlan
     groups: dict = field(default_factory=dict)  # prior name -> names of its chains (first: the one animated)
     token: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+    browser: str = None
     created: float = field(default_factory=time.time)
     grace: float = ORPHAN_GRACE_SECONDS
     discarded: bool = False  # its buffers were freed (forgotten by the registry): nothing to show
@@ -544,6 +546,12 @@ def new_run(dataset, priors, niw, *, iters, burn_in, thin, seed, inits=("kmeans:
     return run
 
 
+# Chains that may be live at once on the server: 8 visitors running the Explorer's default comparison (CRP and
+# pCRP, 2 chains each). They share COMPUTE_SLOTS, so more chains only slow each other; paced chains (the default
+# 100 sweeps/s) use a small part of a core each.
+MAX_LIVE_CHAINS = 8 * 2 * 2
+
+
 class ServerBusy(RuntimeError):
     """Too many chains run on this server at once; the message says what to do."""
 
@@ -559,7 +567,7 @@ class RunRegistry:
     ends when no run is left. Thread-safe.
     """
 
-    def __init__(self, max_live_chains=24, budget_bytes=1024 * 2**20, ttl_seconds=2 * 3600,
+    def __init__(self, max_live_chains=MAX_LIVE_CHAINS, budget_bytes=1024 * 2**20, ttl_seconds=2 * 3600,
                  reload_seconds=RELOAD_SECONDS):
         self.max_live_chains = max_live_chains
         self.budget_bytes = budget_bytes
@@ -601,6 +609,16 @@ class RunRegistry:
             if run is not None:
                 self._runs.move_to_end(run.token)
             return run
+
+    def latest_for(self, browser):
+        """The newest run that the browser with key ``browser`` started and this server still keeps, or
+        None: how that browser's reload finds its run again. The key is a per-browser secret that never
+        appears in an address, so a projected or bookmarked address grants nothing."""
+        if not browser:
+            return None
+        with self._lock:
+            runs = [run for run in self._runs.values() if run.browser == browser and not run.discarded]
+            return max(runs, key=lambda run: run.created, default=None)
 
     def _evict(self):
         now = time.time()

@@ -176,20 +176,35 @@ def test_settings_come_from_the_address_and_bad_values_are_refused():
     assert "sweeps" not in at.query_params  # defaults are left out of the address
 
 
-def test_a_reloaded_page_finds_its_finished_run_by_the_token_in_the_address():
+def reloaded_in_the_same_browser(at):
+    """A new session of the browser of ``at``: it sends its browser key (the pcrp_browser cookie, which
+    AppTest cannot send, so the key is put where the page keeps what the cookie said)."""
+    again = AppTest.from_file("../app_pages/explorer.py", default_timeout=TIMEOUT)
+    again.session_state["browser_key"] = at.session_state["browser_key"]
+    again.session_state["browser_key_stored"] = True
+    again.run()
+    assert not again.exception, again.exception
+    return again
+
+
+def test_a_run_belongs_to_its_browser_and_the_address_carries_none_of_it():
     at = fast(explorer())
     at.button(key="start").click().run()
     run = at.session_state["run"]
     wait_for(lambda: not run.live)
     at.run()
-    token = at.query_params["run"]
-    assert token == run.token
-    again = explorer({"run": token})  # a new session, as after a reload
+    address = dict(at.query_params)
+    assert run.token not in json.dumps(address) and "run" not in address
+    assert run.browser == at.session_state["browser_key"]
+    # another visitor opens the projected address, even with the run's id added: a fresh page
+    stranger = explorer({**address, "run": run.token})
+    assert "run" not in stranger.session_state or stranger.session_state["run"] is None
+    assert "Addresses no longer name runs" in texts(stranger) and "400 / 400 sweeps" not in texts(stranger)
+    assert not stranger.button(key="stop").value and stranger.button(key="reset").disabled
+    # the owner's reload finds the run again
+    again = reloaded_in_the_same_browser(at)
     assert again.session_state["run"] is run
     assert "finished: 400 / 400 sweeps" in texts(again)
-    stranger = explorer({"run": "not-a-token"})
-    assert stranger.session_state["run"] is None if "run" in stranger.session_state else True
-    assert "no longer kept on this server" in texts(stranger)
     # the registry forgot the run while every page was away: a session still holding it lets it go
     run._owners.clear()
     run.discard()
@@ -440,3 +455,49 @@ def test_an_obvious_label_column_is_preselected_and_not_clustered():
     at.button(key="use_csv").click().run()
     ds = at.session_state["dataset"]
     assert ds.columns == ["length", "width"] and ds.true_k == 3
+
+
+HOSTILE_HEADER = ["![t](http://198.51.100.7/t.png)", "[Click to re-login](http://198.51.100.7/login)",
+                  "<img src=http://198.51.100.7/i.png>", ":red[alert] $x^2$ www.example.org"]
+
+
+def markdown_texts(at):
+    """Every element whose text Streamlit renders as Markdown."""
+    return [e.value for e in list(at.markdown) + list(at.caption) + list(at.warning) + list(at.error)
+            + list(at.info) + list(at.toast) + list(at.success)]
+
+
+def assert_inert(at):
+    """No link, image, tag, colour directive or formula can form from the visitor's strings."""
+    import re
+
+    for text in markdown_texts(at):
+        assert not re.search(r"(?<!\\)\]\(", text), text  # [text](url) or ![alt](url)
+        assert not re.search(r"(?<!\\)<img", text) and not re.search(r"(?<!\\):red\[alert", text), text
+        assert not re.search(r"(?<!\\)\$x", text) and "www.example" not in text, text
+
+
+def test_a_hostile_header_and_file_name_are_shown_as_literal_text():
+    at = explorer({"data": "csv"})
+    rows = "\n".join(f"{i % 4},{(i * 3) % 7},{i % 5 * 0.5},{(i * 5) % 11},{'ab'[i % 2]}" for i in range(40))
+    header = ",".join(HOSTILE_HEADER) + ",species"
+    name = "[re-login](http://198.51.100.7/x) ![i](http://198.51.100.7/i.png).csv"
+    at.file_uploader(key="upload").set_value((name, f"{header}\n{rows}".encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    assert_inert(at)
+    at.button(key="use_csv").click().run()
+    assert at.session_state["dataset"].columns == HOSTILE_HEADER
+    assert any(r"\[re\-login\]\(http\:" in text for text in markdown_texts(at))  # shown, escaped
+    assert_inert(at)
+    at = fast(at)
+    at.button(key="start").click().run()
+    wait_for(lambda: not at.session_state["run"].live)
+    at.run()
+    assert_inert(at)
+    at.number_input(key="w_seed").set_value(1).run()  # the "previous run" warning names the data
+    assert any("Showing the previous run" in w.value for w in at.warning)
+    assert_inert(at)
+    # a bad file with a hostile name: the error names it literally
+    at.file_uploader(key="upload").set_value(("[x](http://198.51.100.7/).csv", b"a,b\n1,2\n3\n", "text/csv")).run()
+    assert any("Row 3 has 1 fields" in e.value for e in at.error)
+    assert_inert(at)

@@ -249,3 +249,65 @@ def test_several_sessions_each_finish_their_run_and_the_server_gives_back_memory
     # threads: the web server keeps an idle worker pool (AnyIO, pruned lazily, at most 40); nothing else stays
     assert server.num_threads() <= threads_before + 40
     assert server.memory_info().rss <= 1.25 * rss_before + 50 * 2**20
+
+
+HOSTILE_COLUMNS = ["secret_column_A7", "![t](http://198.51.100.7/t.png)",
+                   "[Click to re-login](http://198.51.100.7/login)", "<img src=http://198.51.100.7/i.png>"]
+
+
+def test_a_run_is_private_to_its_browser_and_a_hostile_header_stays_text(server, browser, tmp_path):
+    """Visitor A uploads a CSV whose header is Markdown, HTML and a link, and starts a run; visitor B (a
+    separate browser context: its own cookies) opens A's address. B sees nothing of A's run or data and
+    what B presses leaves A's run going; A's reload finds the run again; no browser fetches the header's
+    addresses."""
+    requests = []
+    a = browser.new_context(viewport={"width": 1280, "height": 800})
+    a.on("request", lambda request: requests.append(request.url))
+    pa = a.new_page()
+    pa.goto(server + "/?data=csv&sweeps=100000&pace=10+sweeps%2Fs")
+    upload = tmp_path / "hostile.csv"
+    rows = "\n".join(f"{i % 5},{(i * 7) % 9},{(i * 3) % 4},{i % 2}" for i in range(40))
+    upload.write_text('"' + '","'.join(HOSTILE_COLUMNS) + '"\n' + rows + "\n")
+    pa.locator('input[type="file"]').set_input_files(str(upload), timeout=60_000)
+    pa.get_by_role("button", name="Use this CSV").click()
+    caption = pa.get_by_text(re.compile(r"CSV data: 40 rows, columns secret_column_A7"))
+    expect(caption).to_be_visible(timeout=30_000)
+    for name in HOSTILE_COLUMNS:  # the names as typed, literally (less the invisible joiners that keep
+        assert name in caption.inner_text().replace("\u2060", "")  # bare addresses from becoming links)
+    assert pa.locator("a[href*='198.51.100.7'], img[src*='198.51.100.7']").count() == 0
+    pa.get_by_role("button", name="Start").click()
+    expect(pa.get_by_text(re.compile(r"CRP running: [\d,]+ / 100,000 sweeps")).first).to_be_visible(timeout=90_000)
+    address = pa.url
+    assert "run=" not in address
+
+    b = browser.new_context(viewport={"width": 1280, "height": 800})
+    pb = b.new_page()
+    pb.goto(address)
+    expect(pb.get_by_text("CRP vs pCRP, live")).to_be_visible(timeout=60_000)
+    expect(pb.get_by_text(re.compile("Upload a CSV file in the sidebar"))).to_be_visible(timeout=30_000)
+    page_text = pb.locator("body").inner_text()
+    assert "secret_column_A7" not in page_text and "/ 100,000 sweeps" not in page_text
+    for name in ("Pause", "Stop", "Reset"):
+        expect(pb.get_by_role("button", name=name)).to_be_disabled()
+    pb.goto(address + "&run=anything")  # an old-style run address: refused, nothing shown
+    expect(pb.get_by_text(re.compile("Addresses no longer name runs"))).to_be_visible(timeout=30_000)
+    pb.goto(server + "/?sweeps=200&burn_in=50&pace=full+speed")  # B runs something of its own, then resets it
+    pb.get_by_role("button", name="Start").click(timeout=60_000)
+    expect(pb.get_by_text(re.compile("finished: 200 / 200")).first).to_be_visible(timeout=90_000)
+    pb.get_by_role("button", name="Reset").click()
+    before = sweeps_done(pa)
+    pa.wait_for_timeout(2500)
+    after = sweeps_done(pa)
+    assert len(after) == 2 and all(y > x for x, y in zip(before, after)), (before, after)  # A's run goes on
+    assert "stopped" not in " ".join(pa.get_by_text(re.compile("/ 100,000 sweeps")).all_inner_texts())
+
+    pa.screenshot(path=str(tmp_path / "owner-before-reload.png"))
+    pb.screenshot(path=str(tmp_path / "other-visitor.png"))
+    pa.reload()  # A's reload: the same browser, its own run
+    expect(pa.get_by_text(re.compile(r"CRP running: [\d,]+ / 100,000 sweeps")).first).to_be_visible(timeout=60_000)
+    assert min(sweeps_done(pa)) >= min(after)
+    pa.get_by_role("button", name="Stop").click()
+    expect(pa.get_by_text(re.compile("stopped because you pressed Stop")).first).to_be_visible(timeout=10_000)
+    assert not [url for url in requests if "198.51.100.7" in url], requests
+    a.close()
+    b.close()

@@ -472,12 +472,17 @@ def test_spread_below_the_smallest_subnormal_is_refused():
 @given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=30).filter(lambda v: len(set(v)) > 1),
        st.integers(-1000, 1000))
 @example(values=[0.0, 0.0, 2.225073858507e-311], power=10)  # subnormal input: Z exact, scale not comparable
+@example(values=[0.0, 5e-324], power=0)  # a spread too small to standardise: refused with a message
 def test_standardize_is_exactly_scale_invariant_for_powers_of_two(values, power):
     X = np.array(values)[:, None]
     scaled = np.ldexp(X, power)
     if not np.array_equal(np.ldexp(scaled, -power), X):
         return  # overflow, or bits lost below the normal range: the scaled data are other numbers
-    Z, center, scale = data.standardize(X, ["x"])
+    try:
+        Z, center, scale = data.standardize(X, ["x"])
+    except DataError as err:  # a spread among the smallest subnormals is refused by design (test further up)
+        assert "cannot be standardised" in str(err) and np.ptp(X) < 1e-300
+        return
     Zs, center_s, scale_s = data.standardize(scaled, ["x"])
     assert np.array_equal(Z, Zs)
     # centre and scale are the same unit-range numbers moved by 2**power: exact unless one of them is
@@ -573,3 +578,19 @@ def test_load_csv_path_options(tmp_path):
     assert ds.columns == ["y"] and ds.true_k == 2 and ds.name == "d"
     with pytest.raises(DataError, match=f"{path.name} has a fixed number of rows"):
         data.load(str(path), n=3)
+
+
+@pytest.mark.parametrize("encoding, bom", [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
+                                           ("utf-32-le", b"\xff\xfe\x00\x00"), ("utf-32-be", b"\x00\x00\xfe\xff")])
+def test_utf16_and_utf32_with_a_byte_order_mark_are_decoded_not_refused_as_binary(encoding, bom):
+    # Excel's "Unicode text" export: UTF-16 LE with a BOM, tab-separated; the NUL bytes are not binary content
+    text = GOOD.decode().replace(",", "\t").replace("x\t", "größe\t", 1)
+    ds = load_csv(bom + text.encode(encoding), label_column="label")
+    assert ds.columns == ["größe", "y"]
+    np.testing.assert_allclose(ds.X[:, 1], load_csv(GOOD, label_column="label").X[:, 1])
+    assert any(("UTF-16" if "16" in encoding else "UTF-32") in note for note in ds.notes)
+
+
+def test_a_wide_byte_order_mark_with_broken_text_is_named():
+    with pytest.raises(DataError, match="UTF-16 byte-order mark but byte 6 is not valid UTF-16"):
+        read_csv_table(b"\xff\xfe" + "a,".encode("utf-16-le") + b"\x00\xdc")  # a lone low surrogate

@@ -258,3 +258,36 @@ def test_chains_beyond_the_cores_wait_for_a_compute_slot_and_all_finish(ds, monk
     assert wait_until(lambda: not r.live, seconds=60)
     assert overlaps[0] == 1
     assert all(s.sweeps_done == 3000 for s in r.snapshots().values())
+
+
+NO_PLAN = type("Plan", (), {"bytes": 0})()  # runs whose chains are stand-ins: nothing stored
+
+
+def test_eight_visitors_fit_the_server_at_the_explorers_defaults():
+    """8 visitors pressing Start at the Explorer's defaults (CRP + pCRP, `chains` each) must all be accepted,
+    and a ninth refused with a message; the default registry's cap is what the page uses."""
+    from pcrp.explorer_settings import defaults
+
+    chains = defaults()["chains"]
+    registry = RunRegistry()
+    fake_chain = type("C", (), {"state": live.RUNNING})
+    for visitor in range(8):
+        run = live.LiveRun(chains={f"{p}{c}": fake_chain() for p in ("crp", "pcrp") for c in range(chains)},
+                           dataset=None, niw=None, config={}, plan=NO_PLAN)
+        registry.add(run)
+    with pytest.raises(ServerBusy, match="already running"):
+        registry.add(live.LiveRun(chains={f"x{c}": fake_chain() for c in range(2 * chains)}, dataset=None,
+                                  niw=None, config={}, plan=NO_PLAN))
+
+
+def test_a_run_is_found_again_only_by_the_browser_that_started_it():
+    registry = RunRegistry()
+    done = type("C", (), {"state": live.FINISHED})
+    mine = live.LiveRun(chains={"a": done()}, dataset=None, niw=None, config={}, plan=NO_PLAN, browser="k" * 43)
+    registry.add(mine)
+    assert registry.latest_for("k" * 43) is mine
+    assert registry.latest_for("j" * 43) is None and registry.latest_for(None) is None
+    assert registry.latest_for("") is None
+    newer = live.LiveRun(chains={"a": done()}, dataset=None, niw=None, config={}, plan=NO_PLAN, browser="k" * 43)
+    registry.add(newer)
+    assert registry.latest_for("k" * 43) is newer

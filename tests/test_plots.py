@@ -22,3 +22,18 @@ def test_figure_titles_sit_above_the_panel_titles():
         assert fig.layout.title.yanchor == "top" and fig.layout.title.y >= 0.95
         assert fig.layout.margin.t >= 80
         assert all(a.y == 1.0 for a in fig.layout.annotations)  # the panel titles
+
+
+def test_column_names_from_a_csv_reach_plotly_as_literal_text():
+    """Plotly turns <a href=...> in a title into a live link and <br> into a line break: names that come
+    from the data are written with entities, which Plotly shows as the characters themselves."""
+    from pcrp.plots.style import plain_text
+
+    hostile = ['<a href="http://198.51.100.7/">re-login</a>', "x & <b>y</b>"]
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    labels = np.arange(30) % 3
+    for fig in (plots.point_estimate_scatter(X, labels, np.ones(30), hostile, "t"),
+                plots.cluster_scatter(X, labels, hostile, "t")):
+        assert fig.layout.xaxis.title.text == '&lt;a href="http://198.51.100.7/"&gt;re-login&lt;/a&gt;'
+        assert fig.layout.yaxis.title.text == "x &amp; &lt;b&gt;y&lt;/b&gt;"
+    assert plain_text("a\n<br>b") == "a &lt;br&gt;b"

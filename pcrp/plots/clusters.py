@@ -3,7 +3,7 @@
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import LAYOUT, PALETTE, cluster_colours, side_by_side
+from .style import LAYOUT, PALETTE, cluster_colours, plain_text, side_by_side
 
 
 def cluster_scatter(X, labels, columns, title, jitter_seed=0):
@@ -14,11 +14,11 @@ def cluster_scatter(X, labels, columns, title, jitter_seed=0):
         y = np.random.default_rng(jitter_seed).uniform(-1, 1, X.shape[0])
         fig = go.Figure(go.Scatter(x=X[:, 0], y=y, mode="markers", marker=dict(color=colours, size=5)))
         fig.update_yaxes(visible=False)
-        fig.update_layout(xaxis_title=columns[0])
+        fig.update_layout(xaxis_title=plain_text(columns[0]))
     else:
         fig = go.Figure(go.Scattergl(x=X[:, 0], y=X[:, 1], mode="markers",
                                      marker=dict(color=colours, size=5)))
-        fig.update_layout(xaxis_title=columns[0], yaxis_title=columns[1])
+        fig.update_layout(xaxis_title=plain_text(columns[0]), yaxis_title=plain_text(columns[1]))
     fig.update_layout(title=title, showlegend=False, **LAYOUT)
     return fig
 
@@ -63,8 +63,8 @@ def scatter_side_by_side(X, labels, columns, title):
     for col, z in enumerate(labels.values(), start=1):
         colours, _ = cluster_colours(z)
         fig.add_scattergl(x=X[:, 0], y=X[:, 1], mode="markers", marker=dict(color=colours, size=4), row=1, col=col)
-        fig.update_xaxes(title_text=columns[0], row=1, col=col)
-    fig.update_yaxes(title_text=columns[1], row=1, col=1)
+        fig.update_xaxes(title_text=plain_text(columns[0]), row=1, col=col)
+    fig.update_yaxes(title_text=plain_text(columns[1]), row=1, col=1)
     return fig
 
 

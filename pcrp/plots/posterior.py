@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from ..partition import similarity_order
 from .clusters import cluster_scatter
-from .style import LAYOUT, PALETTE, cluster_colours
+from .style import LAYOUT, PALETTE, cluster_colours, plain_text
 
 
 def _component_colours(labels, n_components):
@@ -25,7 +25,7 @@ def posterior_density(panel, labels, columns, title):
     weighted components dashed: 1-D with the pointwise credible band and a histogram of the data;
     2-D as contours over the points coloured by the point estimate ``labels`` (N,)."""
     colours = _component_colours(labels, panel.components.shape[0])
-    names = [columns[a] for a in panel.axes] if columns else [f"x{a + 1}" for a in panel.axes]
+    names = [plain_text(columns[a]) for a in panel.axes] if columns else [f"x{a + 1}" for a in panel.axes]
     dens = panel.density
     if panel.dim == 1:
         x = panel.X[:, 0]

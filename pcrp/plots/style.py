@@ -1,10 +1,19 @@
 """Shared look of every figure: palette, layout defaults, cluster colours, side-by-side panels."""
 
+import html
+
 import numpy as np
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
 LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=10, t=40, b=40), height=300)
+
+
+def plain_text(text):
+    """A name that comes from the data (a column of an uploaded CSV) as Plotly shows it literally: Plotly
+    reads tags such as <a href>, <b> and <br> and HTML entities in titles and hover text, so ``<``, ``>``
+    and ``&`` are written as entities (which it shows as the characters); whitespace runs become one space."""
+    return html.escape(" ".join(str(text).split()), quote=False)
 
 
 def cluster_colours(labels):
