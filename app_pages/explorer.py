@@ -215,10 +215,10 @@ with st.sidebar:
                          "start.")
     presentation = st.toggle("Large fonts (projector)", key="presentation")
     remember(("crp_alpha", "pcrp_alpha", "r", "sweeps", "burn_in", "thin", "seed", "split_merge", "start", "chains"))
-    with st.popover("Copy demo link", help="An address with these settings only: whoever opens it gets their own "
-                                           "page with these settings, never your run or your data."):
-        st.caption("These settings as an address (the copy button is at its right). It carries no run and no "
-                   "data" + (": an uploaded CSV must be uploaded again." if source == "csv" else "."))
+    with st.popover("Copy demo link"):
+        st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
+                   "their own with these settings, never your run or your data"
+                   + (": an uploaded CSV must be uploaded again." if source == "csv" else "."))
         st.code(es.demo_link(st.context.url, settings()), language=None, wrap_lines=True)
     keep_browser_key()
 

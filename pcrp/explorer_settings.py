@@ -136,4 +136,5 @@ def demo_link(page_url, values):
     from urllib.parse import urlencode, urlsplit, urlunsplit
 
     parts = urlsplit(page_url or "")
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(to_query(values)), "")) or "?"
+    path = parts.path or ("/" if parts.netloc else "")
+    return urlunsplit((parts.scheme, parts.netloc, path, urlencode(to_query(values)), "")) or "?"

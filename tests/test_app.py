@@ -501,3 +501,16 @@ def test_a_hostile_header_and_file_name_are_shown_as_literal_text():
     at.file_uploader(key="upload").set_value(("[x](http://198.51.100.7/).csv", b"a,b\n1,2\n3\n", "text/csv")).run()
     assert any("Row 3 has 1 fields" in e.value for e in at.error)
     assert_inert(at)
+
+
+def test_the_demo_link_carries_the_settings_and_nothing_of_the_run():
+    from pcrp import explorer_settings as es
+
+    values = {**es.defaults(), "data": "sim1", "r": 1.3, "pace": "full speed"}
+    assert es.demo_link("http://host:8501", values) == "http://host:8501/?data=sim1&r=1.3&pace=full+speed"
+    assert es.demo_link("https://host/app/?run=abc#x", values).startswith("https://host/app/?data=sim1&")
+    assert "run" not in es.demo_link("https://host/app/?run=abc#x", values)
+    at = fast(explorer({"data": "sim1", "r": "1.3"}))
+    at.button(key="start").click().run()
+    shown = " ".join(c.value for c in at.code)
+    assert "data=sim1" in shown and "r=1.3" in shown and at.session_state["run"].token not in shown
