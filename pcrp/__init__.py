@@ -3,11 +3,6 @@
 Library only: nothing here imports streamlit.
 """
 
-from .chains import ChainSet, run_chains
-from .model import CRP, NIW, PowerCRP, default_niw, make_prior, resolve_niw
-from .partition import point_estimate, similarity_matrix
-from .sampler import Chain, Sampler, run
-
 __version__ = "0.1.0"
 
 __all__ = [
@@ -17,10 +12,28 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    # the estimator imports scikit-learn (seconds): only when asked for
-    if name == "PCRPMixture":
-        from .estimator import PCRPMixture
+# Where each name lives. They are imported when first asked for (PEP 562), not with the package: numba, scipy
+# and scikit-learn take seconds, and `pcrp` on the command line imports this package before its own
+# KeyboardInterrupt handler can run (a Ctrl-C during start-up would be a traceback).
+_LAZY = {
+    "ChainSet": "chains", "run_chains": "chains",
+    "CRP": "model", "NIW": "model", "PowerCRP": "model", "default_niw": "model", "make_prior": "model",
+    "resolve_niw": "model",
+    "point_estimate": "partition", "similarity_matrix": "partition",
+    "Chain": "sampler", "Sampler": "sampler", "run": "sampler",
+    "PCRPMixture": "estimator",
+}
 
-        return PCRPMixture
+
+def __getattr__(name):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'pcrp' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

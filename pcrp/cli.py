@@ -11,7 +11,13 @@
     pcrp path DATA [data, --alpha and NIW options as for run] [--from-labels FILE] [--chains C] [--iters T]
              [--burn-in B] [--thin S] [--seed SEED] --out path.json
 
-Errors exit with status 2 and one line on stderr, never a traceback.
+Errors exit with status 2 and one line on stderr, never a traceback; Ctrl-C at any point prints
+"pcrp: interrupted." and exits with status 130. Every file is written whole or not at all
+(:func:`pcrp.files.atomic_write`): an earlier file survives a full disk.
+
+Only the standard library is imported with this module: the library (numpy, numba, scipy, ...: seconds) is
+imported inside :func:`main`'s handlers, so that Ctrl-C during start-up is one line too. (The package's
+``__init__`` imports nothing heavy either, for the same reason.)
 """
 
 import argparse
@@ -20,18 +26,6 @@ import os
 import sys
 import warnings
 from pathlib import Path
-
-import numpy as np
-
-from . import data as data_mod
-from .chains import DEFAULT_INITS, data_description, resolve_inits, run_chains
-from .cv import DEFAULT_GRID, CVError, check_cv_settings, cross_validate
-from .model import DEFAULT_R, ModelError, PowerCRP, make_prior, resolve_niw
-from .partition import LOSSES, point_estimate, similarity_matrix
-from .path import PathError
-from .reproduce import EXPERIMENTS
-from .sampler import SamplerError, check_memory, check_schedule, check_seed, parse_init, start_clusters
-from .summary import rhat_warnings
 
 # Four chains: R-hat needs two or more, and four from different starts (DEFAULT_INITS cycled) is the
 # usual check (Vehtari et al. 2021) that the result does not depend on the start.
@@ -98,6 +92,8 @@ def _add_parallel_options(p):
 
 
 def _add_data_options(p):
+    from . import data as data_mod
+
     p.add_argument("data", metavar="DATA",
                    help="a CSV file (header row, numeric columns) or a built-in data set: "
                         + ", ".join(data_mod.BUILTIN_NAMES))
@@ -118,6 +114,12 @@ def _add_data_options(p):
 
 
 def build_parser():
+    from .chains import DEFAULT_INITS
+    from .cv import DEFAULT_GRID
+    from .model import DEFAULT_R
+    from .partition import LOSSES
+    from .reproduce import EXPERIMENTS
+
     parser = _Parser(prog="pcrp", description="Powered Chinese restaurant process mixtures.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser(
@@ -221,6 +223,9 @@ _DATA_OPTIONS = {
 
 
 def load_data(args):
+    from . import data as data_mod
+    from .sampler import check_seed
+
     for option, (attr, users) in _DATA_OPTIONS.items():
         if getattr(args, attr) is not None and args.data not in users:
             raise CliError(f"{option} applies only to the built-in data set{'s' if len(users) > 1 else ''} "
@@ -248,21 +253,40 @@ def niw_overrides(args):
 
 
 def niw_from_args(args, X):
+    from .model import resolve_niw
+
     return resolve_niw(X, **niw_overrides(args))
 
 
-def output_file(text, option, suffix):
-    """The absolute path an output option names, checked before any work: not empty, not a folder, in a
-    folder that exists; ``suffix`` is added when missing (as numpy does for .npz)."""
+def _refuse_special_target(path, shown, option, suffix):
+    """CliError when ``path`` is in /dev or names a device, a named pipe or a socket (folders are refused with
+    their own message): results go to regular files only, replaced whole once complete. ``suffix`` None: an
+    output folder."""
+    from .files import output_problem
+
+    problem = output_problem(path)
+    if problem and not problem.startswith("is a folder"):
+        raise CliError(f"{option} {shown} {problem}: results are written only to regular files (each replaced "
+                       "whole once complete, which a device or a pipe cannot be); "
+                       + (f"give a folder of yours, such as {Path.cwd() / 'reproduce-output'}." if suffix is None else
+                          f"give a file name in a folder of yours, such as {Path.cwd() / ('result' + suffix)}."))
+
+
+def output_file(text, option, suffix, add_suffix=True):
+    """The absolute path an output option names, checked before any work: not empty, not in /dev, not a device,
+    named pipe or socket (neither as given nor once ``suffix`` is added), not a folder, in a folder that exists;
+    ``suffix`` is added when missing (as numpy does for .npz) unless ``add_suffix`` is False."""
     if not text.strip():
         raise CliError(f"{option} is empty: give a file name such as result{suffix}.")
+    _refuse_special_target(Path(text).expanduser(), text, option, suffix)
     if text.endswith(("/", os.sep)) or Path(text).expanduser().is_dir():
         raise CliError(f"{option} {text} is a folder: give a file name in it, such as "
                        f"{Path(text).expanduser().resolve() / ('result' + suffix)}.")
     path = Path(text).expanduser()
-    if path.suffix != suffix:
+    if add_suffix and path.suffix != suffix:
         path = path.with_name(path.name + suffix)
     path = path.resolve()
+    _refuse_special_target(path, f"would write {path}, which", option, suffix)
     if path.is_dir():
         raise CliError(f"{option} would write {path}, which is a folder: give another file name.")
     if not path.parent.is_dir():
@@ -276,7 +300,9 @@ def output_folder(text, option):
     """The absolute folder an output option names, created now (before any work) if missing."""
     if not text.strip():
         raise CliError(f"{option} is empty: give a folder name such as reproduce-output.")
+    _refuse_special_target(Path(text).expanduser(), text, option, None)
     path = Path(text).expanduser().resolve()
+    _refuse_special_target(path, f"names {path}, which", option, None)
     if path.exists() and not path.is_dir():
         raise CliError(f"{option} {path} is a file, not a folder: give a folder name.")
     try:
@@ -312,6 +338,13 @@ def progress_bar(**kwargs):
 
 
 def cmd_run(args):
+    import numpy as np
+
+    from .chains import data_description, resolve_inits, run_chains
+    from .model import DEFAULT_R, make_prior
+    from .partition import point_estimate, similarity_matrix
+    from .sampler import check_schedule, check_seed, parse_init, start_clusters
+
     check_seed(args.seed, "--seed")
     iters, burn_in, thin = check_schedule(args.iters, args.burn_in, args.thin)
     if args.prior == "crp" and args.r is not None:
@@ -356,12 +389,14 @@ def cmd_run(args):
     try:
         chains.save(out_path, extra=out)
     except OSError as err:
-        raise CliError(f"cannot write {out_path}: {err.strerror}") from None
+        raise _cannot_write(out_path, err) from None
     _print_run(prior, ds, args, chains, diagnostics, estimate, out_path)
 
 
 def _json_safe(value):
     """nan -> null and +-inf -> "inf" / "-inf", so the JSON is valid for every reader."""
+    import numpy as np
+
     if isinstance(value, dict):
         return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -372,6 +407,10 @@ def _json_safe(value):
 
 
 def _print_run(prior, ds, args, chains, diagnostics, estimate, out_path):
+    import numpy as np
+
+    from .summary import rhat_warnings
+
     ms = chains.seconds_per_sweep * 1e3
     print(f"{prior.label()}: N={ds.n}, d={ds.dim}, {chains.n_chains} chain(s) x {args.iters} sweeps "
           f"(burn-in {args.burn_in}, thin {args.thin}: {chains.n_kept} kept draws each) at "
@@ -397,12 +436,25 @@ def _print_run(prior, ds, args, chains, diagnostics, estimate, out_path):
     print(f"wrote {out_path}")
 
 
+def _cannot_write(path, err):
+    """The CliError for an OSError while writing ``path`` (written whole or not at all: nothing changed there)."""
+    import errno
+
+    advice = {errno.ENOSPC: "; free some space, or write to another disk.",
+              errno.EDQUOT: "; free some of your quota, or write to another disk.",
+              errno.EFBIG: "; raise the file-size limit (ulimit -f), or write to another file system."}
+    return CliError(f"cannot write {path}: {err.strerror or err}; any earlier file there is left as it was"
+                    + advice.get(err.errno, "."))
+
+
 def _write(path, writer):
+    """Write the text file ``path`` through ``writer(f)``, whole or not at all (:func:`pcrp.files.atomic_write`)."""
+    from .files import atomic_write
+
     try:
-        with open(path, "w", newline="") as f:
-            writer(f)
+        atomic_write(path, writer, "w")
     except OSError as err:
-        raise CliError(f"cannot write {path}: {err.strerror}") from None
+        raise _cannot_write(path, err) from None
 
 
 # Bytes cross validation holds per split (its train / test indices: 8 bytes per point) and per fit (the
@@ -412,6 +464,10 @@ CV_BYTES_PER_FIT = 1024
 
 def cmd_cv(args):
     import csv
+
+    from .cv import check_cv_settings, cross_validate
+    from .model import PowerCRP
+    from .sampler import check_memory, check_seed
 
     check_seed(args.seed, "--seed")
     check_parallel(args)
@@ -464,7 +520,8 @@ def cmd_cv(args):
 def cmd_reproduce(args, argv):
     from dataclasses import replace
 
-    from .reproduce import FULL, METHODS, QUICK, run_experiment, write_report
+    from .reproduce import EXPERIMENTS, FULL, METHODS, QUICK, run_experiment, write_report
+    from .sampler import check_seed
 
     keys = [k.strip() for k in args.experiments.split(",") if k.strip()]
     unknown = [k for k in keys if k not in EXPERIMENTS]
@@ -493,7 +550,7 @@ def cmd_reproduce(args, argv):
     try:
         path = write_report(results, out_dir, command=command)
     except OSError as err:
-        raise CliError(f"cannot write into {out_dir}: {err.strerror}") from None
+        raise _cannot_write(Path(err.filename) if err.filename else out_dir, err) from None
     print(path.read_text())
     print(f"wrote {path} and the figures in {path.parent / 'figures'}")
 
@@ -537,6 +594,7 @@ def _add_path_parser(sub):
 def cmd_path(args):
     from .path import crp_start, merge_path, path_table, read_labels
 
+    out = output_file(args.out, "--out", ".json", add_suffix=False)
     ds = load_data(args)
     niw = niw_from_args(args, ds.X)
     for note in ds.notes:
@@ -552,35 +610,128 @@ def cmd_path(args):
                           split_merge=not args.no_split_merge)
         labels, start_config = start.labels, start.config
     path = merge_path(ds.X, labels, niw, alpha=args.alpha, config={**data_config, **start_config})
-    _write(args.out, lambda f: json.dump(path.as_dict(), f))
+    _write(out, lambda f: json.dump(path.as_dict(), f))
     print(path_table(path))
-    print(f"wrote {args.out}")
+    print(f"wrote {out}")
+
+
+class _CtrlC:
+    """Ctrl-C that always ends the command, as a KeyboardInterrupt that :func:`main` catches.
+
+    Python raises KeyboardInterrupt in whatever Python code runs at that moment, and some of that code loses it:
+    a weakref callback or ``__del__`` (frequent while modules are imported) prints "Exception ignored ..." with a
+    traceback and carries on; an extension module whose import it interrupts may turn it into an ImportError that
+    a library catches. So while :func:`main` runs, a Ctrl-C is remembered, a KeyboardInterrupt that Python drops is
+    not printed, and a watchdog thread sends SIGINT again every RESEND seconds until main has caught one. A
+    KeyboardInterrupt already on its way up is not raised a second time. Outside the main thread, or when SIGINT
+    is ignored (a background job) or handled by someone else, nothing changes.
+    """
+
+    RESEND = 0.25
+
+    def __init__(self):
+        import signal
+        import threading
+
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._watchdog = None
+        self._previous_hook = sys.unraisablehook
+        self._previous_handler = signal.getsignal(signal.SIGINT)
+        self._installed = (self._previous_handler is signal.default_int_handler
+                           and threading.current_thread() is threading.main_thread())
+        if self._installed:
+            signal.signal(signal.SIGINT, self._on_sigint)
+            sys.unraisablehook = self._unraisable
+
+    def _on_sigint(self, signum, frame):
+        import threading
+
+        if self._done.is_set() or _caused_by_interrupt(sys.exc_info()[1]):
+            return  # caught already, or on its way up (perhaps as the ImportError it became)
+        if self._watchdog is None:
+            self._watchdog = threading.Thread(target=self._resend, name="pcrp-ctrl-c", daemon=True)
+            self._watchdog.start()
+        raise KeyboardInterrupt
+
+    def _resend(self):
+        import _thread
+
+        while not self._done.wait(self.RESEND):
+            with self._lock:
+                if not self._done.is_set():
+                    _thread.interrupt_main()
+
+    def _unraisable(self, unraisable):
+        if not (isinstance(unraisable.exc_type, type) and issubclass(unraisable.exc_type, KeyboardInterrupt)):
+            self._previous_hook(unraisable)
+
+    def caught(self):
+        """main has caught the KeyboardInterrupt: stop sending it."""
+        with self._lock:
+            self._done.set()
+
+    def restore(self):
+        import signal
+
+        self.caught()
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous_handler)
+            sys.unraisablehook = self._previous_hook
+
+
+def _caused_by_interrupt(err):
+    """Whether a KeyboardInterrupt led to ``err``: an extension module whose import Ctrl-C interrupted reports an
+    ImportError (numba: "numba._devicearray failed to import") with the KeyboardInterrupt as its context."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
 
 
 def main(argv=None):
-    parser = build_parser()
-    with warnings.catch_warnings():
-        warnings.showwarning = _note
-        try:
-            args = parser.parse_args(argv)
-            if args.command == "run":
-                cmd_run(args)
-            elif args.command == "cv":
-                cmd_cv(args)
-            elif args.command == "reproduce":
-                cmd_reproduce(args, argv)
-            elif args.command == "path":
-                cmd_path(args)
-        except (CliError, CVError, ModelError, PathError, SamplerError, data_mod.DataError) as err:
-            print(f"pcrp: error: {err}", file=sys.stderr)
-            return 2
-        except MemoryError:
-            print("pcrp: error: out of memory: use fewer points, sweeps or kept draws (a larger --thin).",
-                  file=sys.stderr)
-            return 2
-        except KeyboardInterrupt:
-            print("pcrp: interrupted.", file=sys.stderr)
-            return 130
+    ctrl_c = _CtrlC()
+    try:  # Ctrl-C anywhere, the library's imports included: one line, status 130
+        from .cv import CVError
+        from .data import DataError
+        from .model import ModelError
+        from .path import PathError
+        from .sampler import SamplerError
+
+        with warnings.catch_warnings():
+            warnings.showwarning = _note
+            try:
+                args = build_parser().parse_args(argv)
+                if args.command == "run":
+                    cmd_run(args)
+                elif args.command == "cv":
+                    cmd_cv(args)
+                elif args.command == "reproduce":
+                    cmd_reproduce(args, argv)
+                elif args.command == "path":
+                    cmd_path(args)
+            except (CliError, CVError, ModelError, PathError, SamplerError, DataError) as err:
+                print(f"pcrp: error: {err}", file=sys.stderr)
+                return 2
+            except MemoryError:
+                print("pcrp: error: out of memory: use fewer points, sweeps or kept draws (a larger --thin).",
+                      file=sys.stderr)
+                return 2
+    except KeyboardInterrupt:
+        ctrl_c.caught()
+        print("pcrp: interrupted.", file=sys.stderr)
+        return 130
+    except Exception as err:
+        if not _caused_by_interrupt(err):
+            raise
+        ctrl_c.caught()
+        print("pcrp: interrupted.", file=sys.stderr)
+        return 130
+    finally:
+        ctrl_c.restore()
     return 0
 
 

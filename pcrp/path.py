@@ -310,32 +310,69 @@ def merge_path(X, labels, niw, alpha=1.0, config=None):
     return MergePath(partition, merges, config)
 
 
+# Bytes a text file of N labels may hold: LABEL_TEXT_BYTES per label (18 digits, a sign, separators, spaces) and
+# LABEL_TEXT_SLACK more (a header line, trailing blank lines); a larger file is refused before it is read.
+LABEL_TEXT_BYTES = 32
+LABEL_TEXT_SLACK = 4096
+
+# Digits a label may have: any code of up to 18 digits fits int64 (a longer one overflows it).
+LABEL_DIGITS = 18
+
+
 def read_labels(filename, n):
     """Starting labels (N,) from a file: N integers as text (one per line, or separated by commas or
-    spaces), or a RESULT.npz of ``pcrp run`` (its ``point_labels``). Raises PathError with what is wrong."""
-    from pathlib import Path
+    spaces), or a RESULT.npz of ``pcrp run`` (its ``point_labels``). Raises PathError with what is wrong.
+
+    Reads regular files only (a named pipe blocks, /dev/zero never ends) and a bounded size: a text file of
+    at most ``LABEL_TEXT_BYTES * n + LABEL_TEXT_SLACK`` bytes; from an .npz only ``point_labels``, after its
+    header says it is (N,) numbers (:mod:`pcrp.files`). Labels must be whole numbers of at most LABEL_DIGITS digits.
+    """
+    import re
+
+    from .files import FileRefused, npz_header, open_npz, open_regular, read_bounded, read_npz_array
 
     name = str(filename)
+    what = "a RESULT.npz of pcrp run"
     try:
-        if name.endswith(".npz"):
-            with np.load(name, allow_pickle=False) as f:
-                if "point_labels" not in f:
-                    raise PathError(f"{name} has no point_labels array (it holds {', '.join(f.files)}); "
-                                    "give a RESULT.npz of pcrp run or a text file of labels.")
-                labels = f["point_labels"]
-        else:
-            text = Path(name).read_text()
-            tokens = text.replace(",", " ").split()
-            try:
-                labels = np.array([int(t) for t in tokens], dtype=np.int64)
-            except ValueError:
-                bad = next(t for t in tokens if not t.lstrip("+-").isdigit())
-                raise PathError(f"{name}: every label must be a whole number (found {bad[:20]!r}).") from None
+        with open_regular(name, "a file of labels") as f:
+            if name.endswith(".npz"):
+                with open_npz(f, name, what) as zf:
+                    header = npz_header(zf, "point_labels", name, what)
+                    if header is None:
+                        held = ", ".join(m.removesuffix(".npy") for m in zf.namelist()) or "nothing"
+                        raise PathError(f"{name} has no point_labels array (it holds {held}); "
+                                        "give a RESULT.npz of pcrp run or a text file of labels.")
+                    shape, dtype = header
+                    if shape != (n,):
+                        raise PathError(f"{name} holds {int(np.prod(shape))} labels (point_labels of shape {shape}) "
+                                        f"but the data have {n} rows: give one label per row.")
+                    if dtype.kind not in "iuf":
+                        raise PathError(f"{name}: point_labels must be whole numbers (it holds {dtype}).")
+                    return read_npz_array(zf, "point_labels", name, what)
+            limit = LABEL_TEXT_BYTES * n + LABEL_TEXT_SLACK
+            raw = read_bounded(f, limit, name, f"the most a text file of {n} labels may take ({LABEL_TEXT_BYTES} "
+                                               f"bytes a label and {LABEL_TEXT_SLACK:,} more): give one label per "
+                                               "data row")
     except PathError:
         raise
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
-        raise PathError(f"cannot read labels from {name}: {reason}") from None
+    except FileRefused as err:
+        raise PathError(f"{err}.") from None
+    except OSError as err:
+        raise PathError(f"cannot read labels from {name}: {err.strerror or err}.") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise PathError(f"{name} is not a text file of labels (it is not UTF-8 text): give {n} whole numbers as "
+                        "text, or a RESULT.npz of pcrp run.") from None
+    tokens = text.replace(",", " ").split()
+    bad = next((t for t in tokens if not re.fullmatch(r"[+-]?[0-9]+", t)), None)
+    if bad is not None:
+        raise PathError(f"{name}: every label must be a whole number (found {bad[:20]!r}).")
+    big = next((t for t in tokens if len(t.lstrip("+-").lstrip("0")) > LABEL_DIGITS), None)
+    if big is not None:
+        raise PathError(f"{name}: the label {big[:24]}{'...' if len(big) > 24 else ''} is too large: labels are "
+                        f"cluster codes of at most {LABEL_DIGITS} digits.")
+    labels = np.array([int(t) for t in tokens], dtype=np.int64)
     if labels.shape != (n,):
         raise PathError(f"{name} holds {labels.size} labels but the data have {n} rows: give one label per row.")
     return labels

@@ -391,8 +391,10 @@ def claims(results):
 
 
 def write_report(results, out_dir, command=""):
-    """Write tables.md, tables.csv, cv_<key>.csv, summary.json and figures/<key>_<name>.html."""
-    import csv
+    """Write tables.md, tables.csv, cv_<key>.csv, summary.json and figures/<key>_<name>.html (with the
+    figures' shared figures/plotly.min.js). Each file is written whole or not at all
+    (:func:`pcrp.files.atomic_write`): an OSError (a full disk) leaves every earlier file as it was."""
+    from .files import atomic_write
 
     out_dir = Path(out_dir)
     (out_dir / "figures").mkdir(parents=True, exist_ok=True)
@@ -417,22 +419,15 @@ def write_report(results, out_dir, command=""):
         if e.paper_note:
             md += [f"Note: {e.paper_note}", ""]
         all_rows += [{"experiment": e.title, **row} for row in comparison_rows(res)]
-        with open(out_dir / f"cv_{e.key}.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(res.cv.table()[0]))
-            writer.writeheader()
-            writer.writerows(res.cv.table())
+        atomic_write(out_dir / f"cv_{e.key}.csv", lambda f, res=res: _write_csv(f, res.cv.table()))
         for name, fig in figures(res).items():
-            fig.write_html(out_dir / "figures" / f"{e.key}_{name}.html", include_plotlyjs="directory",
-                           full_html=True)
+            _write_figure(fig, out_dir / "figures" / f"{e.key}_{name}.html")
     if claims(results):
         md += ["## The paper's claims about the posterior of K", ""] + [f"- {line}" for line in claims(results)] + [""]
-    (out_dir / "tables.md").write_text("\n".join(md))
+    atomic_write(out_dir / "tables.md", lambda f: f.write("\n".join(md)))
     fields = ["experiment", "method", "alpha", "r"] + [c for col in COLUMNS for c in (col, col + " SE", col + " paper")]
     fields += ["R-hat K", "R-hat log joint", "chains agree"]
-    with open(out_dir / "tables.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(all_rows)
+    atomic_write(out_dir / "tables.csv", lambda f: _write_csv(f, all_rows, fields))
     summary = {
         res.experiment.key: {
             "chosen_r": res.cv.chosen_r,
@@ -447,8 +442,30 @@ def write_report(results, out_dir, command=""):
         }
         for res in results
     }
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
+    atomic_write(out_dir / "summary.json", lambda f: json.dump(summary, f, indent=2, default=_json_default))
     return out_dir / "tables.md"
+
+
+def _write_csv(f, rows, fields=None):
+    """``rows`` (dicts) as CSV into the open text file ``f``; columns ``fields`` (default: the first row's keys)."""
+    import csv
+
+    writer = csv.DictWriter(f, fieldnames=fields or list(rows[0]), extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
+def _write_figure(fig, path):
+    """A Plotly figure as a full HTML page at ``path`` that loads plotly.min.js from its own folder (written there
+    once, as Plotly's ``include_plotlyjs="directory"`` does); both written whole or not at all."""
+    from plotly.offline import get_plotlyjs
+
+    from .files import atomic_write
+
+    atomic_write(path, lambda f: f.write(fig.to_html(include_plotlyjs="directory", full_html=True)))
+    bundle = path.parent / "plotly.min.js"
+    if not bundle.exists():
+        atomic_write(bundle, lambda f: f.write(get_plotlyjs()))
 
 
 def _json_default(value):

@@ -1,12 +1,17 @@
 """Several chains: run_chains, the ChainSet container (save / load / InferenceData), and the diagnostics."""
 
+import errno
+import io
 import json
+import os
+import re
+import zipfile
 
 import arviz as az
 import numpy as np
 import pytest
 
-from pcrp.chains import DEFAULT_INITS, ChainSet, chain_seeds, resolve_inits, run_chains, run_config
+from pcrp.chains import DEFAULT_INITS, ChainFileError, ChainSet, chain_seeds, resolve_inits, run_chains, run_config
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.sampler import SamplerError, keep_schedule, run
 from pcrp.summary import chain_diagnostics, mean_and_mcse, metric_summary, rhat_warnings
@@ -88,8 +93,201 @@ def test_load_reads_a_single_chain_file_and_refuses_others(tmp_path):
     assert loaded.split_merge_history.shape == (1, 4, 4)
     bad = tmp_path / "bad.npz"
     np.savez(bad, K=np.ones(3))
-    with pytest.raises(ValueError, match="is not a pcrp result: it lacks log_joint, labels, kept_sweeps, config"):
+    with pytest.raises(ValueError, match="is not a pcrp result file: it lacks log_joint, labels, kept_sweeps, config"):
         ChainSet.load(bad)
+
+
+def _arrays(chains):
+    """The arrays ChainSet.save writes, as a dict to tamper with (3 chains, 60 sweeps, 10 kept draws, 50 points)."""
+    arrays = {name: getattr(chains, name).copy() for name in ("K", "log_joint", "labels", "kept_sweeps",
+                                                              "seconds_per_sweep", "split_merge_stats",
+                                                              "split_merge_history")}
+    arrays["config"] = np.array(json.dumps(chains.config))
+    return arrays
+
+
+def _changed(chains, **changes):
+    return {**_arrays(chains), **changes}
+
+
+def _bump_k_at_a_kept_sweep(chains):
+    K = chains.K.copy()
+    K[0, chains.kept_sweeps[3] - 1] += 1
+    return _changed(chains, K=K)
+
+
+def _object_array(chains):
+    return _changed(chains, K=np.array([{"K": 2}], dtype=object))
+
+
+# One row per tampered file (issue 18): how the file is made from a good one, and what the message must say.
+# A callable gets the ChainSet and returns the arrays to save; bytes are written as they are.
+TAMPERED = {
+    "float labels": (lambda c: _changed(c, labels=c.labels.astype(float)),
+                     r"labels must hold whole numbers \(cluster codes\), but it holds float64"),
+    "K with the wrong chain count": (lambda c: _changed(c, K=c.K[:2]), r"K has 2 chains but the config says n_chains = 3"),
+    "kept_sweeps of the wrong length": (lambda c: _changed(c, kept_sweeps=c.kept_sweeps[:-1]),
+                                        r"labels has shape \(3, 10, 50\), but \(chains, kept draws, points\) must be "
+                                        r"\(3, 9, 50\) to match K and kept_sweeps\.$"),
+    "labels of the wrong width": (lambda c: _changed(c, labels=c.labels[:, :, :-1]),
+                                  r"labels has 49 points per draw but the config says n = 50"),
+    "string K": (lambda c: _changed(c, K=c.K.astype(str)), r"K must hold whole numbers, but it holds <U\d+"),
+    "K / labels mismatch": (_bump_k_at_a_kept_sweep,
+                            r"K disagrees with labels \(at sweep \d+ of chain 1 K is \d+, but the labels of that draw "
+                            r"form \d+ clusters\)"),
+    "not a zip": (lambda c: b"K,log_joint\n1,2\n",
+                  r"is not a pcrp result file: it is not a complete zip archive \(an \.npz file is one; a file cut "
+                  r"short, e.g. by a full disk, is not\)"),
+    "a zip cut short": (lambda c: c.npz_bytes()[:len(c.npz_bytes()) // 2],
+                        r"is not a pcrp result file: it is not a complete zip archive"),
+    "object arrays": (_object_array, r"its array K holds Python objects, which pcrp never writes and which could "
+                                     r"be read only by unpickling"),
+    "negative labels": (lambda c: _changed(c, labels=c.labels - 1),
+                        r"labels must be cluster codes from 0 to 49 \(one less than the 50 points\), but they hold -1"),
+    "integer log joint": (lambda c: _changed(c, log_joint=c.log_joint.astype(np.int64)),
+                          r"log_joint must hold floating-point numbers, but it holds int64"),
+    "log joint one sweep short": (lambda c: _changed(c, log_joint=c.log_joint[:, :-1]),
+                                  r"log_joint has shape \(3, 59\), but \(chains, sweeps\) must be \(3, 60\) to match K"),
+    "labels without the chain axis": (lambda c: _changed(c, labels=c.labels[0]),
+                                      r"labels must have 3 dimensions \(chains, kept draws, points\), but it has 2"),
+    "more sweeps than iters": (lambda c: _changed(c, K=np.concatenate([c.K, c.K[:, -1:]], axis=1),
+                                                  log_joint=np.concatenate([c.log_joint, c.log_joint[:, -1:]], axis=1)),
+                               r"K has 61 sweeps but the config says iters = 60"),
+    "kept_sweeps decreasing": (lambda c: _changed(c, kept_sweeps=c.kept_sweeps[::-1].copy()),
+                               r"kept_sweeps must increase, but sweep 56 follows sweep 60"),
+    "kept_sweeps beyond the sweeps": (lambda c: _changed(c, kept_sweeps=c.kept_sweeps + 4),
+                                      r"kept_sweeps must be sweeps from 1 to 60 \(K's sweeps\), but they run from "
+                                      r"28 to 64"),
+    "kept_sweeps off the schedule": (lambda c: _changed(c, kept_sweeps=c.kept_sweeps - 1),
+                                     r"kept_sweeps \(10 draws from sweep 23\) is not the config's schedule \(iters 60, "
+                                     r"burn_in 20, thin 4: 10 draws from sweep 24\)"),
+    "K of zero": (lambda c: _changed(c, K=np.where(np.arange(60) == 0, 0, c.K)),
+                  r"K must count clusters from 1 to the 50 points, but it holds 0"),
+    "split-merge counts of the wrong shape": (lambda c: _changed(c, split_merge_history=c.split_merge_history[:, :, :3]),
+                                              r"split_merge_history has shape \(3, 10, 3\), but \(chains, kept draws, "
+                                              r"4 counts\) must be \(3, 10, 4\) to match K and kept_sweeps"),
+    "float split-merge counts": (lambda c: _changed(c, split_merge_stats=c.split_merge_stats * 1.0),
+                                 r"split_merge_stats must hold whole numbers \(counts\), but it holds float64"),
+    "config not JSON": (lambda c: _changed(c, config=np.array("{iters: 60")), r"config is not valid JSON"),
+    "config a JSON list": (lambda c: _changed(c, config=np.array("[60, 20, 4]")),
+                           r"config must be a JSON object of settings, not list"),
+    "config as numbers": (lambda c: _changed(c, config=np.arange(3)),
+                          r"config must be one JSON string, but it holds int64 of shape \(3,\)"),
+}
+
+
+@pytest.mark.parametrize("case", list(TAMPERED))
+def test_each_tampered_file_is_refused_in_one_sentence(tmp_path, chains, case):
+    make, message = TAMPERED[case]
+    path = tmp_path / "tampered.npz"
+    content = make(chains)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        np.savez(path, **content)
+    with pytest.raises(ChainFileError) as caught:
+        ChainSet.load(path)
+    text = str(caught.value)
+    assert isinstance(caught.value, ValueError)
+    assert text.startswith(f"{path} is not a pcrp result file: ") and text.endswith(".") and "\n" not in text, text
+    assert "allow_pickle" not in text and "Traceback" not in text
+    assert re.search(message, text), text
+
+
+def test_a_damaged_or_oversized_array_is_refused_before_it_is_read(tmp_path, chains):
+    good = chains.npz_bytes()
+    raw = bytearray(_stored_npz(chains))
+    at = raw.find(chains.K.tobytes())
+    raw[at + 8] ^= 0xFF  # a bit of K's data: the zip member's checksum no longer matches
+    (tmp_path / "damaged.npz").write_bytes(bytes(raw))
+    with pytest.raises(ChainFileError, match=r"its array K is damaged \(Bad CRC-32"):
+        ChainSet.load(tmp_path / "damaged.npz")
+    # a header promising 8 TB in a few bytes is refused from the header, before numpy allocates it
+    arrays = zipfile.ZipFile(io.BytesIO(good))
+    with zipfile.ZipFile(tmp_path / "huge.npz", "w") as out:
+        for member in arrays.namelist():
+            out.writestr(member, arrays.read(member))
+        header = io.BytesIO()
+        np.lib.format.write_array_header_1_0(header, {"descr": "<i8", "fortran_order": False, "shape": (10**12,)})
+        out.writestr("seconds_per_sweep.npy", header.getvalue() + b"\0" * 64)
+    with pytest.raises(ChainFileError, match=r"its array seconds_per_sweep is cut short \(its header promises "
+                                             r"7,629,394.5 MiB, the archive holds 64 bytes\)"):
+        ChainSet.load(tmp_path / "huge.npz")
+
+
+def _stored_npz(chains):
+    """The arrays of ``chains`` in an uncompressed .npz (np.savez), so their bytes can be found and changed."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **_arrays(chains))
+    return buffer.getvalue()
+
+
+def test_load_reads_what_save_and_npz_bytes_write_and_a_stopped_live_run(tmp_path, chains):
+    """Files of the current code load, from a path or from bytes; so does a live run cut short, whose K is
+    shorter than iters and whose kept draws are a prefix of the schedule."""
+    assert np.array_equal(ChainSet.load(io.BytesIO(chains.npz_bytes())).labels, chains.labels)
+    cut = ChainSet(K=chains.K[:, :41], log_joint=chains.log_joint[:, :41], labels=chains.labels[:, :5],
+                   kept_sweeps=chains.kept_sweeps[:5], seconds_per_sweep=chains.seconds_per_sweep,
+                   split_merge_stats=chains.split_merge_stats, split_merge_history=chains.split_merge_history[:, :5],
+                   config=chains.config)
+    cut.save(tmp_path / "cut.npz")
+    assert ChainSet.load(tmp_path / "cut.npz").K.shape == (3, 41)
+
+
+class _FullDisk:
+    """A file whose writes fail with ENOSPC once ``room`` bytes are written (the disk is full)."""
+
+    def __init__(self, f, room):
+        self._f, self._room = f, room
+
+    def write(self, data):
+        if len(data) > self._room:
+            self._f.write(bytes(data[:self._room]))
+            self._room = 0
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self._room -= len(data)
+        return self._f.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+def test_save_on_a_full_disk_leaves_the_earlier_file_and_no_temporary_file(tmp_path, chains, monkeypatch):
+    from pcrp import files
+
+    path = tmp_path / "run.npz"
+    chains.save(path)
+    before = path.read_bytes()
+    real_open = files._open_temp
+    monkeypatch.setattr(files, "_open_temp", lambda fd, mode: _FullDisk(real_open(fd, mode), room=1000))
+    with pytest.raises(OSError) as caught:
+        chains.save(path, extra={"psm": np.eye(50, dtype=np.float32)})
+    assert caught.value.errno == errno.ENOSPC
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["run.npz"]
+    assert ChainSet.load(path).K.shape == (3, 60)
+
+
+def test_netcdf_bytes_open_with_xarray_and_arviz(tmp_path, chains):
+    import xarray as xr
+
+    content = chains.netcdf_bytes()
+    assert type(content) is bytes  # Streamlit's download refuses the memoryview xarray returns
+    path = tmp_path / "traces.nc"
+    path.write_bytes(content)
+    with xr.open_dataset(path) as ds:
+        assert ds["K"].dims == ("chain", "draw") and ds["log_joint"].dims == ("chain", "draw")
+        assert np.array_equal(ds["K"].values, chains.kept_K)
+        assert np.array_equal(ds["log_joint"].values, chains.kept_log_joint)
+        assert np.array_equal(ds["draw"].values, chains.kept_sweeps)
+        assert json.loads(ds.attrs["config"]) == chains.config
+        idata = az.convert_to_inference_data(ds)
+        assert idata.posterior["K"].shape == (3, 10)
 
 
 def test_inference_data_holds_the_kept_draws(chains):

@@ -1,11 +1,14 @@
 """The `pcrp run` contract: outputs, recorded configuration, and one-line errors with status 2."""
 
+import errno
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -258,6 +261,157 @@ def test_out_prints_the_path_it_really_wrote(csv_path, tmp_path, capsys, monkeyp
     assert main(["run", str(csv_path), "--iters", "10", "--burn-in", "5", "--out", "result"]) == 0
     assert (tmp_path / "result.npz").is_file() and not (tmp_path / "result").exists()
     assert capsys.readouterr().out.rstrip().endswith(f"wrote {tmp_path / 'result.npz'}")
+
+
+class FullDisk:
+    """An open file whose writes fail with ENOSPC once ``room`` bytes are written: the disk fills up."""
+
+    def __init__(self, f, room):
+        self._f, self._room = f, room
+
+    def write(self, data):
+        if len(data) > self._room:
+            self._f.write(data[:self._room])
+            self._room = 0
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self._room -= len(data)
+        return self._f.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+def fill_the_disk(monkeypatch, room):
+    """Every file pcrp writes from now on fills the disk after ``room`` bytes."""
+    from pcrp import files
+
+    real_open = files._open_temp
+    monkeypatch.setattr(files, "_open_temp", lambda fd, mode: FullDisk(real_open(fd, mode), room))
+
+
+@pytest.mark.parametrize("command", ["run", "path"])
+def test_out_on_a_full_disk_leaves_the_earlier_file_as_it_was(csv_path, tmp_path, capsys, monkeypatch, command):
+    """Issue 18: on a full disk `pcrp run ... --out good.npz` replaced the good file with a partial zip."""
+    if command == "run":
+        out = tmp_path / "good.npz"
+        args = ["run", str(csv_path), "--iters", "20", "--burn-in", "10", "--out", str(out)]
+    else:
+        (tmp_path / "start.txt").write_text("\n".join(str(i % 3) for i in range(40)))
+        out = tmp_path / "path.json"
+        args = ["path", str(csv_path), "--from-labels", str(tmp_path / "start.txt"), "--out", str(out)]
+    assert main(args) == 0
+    before, listing = out.read_bytes(), sorted(os.listdir(tmp_path))
+    capsys.readouterr()
+    fill_the_disk(monkeypatch, room=100)
+    rc = main(args[:-2] + ["--alpha", "0.5", "--out", str(out)])  # other settings, so other content
+    assert_one_line_error(rc, capsys.readouterr().err,
+                          rf"^pcrp: error: cannot write {re.escape(str(out))}: No space left on device; any earlier "
+                          r"file there is left as it was; free some space, or write to another disk\.$")
+    assert out.read_bytes() == before and sorted(os.listdir(tmp_path)) == listing  # no temporary file left
+    if command == "run":
+        assert ChainSet.load(out).K.shape == (4, 20)
+
+
+def test_out_past_the_file_size_limit_leaves_the_earlier_file_as_it_was(tmp_path):
+    """A real write that fails half way (EFBIG under a 4,000-byte file-size limit, set after a first run has
+    filled numba's cache) in a separate process, as the console script runs."""
+    pytest.importorskip("resource")  # POSIX
+    out = tmp_path / "good.npz"
+    script = (
+        "import resource, sys\n"
+        "from pcrp.cli import main\n"
+        f"args = ['run', 'old-faithful', '--iters', '30', '--burn-in', '10', '--out', {str(out)!r}]\n"
+        "assert main(args) == 0\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000))\n"
+        "sys.exit(main(args[:-2] + ['--seed', '7', '--out', args[-1]]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.endswith(f"pcrp: error: cannot write {out}: File too large; any earlier file there is left "
+                                "as it was; raise the file-size limit (ulimit -f), or write to another file system.\n")
+    assert "Traceback" not in proc.stderr and os.listdir(tmp_path) == ["good.npz"]
+    assert ChainSet.load(out).config["seed"] == 0  # the first run's file, whole
+
+
+@pytest.mark.parametrize("target, message", [
+    ("/dev/full", r"--out /dev/full is in /dev, the system's folder of devices: results are written only to regular "
+                  r"files \(each replaced whole once complete, which a device or a pipe cannot be\); give a file name "
+                  r"in a folder of yours, such as .*result\.(npz|json|csv)\."),
+    ("/dev/null", r"--out /dev/null is in /dev"),
+    ("/dev/new-result", r"--out /dev/new-result is in /dev"),
+    ("FIFO", r"--out .*fifo is a named pipe \(FIFO\), not a regular file: results are written only to regular files"),
+    ("LINK", r"--out .*link\.npz leads to /dev/full, in /dev, the system's folder of devices"),
+])
+def test_out_refuses_devices_and_pipes_before_any_work(csv_path, tmp_path, capsys, target, message):
+    """Issue 18: `--out /dev/full` wrote /dev/full.npz and exited 0."""
+    if target == "FIFO":
+        target = str(tmp_path / "fifo")
+        os.mkfifo(target)
+    elif target == "LINK":
+        target = str(tmp_path / "link.npz")
+        os.symlink("/dev/full", target)
+    before = sorted(os.listdir("/dev"))
+    for args in (["run", str(csv_path), "--out", target], ["path", str(csv_path), "--out", target],
+                 ["cv", str(csv_path), "--out-csv", target]):
+        rc = main(args)
+        err = capsys.readouterr().err
+        assert_one_line_error(rc, err, message.replace("--out", "--out-csv") if args[0] == "cv" else message)
+    assert sorted(os.listdir("/dev")) == before  # no /dev/full.npz, nothing new in /dev
+    assert not [p for p in os.listdir(tmp_path) if p not in ("fifo", "link.npz", "data.csv")]
+    rc = main(["reproduce", "--out", "/dev/pcrp-output"])
+    assert_one_line_error(rc, capsys.readouterr().err, r"--out /dev/pcrp-output is in /dev, .* give a folder of "
+                                                       r"yours, such as .*reproduce-output\.")
+    assert not os.path.exists("/dev/pcrp-output")
+
+
+# Ctrl-C during start-up (issue 18) came while the library was imported, before main's handler existed.
+INTERRUPT_DURING_IMPORT = """
+import sys
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Interrupt())
+from pcrp.cli import main
+sys.exit(main({args!r}))
+"""
+
+
+@pytest.mark.parametrize("module", ["numpy", "numba", "scipy", "pcrp.sampler", "pcrp.reproduce"])
+def test_ctrl_c_while_the_library_is_imported_is_one_line(tmp_path, module):
+    """Deterministic: the import of ``module`` is interrupted, as Ctrl-C in the first seconds does."""
+    script = INTERRUPT_DURING_IMPORT.format(module=module, args=["run", "old-faithful", "--out", "r.npz"])
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (130, "pcrp: interrupted.\n")
+    assert os.listdir(tmp_path) == []
+
+
+def test_ctrl_c_at_any_moment_of_start_up_and_run_is_one_line(tmp_path):
+    """The real signal, at several moments from the first library import to sampling, in a process started as the
+    console script starts. Timed from the moment argparse has been imported (-X importtime reports it): before
+    the issue 18 fix that was in the middle of about a second of library imports that ran before main."""
+    entry = "import sys; from pcrp.cli import main; sys.exit(main(sys.argv[1:]))"
+    for delay in (0.1, 0.4, 0.9, 1.6, 3.0):
+        proc = subprocess.Popen([sys.executable, "-X", "importtime", "-c", entry, "run", "old-faithful", "--iters", "1e6",
+                                 "--thin", "100", "--out", "r.npz"],
+                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for line in proc.stderr:
+            if line.startswith("import time:") and line.split("|")[-1].strip() == "argparse":
+                break
+        else:
+            pytest.fail(f"argparse was never imported: {proc.communicate()}")
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        err = "".join(line for line in err.splitlines(keepends=True) if not line.startswith("import time:"))
+        assert (proc.returncode, err) == (130, "pcrp: interrupted.\n"), delay
+        assert os.listdir(tmp_path) == [], delay
 
 
 def test_kmeans_start_beyond_the_points_is_capped_with_a_note(csv_path, tmp_path, capsys):

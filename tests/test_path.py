@@ -1,6 +1,8 @@
 """The exact merge path over r: critical powers, the greedy path, and the sampled K over r."""
 
+import io
 import json
+import os
 
 import numpy as np
 import pytest
@@ -254,6 +256,86 @@ def test_cli_path_bad_label_files(tmp_path, capsys, content, message):
     code = cli.main(["path", "old-faithful", "--from-labels", str(labels), "--out", str(tmp_path / "p.json")])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def _label_file(tmp_path, kind):
+    """A --from-labels file of issue 18's kinds (Old Faithful has 272 rows)."""
+    path = tmp_path / ("labels.npz" if kind.startswith("npz") or kind == "not a zip" else "labels.txt")
+    if kind == "not a zip":
+        path.write_text("0\n1\n")
+    elif kind == "npz cut short":
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, point_labels=np.zeros(272, dtype=np.int64))
+        path.write_bytes(buffer.getvalue()[:150])
+    elif kind == "npz of object labels":
+        np.savez(path, point_labels=np.array([[0]] * 272, dtype=object))
+    elif kind == "npz of the wrong length":
+        np.savez(path, point_labels=np.zeros(271, dtype=np.int64))
+    elif kind == "npz of text":
+        np.savez(path, point_labels=np.array(["a"] * 272))
+    elif kind == "2^70":
+        path.write_text("\n".join(["0"] * 271 + [str(2**70)]))
+    elif kind == "5,000 digits":
+        path.write_text("\n".join(["0"] * 271 + ["9" * 5000]))
+    elif kind == "unicode digits":
+        path.write_text("\n".join(["0"] * 271 + ["\u0661"]))
+    elif kind == "too large":
+        path.write_text("0\n" * 272 + " " * (32 * 272 + 4096))
+    elif kind == "not UTF-8":
+        path.write_bytes(b"\xff\xfe0\x001\x00")
+    elif kind == "FIFO":
+        os.mkfifo(path)
+    else:
+        return kind  # a path as it is: /dev/zero
+    return str(path)
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("not a zip", r"labels\.npz is not a RESULT\.npz of pcrp run: it is not a complete zip archive"),
+    ("npz cut short", r"labels\.npz is not a RESULT\.npz of pcrp run: it is not a complete zip archive"),
+    ("npz of object labels", r"its array point_labels holds Python objects, which pcrp never writes"),
+    ("npz of the wrong length", r"labels\.npz holds 271 labels \(point_labels of shape \(271,\)\) but the data have "
+                                r"272 rows: give one label per row\."),
+    ("npz of text", r"point_labels must be whole numbers \(it holds <U1\)"),
+    ("2^70", r"labels\.txt: the label 1180591620717411303424 is too large: labels are cluster codes of at most 18 "
+             r"digits\."),
+    ("5,000 digits", r"labels\.txt: the label 999999999999999999999999\.\.\. is too large"),
+    ("unicode digits", r"every label must be a whole number \(found '\u0661'\)"),
+    ("too large", r"labels\.txt holds more than 12,800 bytes, the most a text file of 272 labels may take \(32 bytes "
+                  r"a label and 4,096 more\): give one label per data row\."),
+    ("not UTF-8", r"labels\.txt is not a text file of labels \(it is not UTF-8 text\): give 272 whole numbers"),
+    ("/dev/zero", r"/dev/zero is a character device, not a regular file: a file of labels is read only from a "
+                  r"regular file \(a pipe or a device can block or never end\)\."),
+    ("FIFO", r"labels\.txt is a named pipe \(FIFO\), not a regular file"),
+])
+def test_cli_path_refuses_each_bad_label_file_in_one_line(tmp_path, capsys, kind, message):
+    """Issue 18: a fake .npz gave a BadZipFile traceback, a label of 2^70 an OverflowError, and /dev/zero was read
+    until memory ran out; each now gets one line, and a file is read only up to a bound set by the row count."""
+    import re
+
+    from pcrp import cli
+
+    source = _label_file(tmp_path, kind)
+    code = cli.main(["path", "old-faithful", "--from-labels", source, "--out", str(tmp_path / "p.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("pcrp: error: ") and err.count("\n") == 1, err
+    assert re.search(message, err), err
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_read_labels_reads_a_result_npz_and_text_within_the_bound(tmp_path):
+    from pcrp.path import LABEL_TEXT_BYTES, LABEL_TEXT_SLACK, read_labels
+
+    np.savez(tmp_path / "r.npz", psm=np.eye(3), point_labels=np.array([2, 0, 2]))
+    assert read_labels(tmp_path / "r.npz", 3).tolist() == [2, 0, 2]
+    text = tmp_path / "l.txt"
+    content = "\ufeff1, -2\n" + "3" * 18 + "\n"  # a BOM, signs, 18 digits: 28 bytes
+    text.write_text(content + " " * (LABEL_TEXT_BYTES * 3 + LABEL_TEXT_SLACK - 28))
+    assert text.stat().st_size == LABEL_TEXT_BYTES * 3 + LABEL_TEXT_SLACK  # exactly at the bound
+    assert read_labels(text, 3).tolist() == [1, -2, int("3" * 18)]
+    text.write_text(content + " " * (LABEL_TEXT_BYTES * 3 + LABEL_TEXT_SLACK - 27))
+    with pytest.raises(PathError, match="holds more than 4,192 bytes"):
+        read_labels(text, 3)
 
 
 def test_default_start_is_the_crp_point_estimate():
