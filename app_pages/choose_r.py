@@ -4,8 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_pages.shared import inert, session_work
 from pcrp import data, plots
-from pcrp.cv import CVError, cross_validate
+from pcrp.compute import WorkCancelled, WorkOverBudget, WorkTicket
+from pcrp.cv import CHOOSE_R_BUDGET, CHOOSE_R_START_CHAINS, POINT_SWEEPS_PER_SECOND, CVError, choose_r_point_sweeps, cross_validate
 from pcrp.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
 from pcrp.path import PathError, crp_start, describe_r, k_over_r, merge_path
@@ -39,7 +41,7 @@ ds = state.get("dataset")
 if ds is None:
     ds = data.old_faithful()
     st.info("No data loaded in the Explorer yet: using Old Faithful. Load other data on the Explorer page.")
-st.markdown(f"**Data:** {ds.description} N = {ds.n}, d = {ds.dim}.")
+st.markdown(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}.")
 # The Dask cluster, if any, is the server's setting; a visitor can never make the server connect anywhere.
 scheduler = configured_scheduler(st.secrets)
 st.caption(f"Cross-validation fits run on the Dask cluster at {scheduler}, set by this server's administrator."
@@ -58,36 +60,63 @@ with st.form("cv_settings"):
     repeats = cols[3].number_input("repeats of the folds", 1, 10, 1, key="cv_repeats")
     submitted = st.form_submit_button("Run cross validation", type="primary", key="cv_run")
 
+
+def r_grid(start, stop, step):
+    """The r values from start to stop (inclusive) on multiples of step, start first."""
+    grid = np.round(np.r_[start, np.arange(np.ceil(start / step + 1e-9) * step, stop + 1e-9, step)], 4)
+    return np.unique(grid[grid <= stop + 1e-9])
+
+
+grid = r_grid(r_start, r_stop, r_step)
+work = choose_r_point_sweeps(ds.n, grid.size, int(folds), int(repeats), int(iters))
+seconds = work / POINT_SWEEPS_PER_SECOND
+st.caption(f"This run: {grid.size} values of r x {folds} folds x {repeats} repeat(s) x {iters:,} sweeps, plus one "
+           f"chain per r and {CHOOSE_R_START_CHAINS} CRP chains on all {ds.n:,} points = {work / 1e6:,.0f} million point-sweeps, about "
+           f"{seconds:,.0f} s of one core at {POINT_SWEEPS_PER_SECOND / 1e6:g} million point-sweeps per second "
+           f"(measured on Old Faithful; larger d is slower). A run may use at most {CHOOSE_R_BUDGET / 1e6:,.0f} million "
+           f"(about {CHOOSE_R_BUDGET / POINT_SWEEPS_PER_SECOND / 60:.0f} minutes of one core); its fits take turns "
+           "with every visitor's live chains on this server's cores, and stop when you leave the page.")
+
 if submitted:
-    grid = np.round(np.r_[r_start, np.arange(np.ceil(r_start / r_step + 1e-9) * r_step, r_stop + 1e-9, r_step)], 4)
-    grid = np.unique(grid[grid <= r_stop + 1e-9])
     bar = st.progress(0.0, text="Preparing the sampler…")
     stages = ("cross validation", "clusters for each r", "merge path")
 
     def show(stage, fraction):
         bar.progress(min((stages.index(stage) + fraction) / len(stages), 1.0), text=f"{stage}: {fraction:.0%}")
 
+    ticket = session_work().start(WorkTicket(budget=CHOOSE_R_BUDGET), "a new cross validation was started")
     try:
         if burn_in >= iters:
             raise SamplerError(f"Burn-in ({burn_in}) must be smaller than the sweeps per fit ({iters}).")
+        if work > CHOOSE_R_BUDGET:
+            raise WorkOverBudget(
+                f"These settings need {work / 1e6:,.0f} million point-sweeps, more than the {CHOOSE_R_BUDGET / 1e6:,.0f} "
+                "million a run of this page may use: use fewer values of r (a larger step), fewer folds or "
+                "repeats, or fewer sweeps per fit.")
         warm_up()
         schedule = dict(iters=int(iters), burn_in=int(burn_in), seed=int(seed))
         result = cross_validate(
             ds.X, standardize=ds.standardized, r_grid=grid, folds=int(folds), repeats=int(repeats),
-            thin=max(1, (int(iters) - int(burn_in)) // 50), scheduler=scheduler,
+            thin=max(1, (int(iters) - int(burn_in)) // 50), scheduler=scheduler, work=ticket,
             progress=lambda done, total: show("cross validation", done / total), **schedule)
         niw = resolve_niw(ds.X)
         k_curve = k_over_r(ds.X, niw, grid, progress=lambda done, total: show("clusters for each r", done / total),
-                           **schedule)
+                           work=ticket, **schedule)
         show("merge path", 0.0)
-        start = crp_start(ds.X, niw, thin=max(1, (int(iters) - int(burn_in)) // 100), **schedule)
+        start = crp_start(ds.X, niw, n_chains=CHOOSE_R_START_CHAINS, thin=max(1, (int(iters) - int(burn_in)) // 100),
+                          work=ticket, **schedule)
         path = merge_path(ds.X, start.labels, niw, config=start.config)
         state.cv_result, state.choose_r_k, state.choose_r_path = result, k_curve, path
         state.cv_data_description = ds.description
         bar.progress(1.0, text="done")
-    except (CVError, ModelError, PathError, SamplerError) as err:
+    except (CVError, ModelError, PathError, SamplerError, WorkOverBudget) as err:
         bar.empty()
-        st.error(str(err))
+        st.error(inert(err))
+    except WorkCancelled as err:
+        bar.empty()
+        st.warning(f"Cross validation {err}.")
+    finally:
+        session_work().finish(ticket)
 
 result = state.get("cv_result")
 if result is None:
@@ -117,7 +146,7 @@ st.markdown(
     + (f"; from there to r = {result.r_grid[result.blow_up.index]:g}, where the loss jumps because real clusters "
        f"are merged, it changes by {log_pred[result.blow_up.index] - log_pred[at_proposed]:+.3f} nats per point."
        if result.blow_up.index is not None else "."))
-st.caption(f"Fitted on: {state.get('cv_data_description', '')}  Standard errors are over "
+st.caption(f"Fitted on: {inert(state.get('cv_data_description', ''))}  Standard errors are over "
            f"{result.loss.shape[0]} folds; folds share training points, so they are somewhat optimistic. "
            "The clusters-for-each-r chains and the CRP fit of the merge path use all the data.")
 st.dataframe(pd.DataFrame(result.table()).round(4), hide_index=True)

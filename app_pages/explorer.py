@@ -339,7 +339,7 @@ def controls(run):
                        help="Sweeps per second while watching; it can change during a run.")
     remember(("pace",))
     if "start_error" in state:
-        st.error(inert(state.pop("start_error")))
+        st.error(state.pop("start_error"))  # the library's own words about the settings: no visitor text
     if "toast_message" in state:
         st.toast(state.pop("toast_message"))
 

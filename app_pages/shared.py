@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from pcrp.compute import SessionWork
 from pcrp.live import RunRegistry, SessionOwner
 
 LOG = logging.getLogger("pcrp.app")
@@ -32,6 +33,17 @@ def session_owner():
     """This browser session's owner token. Streamlit releases it when the session disconnects (tab
     closed, reload, network lost); its runs then stop after a short grace unless the session returns."""
     return SessionOwner()
+
+
+def _cancel_work(work):
+    work.cancel_all("the page was closed or reloaded")
+
+
+@st.cache_resource(scope="session", on_release=_cancel_work, show_spinner=False)
+def session_work():
+    """This session's :class:`pcrp.compute.SessionWork` (Choose r's fits): released, and so cancelled, when the
+    session disconnects, so a closed tab's fits stop within about a second."""
+    return SessionWork()
 
 
 # A run belongs to the browser that started it. The browser keeps a random key in a cookie (set by a

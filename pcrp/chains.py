@@ -441,19 +441,19 @@ def _check_sampler_options(options):
         raise SamplerError(f"unknown sampler option {', '.join(unknown)}; the sampler accepts: {', '.join(known)}.")
 
 
-def _run_one(X, prior, niw, iters, burn_in, thin, seed, init, index, callback, sampler_options):
+def _run_one(X, prior, niw, iters, burn_in, thin, seed, init, index, callback, sampler_options, work=None):
     def report(sampler, done):
         if callback is not None:
             callback(index, done)
 
     chain = run(X, prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed, init=init, callback=report,
-                **sampler_options)
+                work=work, **sampler_options)
     history = np.diff(chain.split_merge_at_kept, axis=0, prepend=np.zeros((1, 4), dtype=np.int64))
     return chain, history
 
 
 def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1, seed=None, n_jobs=-1,
-               data=None, callback=None, **sampler_options):
+               data=None, callback=None, work=None, **sampler_options):
     """Run ``n_chains`` chains of the sampler in threads; returns a :class:`ChainSet`.
 
     X: (N, d) data; prior: a seating prior; niw: resolved NIW hyperparameters.
@@ -464,6 +464,8 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
     n_jobs: threads (joblib semantics: -1 = all cores, None = 1 unless inside a joblib context).
     data: description of the data for the configuration (:func:`data_description`); default n and d.
     callback(chain_index, sweeps_done): called from the worker threads after each chunk of sweeps.
+    work: a :class:`pcrp.compute.WorkTicket` (the app's): the chains' point-sweeps count against its budget,
+        their kernel calls take its compute slots, and its cancellation stops them (see :func:`pcrp.sampler.run`).
     sampler_options: passed to :class:`pcrp.sampler.Sampler` (``split_merge=...`` and other moves)
         and recorded in the configuration.
     """
@@ -484,8 +486,10 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
                            f"draws of {N:,} labels each)", "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
     sampler_options.setdefault("split_merge", True)
     _check_sampler_options(sampler_options)
+    if work is not None:
+        work.reserve(n_chains * iters * X.shape[0], f"{n_chains} chain(s) of {iters:,} sweeps")
     tasks = [joblib.delayed(_run_one)(X, prior, niw, iters, burn_in, thin, seeds[c], inits[c], c, callback,
-                                      sampler_options) for c in range(n_chains)]
+                                      sampler_options, work) for c in range(n_chains)]
     threads = min(n_jobs, n_chains) if n_jobs is not None and n_jobs > 0 else n_jobs
     results = joblib.Parallel(n_jobs=threads, prefer="threads")(tasks)
     chains = [chain for chain, _ in results]

@@ -141,12 +141,12 @@ def prepare_split(X, train, test, niw=None, standardize=False):
     return PreparedSplit(np.ascontiguousarray(X_train), np.ascontiguousarray(X_test), niw)
 
 
-def fit_and_score(part, split, r_index, r, alpha, iters, burn_in, thin, seed, split_merge):
+def fit_and_score(part, split, r_index, r, alpha, iters, burn_in, thin, seed, split_merge, work=None):
     """Fit a pCRP chain on a :class:`PreparedSplit`'s training part and score its held-out part
-    (top level so it pickles)."""
+    (top level so it pickles). ``work``: a :class:`pcrp.compute.WorkTicket` (see :func:`pcrp.sampler.run`)."""
     prior = PowerCRP(alpha, r)
     chain = run(part.X_train, prior, part.niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed,
-                split_merge=split_merge)
+                split_merge=split_merge, work=work)
     losses, lpd = score_held_out(part.X_train, chain.labels, part.X_test, prior, part.niw)
     return SplitScore(split, r_index, float(losses.mean()), float(lpd.mean()),
                       float(chain.K[burn_in:].mean()))
@@ -262,9 +262,32 @@ def check_cv_settings(n, r_grid, folds, repeats, alpha):
     return r_grid
 
 
+def cv_point_sweeps(n_points, n_r, folds, repeats, iters):
+    """The work of :func:`cross_validate` in point-sweeps (points x sweeps over every fit): each of the
+    n_r x folds x repeats fits sweeps its training part, N less one fold, ``iters`` times."""
+    return int(n_r) * int(folds) * int(repeats) * int(iters) * (int(n_points) - int(n_points) // int(folds))
+
+
+# The Choose r page's work per press of Run, in point-sweeps: at most CHOOSE_R_BUDGET. Measured speed of one
+# pCRP chain on one core (python bench/choose_r_speed.py, 2026-12-03): 1.8-2.7 million point-sweeps per second on
+# Old Faithful (d = 2), 4.8-6.8 million on Sim 1 with N = 2,000 (d = 1), 3.6-4.9 million on MNIST 1-4 N = 1,000
+# (d = 2); slower for larger d. At the lowest of these, POINT_SWEEPS_PER_SECOND, the budget is 5 minutes of one
+# core (about 2.5 on two); the page's defaults on a 2,000-point data set need about 220 million.
+POINT_SWEEPS_PER_SECOND = 2_000_000
+CHOOSE_R_BUDGET = 600_000_000
+CHOOSE_R_START_CHAINS = 4  # CRP chains of the merge path's start (pcrp.path.crp_start)
+
+
+def choose_r_point_sweeps(n_points, n_r, folds, repeats, iters):
+    """Point-sweeps of one run of the Choose r page: cross validation (:func:`cv_point_sweeps`), one chain per
+    r on all the data (:func:`pcrp.path.k_over_r`) and the merge path's CRP chains (:func:`pcrp.path.crp_start`)."""
+    return (cv_point_sweeps(n_points, n_r, folds, repeats, iters)
+            + (int(n_r) + CHOOSE_R_START_CHAINS) * int(iters) * int(n_points))
+
+
 def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1,
                    iters=2000, burn_in=1000, thin=10, seed=0, split_merge=True, n_jobs=-1, scheduler=None,
-                   progress=None):
+                   progress=None, work=None):
     """Cross-validate the pCRP power r on data X (N, d).
 
     ``niw`` and ``standardize`` are resolved on each training part (see :func:`prepare_split`):
@@ -276,6 +299,11 @@ def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha
     address such as "tcp://10.0.0.5:8786", on that Dask cluster through
     joblib's dask backend. ``progress(done, total)`` is called as fits finish.
     Reproducible per ``seed`` whatever n_jobs or the scheduler.
+
+    work: a :class:`pcrp.compute.WorkTicket` (the app's): the fits' point-sweeps (:func:`cv_point_sweeps`) are
+    counted against its budget before any starts (WorkOverBudget), local fits take its compute slots, and once
+    it is cancelled running fits stop within about 0.1 s and queued ones do not start (WorkCancelled). Fits on
+    a Dask cluster use the cluster's cores; a cancellation stops waiting for them.
     """
     import joblib
 
@@ -289,12 +317,16 @@ def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha
                       f"({iters - burn_in}).")
     if not (niw is None or isinstance(niw, NIW) or (isinstance(niw, dict) and set(niw) <= set(NIW_SETTINGS))):
         raise CVError(f"niw must be None, an NIW, or a dict with some of {', '.join(NIW_SETTINGS)} (got {niw!r}).")
+    if work is not None:
+        work.reserve(cv_point_sweeps(X.shape[0], r_grid.size, folds, repeats, iters),
+                     f"Cross validation ({r_grid.size} values of r x {folds} folds x {repeats} repeats x {iters:,} "
+                     "sweeps)")
     splits = make_splits(X.shape[0], folds, repeats, seed)
     parts = [prepare_split(X, train, test, niw, standardize) for train, test in splits]
     chain_seeds = np.random.SeedSequence(seed).generate_state(len(splits), dtype=np.uint32)
     tasks = [
         joblib.delayed(fit_and_score)(part, s, g, float(r), float(alpha), iters, burn_in, thin,
-                                      int(chain_seeds[s]), split_merge)
+                                      int(chain_seeds[s]), split_merge, None if scheduler else work)
         for s, part in enumerate(parts) for g, r in enumerate(r_grid)
     ]
     shape = (len(splits), r_grid.size)
@@ -302,6 +334,8 @@ def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha
 
     def collect(results):
         for done, res in enumerate(results, start=1):
+            if work is not None:
+                work.check()
             loss[res.split, res.r_index] = res.loss
             log_pred[res.split, res.r_index] = res.log_pred
             mean_k[res.split, res.r_index] = res.mean_k

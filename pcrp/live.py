@@ -24,7 +24,6 @@ chains run at once.
 
 import logging
 import math
-import os
 import secrets
 import threading
 import time
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .compute import COMPUTE_SLOTS
 from .sampler import SamplerError, Sampler, check_schedule, keep_schedule, label_dtype
 
 LOG = logging.getLogger(__name__)
@@ -46,19 +46,12 @@ RELOAD_SECONDS = 60.0  # ... and is forgotten this long after (a reloaded page f
 RATE_WINDOW_SECONDS = 3.0  # sweeps/s and time left come from wall-clock progress over this window
 
 
-def _usable_cpus():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-# Kernel calls of all live chains of the process share this many slots (one per usable core). Chains
-# beyond that wait their turn between 0.1 s calls instead of all being runnable at once: with 16 chains
-# on 2 cores, the operating system otherwise preempted threads while they held the GIL and the web
-# server's event loop answered after seconds (bench/load_test.py). The cores bound the chains' total
-# speed either way; the slots only decide which chains use them.
-COMPUTE_SLOTS = threading.BoundedSemaphore(_usable_cpus())
+# Kernel calls of all live chains of the process (and of every visitor's cross-validation fits) share
+# pcrp.compute.COMPUTE_SLOTS, one per usable core. Chains beyond that wait their turn between 0.1 s calls
+# instead of all being runnable at once: with 16 chains on 2 cores, the operating system otherwise preempted
+# threads while they held the GIL and the web server's event loop answered after seconds
+# (bench/load_test.py). The cores bound the chains' total speed either way; the slots only decide which
+# chains use them.
 
 # Chain states
 READY, RUNNING, PAUSED, FINISHED, STOPPED, FAILED = "ready", "running", "paused", "finished", "stopped", "failed"

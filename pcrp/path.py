@@ -113,16 +113,16 @@ class Start:
 
 
 def crp_start(X, niw, *, alpha=1.0, n_chains=4, iters=2000, burn_in=1000, thin=10, seed=0, split_merge=True,
-              loss="vi", n_jobs=-1):
+              loss="vi", n_jobs=-1, work=None):
     """The point estimate (posterior expected ``loss``, SALSO-style search) of ``n_chains`` CRP chains on
     X (N, d) from different starts: the default start of the merge path. Clusters are numbered by
-    size, largest first."""
+    size, largest first. ``work``: a :class:`pcrp.compute.WorkTicket` (see :func:`pcrp.chains.run_chains`)."""
     from .chains import run_chains
     from .model import CRP
     from .partition import point_estimate
 
     chains = run_chains(X, CRP(alpha), niw, n_chains=n_chains, iters=iters, burn_in=burn_in, thin=thin, seed=seed,
-                        n_jobs=n_jobs, split_merge=split_merge)
+                        n_jobs=n_jobs, split_merge=split_merge, work=work)
     estimate = point_estimate(chains.labels, loss=loss, seed=seed)
     rhat = chains.diagnostics()["K"]["rhat"]
     config = {"start": f"point estimate (expected {loss.upper()} loss) of {n_chains} CRP chains",
@@ -461,19 +461,20 @@ class KOverR:
                 for g, r in enumerate(self.r_grid)]
 
 
-def _fit_k(X, r, alpha, niw, iters, burn_in, seed, split_merge, init):
+def _fit_k(X, r, alpha, niw, iters, burn_in, seed, split_merge, init, work=None):
     chain = run(X, PowerCRP(alpha, r), niw, iters=iters, burn_in=burn_in, thin=iters - burn_in, seed=seed,
-                split_merge=split_merge, init=init)
+                split_merge=split_merge, init=init, work=work)
     return chain.K[burn_in:]
 
 
 def k_over_r(X, niw, r_grid, *, alpha=1.0, iters=2000, burn_in=1000, seed=0, split_merge=True,
-             init="kmeans:10", n_jobs=-1, progress=None):
+             init="kmeans:10", n_jobs=-1, progress=None, work=None):
     """Posterior of K on the whole of X (N, d) for each r of ``r_grid``, one chain per r.
 
     Chains run in threads with joblib (the kernels release the GIL) and share ``seed``
     (common random numbers, so the curve is not blurred by chain-to-chain noise more than
-    needed). ``progress(done, total)`` is called as chains finish.
+    needed). ``progress(done, total)`` is called as chains finish. ``work``: a
+    :class:`pcrp.compute.WorkTicket` (budget, compute slots, cancellation; see :func:`pcrp.sampler.run`).
     """
     import joblib
 
@@ -482,7 +483,10 @@ def k_over_r(X, niw, r_grid, *, alpha=1.0, iters=2000, burn_in=1000, seed=0, spl
         raise PathError("Give one or more positive values of r.")
     iters, burn_in, _ = check_schedule(iters, burn_in, 1)
     X = np.ascontiguousarray(X, dtype=float)
-    tasks = [joblib.delayed(_fit_k)(X, float(r), float(alpha), niw, iters, burn_in, seed, split_merge, init)
+    if work is not None:
+        work.reserve(r_grid.size * iters * X.shape[0], f"The clusters for each r ({r_grid.size} chains of "
+                                                       f"{iters:,} sweeps)")
+    tasks = [joblib.delayed(_fit_k)(X, float(r), float(alpha), niw, iters, burn_in, seed, split_merge, init, work)
              for r in r_grid]
     traces = []
     for done, K in enumerate(joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks),

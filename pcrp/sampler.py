@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import compute
 from ._kernels import gibbs
 from ._kernels.rng import seed_state
 from .model import check_niw_for_data, log_weight_table
@@ -364,13 +365,18 @@ CALL_SWEEPS = 500  # sweeps per kernel call of a batch run (progress callbacks c
 
 
 def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
-        init="kmeans:10", callback=None, **sampler_options):
+        init="kmeans:10", callback=None, work=None, **sampler_options):
     """Run a chain and record K, the log joint and the thinned label draws.
 
     Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters
     (1-based); the kernel copies them, so the run returns to Python only every
     CALL_SWEEPS sweeps, when ``callback(sampler, sweeps_done)`` is called. Other keyword
     options are passed to :class:`Sampler`.
+
+    work: a :class:`pcrp.compute.WorkTicket` for work done for a visitor of the app: each kernel call then
+    holds a compute slot and lasts about ``pcrp.compute.CALL_SECONDS`` (the first is one sweep), and a
+    cancelled ticket ends the run with WorkCancelled within about that time. None (the command line, the
+    library): calls of CALL_SWEEPS sweeps, no slot.
     """
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     X = np.asarray(X)
@@ -389,9 +395,15 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
     is_kept[kept_sweeps - 1] = True
     seconds = 0.0
     done = n_kept = 0
+    chunk = CALL_SWEEPS if work is None else 1
     while done < iters:
-        target = min(iters, done + CALL_SWEEPS)
-        info = sampler.step(target - done, keep=is_kept[done:target])
+        target = min(iters, done + chunk)
+        if work is None:
+            info = sampler.step(target - done, keep=is_kept[done:target])
+        else:
+            with work.slot():
+                info = sampler.step(target - done, keep=is_kept[done:target])
+            chunk = int(min(CALL_SWEEPS, max(1, compute.CALL_SECONDS * (target - done) / max(info.seconds, 1e-9))))
         K[done:target] = info.K
         log_joint[done:target] = info.log_joint
         new = len(info.kept_labels)

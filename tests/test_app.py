@@ -351,7 +351,7 @@ def test_choose_r_rejects_a_bad_schedule_with_a_message():
     at.number_input(key="cv_burn_in").set_value(200)
     at.button(key="cv_run").click().run()
     assert not at.exception
-    assert "Burn-in (200) must be smaller" in at.error[0].value
+    assert "Burn-in (200) must be smaller" in at.error[0].value.replace("\\", "")  # shown through inert()
     assert "cv_result" not in at.session_state
 
 
@@ -514,3 +514,16 @@ def test_the_demo_link_carries_the_settings_and_nothing_of_the_run():
     at.button(key="start").click().run()
     shown = " ".join(c.value for c in at.code)
     assert "data=sim1" in shown and "r=1.3" in shown and at.session_state["run"].token not in shown
+
+
+def test_choose_r_refuses_work_above_its_budget_and_states_the_work_before_running():
+    at = app_on("app_pages/choose_r.py")
+    assert any("million point-sweeps" in c.value and "at most 600 million" in c.value for c in at.caption)
+    at.number_input(key="cv_r_step").set_value(0.01)
+    at.number_input(key="cv_folds").set_value(20)
+    at.number_input(key="cv_repeats").set_value(10)
+    at.number_input(key="cv_iters").set_value(50_000)
+    at.button(key="cv_run").click().run()
+    assert not at.exception
+    assert "more than the 600 million a run of this page may use" in at.error[0].value
+    assert "cv_result" not in at.session_state

@@ -369,3 +369,76 @@ def test_cli_cv_and_reproduce_errors(argv, message, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+# ----------------------------------------------------------------------------- the app's work budget
+def test_choose_r_work_is_counted_and_refused_above_its_budget():
+    from pcrp.compute import WorkOverBudget, WorkTicket
+    from pcrp.cv import CHOOSE_R_BUDGET, choose_r_point_sweeps, cv_point_sweeps
+
+    # 3 r x 5 folds x 2 repeats x 100 sweeps on 80 training points (100 less a fold of 20)
+    assert cv_point_sweeps(100, 3, 5, 2, 100) == 3 * 5 * 2 * 100 * 80
+    assert choose_r_point_sweeps(100, 3, 5, 2, 100) == 3 * 5 * 2 * 100 * 80 + (3 + 4) * 100 * 100
+    # the issue's form maximum (596 r x 20 folds x 10 repeats x 50,000 sweeps) on Old Faithful is far over it
+    assert choose_r_point_sweeps(272, 596, 20, 10, 50_000) > 1000 * CHOOSE_R_BUDGET
+    X = np.random.default_rng(0).normal(size=(100, 1))
+    ticket = WorkTicket(budget=cv_point_sweeps(100, 3, 5, 1, 100) - 1)
+    with pytest.raises(WorkOverBudget, match=r"Cross validation \(3 values of r x 5 folds .* budget of 119,999"):
+        cross_validate(X, r_grid=[1.0, 1.2, 1.4], folds=5, iters=100, burn_in=50, work=ticket)
+    assert ticket.reserved == 0  # nothing ran, nothing counted
+
+
+def test_a_cancelled_ticket_stops_running_and_queued_fits_within_seconds():
+    """5,000 points x 50,000 sweeps per fit would take minutes per fit; cancelled 1 s in, cross_validate must
+    raise within 5 s (kernel calls of ticketed work last about 0.1 s; the bound leaves room for a busy machine)."""
+    import threading
+    import time
+
+    from pcrp.compute import WorkCancelled, WorkTicket
+    from pcrp.data import simulation
+
+    X = simulation("sim1", n=5000, seed=0).X
+    ticket = WorkTicket()
+    threading.Timer(1.0, ticket.cancel, args=("the page was closed",)).start()
+    started = time.monotonic()
+    with pytest.raises(WorkCancelled, match="the page was closed"):
+        cross_validate(X, r_grid=[1.0, 1.1, 1.2, 1.3], folds=2, iters=50_000, burn_in=100, thin=100, work=ticket)
+    assert time.monotonic() - started < 5.0
+
+
+def test_ticketed_fits_wait_for_a_compute_slot():
+    import threading
+
+    from pcrp.compute import WorkTicket
+    from pcrp.sampler import run
+
+    slots = threading.BoundedSemaphore(1)
+    slots.acquire()  # every slot busy (live chains of other visitors)
+    X = np.random.default_rng(1).normal(size=(200, 2))
+    sweeps = []
+    result = {}
+    fit = threading.Thread(target=lambda: result.setdefault("chain", run(
+        X, PowerCRP(1.0, 1.2), resolve_niw(X), iters=300, burn_in=100, seed=0, work=WorkTicket(slots=slots),
+        callback=lambda sampler, done: sweeps.append(done))))
+    fit.start()
+    fit.join(1.0)
+    assert fit.is_alive() and sweeps == []  # no sweep without a slot
+    slots.release()
+    fit.join(60)
+    assert not fit.is_alive() and sweeps[-1] == 300 and result["chain"].K.size == 300
+
+
+def test_a_session_that_ends_cancels_its_work_and_a_new_action_cancels_the_old():
+    import sys
+
+    from pcrp.compute import SessionWork, WorkTicket
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    from app_pages.shared import _cancel_work
+
+    work = SessionWork()
+    first = work.start(WorkTicket())
+    second = work.start(WorkTicket(), "a new cross validation was started")
+    assert first.cancelled and "new cross validation" in first.reason and not second.cancelled
+    _cancel_work(work)  # what Streamlit calls when the session's tab closes
+    assert second.cancelled and "closed" in second.reason
