@@ -311,3 +311,31 @@ def test_a_run_is_private_to_its_browser_and_a_hostile_header_stays_text(server,
     assert not [url for url in requests if "198.51.100.7" in url], requests
     a.close()
     b.close()
+
+
+def test_closing_the_tab_stops_a_running_cross_validation_within_seconds(server_process, browser):
+    """Choose r on 2,000 points with 2,500 sweeps per fit (545 million point-sweeps: minutes of both cores);
+    the tab closes while the fits run, and within 5 s the server is idle again (measured: about 1 s)."""
+    import psutil
+
+    url, proc = server_process
+    server = psutil.Process(proc.pid)
+
+    def busy_cores(seconds):
+        before = sum(server.cpu_times()[:2])
+        time.sleep(seconds)
+        return (sum(server.cpu_times()[:2]) - before) / seconds
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(url + "/?data=sim1&sim_n=2000")
+    page.get_by_role("button", name="Start").wait_for(timeout=60_000)  # the Explorer loads the data
+    page.get_by_role("link", name="Choose r").click()
+    expect(page.get_by_text("Choose r by cross validation")).to_be_visible(timeout=60_000)
+    set_number(page, "sweeps per fit", 2500)
+    page.get_by_role("button", name="Run cross validation").click()
+    expect(page.get_by_text(re.compile("cross validation: "))).to_be_visible(timeout=60_000)
+    assert busy_cores(2) > 0.8  # the fits run
+    context.close()
+    time.sleep(5)
+    assert busy_cores(2) < 0.2  # a fit would keep a core busy: they stopped
