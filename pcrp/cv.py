@@ -78,7 +78,6 @@ def score_held_out(X_train, label_draws, X_test, prior, niw):
     # predictive of each test point under the prior (an empty cluster)
     empty = (np.zeros(1, np.int64), niw.m0[None].copy(), P0[None].copy(), np.array([logdet0]))
     log_new = gibbs.log_predictive_all(X_test, *empty, tables, 1)[:, 0]
-    log_alpha = np.log(prior.alpha)
     losses = np.empty(len(label_draws))
     per_draw = np.empty((len(label_draws), X_test.shape[0]))
     for s, labels in enumerate(label_draws):
@@ -89,11 +88,13 @@ def score_held_out(X_train, label_draws, X_test, prior, niw):
         gibbs.rebuild_all(X_train, labels.astype(np.int64), K, niw.m0, niw.S0, niw.kappa0,
                           counts, means, precs, logdets)
         log_pred = gibbs.log_predictive_all(X_test, counts, means, precs, logdets, tables, K)
-        log_g = tables[counts, ROW_LOG_G]
+        log_g = tables[counts, ROW_LOG_G]  # log W(N_k + 1) / W(N_k)
+        # a held-out point is customer n + 1: a new cluster has W(1) V_{n+1}(K + 1) / V_{n+1}(K) (alpha for the pCRP)
+        log_open = float(prior.log_new_weight(n + 1, [K])[0])
         seat = log_pred + log_g  # (m, K) unnormalised log posterior of joining cluster k
         losses[s] = within_cluster_loss(X_test, seat.argmax(axis=1))
-        log_norm = np.logaddexp(logsumexp(log_g), log_alpha)
-        per_draw[s] = np.logaddexp(logsumexp(seat, axis=1), log_alpha + log_new) - log_norm
+        log_norm = np.logaddexp(logsumexp(log_g), log_open)
+        per_draw[s] = np.logaddexp(logsumexp(seat, axis=1), log_open + log_new) - log_norm
     lpd = logsumexp(per_draw, axis=0) - np.log(len(label_draws))
     return losses, lpd
 

@@ -8,8 +8,9 @@ t_k(x) (a multivariate Student-t, DESIGN.md section 2). Two mixtures are built f
   mean N_k / N (Dirichlet(N_1, ..., N_K), the new-cluster mass left out as in the paper's figure)
   and E[N(x; mu_k, Sigma_k) | X_k] = t_k(x).
 - **Posterior predictive of a new point** (the seating rule for customer N + 1):
-  p(x | z) = [sum_k g(N_k) t_k(x) + alpha t_0(x)] / [sum_k g(N_k) + alpha], g(n) = n^r, t_0 the prior
-  predictive. Used by the estimator's predict_proba and score_samples.
+  p(x | z) = [sum_k w_k t_k(x) + w_new t_0(x)] / [sum_k w_k + w_new] with the prior's weights
+  w_k = W(N_k + 1) / W(N_k) and w_new = W(1) V_{N+1}(K + 1) / V_{N+1}(K) (DESIGN.md section 2; g(N_k) = N_k^r
+  and alpha for the pCRP), t_0 the prior predictive. Used by the estimator's predict_proba and score_samples.
 
 Pointwise credible bands (1-D) are quantiles over posterior draws of the density *function*: for
 each of a subset of kept partitions, weights ~ Dirichlet(N_1..N_K) and (mu_k, Sigma_k) ~ the NIW
@@ -178,8 +179,9 @@ def seating_log_predictive(X_new, X, labels, prior, niw):
     """
     X = np.asarray(X, dtype=float)
     blocks = _Blocks(X, labels, niw, prior)
-    log_g = blocks.tables[blocks.counts, ROW_LOG_G]
-    log_weights = np.append(log_g, np.log(prior.alpha))
+    log_g = blocks.tables[blocks.counts, ROW_LOG_G]  # log W(N_k + 1) / W(N_k)
+    # the new point is customer N + 1: W(1) V_{N+1}(K + 1) / V_{N+1}(K) (-inf when K + 1 blocks are impossible)
+    log_weights = np.append(log_g, prior.log_new_weight(X.shape[0] + 1, [blocks.K]))
     log_weights -= np.logaddexp.reduce(log_weights)
     X_new = np.asarray(X_new, dtype=float).reshape(-1, X.shape[1])
     log_t = np.column_stack([blocks.log_predictive(X_new), blocks.log_prior_predictive(X_new)])

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .chains import run_chains
 from .density import seating_log_predictive
-from .model import make_prior, resolve_niw
+from .model import DEFAULT_R, make_prior, resolve_niw
 from .partition import LOSSES, point_estimate, similarity_matrix
 
 
@@ -35,7 +35,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         Seating prior: existing cluster of size n has weight n^r (pCRP) or n (CRP); a new one alpha.
     alpha : float > 0, default=1.0
         Concentration (new-table weight).
-    r : float > 0, default=1.2
+    r : float > 0, default=pcrp.model.DEFAULT_R (1.1, the registry's default)
         pCRP power (ignored for the CRP); choose it for your data with :func:`pcrp.cv.cross_validate`.
     n_chains : int >= 1, default=4
         Chains from the starts in ``init`` (R-hat needs two or more).
@@ -87,7 +87,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, prior="pcrp", alpha=1.0, r=1.2, n_chains=4, iters=2000, burn_in=1000, thin=5,
+    def __init__(self, *, prior="pcrp", alpha=1.0, r=DEFAULT_R, n_chains=4, iters=2000, burn_in=1000, thin=5,
                  split_merge=True, init=None, loss="vi", m0=None, kappa0=None, nu0=None, S0=None,
                  n_predict_draws=200, n_jobs=None, random_state=None):
         self.prior = prior

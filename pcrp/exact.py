@@ -1,14 +1,13 @@
 """Exact posterior over partitions for tiny data sets, by enumeration.
 
 For N <= 8 every set partition can be listed (Bell(8) = 4140), and the target of
-the sampler, p(z | X) proportional to alpha^K prod_k G(N_k) m(X_k) (DESIGN.md
-section 2, G(n) = prod_{j<n} g(j)), normalised exactly. This is the reference
+the sampler, p(z | X) proportional to V_N(K) prod_k W(N_k) m(X_k) (DESIGN.md
+section 2; any prior of pcrp.model.PRIORS), normalised exactly. This is the reference
 the sampler's long-run frequencies are tested against.
 """
 
 import numpy as np
 
-from .model import log_weight_table
 from .niw_math import log_marginal
 
 MAX_EXACT_N = 9
@@ -47,19 +46,18 @@ def exact_posterior(X, prior, niw):
     N = X.shape[0]
     if N > MAX_EXACT_N:
         raise ValueError(f"exact enumeration is limited to N <= {MAX_EXACT_N} (got {N}).")
-    log_g = log_weight_table(prior, N)
-    log_G = np.concatenate(([0.0, 0.0], np.cumsum(log_g[1:N])))  # log G(n), n = 0..N
+    log_W, log_V = prior.tables(N)  # log W(n), log V_N(K); -inf where impossible (K > k_max)
     block_cache = {}
     partitions = set_partitions(N)
     logp = np.empty(len(partitions))
     for p, z in enumerate(partitions):
         z = np.asarray(z)
-        total = 0.0
+        total = log_V[z.max() + 1]
         for k in range(z.max() + 1):
             members = tuple(np.flatnonzero(z == k))
             if members not in block_cache:
                 block_cache[members] = log_marginal(X[list(members)], niw.m0, niw.kappa0, niw.nu0, niw.S0)
-            total += np.log(prior.alpha) + log_G[len(members)] + block_cache[members]
+            total += log_W[len(members)] + block_cache[members]
         logp[p] = total
     prob = np.exp(logp - logp.max())
     return partitions, prob / prob.sum()

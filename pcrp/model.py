@@ -1,19 +1,19 @@
-"""The model: seating priors of the g-CRP family and the NIW base measure.
+"""The model: the partition priors (Gibbs-type: CRP, pCRP, Pitman-Yor, MFM, sparse finite mixture) and the
+NIW base measure.
 
-A seating prior is anything with ``name``, ``alpha``, ``params()`` and
-``log_weight(n)`` = log g(n) for an existing cluster of n >= 1 customers; a new
-cluster has weight alpha. The kernels only ever see the table of log g(n), so a
-new prior needs no kernel change. For every g the Gibbs full conditionals are
-those of the exchangeable partition distribution
-
-    p(z) proportional to alpha^K prod_k prod_{j=1}^{N_k - 1} g(j),
-
-which for the pCRP is alpha^K prod_k ((N_k - 1)!)^r (DESIGN.md section 2).
+Every prior has p(partition of N items) = V_N(K) prod_k W(n_k) (DESIGN.md section 2) and reaches the kernels
+only as tables: log W(n + 1) / W(n) per block size (``log_weight_table``) and, per number of blocks K, the
+new-block weight log W(1) V_N(K + 1) / V_N(K) and log V_N(K) + K log W(1) (``prior_tables``). A new prior is a
+class with ``log_weight``, ``log_w1``, ``log_w`` and ``log_v`` and one ``PRIORS`` registry entry; no kernel
+change. For the pCRP, W(n) = ((n - 1)!)^r and V_N(K) = alpha^K / Z with Z unknown, so its Gibbs full
+conditionals are those of p(z) proportional to alpha^K prod_k ((N_k - 1)!)^r.
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
+from scipy.special import gammaln
 
 
 class ModelError(ValueError):
@@ -45,78 +45,485 @@ def _check_positive(name, value, hint=""):
     return value
 
 
-@dataclass(frozen=True)
-class CRP:
-    """Chinese restaurant process: g(n) = n."""
+# ---------------------------------------------------------------------------------------------------------------
+# Gibbs-type priors (DESIGN.md section 2). Every prior here has an exchangeable partition probability function
+#
+#     p(partition of N items into blocks of sizes n_1..n_K) = V_N(K) prod_k W(n_k),
+#
+# so a prior is two log tables for the current N: log W(n) per block size and log V_N(K) per number of blocks.
+# The Gibbs conditional of one item (taken out and put back, N fixed) is W(n + 1) / W(n) for an existing block of
+# n and W(1) V_N(K + 1) / V_N(K) for a new one (K counted without the item); a split of a block of n into
+# n1 + n2 multiplies the prior by [V_N(K + 1) / V_N(K)] W(n1) W(n2) / W(n). The kernels get exactly these
+# (:func:`prior_tables`); nothing else about a prior reaches them.
+#
+# A prior class provides log_weight(n) = log W(n + 1) / W(n) (the existing-block weight, n >= 1), log_w1() =
+# log W(1), log_w(n) = log W(n), log_v(N, K) = log V_N(K) and log_new_weight(N, K) = log W(1) V_N(K + 1) / V_N(K);
+# its parameters, their bounds and defaults live in the PRIORS registry below, once.
+# ---------------------------------------------------------------------------------------------------------------
 
-    alpha: float = 1.0
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a prior, as plain data (CLI flags, estimator parameters and app widgets come from it).
+
+    low / high: bounds (None = unbounded); low_closed / high_closed: whether the bound itself is allowed.
+    integer: a whole number. help: one line. why_high: why the upper bound exists (said when it is exceeded).
+    constraint: a condition involving other parameters (checked by the prior class), or "".
+    """
+
+    name: str
+    label: str
+    default: float
+    low: float | None
+    high: float | None
+    low_closed: bool
+    high_closed: bool
+    help: str
+    integer: bool = False
+    why_high: str = ""
+    constraint: str = ""
+
+    def interval(self):
+        """The bounds as text, e.g. "(0, 1000]"."""
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        return f"{'[' if self.low_closed else '('}{low}, {high}{']' if self.high_closed else ')'}"
+
+    def check(self, value, prior_label):
+        """``value`` as a float (an int if ``integer``) within the bounds, else a ModelError that names the
+        parameter, its bounds and what to do."""
+        where = f"{self.label} of the {prior_label}, in {self.interval()}. {self.help}"
+        if isinstance(value, (bool, np.bool_)):
+            raise ModelError(f"{self.name} must be a number (got {value!r}): {where}")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ModelError(f"{self.name} must be a number (got {value!r}): {where}") from None
+        low = "" if self.low is None else f" {'>=' if self.low_closed else '>'} {self.low:g}"
+        kind = "whole number" if self.integer else "finite number"
+        if not np.isfinite(number) or (
+                self.low is not None and (number < self.low or (number == self.low and not self.low_closed))):
+            raise ModelError(f"{self.name} must be a {kind}{low} (got {number:g}): {where}")
+        if self.high is not None and (number > self.high or (number == self.high and not self.high_closed)):
+            bound = "at most" if self.high_closed else "below"
+            why = f": {self.why_high}" if self.why_high else f": {where}"
+            raise ModelError(f"{self.name} must be {bound} {self.high:g} (got {number:g}){why}")
+        if self.integer:
+            if number != int(number):
+                raise ModelError(f"{self.name} must be a whole number (got {number:g}): {where}")
+            return int(number)
+        return number
+
+
+@dataclass(frozen=True)
+class PriorSpec:
+    """A registry entry: name (as typed: "crp"), label (as shown: "CRP"), the class, its parameters, a one-line
+    help, and whether the log joint is the exact normalised log p(z, X) (False for the pCRP, whose V_N's
+    normaliser is unknown)."""
+
+    name: str
+    label: str
+    cls: type
+    params: tuple
+    help: str
+    normalised: bool
+
+    def param(self, name):
+        """The :class:`Param` called ``name`` (KeyError if the prior has none)."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def defaults(self):
+        """{parameter name: default}."""
+        return {p.name: p.default for p in self.params}
+
+
+# The defaults, each defined once. A fixed r above a data set's threshold merges its real clusters at every N
+# (pcrp.path), so the default is a mild power below the threshold of every built-in data set we measured: at
+# r = 1.1 (2 chains of 2,000 sweeps) mean K is Old Faithful 2.5 (CRP 3.6-3.7), Sim 1 3.7 (CRP 5.4-5.5), Sim 2 3.6,
+# demo 3.8, MNIST 1-4 6.5 (CRP 7.5-7.6); at r = 1.2 the demo mixture collapses to 1.4 clusters and Sim 1 to 2.3.
+# For your data, choose r by cross validation (the Choose r page, pcrp cv), read with the merge path (pcrp path).
+DEFAULT_R = 1.1
+# GAMMA_MAX (MFM only): V_N(t) needs log (gamma k)^(N) = lgamma(gamma k + N) - lgamma(gamma k) for k up to about
+# N + 2 lam; its rounding error is about 1e-16 (gamma k + N) log(gamma k + N), below 1e-6 nats for gamma up to
+# 1000 at N = 10,000. LAM_MAX: the sum over k runs to about t + 2 lam + 40 terms for each t.
+GAMMA_MAX = 1000.0
+LAM_MAX = 1000.0
+
+ALPHA = Param("alpha", "concentration alpha", 1.0, 0.0, None, False, False,
+              "Larger alpha opens new clusters more often; the CRP's E[K_N] is about alpha log N.")
+R = Param("r", "power r", DEFAULT_R, 0.0, R_MAX, False, True,
+          "r = 1 is the CRP; r > 1 penalises small clusters (the paper's powers lie between 1 and 2).",
+          why_high=("beyond it the prior's r log((n - 1)!) terms lose the log joint's decimals in double precision "
+                    "(r = 1e308 overflows them). The paper's powers lie between 1 and 2."))
+PY_ALPHA = Param("alpha", "strength alpha", ALPHA.default, -1.0, None, False, False,
+                 "Larger alpha opens new clusters more often; alpha > -sigma.", constraint="alpha > -sigma")
+SIGMA = Param("sigma", "discount sigma", 0.25, 0.0, 1.0, True, False,
+              "sigma = 0 is the CRP; larger sigma gives more, smaller clusters (K grows like N^sigma).")
+MFM_GAMMA = Param("gamma", "Dirichlet weight gamma", 1.0, 0.0, GAMMA_MAX, False, True,
+                  "Symmetric Dirichlet(gamma) weights of the K components; smaller gamma favours unequal sizes.",
+                  why_high=("beyond it log (gamma k)^(N) loses the log joint's decimals in double precision at "
+                            "N = 10,000; gamma = 1 is the usual choice."))
+LAM = Param("lam", "Poisson mean lam", 1.0, 0.0, LAM_MAX, False, True,
+            "K - 1 ~ Poisson(lam): the prior mean of K is lam + 1.",
+            why_high="V_N sums about 2 lam terms per K; use a value up to 1000 (prior mean K up to 1001).")
+SFM_GAMMA = Param("gamma", "Dirichlet weight gamma", 0.01, 0.0, None, False, False,
+                  "Symmetric Dirichlet(gamma) over k_max components; small gamma (0.01) empties the extra ones.")
+K_MAX = Param("k_max", "components k_max", 10, 1.0, None, True, False,
+              "The overfitted number of components: at most k_max clusters.", integer=True)
+
+
+def _log_rising(x, n):
+    """log x^(n) = log Gamma(x + n) / Gamma(x) as a sum of logs (accurate for any x > 0, unlike a difference of
+    two lgamma when x is huge)."""
+    return float(np.sum(np.log(x + np.arange(int(n), dtype=float)))) if n > 0 else 0.0
+
+
+def _ints(K):
+    return np.asarray(K, dtype=np.int64)
+
+
+class GibbsPrior:
+    """Shared behaviour of the prior classes (each a frozen dataclass with a ``name`` and its parameters)."""
+
+    @property
+    def spec(self):
+        return PRIORS[self.name]
+
+    def _validate(self):
+        for p in self.spec.params:
+            object.__setattr__(self, p.name, p.check(getattr(self, p.name), self.spec.label))
+
+    def params(self):
+        """{"prior": name, parameter: value, ...}: what results files record."""
+        return {"prior": self.name, **{p.name: getattr(self, p.name) for p in self.spec.params}}
+
+    def label(self):
+        values = ", ".join(f"{p.name}={getattr(self, p.name):g}" for p in self.spec.params)
+        return f"{self.spec.label} ({values})"
+
+    @property
+    def normalised(self):
+        """True when V_N is known exactly, so the log joint is the normalised log p(z, X)."""
+        return self.spec.normalised
+
+    max_blocks = None  # the largest possible K (None: up to N)
+
+    def log_w(self, n):
+        """log W(n) for block sizes n >= 1 (array)."""
+        n = _ints(n)
+        top = int(n.max(initial=1))
+        table = np.concatenate(([-np.inf, self.log_w1()],
+                                self.log_w1() + np.cumsum(self.log_weight(np.arange(1, top)))))
+        return table[n]
+
+    def log_new_weight(self, N, K):
+        """log W(1) V_N(K + 1) / V_N(K), the weight of a new block when the other N - 1 items form K blocks
+        (array K >= 0; K = 0, a lone item, gives 0: its only choice)."""
+        K = _ints(K)
+        v = self.log_v(N, np.maximum(K, 1))
+        v1 = self.log_v(N, np.maximum(K, 1) + 1)
+        with np.errstate(invalid="ignore"):
+            out = self.log_w1() + v1 - v
+        out = np.where(np.isneginf(v1), -np.inf, out)
+        return np.where(K == 0, 0.0, out)
+
+    def tables(self, N):
+        """The two log tables for N items: (log W(n) for n = 0..N+1, log V_N(K) for K = 0..N+1); entry 0 of
+        each is -inf (no block of size 0; K >= 1)."""
+        log_W = np.full(N + 2, -np.inf)
+        log_W[1:] = self.log_w(np.arange(1, N + 2))
+        log_V = np.full(N + 2, -np.inf)
+        log_V[1:] = self.log_v(N, np.arange(1, N + 2))
+        return log_W, log_V
+
+    def log_eppf(self, sizes):
+        """log p(partition) from its block sizes (the exact probability for normalised priors)."""
+        sizes = _ints(sizes)
+        return float(self.log_v(int(sizes.sum()), [sizes.size])[0] + self.log_w(sizes).sum())
+
+
+@dataclass(frozen=True)
+class CRP(GibbsPrior):
+    """Chinese restaurant process: W(n) = (n - 1)!, V_N(K) = alpha^K / alpha^(N); g(n) = n."""
+
+    alpha: float = ALPHA.default
     name: str = field(default="crp", init=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "alpha", _check_positive("alpha", self.alpha))
+        self._validate()
 
     def log_weight(self, n):
         return np.log(np.asarray(n, dtype=float))
 
-    def params(self):
-        return {"prior": self.name, "alpha": self.alpha}
+    def log_w1(self):
+        return 0.0
 
-    def label(self):
-        return f"CRP (alpha={self.alpha:g})"
+    def log_w(self, n):
+        return gammaln(np.asarray(n, dtype=float))
+
+    def log_v(self, N, K):
+        return _ints(K) * np.log(self.alpha) - _log_rising(self.alpha, N)
+
+    def log_new_weight(self, N, K):
+        return np.where(_ints(K) == 0, 0.0, np.log(self.alpha))
 
 
 @dataclass(frozen=True)
-class PowerCRP:
-    """Powered CRP: g(n) = n**r; r = 1 is the CRP, r > 1 penalises small clusters."""
+class PowerCRP(GibbsPrior):
+    """Powered CRP: W(n) = ((n - 1)!)^r, V_N(K) = alpha^K / Z with Z unknown (taken as 1); g(n) = n^r.
+    r = 1 is the CRP (up to the normaliser); r > 1 penalises small clusters."""
 
-    alpha: float = 1.0
-    r: float = 1.2
+    alpha: float = ALPHA.default
+    r: float = R.default
     name: str = field(default="pcrp", init=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "alpha", _check_positive("alpha", self.alpha))
-        r = _check_positive("r", self.r, " r = 1 is the CRP; the paper uses r > 1.")
-        if r > R_MAX:
-            raise ModelError(
-                f"r must be at most {R_MAX:g} (got {r:g}): beyond it the prior's r log((n - 1)!) terms lose "
-                "the log joint's decimals in double precision (r = 1e308 overflows them). "
-                "The paper's powers lie between 1 and 2."
-            )
-        object.__setattr__(self, "r", r)
+        self._validate()
 
     def log_weight(self, n):
         return self.r * np.log(np.asarray(n, dtype=float))
 
-    def params(self):
-        return {"prior": self.name, "alpha": self.alpha, "r": self.r}
+    def log_w1(self):
+        return 0.0
 
-    def label(self):
-        return f"pCRP (alpha={self.alpha:g}, r={self.r:g})"
+    def log_w(self, n):
+        return self.r * gammaln(np.asarray(n, dtype=float))
 
+    def log_v(self, N, K):
+        return _ints(K) * np.log(self.alpha)
 
-PRIORS = {"crp": CRP, "pcrp": PowerCRP}
-# A fixed r above a data set's threshold merges its real clusters at every N (pcrp.path), so the default is a
-# mild power below the threshold of every built-in data set we measured: at r = 1.1 (2 chains of 2,000 sweeps)
-# mean K is Old Faithful 2.5 (CRP 3.6-3.7), Sim 1 3.7 (CRP 5.4-5.5), Sim 2 3.6, demo 3.8, MNIST 1-4 6.5 (CRP 7.5-7.6);
-# at r = 1.2 the demo mixture collapses to 1.4 clusters and Sim 1 to 2.3. For your data, choose r by cross
-# validation (the Choose r page, pcrp cv), read with the merge path (pcrp path).
-DEFAULT_R = 1.1
+    def log_new_weight(self, N, K):
+        return np.where(_ints(K) == 0, 0.0, np.log(self.alpha))
 
 
-def make_prior(name, alpha=1.0, r=DEFAULT_R):
-    """Build a seating prior by name ('crp' or 'pcrp')."""
-    if name == "crp":
-        return CRP(alpha=alpha)
-    if name == "pcrp":
-        return PowerCRP(alpha=alpha, r=r)
-    raise ModelError(f"Unknown prior {name!r}; choose one of: {', '.join(PRIORS)}.")
+@dataclass(frozen=True)
+class PitmanYor(GibbsPrior):
+    """Pitman-Yor process: W(n) = (1 - sigma)^(n-1), V_N(K) = prod_{i<K} (alpha + i sigma) / (alpha + 1)^(N-1);
+    existing n - sigma, new alpha + K sigma. sigma = 0 is the CRP."""
+
+    alpha: float = PY_ALPHA.default
+    sigma: float = SIGMA.default
+    name: str = field(default="py", init=False)
+
+    def __post_init__(self):
+        self._validate()
+        if not self.alpha > -self.sigma:
+            raise ModelError(
+                f"alpha must be > -sigma = {-self.sigma:g} for the Pitman-Yor process (got alpha = {self.alpha:g}, "
+                f"sigma = {self.sigma:g}): otherwise the new-cluster weight alpha + K sigma is not positive. "
+                "Raise alpha or sigma.")
+
+    def log_weight(self, n):
+        return np.log(np.asarray(n, dtype=float) - self.sigma)
+
+    def log_w1(self):
+        return 0.0
+
+    def log_w(self, n):
+        return gammaln(np.asarray(n, dtype=float) - self.sigma) - gammaln(1.0 - self.sigma)
+
+    def log_v(self, N, K):
+        K = _ints(K)
+        top = int(K.max(initial=1))
+        steps = np.log(self.alpha + self.sigma * np.arange(1, top, dtype=float))  # i = 1 .. top - 1
+        cum = np.concatenate(([0.0, 0.0], np.cumsum(steps)))  # cum[K] = sum_{i<K} log(alpha + i sigma)
+        return cum[K] - _log_rising(self.alpha + 1.0, N - 1)
+
+    def log_new_weight(self, N, K):
+        K = _ints(K)
+        return np.where(K == 0, 0.0, np.log(self.alpha + self.sigma * np.maximum(K, 1)))
+
+
+# log V_N(t) of the MFM for t = 1..t_max, cached per (gamma, lam, N, t_max): a sampler builds one table per data
+# set, the seating simulation one small table per N.
+_MFM_CHUNK = 1 << 20  # entries of the (t, k) grid evaluated at once
+
+
+@lru_cache(maxsize=4096)
+def _mfm_log_v(gamma, lam, N, t_max):
+    """Miller & Harrison (2018): V_N(t) = sum_{k >= t} k_(t) / (gamma k)^(N) p_K(k), p_K(k) = Poisson(k - 1; lam).
+
+    For each t the terms k = t, t + 1, ... are summed in logs until the rest is provably negligible: for k' >= k
+    the ratio of consecutive terms is at most rho(k) = (k + 1) / (k + 1 - t) * lam / k (the rising-factorial
+    factor is <= 1, the other two fall with k), so once rho(k) < 1 the tail after term k is at most
+    term(k) rho / (1 - rho); the sum stops when that is below 1e-17 of the largest term. Read-only array.
+    """
+    t_all = np.arange(1, t_max + 1, dtype=float)
+    out = np.empty(t_max)
+    span = 64
+    start = 0
+    while start < t_max:
+        rows = max(1, _MFM_CHUNK // span)
+        t = t_all[start:start + rows, None]
+        k = t + np.arange(span, dtype=float)
+        log_terms = (gammaln(k + 1) - gammaln(k - t + 1)
+                     - (gammaln(gamma * k + N) - gammaln(gamma * k))
+                     + (k - 1) * np.log(lam) - lam - gammaln(k))
+        top = log_terms.max(axis=1)
+        k_last, last = k[:, -1], log_terms[:, -1]
+        rho = (k_last + 1) / (k_last + 1 - t[:, 0]) * lam / k_last
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tail = last + np.log(rho) - np.log1p(-rho)
+        if not np.all((rho < 1) & (tail < top - 39.2)):  # e^-39.2 = 1e-17
+            span *= 2
+            if span > 1 << 22:  # not reached for lam <= LAM_MAX (about 2 lam + 100 terms suffice)
+                raise ModelError(f"The MFM's V_N did not converge (gamma = {gamma:g}, lam = {lam:g}, N = {N}).")
+            continue
+        out[start:start + rows] = top + np.log(np.exp(log_terms - top[:, None]).sum(axis=1))
+        start += rows
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True)
+class MFM(GibbsPrior):
+    """Mixture of finite mixtures (Miller & Harrison 2018): K - 1 ~ Poisson(lam), weights ~ Dirichlet(gamma, ...).
+    W(n) = gamma^(n), V_N(t) = sum_{k >= t} k_(t) / (gamma k)^(N) p_K(k); existing n + gamma, new
+    gamma V_N(K + 1) / V_N(K)."""
+
+    gamma: float = MFM_GAMMA.default
+    lam: float = LAM.default
+    name: str = field(default="mfm", init=False)
+
+    def __post_init__(self):
+        self._validate()
+
+    def log_weight(self, n):
+        return np.log(np.asarray(n, dtype=float) + self.gamma)
+
+    def log_w1(self):
+        return float(np.log(self.gamma))
+
+    def log_w(self, n):
+        return gammaln(np.asarray(n, dtype=float) + self.gamma) - gammaln(self.gamma)
+
+    def log_v(self, N, K):
+        K = _ints(K)
+        t_max = max(8, 1 << int(K.max(initial=1) - 1).bit_length())  # powers of two: few cached tables
+        table = _mfm_log_v(float(self.gamma), float(self.lam), int(N), t_max)
+        return table[K - 1]
+
+
+@dataclass(frozen=True)
+class SparseFiniteMixture(GibbsPrior):
+    """Sparse finite mixture (Malsiner-Walli, Fruehwirth-Schnatter & Gruen 2016): k_max components with
+    symmetric Dirichlet(gamma) weights, collapsed over weights and labels. W(n) = gamma^(n),
+    V_N(K) = k_max! / (k_max - K)! Gamma(k_max gamma) / Gamma(N + k_max gamma) for K <= k_max, else 0; existing
+    n + gamma, new (k_max - K) gamma."""
+
+    gamma: float = SFM_GAMMA.default
+    k_max: int = K_MAX.default
+    name: str = field(default="sfm", init=False)
+
+    def __post_init__(self):
+        self._validate()
+
+    @property
+    def max_blocks(self):
+        return self.k_max
+
+    def log_weight(self, n):
+        return np.log(np.asarray(n, dtype=float) + self.gamma)
+
+    def log_w1(self):
+        return float(np.log(self.gamma))
+
+    def log_w(self, n):
+        return gammaln(np.asarray(n, dtype=float) + self.gamma) - gammaln(self.gamma)
+
+    def log_v(self, N, K):
+        K = _ints(K)
+        M = self.k_max
+        top = int(min(K.max(initial=1), M))
+        falling = np.concatenate(([0.0], np.cumsum(np.log(M - np.arange(top, dtype=float)))))  # log M_(K)
+        out = np.full(K.shape, -np.inf)
+        ok = K <= M
+        out[ok] = falling[K[ok]] - _log_rising(M * self.gamma, N)
+        return out
+
+    def log_new_weight(self, N, K):
+        K = _ints(K)
+        with np.errstate(divide="ignore"):
+            out = np.log(self.gamma) + np.log(np.maximum(self.k_max - K, 0).astype(float))
+        return np.where(K == 0, 0.0, out)
+
+
+PRIORS = {
+    "crp": PriorSpec("crp", "CRP", CRP, (ALPHA,),
+                     "Chinese restaurant process (Dirichlet process): K grows like alpha log N.", True),
+    "pcrp": PriorSpec("pcrp", "pCRP", PowerCRP, (ALPHA, R),
+                      "Powered CRP (Lu, Li & Dunson): cluster sizes raised to the power r; its normaliser is unknown.",
+                      False),
+    "py": PriorSpec("py", "Pitman-Yor", PitmanYor, (PY_ALPHA, SIGMA),
+                    "Pitman-Yor process: more, smaller clusters than the CRP; K grows like N^sigma.", True),
+    "mfm": PriorSpec("mfm", "MFM", MFM, (MFM_GAMMA, LAM),
+                     "Mixture of finite mixtures (Miller & Harrison 2018): a prior on K; consistent for K.", True),
+    "sfm": PriorSpec("sfm", "Sparse finite mixture", SparseFiniteMixture, (SFM_GAMMA, K_MAX),
+                     "Overfitted mixture of k_max components (Malsiner-Walli et al. 2016) whose small Dirichlet "
+                     "weight gamma empties the extra ones.", True),
+}
+
+
+def make_prior(name, **params):
+    """Build a prior from the registry: ``make_prior("py", alpha=1, sigma=0.3)``; missing parameters take their
+    registry defaults, and a value of None means "not given".
+
+    A parameter the prior does not have is a ModelError naming the prior's parameters. Transitional: a
+    parameter of another prior at exactly its registry default is ignored, because ``pcrp run`` and
+    ``PCRPMixture`` still pass r = DEFAULT_R with the CRP.
+    """
+    spec = PRIORS.get(name)
+    if spec is None:
+        raise ModelError(f"Unknown prior {name!r}; choose one of: {', '.join(PRIORS)}.")
+    own = {p.name for p in spec.params}
+    kwargs = {}
+    for key, value in params.items():
+        if value is None:
+            continue
+        if key in own:
+            kwargs[key] = value
+            continue
+        elsewhere = [s for s in PRIORS.values() if key in {p.name for p in s.params}]
+        if any(_same(value, s.param(key).default) for s in elsewhere):
+            continue
+        users = f" ({key} belongs to {', '.join(s.name for s in elsewhere)})" if elsewhere else ""
+        have = ", ".join(f"{p.name} in {p.interval()}" for p in spec.params)
+        raise ModelError(f"The {spec.label} prior ({name}) has no parameter {key}{users}; its parameters are: "
+                         f"{have}. Leave {key} out.")
+    return spec.cls(**kwargs)
+
+
+def _same(a, b):
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return False
 
 
 def log_weight_table(prior, n_max):
-    """log g(n) for n = 0 .. n_max + 1 as the kernels expect (entry 0 unused, set to -inf)."""
+    """log g(n) = log W(n + 1) / W(n) for n = 0 .. n_max + 1 as the kernels expect (entry 0 unused, -inf)."""
     table = np.full(n_max + 2, -np.inf)
     table[1:] = prior.log_weight(np.arange(1, n_max + 2))
     return table
+
+
+def prior_tables(prior, N):
+    """The per-K tables the kernels take for N items, each (N + 2,) indexed by K = 0..N+1:
+
+    log_new[K] = log W(1) V_N(K + 1) / V_N(K), the weight of a new block when the others form K blocks
+        (0 at K = 0; -inf where K + 1 blocks are impossible);
+    log_v[K] = log V_N(K) + K log W(1) (0 at K = 0), so that with the per-count row
+        ROW_LOG_G_PROD = log W(n) - log W(1) (kernel_tables) the log joint is log V_N(K) + sum_k log W(n_k) + ...
+    """
+    K = np.arange(N + 2)
+    log_new = np.ascontiguousarray(prior.log_new_weight(N, K), dtype=np.float64)
+    log_v = np.empty(N + 2)
+    log_v[0] = 0.0
+    log_v[1:] = prior.log_v(N, K[1:]) + K[1:] * prior.log_w1()
+    return log_new, log_v
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """One customer's choice in a real posterior: the inner loop of Algorithm 1 made visible.
 
 Point i is taken out of its cluster; for each remaining cluster k and for a new
-one the collapsed Gibbs sampler weighs the seating prior g(N_k) (alpha for a new
-cluster) by the posterior predictive p(x_i | X_k) (the prior predictive for a new
-cluster) and samples from the normalised products.
+one the collapsed Gibbs sampler weighs the prior's seating weight -- W(N_k + 1) / W(N_k)
+for cluster k, W(1) V_N(K + 1) / V_N(K) for a new one (DESIGN.md section 2: g(N_k) and
+alpha for the CRP and pCRP) -- by the posterior predictive p(x_i | X_k) (the prior
+predictive for a new cluster) and samples from the normalised products.
 """
 
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ def seating_choice(X, labels, i, niw, prior):
     log_pred = np.array(
         [log_predictive(X[i], X[others & (labels == k)], niw.m0, niw.kappa0, niw.nu0, niw.S0) for k in ids]
         + [log_predictive(X[i], X[:0], niw.m0, niw.kappa0, niw.nu0, niw.S0)])
-    log_prior = np.append(prior.log_weight(sizes), np.log(prior.alpha))
+    log_prior = np.append(prior.log_weight(sizes), prior.log_new_weight(X.shape[0], [sizes.size]))
     log_post = log_prior + log_pred
     return Choice(
         cluster_ids=np.append(ids, -1),

@@ -17,7 +17,7 @@ import numpy as np
 from . import compute
 from ._kernels import gibbs
 from ._kernels.rng import seed_state
-from .model import check_niw_for_data, log_weight_table
+from .model import check_niw_for_data, log_weight_table, prior_tables
 from .niw_math import kernel_tables
 
 # Statistics are recomputed from the labels every REFRESH_EVERY sweeps (counted
@@ -164,11 +164,31 @@ def start_clusters(init, n_points):
     return min(k, n_points)
 
 
+def cap_init(init, prior, n_points):
+    """``init`` for a prior that allows at most ``prior.max_blocks`` clusters (None: any number): 'random:K' and
+    'kmeans:K' with K above it become 'random:max' / 'kmeans:max'; labels with more clusters are a
+    SamplerError (their probability is 0)."""
+    limit = getattr(prior, "max_blocks", None)
+    if limit is None:
+        return init
+    kind, k = parse_init(init)
+    if kind in ("random", "kmeans") and k > limit:
+        return f"{kind}:{limit}"
+    if kind == "labels" and start_clusters(init, n_points) > limit:
+        raise SamplerError(f"The initial labels form {start_clusters(init, n_points)} clusters, but {prior.label()} "
+                           f"allows at most {limit}; start from at most {limit} clusters (e.g. init='kmeans:{limit}').")
+    return init
+
+
 class Sampler:
     """Collapsed Gibbs sampler (Algorithm 1) with optional split-merge moves.
 
     X: (N, d) float data, used exactly as given.
-    prior: a seating prior (``pcrp.model.CRP``, ``PowerCRP``, ...).
+    prior: a partition prior from ``pcrp.model.PRIORS`` (``CRP``, ``PowerCRP``, ``PitmanYor``, ``MFM``,
+        ``SparseFiniteMixture``; ``make_prior``). It reaches the kernels as tables only.
+    init: with a prior that allows at most ``prior.max_blocks`` clusters (the sparse finite mixture's
+        k_max), 'random:K' and 'kmeans:K' start from at most that many (as K is capped at N); labels
+        with more clusters are refused.
     niw: ``pcrp.model.NIW`` hyperparameters of dimension d.
     split_merge: number of sequentially-allocated merge-split moves after each
         sweep (0 or False = the paper's plain Gibbs; True = 1).
@@ -196,11 +216,13 @@ class Sampler:
         self.n_split_merge = n_moves
         self.seed = seed
         N, d = X.shape
+        init = cap_init(init, prior, N)
         init_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
         self.labels = initial_labels(X, init, init_rng)
         self.rng_state = seed_state(seed)
         self.tables = kernel_tables(N, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(prior, N))
-        self.log_alpha = float(np.log(prior.alpha))
+        # per number of blocks K: the new-block weight and log V_N(K) + K log W(1) (pcrp.model.prior_tables)
+        self.log_new, self.log_v = prior_tables(prior, N)
         self.m0 = np.ascontiguousarray(niw.m0)
         self.S0 = np.ascontiguousarray(niw.S0)
         self.P0 = np.ascontiguousarray(np.linalg.inv(niw.S0))
@@ -230,8 +252,9 @@ class Sampler:
         )
 
     def log_joint(self):
-        """Unnormalised log p(z, X) of the current labels."""
-        return float(gibbs.log_joint(self.K, self.counts, self.logdets, self.log_alpha, self.tables))
+        """log p(z, X) of the current labels: log V_N(K) + sum_k [log W(N_k) + log m(X_k)], normalised for
+        every prior but the pCRP (whose V_N is known only up to a constant)."""
+        return float(gibbs.log_joint(self.K, self.counts, self.logdets, self.log_v, self.tables))
 
     _warm_up = False  # True for warm_up()'s own sampler
 
@@ -266,7 +289,7 @@ class Sampler:
             while True:
                 self.K = gibbs.gibbs_sweeps(
                     self.X, self.labels, self.K, self.counts, self.means, self.precs, self.logdets,
-                    self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_alpha,
+                    self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_new, self.log_v,
                     self.tables, self.log_pred_new, self.rng_state, self._perm, progress,
                     chunk, self.n_split_merge,
                     K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,

@@ -1,45 +1,174 @@
 """The sequential seating process (the prior as customers arrive), for teaching.
 
-Customer n + 1 sits at occupied table k with probability proportional to
-g(N_k) and at a new table with probability proportional to alpha; g(n) = n^r,
-r = 1 being the CRP. Unlike the Gibbs target for fixed N, this process is order
-dependent for r != 1.
+Customer n (n = 1, 2, ...) finds K occupied tables among the n - 1 before and sits at table k with
+probability proportional to W(N_k + 1) / W(N_k) and at a new table with probability proportional to
+W(1) V_n(K + 1) / V_n(K): the Gibbs conditional of the last of n items, with V_n for the n customers seated
+so far (DESIGN.md section 2). For the pCRP these are g(N_k) = N_k^r and alpha, r = 1 being the CRP. For the
+CRP, Pitman-Yor, MFM and sparse finite mixture the prior is projective, so the seating reproduces their
+exchangeable partition distribution at every n; the pCRP's seating process is order dependent for r != 1
+(unlike its Gibbs target for fixed N).
+
+The functions taking ``prior`` (``seat_prior``, ``simulate_k_growth_prior``, ...) work for every prior of
+:data:`pcrp.model.PRIORS`; the older ones taking ``alpha, r`` are the pCRP (CRP at r = 1).
+:func:`expected_k` gives the exact E[K_N] where a closed form or a short recursion exists.
 """
+
+import math
 
 import numpy as np
 
+from .model import CRP, MFM, PitmanYor, PowerCRP, SparseFiniteMixture, log_weight_table
 
-def seat(n_customers, alpha, r, uniforms):
-    """Seat customers one by one using the given uniforms (n_customers,), so CRP and
-    pCRP can share random numbers. Returns table labels (n_customers,) int."""
+
+def power_rule(alpha, r):
+    """The prior of the (alpha, r) functions: the CRP at r = 1, else the pCRP."""
+    return CRP(alpha) if r == 1 else PowerCRP(alpha, r)
+
+
+class SeatingRule:
+    """Log seating weights of ``prior`` for customers 1..n_max: existing tables from the table of
+    log W(n + 1) / W(n), a new table's W(1) V_n(K + 1) / V_n(K) cached per (n, K) (shared across runs)."""
+
+    def __init__(self, prior, n_max):
+        self.prior = prior
+        self.log_g = log_weight_table(prior, max(int(n_max), 1))
+        self._new = {}
+
+    def log_new(self, n, K):
+        """log weight of a new table for customer n finding K tables (-inf where K + 1 tables are impossible)."""
+        value = self._new.get((n, K))
+        if value is None:
+            value = self._new[(n, K)] = float(self.prior.log_new_weight(n, [K])[0])
+        return value
+
+    def log_weights(self, sizes):
+        """(K + 1,) log weights of each occupied table (sizes, in order) and, last, of a new one."""
+        sizes = np.asarray(sizes, dtype=np.int64)
+        return np.append(self.log_g[sizes], self.log_new(int(sizes.sum()) + 1, sizes.size))
+
+
+def seat_prior(prior, n_customers, uniforms, rule=None):
+    """Seat ``n_customers`` one by one under ``prior`` using the given uniforms (n_customers,), so priors can
+    share random numbers. Returns table labels (n_customers,) int. ``rule``: a :class:`SeatingRule` to reuse."""
+    rule = rule or SeatingRule(prior, n_customers)
     labels = np.empty(n_customers, dtype=np.int64)
-    sizes = []
+    sizes = np.zeros(n_customers + 1, dtype=np.int64)
+    log_w = np.empty(n_customers + 1)  # log weight of each occupied table
+    K = 0
     for i in range(n_customers):
-        weights = np.append(np.power(np.array(sizes, dtype=float), r), alpha)
-        cumulative = np.cumsum(weights)
-        k = int(np.searchsorted(cumulative, uniforms[i] * cumulative[-1], side="right"))
-        k = min(k, len(sizes))
-        if k == len(sizes):
-            sizes.append(0)
+        log_new = rule.log_new(i + 1, K)
+        top = max(log_w[:K].max(), log_new) if K else log_new
+        cumulative = np.cumsum(np.exp(log_w[:K] - top))
+        total = (cumulative[-1] if K else 0.0) + math.exp(log_new - top)
+        k = min(int(np.searchsorted(cumulative, uniforms[i] * total, side="right")), K)
+        if k == K and log_new == -np.inf:  # a uniform of exactly 1 where no new table is allowed
+            k = K - 1
+        if k == K:
+            K += 1
         sizes[k] += 1
+        log_w[k] = rule.log_g[sizes[k]]
         labels[i] = k
     return labels
 
 
+def seating_probabilities_prior(prior, sizes):
+    """Probability of each occupied table (sizes, in order) and, last, of a new table for the next customer."""
+    log_w = SeatingRule(prior, int(np.sum(sizes)) + 1).log_weights(sizes)
+    w = np.exp(log_w - log_w.max())
+    return w / w.sum()
+
+
+def simulate_k_growth_prior(prior, n_max, n_runs, seed=0):
+    """K_N for N = 1..n_max over ``n_runs`` independent seatings under ``prior``: array (n_runs, n_max)."""
+    rng = np.random.default_rng(seed)
+    rule = SeatingRule(prior, n_max)
+    out = np.empty((n_runs, n_max), dtype=np.int64)
+    for run in range(n_runs):
+        labels = seat_prior(prior, n_max, rng.random(n_max), rule)
+        out[run] = np.maximum.accumulate(labels) + 1
+    return out
+
+
+def simulate_tables_prior(prior, n, n_runs, seed=0):
+    """K_N, largest-table share and singletons after ``n`` customers under ``prior``, over ``n_runs`` seatings:
+    a dict of arrays (n_runs,) "K", "largest_share", "singletons"."""
+    rng = np.random.default_rng(seed)
+    rule = SeatingRule(prior, n)
+    rows = np.array([table_summary(seat_prior(prior, n, rng.random(n), rule)) for _ in range(n_runs)])
+    return {"K": rows[:, 0].astype(int), "largest_share": rows[:, 1], "singletons": rows[:, 2].astype(int)}
+
+
+def order_probability_prior(order, prior):
+    """Probability that the sequential process under ``prior`` seats customers arriving in ``order`` (tuple of
+    block indices) at tables that form exactly those blocks (see :func:`order_probability`)."""
+    rule = SeatingRule(prior, len(order))
+    sizes = {}
+    log_p = 0.0
+    for b in order:
+        tables = list(sizes)
+        log_w = rule.log_weights([sizes[t] for t in tables])
+        top = log_w.max()
+        log_total = top + math.log(np.exp(log_w - top).sum())
+        log_p += (log_w[tables.index(b)] if b in sizes else log_w[-1]) - log_total
+        sizes[b] = sizes.get(b, 0) + 1
+    return math.exp(log_p)
+
+
+def expected_k(prior, n):
+    """Exact E[K_N] of the seating process for N = 1..n, as an (n,) array, where it is known; None otherwise
+    (the pCRP with r != 1: simulate it).
+
+    CRP and Pitman-Yor: E[K_{N+1}] = E[K_N] + (alpha + sigma E[K_N]) / (alpha + N), K_1 = 1 (the new-table
+    probability is linear in K; sigma = 0 gives the CRP's sum alpha / (alpha + i - 1), about alpha log N;
+    for sigma > 0 it grows like N^sigma). Sparse finite mixture: k_max (1 - P(a component is empty)), with
+    P(empty) = ((k_max - 1) gamma)^(N) / (k_max gamma)^(N). MFM: the same given k components, averaged over
+    K - 1 ~ Poisson(lam) (bounded in N: E[K_N] increases to E[K] = lam + 1).
+    """
+    n = int(n)
+    if isinstance(prior, PowerCRP) and prior.r == 1:
+        prior = CRP(prior.alpha)
+    if isinstance(prior, (CRP, PitmanYor)):
+        sigma = getattr(prior, "sigma", 0.0)
+        out = np.empty(n)
+        k = 1.0
+        for i in range(n):
+            out[i] = k
+            k += (prior.alpha + sigma * k) / (prior.alpha + i + 1)
+        return out
+    if isinstance(prior, SparseFiniteMixture):
+        return _occupied(prior.k_max, prior.gamma, n)
+    if isinstance(prior, MFM):
+        lam = prior.lam
+        k_hi = int(lam + 20 * math.sqrt(lam) + 60)
+        out = np.zeros(n)
+        for k in range(1, k_hi + 1):
+            log_pk = (k - 1) * math.log(lam) - lam - math.lgamma(k)
+            out += math.exp(log_pk) * _occupied(k, prior.gamma, n)
+        return out
+    return None
+
+
+def _occupied(k, gamma, n):
+    """E[occupied components after N = 1..n draws] for k components with symmetric Dirichlet(gamma) weights."""
+    i = np.arange(n, dtype=float)
+    p_empty = np.cumprod(((k - 1) * gamma + i) / (k * gamma + i))
+    return k * (1.0 - p_empty)
+
+
+def seat(n_customers, alpha, r, uniforms):
+    """Seat customers one by one under the pCRP (the CRP at r = 1) using the given uniforms (n_customers,), so
+    CRP and pCRP can share random numbers. Returns table labels (n_customers,) int."""
+    return seat_prior(power_rule(alpha, r), n_customers, uniforms)
+
+
 def seating_probabilities(sizes, alpha, r):
-    """Probability of each occupied table (in order) and, last, of a new table."""
-    weights = np.append(np.power(np.asarray(sizes, dtype=float), r), alpha)
-    return weights / weights.sum()
+    """Probability of each occupied table (in order) and, last, of a new table, under the pCRP."""
+    return seating_probabilities_prior(power_rule(alpha, r), sizes)
 
 
 def simulate_k_growth(alpha, r, n_max, n_runs, seed=0):
-    """K_N for N = 1..n_max over ``n_runs`` independent seatings: array (n_runs, n_max)."""
-    rng = np.random.default_rng(seed)
-    out = np.empty((n_runs, n_max), dtype=np.int64)
-    for run in range(n_runs):
-        labels = seat(n_max, alpha, r, rng.random(n_max))
-        out[run] = np.maximum.accumulate(labels) + 1
-    return out
+    """K_N for N = 1..n_max over ``n_runs`` independent pCRP seatings: array (n_runs, n_max)."""
+    return simulate_k_growth_prior(power_rule(alpha, r), n_max, n_runs, seed)
 
 
 def crp_expected_k(alpha, n):
@@ -65,13 +194,11 @@ def table_summary(labels):
 
 
 def simulate_tables(alpha, r, n, n_runs, seed=0):
-    """K_N, largest-table share and singletons after ``n`` customers, over ``n_runs`` seatings.
+    """K_N, largest-table share and singletons after ``n`` customers, over ``n_runs`` pCRP seatings.
 
     Returns a dict of arrays (n_runs,): "K", "largest_share", "singletons".
     """
-    rng = np.random.default_rng(seed)
-    rows = np.array([table_summary(seat(n, alpha, r, rng.random(n))) for _ in range(n_runs)])
-    return {"K": rows[:, 0].astype(int), "largest_share": rows[:, 1], "singletons": rows[:, 2].astype(int)}
+    return simulate_tables_prior(power_rule(alpha, r), n, n_runs, seed)
 
 
 def arrival_orders(block_sizes):
@@ -100,11 +227,6 @@ def arrival_orders(block_sizes):
 def order_probability(order, alpha, r):
     """Probability that the sequential process seats customers arriving in ``order`` (tuple
     of block indices) at tables that form exactly those blocks: each customer joins its
-    block's table, or opens it if it is the block's first customer."""
-    sizes = {}
-    p = 1.0
-    for i, b in enumerate(order):
-        total = sum(n**r for n in sizes.values()) + alpha
-        p *= (sizes[b] ** r if b in sizes else alpha) / total
-        sizes[b] = sizes.get(b, 0) + 1
-    return p
+    block's table, or opens it if it is the block's first customer. The pCRP (CRP at r = 1); any prior:
+    :func:`order_probability_prior`."""
+    return order_probability_prior(order, power_rule(alpha, r))

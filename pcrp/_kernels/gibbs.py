@@ -1,7 +1,10 @@
 """The collapsed Gibbs sweep (Algorithm 1 of Lu, Li & Dunson) and split-merge moves.
 
-Everything here is prior-agnostic: the seating prior enters only through the
-rows ``ROW_LOG_G`` / ``ROW_LOG_G_PROD`` of ``tables`` and through ``log_alpha``.
+Everything here is prior-agnostic. A Gibbs-type prior, p(partition) = V_N(K) prod_k W(n_k)
+(DESIGN.md section 2), enters only through tables: per block size the rows ``ROW_LOG_G``
+(log W(n + 1) / W(n)) and ``ROW_LOG_G_PROD`` (log W(n) - log W(1)) of ``tables``, and per number
+of blocks K the arrays ``log_new`` (log W(1) V_N(K + 1) / V_N(K), the new-block weight) and
+``log_v`` (log V_N(K) + K log W(1)), both from :func:`pcrp.model.prior_tables`.
 Clusters occupy slots ``0 .. K-1`` (compact); a cluster that empties is removed
 by moving the last slot into its place. When every slot is in use the sweep
 kernel returns early with its position saved, the caller enlarges the slot
@@ -46,9 +49,9 @@ def _delete_slot(k, K, labels, counts, means, precs, logdets):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def log_joint(K, counts, logdets, log_alpha, tables):
-    """Unnormalised log p(z, X) = K log alpha + sum_k [log G(N_k) + log m(X_k)]."""
-    total = K * log_alpha
+def log_joint(K, counts, logdets, log_v, tables):
+    """log p(z, X) = log V_N(K) + sum_k [log W(N_k) + log m(X_k)]; normalised when V_N is (not the pCRP)."""
+    total = log_v[K]
     for k in range(K):
         total += tables[counts[k], ROW_LOG_G_PROD] + log_marginal(k, counts, logdets, tables)
     return total
@@ -64,7 +67,7 @@ def rebuild_all(X, labels, K, m0, S0, kappa0, counts, means, precs, logdets):
 @njit(cache=True, nogil=True, error_model="numpy")
 def _split_merge(
     X, labels, K, counts, means, precs, logdets,
-    m0, P0, logdet0, log_alpha, tables, rng,
+    m0, P0, logdet0, log_new, tables, rng,
     members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
 ):
     """One sequentially-allocated merge-split move (Dahl 2003).
@@ -74,7 +77,9 @@ def _split_merge(
     order) next to i or j with probability proportional to g(size) times the
     predictive; otherwise the merge of their clusters is proposed and the
     probability of re-creating the current split in that way enters the ratio.
-    Target ratios use only the partition posterior of DESIGN.md section 2.
+    Target ratios use only the partition posterior of DESIGN.md section 2: a split of a
+    block of n into n1 + n2 multiplies the prior by [V(K + 1) / V(K)] W(n1) W(n2) / W(n),
+    i.e. by exp(log_new[K] + G(n1) + G(n2) - G(n)) with G = ROW_LOG_G_PROD.
     A merge is rejected before the allocation when the uniform already fails
     against the target ratio alone (the allocation's log probability is <= 0).
     Scratch slots: 0 = side of i, 1 = side of j, 2 = merged cluster. The caller
@@ -101,8 +106,8 @@ def _split_merge(
                 add_point(X[m], 2, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
                           log_term(X[m], 2, sc_counts, sc_means, sc_precs, tables, work))
         log_merge_gain = (
-            log_alpha + tables[sc_counts[2], ROW_LOG_G_PROD] + log_marginal(2, sc_counts, sc_logdets, tables)
-            - 2.0 * log_alpha
+            tables[sc_counts[2], ROW_LOG_G_PROD] + log_marginal(2, sc_counts, sc_logdets, tables)
+            - log_new[K - 1]
             - tables[counts[ci], ROW_LOG_G_PROD] - log_marginal(ci, counts, logdets, tables)
             - tables[counts[cj], ROW_LOG_G_PROD] - log_marginal(cj, counts, logdets, tables)
         )
@@ -170,16 +175,14 @@ def _split_merge(
         sc_counts[s] = n + 1
 
     if is_split:
-        log_split_target = (
-            2.0 * log_alpha
+        log_split_target = (  # relative to the merged state's V(K): W(1) V(K + 1) / V(K) = exp(log_new[K])
+            log_new[K]
             + tables[sc_counts[0], ROW_LOG_G_PROD]
             + tables[sc_counts[1], ROW_LOG_G_PROD]
             + log_marginal(0, sc_counts, sc_logdets, tables)
             + log_marginal(1, sc_counts, sc_logdets, tables)
         )
-        log_merged_target = (
-            log_alpha + tables[counts[ci], ROW_LOG_G_PROD] + log_marginal(ci, counts, logdets, tables)
-        )
+        log_merged_target = tables[counts[ci], ROW_LOG_G_PROD] + log_marginal(ci, counts, logdets, tables)
         log_ratio = log_split_target - log_merged_target - log_q
         sm_stats[0] += 1
         if math.log(uniform(rng)) < log_ratio:
@@ -212,7 +215,7 @@ PROGRESS_FRESH = 3  # 1 when the current sweep still needs its permutation drawn
 @njit(cache=True, nogil=True, error_model="numpy")
 def gibbs_sweeps(
     X, labels, K, counts, means, precs, logdets,
-    m0, S0, P0, logdet0, kappa0, log_alpha, tables, log_pred_new,
+    m0, S0, P0, logdet0, kappa0, log_new, log_v, tables, log_pred_new,
     rng, perm, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
     keep_rows, keep_labels, keep_sm,
 ):
@@ -220,10 +223,11 @@ def gibbs_sweeps(
 
     Shapes: X (N, d); labels (N,) int64 in 0..K-1; slot arrays (counts (C,),
     means (C, d), precs (C, d, d), logdets (C,)) with capacity C >= K; tables
-    (N + 2, N_TABLE_ROWS); log_pred_new (N,) = log prior predictive of each
+    (N + 2, N_TABLE_ROWS); log_new, log_v (N + 2,) the prior's per-K tables
+    (:func:`pcrp.model.prior_tables`); log_pred_new (N,) = log prior predictive of each
     point; rng uint64[4]; perm (N,) int64, the current sweep order; progress
     int64[4] (see PROGRESS_*; zeros and FRESH = 1 for a new call). After sweep s,
-    K_out[s] receives K and log_joint_out[s] the unnormalised log p(z, X);
+    K_out[s] receives K and log_joint_out[s] log p(z, X) (:func:`log_joint`);
     sm_stats (4,) accumulates [splits proposed, accepted, merges proposed,
     accepted]. keep_rows (n_sweeps,) int64: after sweep s with keep_rows[s] = j >= 0,
     the labels are copied into keep_labels[j] (R, N) and sm_stats into keep_sm[j]
@@ -295,7 +299,8 @@ def gibbs_sweeps(
                 rebuild_slot(X, labels, k, k, m0, S0, kappa0, counts, means, precs, logdets)
 
             # Algorithm 1: log prior weight + log predictive, for each cluster and a new one
-            top = log_alpha + log_pred_new[i]
+            # (K counted without point i; log_new[K] is -inf where K + 1 blocks are impossible)
+            top = log_new[K] + log_pred_new[i]
             logw[K] = top
             for c in range(K):
                 term = log_term(x, c, counts, means, precs, tables, work)
@@ -350,13 +355,13 @@ def gibbs_sweeps(
                 return K
             K = _split_merge(
                 X, labels, K, counts, means, precs, logdets,
-                m0, P0, logdet0, log_alpha, tables, rng,
+                m0, P0, logdet0, log_new, tables, rng,
                 members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
             )
             progress[PROGRESS_MOVES] += 1
         sweep = progress[PROGRESS_SWEEPS]
         K_out[sweep] = K
-        log_joint_out[sweep] = log_joint(K, counts, logdets, log_alpha, tables)
+        log_joint_out[sweep] = log_joint(K, counts, logdets, log_v, tables)
         row = keep_rows[sweep]
         if row >= 0:
             for t in range(N):

@@ -36,8 +36,8 @@ from numba import njit
 
 # Columns of the ``tables`` array built by pcrp.niw_math.kernel_tables; row n
 # holds the values for a cluster of n points.
-ROW_LOG_G = 0  # log g(n): seating weight of an existing cluster of size n
-ROW_LOG_G_PROD = 1  # sum_{j=1}^{n-1} log g(j): the prior's per-block factor
+ROW_LOG_G = 0  # log g(n) = log W(n + 1) / W(n): seating weight of an existing cluster of size n
+ROW_LOG_G_PROD = 1  # sum_{j=1}^{n-1} log g(j) = log W(n) - log W(1): the prior's per-block factor
 ROW_T_CONST = 2  # Student-t log normaliser, without -0.5 log|S_n|
 ROW_T_SCALE = 3  # kappa_n / (kappa_n + 1): multiplies the S_n-quadratic form
 ROW_T_EXPONENT = 4  # (df_n + d) / 2
