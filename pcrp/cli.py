@@ -1,6 +1,7 @@
 """The ``pcrp`` command line.
 
-    pcrp run DATA --prior {crp,pcrp} --alpha A --r R --iters T --burn-in B --thin S --seed SEED
+    pcrp run DATA [--prior {crp,pcrp,py,mfm,sfm}] [--alpha A] [--r R] [--sigma S] [--gamma G] [--lam L]
+             [--k-max K] --iters T --burn-in B --thin S --seed SEED
              [--chains C] [--init START[,START..]] [--loss vi|binder] [--n-jobs J] [--no-split-merge]
              [--m0 V1,V2,..] [--kappa0 X] [--nu0 X] [--s0 X] [--standardize | --no-standardize]
              [--columns c1,c2] --out RESULT.npz
@@ -91,6 +92,49 @@ def _add_parallel_options(p):
                    help="run the fits on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 (needs dask[distributed])")
 
 
+def _flag(name):
+    return "--" + name.replace("_", "-")
+
+
+def _add_prior_options(p):
+    """--prior and one flag per parameter name in the registry (pcrp.model.PRIORS), each saying which priors
+    use it, with bounds and default; a flag defaults to None so that one the chosen prior lacks is refused."""
+    from .model import DEFAULT_PRIOR, PRIORS
+
+    p.add_argument("--prior", choices=list(PRIORS), default=DEFAULT_PRIOR,
+                   help="seating prior (default %(default)s): "
+                        + "; ".join(f"{s.name} = {s.label}" for s in PRIORS.values()))
+    users = {}
+    for spec in PRIORS.values():
+        for param in spec.params:
+            users.setdefault(param.name, []).append((spec, param))
+    for name, uses in users.items():
+        text = "; ".join(f"{spec.name}: {param.label} in {param.interval()}"
+                         f"{', ' + param.constraint if param.constraint else ''}, default {param.default:g}"
+                         for spec, param in uses)
+        p.add_argument(_flag(name), dest=name, type=float, metavar=name[0].upper(),
+                       help=f"{text}{' (a whole number)' if uses[0][1].integer else ''}")
+
+
+def prior_from_args(args):
+    """The prior that --prior and its parameter flags describe (registry defaults for flags not given).
+
+    A flag that the chosen prior does not use is a CliError naming the prior's own flags."""
+    from .model import PRIORS, make_prior
+
+    spec = PRIORS[args.prior]
+    own = {param.name for param in spec.params}
+    every = {param.name for s in PRIORS.values() for param in s.params}
+    given = {name: getattr(args, name) for name in sorted(every) if getattr(args, name, None) is not None}
+    stray = [name for name in given if name not in own]
+    if stray:
+        have = ", ".join(f"{_flag(param.name)} ({param.label}, default {param.default:g})" for param in spec.params)
+        flags = " and ".join(_flag(name) for name in stray)
+        raise CliError(f"{flags} {'does' if len(stray) == 1 else 'do'} not apply to --prior {spec.name} "
+                       f"({spec.label}); its parameters are {have}. Leave {flags} out.")
+    return make_prior(spec.name, **given)
+
+
 def _add_data_options(p):
     from . import data as data_mod
 
@@ -116,7 +160,6 @@ def _add_data_options(p):
 def build_parser():
     from .chains import DEFAULT_INITS
     from .cv import DEFAULT_GRID
-    from .model import DEFAULT_R
     from .partition import LOSSES
     from .reproduce import EXPERIMENTS
 
@@ -127,17 +170,15 @@ def build_parser():
         help="run the collapsed Gibbs sampler and save the chain",
         description=(
             "Run the collapsed Gibbs sampler (Algorithm 1 of Lu, Li & Dunson) for an infinite Gaussian "
-            "mixture with a Normal-Inverse-Wishart prior under the CRP or the pCRP, and save the chain as "
+            "mixture with a Normal-Inverse-Wishart prior under a Gibbs-type seating prior (CRP, pCRP, "
+            "Pitman-Yor, MFM or sparse finite mixture; the same sampler for each), and save the chain as "
             ".npz. NIW settings are in the units the sampler sees (standardised units unless "
             "--no-standardize). Defaults: m0 = column means, kappa0 = 0.25, nu0 = d + 3, "
             "S0 = 0.25 * v * nu0 * I with v the mean column variance."
         ),
     )
     _add_data_options(p)
-    p.add_argument("--prior", choices=["crp", "pcrp"], default="pcrp", help="seating prior (default pcrp)")
-    p.add_argument("--alpha", type=float, default=1.0, help="concentration: new-table weight (default 1)")
-    p.add_argument("--r", type=float,
-                   help=f"pCRP power, > 0; r = 1 is the CRP (default {DEFAULT_R}); only with --prior pcrp")
+    _add_prior_options(p)
     p.add_argument("--iters", type=_whole, default=2000, help="Gibbs sweeps in all (default 2000)")
     p.add_argument("--burn-in", type=_whole, default=1000,
                    help="sweeps discarded before keeping draws (default 1000)")
@@ -341,15 +382,12 @@ def cmd_run(args):
     import numpy as np
 
     from .chains import data_description, resolve_inits, run_chains
-    from .model import DEFAULT_R, make_prior
     from .partition import point_estimate, similarity_matrix
     from .sampler import check_schedule, check_seed, parse_init, start_clusters
 
     check_seed(args.seed, "--seed")
     iters, burn_in, thin = check_schedule(args.iters, args.burn_in, args.thin)
-    if args.prior == "crp" and args.r is not None:
-        raise CliError("--r applies only to --prior pcrp (the CRP is the pCRP with r = 1); leave it out.")
-    prior = make_prior(args.prior, alpha=args.alpha, r=DEFAULT_R if args.r is None else args.r)
+    prior = prior_from_args(args)
     check_n_jobs(args.n_jobs)
     init_values = [v.strip() for v in args.init.split(",")]
     parsed_inits = [parse_init(v) for v in init_values]

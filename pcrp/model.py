@@ -146,6 +146,8 @@ class PriorSpec:
 # demo 3.8, MNIST 1-4 6.5 (CRP 7.5-7.6); at r = 1.2 the demo mixture collapses to 1.4 clusters and Sim 1 to 2.3.
 # For your data, choose r by cross validation (the Choose r page, pcrp cv), read with the merge path (pcrp path).
 DEFAULT_R = 1.1
+# The prior of `pcrp run`, PCRPMixture and the Explorer's second row: the paper's.
+DEFAULT_PRIOR = "pcrp"
 # GAMMA_MAX (MFM only): V_N(t) needs log (gamma k)^(N) = lgamma(gamma k + N) - lgamma(gamma k) for k up to about
 # N + 2 lam; its rounding error is about 1e-16 (gamma k + N) log(gamma k + N), below 1e-6 nats for gamma up to
 # 1000 at N = 10,000. LAM_MAX: the sum over k runs to about t + 2 lam + 40 terms for each t.

@@ -229,7 +229,8 @@ RUN_BAD_INPUTS = [
     (["--init", "random:-3"], "CSV", r"init must be 'one', 'random:K' or 'kmeans:K' with K >= 1"),
     (["--columns", ""], "CSV", r"--columns has an empty name \(got ''\)"),
     (["--columns", "a,"], "CSV", r"--columns has an empty name \(got 'a,'\)"),
-    (["--prior", "crp", "--r", "1.5"], "CSV", r"--r applies only to --prior pcrp \(the CRP is the pCRP with r = 1\)"),
+    (["--prior", "crp", "--r", "1.5"], "CSV",
+     r"--r does not apply to --prior crp \(CRP\); its parameters are --alpha \(concentration alpha, default 1\)"),
 ]
 
 
