@@ -16,6 +16,10 @@ from pcrp.sampler import SamplerError, warm_up
 state = st.session_state
 
 st.title("Choose r by cross validation")
+st.caption(
+    "This page chooses the pCRP's power r. The other priors in the Explorer are not chosen here: the CRP's and "
+    "Pitman-Yor's alpha, the MFM's gamma and lam and the sparse finite mixture's gamma and k_max are prior "
+    "beliefs about the number and sizes of clusters, which the paper's loss (eq. 5) was not designed to tune.")
 st.markdown(
     "**What r does.** For a fixed clustering, raising r tips the balance towards fewer, larger clusters: every "
     "pair of clusters has a *critical power* r\\* above which the pCRP prefers the two merged. r\\* compares a "

@@ -211,7 +211,8 @@ def build_parser():
             "training part and score the held-out part by the loss of eq. (5) (held-out points join the "
             "cluster with the highest posterior seating probability) and by the held-out log predictive "
             "density. Prints the curve (mean and SE over folds) and the proposed r: the grid value just "
-            "before the loss blows up."
+            "before the loss blows up. Cross validation here tunes the pCRP's r only; the other priors' "
+            "parameters (--prior of pcrp run) are prior beliefs, not tuned by this loss."
         ),
     )
     _add_data_options(p)
@@ -610,7 +611,10 @@ def _add_path_parser(sub):
             "each merge and write them as JSON: {partition, merges: [{r, clusters, sizes, L, G}], config}. "
             "Starting clusters are numbered 0..K-1 (by size, largest first, for a point estimate; by label "
             "value for --from-labels) and merge j creates cluster K + j. r is null where r* is infinite (two "
-            "single points: L > 0 merges them at every r, L < 0 never)."
+            "single points: L > 0 merges them at every r, L < 0 never). The path is the pCRP's alone: it "
+            "needs a prior whose log joint is linear in one parameter, which the other priors of pcrp run "
+            "are not. r* compares single partitions, not posterior mass: a merge at r* can still hold a "
+            "minority of the posterior at that r."
         ),
     )
     _add_data_options(p)
