@@ -6,7 +6,8 @@ Library only: nothing here imports streamlit.
 __version__ = "0.1.0"
 
 __all__ = [
-    "CRP", "NIW", "PowerCRP", "default_niw", "make_prior", "resolve_niw",
+    "CRP", "PowerCRP", "PitmanYor", "MFM", "SparseFiniteMixture", "PRIORS", "make_prior",
+    "NIW", "default_niw", "resolve_niw",
     "Chain", "Sampler", "run", "ChainSet", "run_chains", "similarity_matrix", "point_estimate",
     "PCRPMixture", "__version__",
 ]
@@ -17,8 +18,8 @@ __all__ = [
 # KeyboardInterrupt handler can run (a Ctrl-C during start-up would be a traceback).
 _LAZY = {
     "ChainSet": "chains", "run_chains": "chains",
-    "CRP": "model", "NIW": "model", "PowerCRP": "model", "default_niw": "model", "make_prior": "model",
-    "resolve_niw": "model",
+    **{name: "model" for name in ("CRP", "PowerCRP", "PitmanYor", "MFM", "SparseFiniteMixture", "PRIORS",
+                                  "make_prior", "NIW", "default_niw", "resolve_niw")},
     "point_estimate": "partition", "similarity_matrix": "partition",
     "Chain": "sampler", "Sampler": "sampler", "run": "sampler",
     "PCRPMixture": "estimator",

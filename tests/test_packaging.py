@@ -49,3 +49,12 @@ def test_package_data_patterns_cover_every_data_file():
     assert config["packages"]["find"]["include"] == ["pcrp*"]  # subpackages are found, not listed by hand
     declared = [p for p in patterns if "typed" in p]
     assert all((ROOT / "pcrp" / p).exists() for p in declared), "py.typed is declared but does not exist"
+
+
+def test_every_public_name_resolves():
+    """The lazy exports of pcrp/__init__.py: a name mapped to the wrong module fails here, not in a user's script."""
+    import pcrp
+
+    for name in pcrp.__all__:
+        assert getattr(pcrp, name) is not None, name
+    assert set(pcrp.PRIORS) == {"crp", "pcrp", "py", "mfm", "sfm"}
