@@ -1,4 +1,5 @@
-"""Explorer: CRP and pCRP cluster the same data live, one above the other.
+"""Explorer: two priors (CRP and pCRP by default; any of pcrp.model.PRIORS) cluster the same data live,
+one above the other.
 
 The page only arranges widgets and calls the library: runs are pcrp.live.LiveRun objects (threads,
 memory plan, lifetime), display summaries come from pcrp.live_view, figures from pcrp.plots.
@@ -21,13 +22,12 @@ from app_pages.shared import browser_key, guarded, inert, keep_browser_key, regi
 from pcrp import data, explorer_settings as es, live_view, plots
 from pcrp.density import mixture_density
 from pcrp.live import PAUSED, RELOAD_SECONDS, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
-from pcrp.model import CRP, WITHIN_SCALE, ModelError, PowerCRP, resolve_niw
+from pcrp.model import PRIORS, WITHIN_SCALE, ModelError, resolve_niw
 from pcrp.posterior import summarise
 from pcrp.sampler import SamplerError, warm_up
 from pcrp.summary import MIN_DRAWS, RHAT_THRESHOLD, nmi, oracle_alpha, rhat_warnings, vi
 
 state = st.session_state
-CHAINS = ("CRP", "pCRP")
 REDRAW_SECONDS = 0.5
 
 
@@ -70,7 +70,7 @@ S = settings()
 if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
     state.run = None
     state.explorer_missing_run = True
-st.title("CRP vs pCRP, live")
+st.title(f"{PRIORS[S['prior1']].label} vs {PRIORS[S['prior2']].label}, live")
 for problem in state.pop("explorer_url_problems", []):
     st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
 if state.pop("explorer_run_in_address", False):
@@ -170,23 +170,75 @@ else:
     st.caption(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}"
                f"{', standardised' if ds.standardized else ''}"
                f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}. Both chains see the same data, "
-               "prior, seed and start; only the seating rule differs.")
+               "NIW model, seed and start; only the partition prior differs.")
     for note in ds.notes:
         st.caption(f"Note: {inert(note)}")
 
 # ----------------------------------------------------------------------------- model and run settings
+ROW_NAMES = {1: "Top row", 2: "Bottom row"}
+SYMBOLS = {"alpha": "α", "sigma": "σ", "gamma": "γ", "lam": "λ"}  # how a parameter name is printed
+
+
+def on_prior_change(row):
+    """A row's prior changed: its parameters start from the new prior's defaults."""
+    values = settings()
+    values[es.prior_key(row)] = state["w_" + es.prior_key(row)]
+    es.reset_row(values, row)
+    for name in es.row_param_names(values, row):
+        state["w_" + es.row_key(name, row)] = values[es.row_key(name, row)]
+
+
+def prior_widgets(row):
+    """The prior of one row and its parameters' widgets, all generated from the pcrp.model.PRIORS registry."""
+    st.selectbox(f"{ROW_NAMES[row]}: prior", tuple(PRIORS), format_func=lambda name: PRIORS[name].label,
+                 key=bind(es.prior_key(row)), on_change=on_prior_change, args=(row,),
+                 help=" · ".join(f"{spec.label}: {spec.help}" for spec in PRIORS.values()))
+    prior = state["w_" + es.prior_key(row)]
+    settings()[es.prior_key(row)] = prior
+    for w in es.prior_widgets(prior):
+        key = bind(es.row_key(w.name, row))
+        state[key] = min(max(state[key], w.low), w.high)  # a value another prior allowed
+        label = f"{PRIORS[prior].label} {w.label}"
+        if w.slider_step:
+            st.slider(label, float(w.low), float(w.high), step=w.slider_step, key=key, help=w.help)
+        elif w.integer:
+            state[key] = int(state[key])
+            st.number_input(label, int(w.low), int(w.high), step=1, key=key, help=w.help)
+        else:
+            state[key] = float(state[key])
+            st.number_input(label, float(w.low), float(w.high), step=0.05 if w.high <= 1 else 0.1,
+                            format="%.3f", key=key, help=w.help)
+
+
+def on_oracle():
+    """Every CRP row's alpha = K_true / ln N (the paper's CRP-Oracle)."""
+    value = round(oracle_alpha(ds.true_k, ds.n), 3)
+    for row in es.ROWS:
+        if S[es.prior_key(row)] == "crp":
+            state["w_" + es.row_key("alpha", row)] = settings()[es.row_key("alpha", row)] = value
+    say(f"CRP alpha set to K_true / ln N = {ds.true_k} / ln {ds.n} = {value:g}.")
+
+
+if "pending_r" in state:  # sent by the "Choose r" page: every pCRP row takes it (the bottom row becomes one)
+    r_value = float(np.clip(state.pop("pending_r"), es.BY_NAME["r2"].low, es.BY_NAME["r2"].high))
+    rows = [row for row in es.ROWS if S[es.prior_key(row)] == "pcrp"] or [es.ROWS[-1]]
+    for row in rows:
+        if S[es.prior_key(row)] != "pcrp":
+            S[es.prior_key(row)] = state["w_" + es.prior_key(row)] = "pcrp"
+            es.reset_row(S, row)
+            for name in es.row_param_names(S, row):
+                state["w_" + es.row_key(name, row)] = S[es.row_key(name, row)]
+        S[es.row_key("r", row)] = state["w_" + es.row_key("r", row)] = r_value
+    st.toast(f"pCRP power set to r = {r_value:g} from cross validation.")
+
 with st.sidebar:
     st.header("Model")
-    if ds is not None and ds.labels is not None and st.button("CRP-Oracle alpha = K_true / ln N", key="oracle"):
-        state.w_crp_alpha = round(oracle_alpha(ds.true_k, ds.n), 3)
-        st.toast(f"CRP alpha set to K_true / ln N = {ds.true_k} / ln {ds.n} = {state.w_crp_alpha:g}.")
-    st.number_input("CRP alpha", 0.001, 100.0, step=0.1, format="%.3f", key=bind("crp_alpha"))
-    st.number_input("pCRP alpha", 0.001, 100.0, step=0.1, format="%.3f", key=bind("pcrp_alpha"))
-    if "pending_r" in state:  # sent by the "Choose r" page
-        state.w_r = float(np.clip(state.pop("pending_r"), 0.05, 3.0))
-        st.toast(f"pCRP power set to r = {state.w_r:g} from cross validation.")
-    st.slider("pCRP power r", 0.05, 3.0, step=0.01, key=bind("r"),
-              help="r = 1 is the CRP; r > 1 penalises small clusters. The Choose r page cross-validates it.")
+    for row in es.ROWS:
+        prior_widgets(row)
+    if ds is not None and ds.labels is not None and any(S[es.prior_key(row)] == "crp" for row in es.ROWS):
+        st.button("CRP-Oracle alpha = K_true / ln N", key="oracle", on_click=on_oracle)
+    remember([es.prior_key(row) for row in es.ROWS]
+             + [es.row_key(name, row) for row in es.ROWS for name in es.row_param_names(S, row)])
     niw_choice = {}
     if ds is not None:
         default = resolve_niw(ds.X)
@@ -214,7 +266,7 @@ with st.sidebar:
                          "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the "
                          "start.")
     presentation = st.toggle("Large fonts (projector)", key="presentation")
-    remember(("crp_alpha", "pcrp_alpha", "r", "sweeps", "burn_in", "thin", "seed", "split_merge", "start", "chains"))
+    remember(("sweeps", "burn_in", "thin", "seed", "split_merge", "start", "chains"))
     with st.popover("Copy demo link"):
         st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
                    "their own with these settings, never your run or your data"
@@ -223,12 +275,53 @@ with st.sidebar:
     keep_browser_key()
 
 
+# Settings of a run, as the run's config records them (setting name -> config key).
+RUN_SETTINGS = {"sweeps": "iters", "burn_in": "burn_in", "thin": "requested_thin", "seed": "seed",
+                "split_merge": "split_merge", "start": "init", "chains": "chains"}
+
+
 def current_config():
-    """The settings a Start press would use now (for comparing with the shown run)."""
-    return {"data_key": ds_key, "crp_alpha": S["crp_alpha"], "pcrp_alpha": S["pcrp_alpha"], "r": S["r"],
-            "iters": S["sweeps"], "burn_in": S["burn_in"], "requested_thin": S["thin"], "seed": S["seed"],
-            "split_merge": S["split_merge"], "init": S["start"], "chains": S["chains"],
-            "niw_choice": {k: float(v) for k, v in niw_choice.items()}}
+    """The settings a Start press would use now (for comparing with the shown run): the data, each row's
+    prior and its parameters, the run settings and the NIW choice."""
+    config = {"data_key": ds_key, "niw_choice": {k: float(v) for k, v in niw_choice.items()}}
+    config.update({key: S[name] for name, key in RUN_SETTINGS.items()})
+    for row in es.ROWS:
+        config[es.prior_key(row)] = S[es.prior_key(row)]
+        config.update({es.row_key(name, row): value for name, value in es.row_params(S, row).items()})
+    return config
+
+
+def changed_since(cfg, now):
+    """Names (in the widgets' words) of the settings in which ``now`` (current_config) differs from the
+    run's ``cfg``; a row whose prior changed is named once, not with each of its parameters."""
+    words = {"data_key": "data", "niw_choice": "NIW prior",
+             **{key: es.BY_NAME[name].label for name, key in RUN_SETTINGS.items()},
+             **{es.prior_key(row): f"{ROW_NAMES[row].lower()}'s prior" for row in es.ROWS}}
+    names = []
+    for key, value in now.items():
+        if cfg.get(key) == value:
+            continue
+        if key in es.ROW_PARAMS:
+            row, name = es.ROW_PARAMS[key]
+            if cfg.get(es.prior_key(row)) == now[es.prior_key(row)]:
+                names.append(f"{PRIORS[now[es.prior_key(row)]].label} {name}")
+        else:
+            names.append(words[key])
+    if "data" in names and "NIW prior" in names:
+        names.remove("NIW prior")  # its defaults follow the data
+    return names
+
+
+def row_priors():
+    """{group name: prior} of the two rows: the prior's label, or its label with parameters (and the row)
+    when both rows pick the same prior."""
+    priors = es.check_rows(S)
+    labels = {row: PRIORS[S[es.prior_key(row)]].label for row in es.ROWS}
+    if labels[1] == labels[2]:
+        labels = {row: priors[row].label() for row in es.ROWS}
+        if labels[1] == labels[2]:
+            labels = {row: f"{labels[row]} {ROW_NAMES[row].lower()}" for row in es.ROWS}
+    return {labels[row]: priors[row] for row in es.ROWS}
 
 
 def in_page_words(message):
@@ -242,7 +335,7 @@ def start_run():
         return "Load a data set first."
     try:
         niw = resolve_niw(ds.X, **niw_choice)
-        priors = {"CRP": CRP(alpha=S["crp_alpha"]), "pCRP": PowerCRP(alpha=S["pcrp_alpha"], r=S["r"])}
+        priors = row_priors()
         config = {**current_config(), "data": ds.description, "source": ds.source, "columns": ds.columns,
                   "standardized": ds.standardized, "niw": niw.as_dict(),
                   "priors": {k: p.params() for k, p in priors.items()}}
@@ -281,8 +374,8 @@ def on_start():
     if error:
         state.start_error = error
     else:
-        say(f"Started CRP and pCRP on {ds.name}, {S['chains']} chain(s) each: {S['sweeps']:,} sweeps at "
-            f"{S['pace']}.")
+        say(f"Started {' and '.join(state.run.groups)} on {ds.name}, {S['chains']} chain(s) each: "
+            f"{S['sweeps']:,} sweeps at {S['pace']}.")
     state.app_rerun = True  # polling starts with a full redraw
 
 
@@ -346,8 +439,12 @@ def controls(run):
 
 # ----------------------------------------------------------------------------- the live panel
 def chain_label(run, name):
-    prior = run.config["priors"][name]
-    return f"{name} (α = {prior['alpha']:g}" + (f", r = {prior['r']:g})" if "r" in prior else ")")
+    """A row's heading: its group name and its prior's parameters ("CRP (α = 1)", "pCRP (α = 1, r = 1.1)")."""
+    params = dict(run.config["priors"][name])
+    prior = params.pop("prior")
+    shown = ", ".join(f"{SYMBOLS.get(k, k)} = {v:g}" for k, v in params.items())
+    head = name if name.startswith(PRIORS[prior].label) else f"{name}: {PRIORS[prior].label}"
+    return head if "(" in name else f"{head} ({shown})"
 
 
 def group_status(group, snaps):
@@ -487,7 +584,8 @@ def live_panel():
         run = state.get("run")
         controls(run)
         if run is None:
-            st.info("Press **Start** to run CRP and pCRP side by side on these data.")
+            st.info(f"Press **Start** to run {PRIORS[S['prior1']].label} and {PRIORS[S['prior2']].label} side by "
+                    "side on these data.")
             return
         session_owner().adopt(run)
         run.set_pace(es.PACES[S["pace"]])
@@ -520,15 +618,7 @@ run = state.get("run")
 state.polling = run is not None and run.live
 if run is not None:
     session_owner().adopt(run)
-    cfg, now = run.config, current_config()
-    changed = [name for name, key in (("data", "data_key"), ("r", "r"), ("CRP alpha", "crp_alpha"),
-                                      ("pCRP alpha", "pcrp_alpha"), ("sweeps", "iters"), ("burn-in", "burn_in"),
-                                      ("thin", "requested_thin"), ("seed", "seed"), ("split-merge", "split_merge"),
-                                      ("start", "init"), ("chains per prior", "chains"),
-                                      ("NIW prior", "niw_choice"))
-               if cfg.get(key) != now.get(key)]
-    if "data" in changed and "NIW prior" in changed:
-        changed.remove("NIW prior")  # its defaults follow the data
+    changed = changed_since(run.config, current_config())
     if changed:
         st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed since it "
                    f"started: {', '.join(changed)}. Press **Start** to run with the current settings.")

@@ -1,0 +1,62 @@
+"""The Explorer's rows and what they show: priors from the registry, matched colours, tiny clusters,
+projections of d > 2 data, ID-like columns (no browser; see test_browser_presentation.py for the page)."""
+
+import numpy as np
+import pytest
+
+from pcrp import explorer_settings as es
+from pcrp.model import PRIORS, make_prior
+
+
+def test_each_row_has_the_registry_priors_with_the_default_pair_crp_over_pcrp():
+    values = es.defaults()
+    assert es.BY_NAME["prior1"].choices == es.BY_NAME["prior2"].choices == tuple(PRIORS)
+    assert (values["prior1"], values["prior2"]) == ("crp", "pcrp")
+    assert es.row_params(values, 1) == {"alpha": 1.0}
+    assert es.row_params(values, 2) == {"alpha": 1.0, "r": PRIORS["pcrp"].param("r").default}
+    assert es.to_query(values) == {}
+
+
+@pytest.mark.parametrize("prior", list(PRIORS))
+def test_widget_bounds_and_defaults_are_the_registrys_and_the_prior_accepts_them(prior):
+    for w in es.prior_widgets(prior):
+        p = PRIORS[prior].param(w.name)
+        assert w.default == pytest.approx(p.default) or w.low == w.default or w.high == w.default
+        assert w.low <= w.default <= w.high
+        for value in (w.low, w.default, w.high):  # every value a widget can hold is one the prior accepts
+            make_prior(prior, **{**PRIORS[prior].defaults(), w.name: value})
+
+
+@pytest.mark.parametrize("prior", list(PRIORS))
+def test_an_address_with_a_rows_prior_gives_that_priors_defaults_and_round_trips(prior):
+    values, problems = es.from_query({"prior1": prior})
+    assert not problems
+    full = {**es.defaults(), **values}
+    assert es.row_params(full, 1) == {w.name: w.default for w in es.prior_widgets(prior)}
+    changed = {**full, es.row_key(es.prior_widgets(prior)[-1].name, 1): es.prior_widgets(prior)[-1].low}
+    query = es.to_query(changed)
+    again = {**es.defaults(), **es.from_query(query)[0]}
+    assert es.row_params(again, 1) == es.row_params(changed, 1) and again["prior1"] == prior
+    built = es.check_rows(again)
+    assert built[1].name == prior and built[2].name == "pcrp"
+
+
+def test_addresses_of_older_versions_still_set_the_rows():
+    values, problems = es.from_query({"r": "1.3", "crp_alpha": "2", "pcrp_alpha": "0.5"})
+    assert not problems and values == {"r2": 1.3, "alpha1": 2.0, "alpha2": 0.5}
+    assert es.from_query({"r": "1.3", "r2": "1.6"})[0] == {"r2": 1.6}  # the new key wins
+
+
+def test_a_value_outside_the_rows_prior_is_refused_with_its_bounds():
+    values, problems = es.from_query({"prior1": "py", "sigma1": "0.99", "prior2": "sfm", "k_max2": "0"})
+    assert values["sigma1"] == PRIORS["py"].param("sigma").default
+    assert any("sigma of row 1 must be between 0 and 0.95 (got 0.99)" in p for p in problems)
+    assert any("k_max of row 2 must be between 1 and 50" in p for p in problems)
+
+
+def test_a_demo_link_carries_the_rows_priors_and_their_parameters():
+    values = {**es.defaults(), "prior1": "mfm", "gamma1": 2.0, "lam1": 1.0, "prior2": "pcrp", "r2": 1.3}
+    link = es.demo_link("http://host:8501/?x=1", values)
+    assert link == "http://host:8501/?prior1=mfm&gamma1=2&r2=1.3"
+    parsed = {**es.defaults(), **es.from_query(dict(p.split("=") for p in link.split("?")[1].split("&")))[0]}
+    assert es.row_params(parsed, 1) == {"gamma": 2.0, "lam": 1.0}
