@@ -382,8 +382,9 @@ def on_start():
 def on_pause():
     run = state.get("run")
     if run is not None:
-        run.pause()
-        say(f"Paused at sweep {max(c.done for c in run.chains.values()):,}.")
+        run.pause()  # returns once every chain has recorded its last call: the page shows where they stopped
+        say("Paused: " + ", ".join(f"{group} at sweep {min(run.chains[n].done for n in names):,}"
+                                   for group, names in run.groups.items()) + ".")
 
 
 def on_resume():
@@ -395,8 +396,9 @@ def on_resume():
 
 def on_step():
     run = state.get("run")
-    if run is not None and any(run.step_once()):
-        say("One sweep.")
+    if run is not None and any(run.step_once()):  # returns once the sweep is recorded
+        say("One sweep: " + ", ".join(f"{group} at sweep {min(run.chains[n].done for n in names):,}"
+                                      for group, names in run.groups.items()) + ".")
 
 
 def on_stop():

@@ -44,6 +44,7 @@ TARGET_CALL_SECONDS = 0.1  # kernel call length at full speed: pause/stop act wi
 ORPHAN_GRACE_SECONDS = 5.0  # a run with no session stops this long after its last session left
 RELOAD_SECONDS = 60.0  # ... and is forgotten this long after (a reloaded page finds it until then)
 RATE_WINDOW_SECONDS = 3.0  # sweeps/s and time left come from wall-clock progress over this window
+SETTLE_SECONDS = 2.0  # Pause and Stop wait at most this long for a kernel call in flight to end
 
 
 # Kernel calls of all live chains of the process (and of every visitor's cross-validation fits) share
@@ -166,6 +167,11 @@ def _read_only(a):
 class LiveChain:
     """One sampler in a thread. States: ready -> running <-> paused -> finished | stopped | failed.
 
+    Pause is a freeze: the state turns to paused only once no kernel call is in flight (at once when
+    the thread is between calls, else when the call in flight has been recorded), so a paused chain's
+    sweep count never moves again except by :meth:`step_once`, which adds exactly one sweep.
+    :meth:`wait_settled` waits for that moment.
+
     pace: target sweeps per second (None = as fast as possible); it can change while running.
     should_stop: a callable returning a reason (str) when the chain must stop (its run was orphaned).
     """
@@ -193,6 +199,8 @@ class LiveChain:
         self._stop_requested = False
         self._paused = False
         self._steps_requested = 0
+        self._in_call = False  # a kernel call is in flight (its sweeps are not recorded yet)
+        self._settled = threading.Condition(self._lock)  # notified when a call's sweeps are recorded
         self._thread = None
         self._progress = deque()  # (monotonic time, sweeps done) while running
         self._sweep_seconds = 1e-3
@@ -226,11 +234,22 @@ class LiveChain:
         self._thread.start()
 
     def pause(self):
+        """Ask the chain to pause: paused at once between kernel calls, else when the call in flight has been
+        recorded (its sweeps count; none after it). See :meth:`wait_settled`."""
         with self._lock:
             if self.state == RUNNING:
                 self._paused = True
-                self.state = PAUSED
                 self._progress.clear()
+                if not self._in_call:
+                    self.state = PAUSED
+        self._wake.set()  # cut short a wait for the pace
+
+    def wait_settled(self, timeout=SETTLE_SECONDS):
+        """Wait until no kernel call is in flight and no requested step is owed (a pause has taken effect, a
+        step is recorded, a stopped chain records nothing more); True when so within ``timeout`` seconds."""
+        with self._lock:
+            return self._settled.wait_for(
+                lambda: not self._in_call and (self._steps_requested == 0 or self._stop_requested), timeout)
 
     def resume(self):
         with self._lock:
@@ -287,6 +306,8 @@ class LiveChain:
                         break
                     stepping = self._steps_requested > 0
                     if self._paused and not stepping:
+                        if self.state == RUNNING:
+                            self.state = PAUSED
                         self._wake.clear()
                         waiting = True
                     else:
@@ -294,17 +315,23 @@ class LiveChain:
                         n = min(self._chunk(), self.plan.iters - self.done)
                         if stepping:
                             self._steps_requested -= 1
+                        self._in_call = True
                 if waiting:
                     self._wake.wait(0.25)  # wakes on resume / step / stop; checks the owner regularly
                     continue
                 started = time.perf_counter()
                 if not COMPUTE_SLOTS.acquire(timeout=0.1):
-                    if stepping:  # the step is still owed
-                        with self._lock:
+                    with self._lock:
+                        if stepping:  # the step is still owed
                             self._steps_requested += 1
+                        self._call_ended()
                     continue  # a stop, pause or the owner's absence is seen while waiting for a slot
                 try:
                     info = self.sampler.step(n, keep=self._keep_mask(n))
+                except BaseException:
+                    with self._lock:
+                        self._call_ended()
+                    raise
                 finally:
                     COMPUTE_SLOTS.release()
                 elapsed = time.perf_counter() - started
@@ -340,10 +367,18 @@ class LiveChain:
             self.n_replay += int(is_replay.sum())
             self.done += n
             self._labels = labels.astype(self._labels.dtype)
+            self._call_ended()
             now = time.monotonic()
             self._progress.append((now, self.done))
             while len(self._progress) > 2 and now - self._progress[0][0] > RATE_WINDOW_SECONDS:
                 self._progress.popleft()
+
+    def _call_ended(self):
+        """(Lock held.) No call is in flight any more: a requested pause takes effect now."""
+        self._in_call = False
+        if self._paused and self.state == RUNNING:
+            self.state = PAUSED
+        self._settled.notify_all()
 
     # ------------------------------------------------------------------ reading (any thread)
     def snapshot(self):
@@ -421,20 +456,36 @@ class LiveRun:
         for chain in self.chains.values():
             chain.start(paused=paused)
 
-    def pause(self):
+    def pause(self, wait=SETTLE_SECONDS):
+        """Pause every chain and wait (at most ``wait`` s) until each has recorded its call in flight, so
+        that what the page shows next is the sweep at which the chains stopped."""
         for chain in self.chains.values():
             chain.pause()
+        self.wait_settled(wait)
 
     def resume(self):
         for chain in self.chains.values():
             chain.resume()
 
-    def step_once(self):
-        return [chain.step_once() for chain in self.chains.values()]
+    def step_once(self, wait=SETTLE_SECONDS):
+        """One sweep of every paused chain; waits (at most ``wait`` s) until each has recorded it. Returns,
+        per chain, whether it took the step (False: not paused, or finished)."""
+        taken = [chain.step_once() for chain in self.chains.values()]
+        if wait and any(taken):
+            self.wait_settled(wait)
+        return taken
 
-    def stop(self, reason):
+    def stop(self, reason, wait=SETTLE_SECONDS):
+        """Stop every chain; wait (at most ``wait`` s; 0 = not at all) until none has a call in flight."""
         for chain in self.chains.values():
             chain.stop(reason)
+        if wait:
+            self.wait_settled(wait)
+
+    def wait_settled(self, timeout=SETTLE_SECONDS):
+        """Wait until no chain has a kernel call in flight, at most ``timeout`` s in all; True if none has."""
+        deadline = time.monotonic() + timeout
+        return all([chain.wait_settled(max(0.0, deadline - time.monotonic())) for chain in self.chains.values()])
 
     def set_pace(self, pace):
         for chain in self.chains.values():

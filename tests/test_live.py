@@ -291,3 +291,30 @@ def test_a_run_is_found_again_only_by_the_browser_that_started_it():
     newer = live.LiveRun(chains={"a": done()}, dataset=None, niw=None, config={}, plan=NO_PLAN, browser="k" * 43)
     registry.add(newer)
     assert registry.latest_for("k" * 43) is newer
+
+
+def test_pause_is_a_freeze_and_one_sweep_moves_every_chain_by_exactly_one(ds):
+    """At full speed a kernel call holds about TARGET_CALL_SECONDS of sweeps (hundreds here): Pause returns
+    only once every chain has recorded its call in flight, and from then on the counters do not move; each
+    One sweep then adds exactly one sweep to every chain, visible as soon as step_once returns."""
+    r = small_run(ds, iters=200_000, burn_in=100, thin=100)
+    r.start()
+    assert wait_until(lambda: all(c.done > 300 for c in r.chains.values()))
+    for _ in range(3):
+        r.pause()
+        assert set(r.states.values()) == {live.PAUSED}
+        frozen = [s.sweeps_done for s in r.snapshots().values()]
+        time.sleep(0.4)
+        assert [s.sweeps_done for s in r.snapshots().values()] == frozen
+        for k in range(1, 4):
+            assert all(r.step_once())
+            assert [s.sweeps_done for s in r.snapshots().values()] == [d + k for d in frozen]
+        time.sleep(0.3)
+        assert [s.sweeps_done for s in r.snapshots().values()] == [d + 3 for d in frozen]
+        r.resume()
+        assert wait_until(lambda: all(c.done > d + 50 for c, d in zip(r.chains.values(), frozen)))
+    r.stop("you pressed Stop")
+    stopped = [s.sweeps_done for s in r.snapshots().values()]
+    time.sleep(0.3)
+    assert [s.sweeps_done for s in r.snapshots().values()] == stopped  # Stop returns once nothing is in flight
+    r.join(5)
