@@ -82,6 +82,19 @@ if state.pop("explorer_missing_run", False):
 
 
 # ----------------------------------------------------------------------------- data
+# One line per built-in data set, for the default pair CRP over pCRP (figures: bench/default_demo.py, 2,000
+# sweeps = 20 s at 100 sweeps/s, seeds 0-3, k-means start; MNIST: DESIGN.md's 2 chains of 2,000 sweeps).
+WATCH_FOR = {
+    "old-faithful": "two eruption types. The CRP keeps opening extra clusters beside them (grey = tiny; it has "
+                    "more than two coloured clusters in about half of the sweeps), the pCRP mostly shows two.",
+    "sim1": "three true clusters, one narrow and one wide. The CRP splits them into about 5 clusters; the pCRP at "
+            "r = 1.1 keeps about 3 + 1 tiny. Raise r to 1.3 and the pCRP merges two true clusters (said below the "
+            "charts).",
+    "sim2": "three equal, well-separated clusters. Both rows find them; the CRP adds about 1.3 tiny clusters in "
+            "the tails at any moment, the pCRP about half as many.",
+    "mnist": "digits in a 2-D embedding. The CRP splits digits into styles (about 7.5 clusters for digits 1-4), "
+             "the pCRP at r = 1.1 about 6.5; NMI compares each with the true digits.",
+}
 @st.cache_data(max_entries=16, show_spinner=False)
 def builtin_dataset(source, sim_n, sim_seed, digits, mnist_n, embedding, dims):
     """A built-in data set: a pure function of its settings, shared by all sessions (bounded)."""
@@ -173,6 +186,8 @@ else:
                "NIW model, seed and start; only the partition prior differs.")
     for note in ds.notes:
         st.caption(f"Note: {inert(note)}")
+    if (S["prior1"], S["prior2"]) == ("crp", "pcrp") and S["data"] in WATCH_FOR:
+        st.markdown(f"**What to watch for:** {WATCH_FOR[S['data']]}")
 
 # ----------------------------------------------------------------------------- model and run settings
 ROW_NAMES = {1: "Top row", 2: "Bottom row"}
@@ -475,10 +490,9 @@ def group_status(group, snaps):
 
 
 def metrics_text(run, snaps):
-    """K now (first chain), mean and max K after burn-in pooled over the prior's chains, NMI now."""
+    """Mean and max K after burn-in pooled over the prior's chains, NMI now (first chain)."""
     first = snaps[0]
-    k_now = int(first.K[-1]) if first.K.size else int(np.unique(first.labels).size)
-    parts = [f"K now {k_now}"]
+    parts = []
     after = [s.K[run.plan.burn_in:] for s in snaps]
     if all(a.size for a in after):
         pooled = np.concatenate(after)
@@ -519,6 +533,7 @@ def rhat_badge(run, group):
     return f":green[{text}: chains agree]" if worst <= RHAT_THRESHOLD else f":orange[{text}: chains disagree]"
 
 
+TINY_WORDS = f"grey = tiny, under {live_view.TINY_SHARE:.0%} of the points"
 MARKDOWN_COLOURS = ("blue", "red", "green", "violet")  # the priors' colours, as Streamlit markdown names
 CHART_COLUMNS = [2.3, 1.05, 1.6]  # trace | posterior of K | clusters
 
@@ -529,8 +544,8 @@ def column_headers(run, presentation):
     texts = ("**trace of K**: mean" + (" (dashed: other chains)" if several else "")
              + ", band = range, grey = burn-in",
              "**posterior of K**" + (", all chains" if several else "") + " (grey: burn-in)",
-             "**posterior density now** (dashed: clusters)" if run.dataset.dim == 1
-             else "**clusters now** (colour = cluster, largest first)")
+             f"**posterior density now** (dashed: clusters; {TINY_WORDS})" if run.dataset.dim == 1
+             else f"**clusters now** (same colour = same cluster in both rows; {TINY_WORDS})")
     for col, text in zip(st.columns(CHART_COLUMNS), texts):
         if presentation:
             col.markdown(text)
@@ -538,19 +553,63 @@ def column_headers(run, presentation):
             col.caption(text)
 
 
-def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last):
+def row_labels(snaps, replay_index):
+    """The partition a row shows (the first chain now, or at the replayed sweep) and the replayed sweep."""
+    first = snaps[0]
+    if replay_index is not None and replay_index < len(first.replay):
+        return first.replay[replay_index], int(first.replay_sweeps[replay_index])
+    return first.labels, None
+
+
+def row_colours(run, shown):
+    """{group: (N,) colour index per point} of the partitions ``shown`` {group: labels}: matched to the true
+    classes when the data have them, else to the top row's colours at the previous redraw (so colours stay
+    put from one redraw to the next and mean the same cluster in both rows)."""
+    if run.dataset.labels is not None:
+        reference = live_view.reference_colours(run.dataset.labels)
+    else:
+        kept = state.get("colour_reference")
+        first = next(iter(shown.values()))
+        reference = kept[1] if kept is not None and kept[0] == run.token else live_view.reference_colours(first)
+    colours = {group: live_view.matched_colours(labels, reference) for group, labels in shown.items()}
+    if run.dataset.labels is None:
+        state.colour_reference = (run.token, colours[next(iter(shown))])
+    return colours
+
+
+COLOUR_NAMES = ("blue", "orange", "green", "red", "purple", "brown", "pink", "grey", "olive", "cyan")  # PALETTE
+
+
+def merge_note(run, shown, colours):
+    """When the data have true labels: a sentence for each row that merges true classes another row keeps
+    apart (by the partitions now), naming the classes by their colours; else ""."""
+    truth = run.dataset.labels
+    if truth is None:
+        return ""
+    reference = live_view.reference_colours(truth)
+    merged = {group: live_view.merged_true_clusters(truth, labels) for group, labels in shown.items()}
+    texts = []
+    for group, groups in merged.items():
+        others = [g for g in merged if g != group and not merged[g]]
+        for classes in groups:
+            names = sorted(COLOUR_NAMES[int(reference[truth == c][0]) % len(COLOUR_NAMES)] for c in classes)
+            if others:
+                texts.append(f"**{group} merges true clusters** now: the {' and '.join(names)} classes share one "
+                             f"cluster, which {' and '.join(others)} keeps apart.")
+    return " ".join(texts)
+
+
+def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours):
     """One prior: a heading with its figures, then trace (every chain) | posterior of K (pooled) | clusters
     (the first chain now). Vega-Lite charts whose specifications stay the same between redraws, so only
     their data are sent again. Rows share their x axes; only the last row labels them."""
     ds_run, plan = run.dataset, run.plan
     colour = plots.CHAIN_COLOURS[index % len(plots.CHAIN_COLOURS)]
     height = (260 if presentation else 150) + (45 if last else 0)
-    first = snaps[0]
-    labels, marker = first.labels, None
-    if replay_index is not None and replay_index < len(first.replay):
-        labels, marker = first.replay[replay_index], int(first.replay_sweeps[replay_index])
+    labels, marker = row_labels(snaps, replay_index)
     badge = rhat_badge(run, group)
-    st.markdown(f"**:{MARKDOWN_COLOURS[index % 4]}[{chain_label(run, group)}]** · {metrics_text(run, snaps)}"
+    st.markdown(f"**:{MARKDOWN_COLOURS[index % 4]}[{chain_label(run, group)}]** · "
+                f"**{live_view.counts_text(labels)}** · {metrics_text(run, snaps)}"
                 + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
     cols = st.columns(CHART_COLUMNS)
     common = dict(presentation=presentation, x_axis=last)
@@ -567,12 +626,13 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last)
     if ds_run.dim == 1:
         grid = np.linspace(*x_domain, 200)
         density, comps = mixture_density(grid, x, np.asarray(labels), run.niw)
-        chart = plots.density_chart(grid, density, comps[np.argsort(-comps.max(axis=1))], x[shown],
+        first_point = np.unique(np.asarray(labels), return_index=True)[1]  # components: in np.unique order
+        chart = plots.density_chart(grid, density, comps, colours[first_point], x[shown], colours[shown],
                                     x_domain=x_domain, x_title=ds_run.columns[0], **common)
     else:
         y = ds_run.X[:, 1]
         y_domain = (float(y.min() - 0.05 * np.ptp(y)), float(y.max() + 0.05 * np.ptp(y)))
-        chart = plots.clusters_chart(x[shown], y[shown], live_view.cluster_ranks(labels)[shown], x_domain=x_domain,
+        chart = plots.clusters_chart(x[shown], y[shown], colours[shown], x_domain=x_domain,
                                      y_domain=y_domain, x_title=ds_run.columns[0], y_title=ds_run.columns[1],
                                      **common)
     cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)
@@ -605,9 +665,14 @@ def live_panel():
                                    int(np.ceil((k_top + 1) / 4) * 4))
         state.k_axis_run = run.token
         column_headers(run, presentation)
+        shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
+        colours = row_colours(run, shown)
         for index, (group, group_snaps) in enumerate(groups.items()):
             prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
-                      last=index == len(groups) - 1)
+                      last=index == len(groups) - 1, colours=colours[group])
+        note = merge_note(run, shown, colours)
+        if note:
+            st.markdown(note)
         if run.plan.thin_raised:
             st.caption(run.plan.describe())
         if not run.running and len(options) > 1:

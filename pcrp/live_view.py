@@ -2,8 +2,12 @@
 
 Traces are downsampled for display (a min/max envelope and the mean per pixel column; the full
 trace stays in the downloads), the posterior of K is a running histogram that is never empty
-(during burn-in it shows the burn-in sweeps, marked as such), and clusters are ranked by size so
-the largest is always the first colour.
+(during burn-in it shows the burn-in sweeps, marked as such).
+
+Colours mean the same cluster in both rows: each row's clusters are matched to one shared reference
+colouring (the true classes when the data have them, else the top row's previous colours) by maximal
+overlap (:func:`matched_colours`); clusters under ``TINY_SHARE`` of the points are "tiny": drawn grey
+and counted apart (:func:`cluster_counts`), because they are what over-clustering adds.
 """
 
 from dataclasses import dataclass
@@ -78,6 +82,90 @@ def cluster_ranks(labels):
     rank_of_id = np.empty(ids.size, dtype=np.int64)
     rank_of_id[order] = np.arange(ids.size)
     return rank_of_id[inverse]
+
+
+TINY_SHARE = 0.02  # a cluster with fewer than this share of the points is "tiny" (grey, counted apart)
+TINY = -1  # the colour index of a tiny cluster's points
+
+
+def tiny_limit(n_points, share=TINY_SHARE):
+    """Clusters with fewer points than this are tiny: ``share`` of ``n_points``, at least 1 (a cluster of
+    one point is tiny whenever the data have more than 1 / share points)."""
+    return max(1.0, share * n_points)
+
+
+def cluster_counts(labels, share=TINY_SHARE):
+    """(clusters with at least ``share`` of the points, tiny clusters) of a partition ``labels`` (N,)."""
+    counts = np.unique(np.asarray(labels), return_counts=True)[1]
+    tiny = int(np.sum(counts < tiny_limit(counts.sum(), share)))
+    return int(counts.size - tiny), tiny
+
+
+def counts_text(labels, share=TINY_SHARE):
+    """"3 clusters + 2 tiny" (or "3 clusters"): what a row heading says of a partition."""
+    big, tiny = cluster_counts(labels, share)
+    text = f"{big} cluster{'s' if big != 1 else ''}"
+    return text + (f" + {tiny} tiny" if tiny else "")
+
+
+def reference_colours(labels):
+    """(N,) colour index per point of a reference partition: its clusters ranked by size (0 = largest)."""
+    return cluster_ranks(labels)
+
+
+def matched_colours(labels, reference, share=TINY_SHARE):
+    """(N,) colour index per point: each non-tiny cluster of ``labels`` (N,) takes the colour of the
+    reference cluster it shares most points with (one cluster per reference colour: a maximum-overlap
+    assignment), a cluster left without one takes the smallest colour index not used in the row or by the
+    reference; points of tiny clusters get TINY. reference: (N,) colour indices (>= 0; TINY ignored)."""
+    from scipy.optimize import linear_sum_assignment
+
+    labels = np.asarray(labels)
+    reference = np.asarray(reference)
+    ids, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    big = np.flatnonzero(counts >= tiny_limit(labels.size, share))
+    out = np.full(labels.size, TINY, dtype=np.int64)
+    if big.size == 0:
+        return out
+    valid = reference >= 0
+    ref_ids = np.unique(reference[valid])
+    colour_of = {}
+    if ref_ids.size:
+        overlap = np.zeros((big.size, ref_ids.size))
+        row_of = np.full(ids.size, -1)
+        row_of[big] = np.arange(big.size)
+        rows = row_of[inverse[valid]]
+        cols = np.searchsorted(ref_ids, reference[valid])
+        keep = rows >= 0
+        np.add.at(overlap, (rows[keep], cols[keep]), 1)
+        for i, j in zip(*linear_sum_assignment(-overlap)):
+            if overlap[i, j] > 0:
+                colour_of[big[i]] = int(ref_ids[j])
+    used = set(colour_of.values()) | set(int(c) for c in ref_ids)
+    free = (c for c in range(labels.size + ref_ids.size + 1) if c not in used)
+    for cluster in big[np.argsort(-counts[big], kind="stable")]:
+        if cluster not in colour_of:
+            colour_of[cluster] = next(free)
+    lookup = np.full(ids.size, TINY, dtype=np.int64)
+    for cluster, colour in colour_of.items():
+        lookup[cluster] = colour
+    return lookup[inverse]
+
+
+def merged_true_clusters(true_labels, labels, share=TINY_SHARE):
+    """The true classes that share one non-tiny cluster of ``labels`` with another class: [(class a,
+    class b, ...), ...], one tuple per cluster holding the majority of two or more classes (a class belongs
+    to the cluster that holds most of its points). Empty when every class has a cluster of its own."""
+    true_labels, labels = np.asarray(true_labels), np.asarray(labels)
+    home = {}
+    for c in np.unique(true_labels):
+        members = labels[true_labels == c]
+        values, counts = np.unique(members, return_counts=True)
+        home[c] = values[np.argmax(counts)]
+    groups = {}
+    for c, cluster in home.items():
+        groups.setdefault(cluster, []).append(c)
+    return [tuple(g) for g in groups.values() if len(g) > 1]
 
 
 def display_subset(n_points, seed=0, limit=DISPLAY_POINTS):

@@ -60,3 +60,63 @@ def test_a_demo_link_carries_the_rows_priors_and_their_parameters():
     assert link == "http://host:8501/?prior1=mfm&gamma1=2&r2=1.3"
     parsed = {**es.defaults(), **es.from_query(dict(p.split("=") for p in link.split("?")[1].split("&")))[0]}
     assert es.row_params(parsed, 1) == {"gamma": 2.0, "lam": 1.0}
+
+
+# ----------------------------------------------------------------------------- colours and tiny clusters
+from pcrp import live_view  # noqa: E402
+from pcrp.data import simulation  # noqa: E402
+from pcrp.model import resolve_niw  # noqa: E402
+from pcrp.sampler import Sampler  # noqa: E402
+
+
+def majority(values, mask):
+    found, counts = np.unique(values[mask], return_counts=True)
+    return found[np.argmax(counts)]
+
+
+def test_the_same_true_cluster_has_the_same_colour_in_both_rows_on_sim2():
+    """CRP and pCRP on Sim 2 label their clusters arbitrarily (the sampler's ids differ between the rows);
+    matched to the true classes, each class's points get one colour, the same in both rows, and distinct
+    classes distinct colours."""
+    ds = simulation("sim2", n=300, seed=0)
+    reference = live_view.reference_colours(ds.labels)
+    colours = {}
+    for name, prior in (("crp", make_prior("crp")), ("pcrp", make_prior("pcrp"))):
+        sampler = Sampler(ds.X, prior, resolve_niw(ds.X), init="random:10", seed=5 if name == "crp" else 11)
+        sampler.step(300)
+        colours[name] = live_view.matched_colours(sampler.labels, reference)
+    classes = np.unique(ds.labels)
+    per_row = {name: [majority(c, ds.labels == k) for k in classes] for name, c in colours.items()}
+    assert per_row["crp"] == per_row["pcrp"] and len(set(per_row["crp"])) == classes.size
+    for k in classes:  # nearly all of a class's points carry its colour (Sim 2's classes barely overlap)
+        for c in colours.values():
+            assert np.mean(c[ds.labels == k] == per_row["crp"][list(classes).index(k)]) > 0.9
+
+
+def test_without_true_labels_the_bottom_row_takes_the_top_rows_colours_for_the_same_clusters():
+    rng = np.random.default_rng(0)
+    top = np.repeat([0, 1, 2], [50, 30, 20])
+    bottom = np.array([7, 3, 5])[top]  # the same partition under other ids
+    bottom[:1] = 9  # ... plus one tiny cluster: 1 point, under 2% of 100
+    top_colours = live_view.matched_colours(top, live_view.reference_colours(top))
+    bottom_colours = live_view.matched_colours(bottom, top_colours)
+    np.testing.assert_array_equal(bottom_colours[1:], top_colours[1:])
+    assert bottom_colours[0] == live_view.TINY
+    assert live_view.counts_text(bottom) == "3 clusters + 1 tiny" and live_view.counts_text(top) == "3 clusters"
+    split = top.copy()
+    split[rng.permutation(np.flatnonzero(top == 0))[:25]] = 4  # the largest cluster split in two halves
+    colours = live_view.matched_colours(split, top_colours)
+    assert len(np.unique(colours)) == 4 and set(np.unique(colours)) > set(np.unique(top_colours))
+
+
+def test_tiny_means_under_two_percent_of_the_points():
+    labels = np.repeat([0, 1, 2, 3], [500, 480, 11, 9])  # 2% of 1000 = 20 points
+    assert live_view.cluster_counts(labels) == (2, 2)
+    assert live_view.cluster_counts(np.repeat([0, 1], [980, 20])) == (2, 0)
+
+
+def test_a_merge_of_true_classes_is_found_and_named_by_class():
+    truth = np.repeat([0, 1, 2], 40)
+    assert live_view.merged_true_clusters(truth, truth * 3) == []
+    merged = np.where(truth == 2, 1, truth)
+    assert live_view.merged_true_clusters(truth, merged) == [(1, 2)]

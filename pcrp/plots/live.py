@@ -113,50 +113,78 @@ def k_histogram_chart(hist, *, k_max, colour, x_axis=True, presentation=False):
     }
 
 
-def _cluster_colour_scale(n_ranks=len(PALETTE)):
-    return {"domain": list(range(n_ranks)) + [n_ranks], "range": list(PALETTE[:n_ranks]) + [OTHER_GREY]}
+TINY_GREY = "#6b6b6b"  # points of tiny clusters: a darker grey than the burn-in shading, drawn larger
 
 
-def clusters_chart(x, y, rank, *, x_domain, y_domain, x_title, y_title, x_axis=True, presentation=False):
-    """Points (first two columns) coloured by cluster, largest cluster first colour; ranks beyond the
-    palette share grey. x, y, rank: (n,) for the points shown."""
-    n_ranks = len(PALETTE)
+def _colour_index(colour):
+    """Colour indices as the charts' scale knows them: -1 (tiny) stays, the rest wrap around the palette."""
+    colour = np.asarray(colour, dtype=np.int64)
+    return np.where(colour < 0, -1, colour % len(PALETTE))
+
+
+def _cluster_colour_scale():
+    return {"domain": [-1] + list(range(len(PALETTE))), "range": [TINY_GREY] + list(PALETTE)}
+
+
+def clusters_chart(x, y, colour, *, x_domain, y_domain, x_title, y_title, x_axis=True, presentation=False):
+    """Points (two columns, or a projection) coloured by cluster; points of tiny clusters (colour -1) grey,
+    larger and drawn on top with a dark outline, so over-clustering is visible. x, y, colour: (n,) for the
+    points shown; colour from pcrp.live_view.matched_colours (the same index means the same cluster in every
+    row)."""
+    colour = _colour_index(colour)
+    tiny = colour < 0
+    x, y = np.asarray(x), np.asarray(y)
+    encoding = {
+        "x": {"field": "x", "type": "quantitative", "title": x_title, "scale": {"domain": list(x_domain)},
+              "axis": _x_axis(x_axis)},
+        "y": {"field": "y", "type": "quantitative", "title": y_title, "scale": {"domain": list(y_domain)}},
+        "color": {"field": "colour", "type": "ordinal", "scale": _cluster_colour_scale(), "legend": None},
+    }
+    size = 30 if presentation else 18
     return {
         "height": "container", "width": "container", "config": _config(presentation),
-        "datasets": {"points": _records(x=x, y=y, rank=np.minimum(rank, n_ranks))},
-        "data": {"name": "points"},
-        "mark": {"type": "circle", "size": 30 if presentation else 18, "opacity": 0.85},
-        "encoding": {
-            "x": {"field": "x", "type": "quantitative", "title": x_title, "scale": {"domain": list(x_domain)},
-                  "axis": _x_axis(x_axis)},
-            "y": {"field": "y", "type": "quantitative", "title": y_title, "scale": {"domain": list(y_domain)}},
-            "color": {"field": "rank", "type": "ordinal", "scale": _cluster_colour_scale(n_ranks), "legend": None},
-        },
+        "datasets": {"points": _records(x=x[~tiny], y=y[~tiny], colour=colour[~tiny]),
+                     "tiny": _records(x=x[tiny], y=y[tiny], colour=colour[tiny])},
+        "layer": [
+            {"data": {"name": "points"}, "mark": {"type": "circle", "size": size, "opacity": 0.85},
+             "encoding": encoding},
+            {"data": {"name": "tiny"}, "mark": {"type": "circle", "size": size * 2.5, "opacity": 1, "stroke": INK,
+                                                "strokeWidth": 1}, "encoding": encoding},
+        ],
     }
 
 
-def density_chart(grid, density, components, x_data, *, x_domain, x_title, x_axis=True, presentation=False):
-    """1-D data: the posterior density of the current state (black), its weighted components
-    (dashed, largest first colour) and a rug of the data. grid (G,), density (G,), components (K, G)."""
-    n_ranks = len(PALETTE)
+def density_chart(grid, density, components, component_colours, x_data, data_colours, *, x_domain, x_title,
+                  x_axis=True, presentation=False):
+    """1-D data: the density of the current state (black), its weighted components (dashed, in their
+    clusters' colours; tiny clusters grey) and a rug of the data in their clusters' colours, where points
+    of tiny clusters are tall dark ticks (their components lie flat at zero). grid (G,), density (G,),
+    components (K, G), component_colours (K,), x_data and data_colours (n,): colours as in clusters_chart."""
     components = np.asarray(components)
+    component_colours = _colour_index(component_colours)
+    data_colours = _colour_index(data_colours)
+    x_data = np.asarray(x_data)
+    tiny = data_colours < 0
     comps = _records(x=np.tile(grid, len(components)), density=components.ravel(),
-                     rank=np.minimum(np.repeat(np.arange(len(components)), len(grid)), n_ranks))
+                     colour=np.repeat(component_colours, len(grid)),
+                     component=np.repeat(np.arange(len(components)), len(grid)))
     x = {"field": "x", "type": "quantitative", "title": x_title, "scale": {"domain": list(x_domain)},
          "axis": _x_axis(x_axis)}
+    colour = {"field": "colour", "type": "ordinal", "scale": _cluster_colour_scale(), "legend": None}
     return {
         "height": "container", "width": "container", "config": _config(presentation),
         "datasets": {"components": comps, "density": _records(x=grid, density=density),
-                     "rug": _records(x=x_data)},
+                     "rug": _records(x=x_data[~tiny], colour=data_colours[~tiny]),
+                     "tiny": _records(x=x_data[tiny], colour=data_colours[tiny])},
         "layer": [
             {"data": {"name": "components"}, "mark": {"type": "line", "strokeDash": [5, 3], "strokeWidth": 1.5},
              "encoding": {"x": x, "y": {"field": "density", "type": "quantitative", "title": "density"},
-                          "color": {"field": "rank", "type": "ordinal", "scale": _cluster_colour_scale(n_ranks),
-                                    "legend": None},
-                          "detail": {"field": "rank"}}},
+                          "color": colour, "detail": {"field": "component"}}},
             {"data": {"name": "density"}, "mark": {"type": "line", "color": INK, "strokeWidth": 2.5},
              "encoding": {"x": x, "y": {"field": "density", "type": "quantitative"}}},
-            {"data": {"name": "rug"}, "mark": {"type": "tick", "color": "#555555", "opacity": 0.35, "size": 8},
-             "encoding": {"x": x, "y": {"value": 0}}},
+            {"data": {"name": "rug"}, "mark": {"type": "tick", "opacity": 0.5, "size": 10},
+             "encoding": {"x": x, "y": {"value": {"expr": "height - 5"}}, "color": colour}},
+            {"data": {"name": "tiny"}, "mark": {"type": "tick", "opacity": 1, "size": 26, "thickness": 2.5},
+             "encoding": {"x": x, "y": {"value": {"expr": "height - 13"}}, "color": colour}},
         ],
     }
