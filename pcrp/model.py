@@ -380,8 +380,22 @@ def _mfm_log_v(gamma, lam, N, t_max):
     return out
 
 
+class _DirichletBlocks(GibbsPrior):
+    """W(n) = gamma^(n), the block weight of symmetric Dirichlet(gamma) mixture weights (MFM and the sparse
+    finite mixture): existing block n + gamma."""
+
+    def log_weight(self, n):
+        return np.log(np.asarray(n, dtype=float) + self.gamma)
+
+    def log_w1(self):
+        return float(np.log(self.gamma))
+
+    def log_w(self, n):
+        return gammaln(np.asarray(n, dtype=float) + self.gamma) - gammaln(self.gamma)
+
+
 @dataclass(frozen=True)
-class MFM(GibbsPrior):
+class MFM(_DirichletBlocks):
     """Mixture of finite mixtures (Miller & Harrison 2018): K - 1 ~ Poisson(lam), weights ~ Dirichlet(gamma, ...).
     W(n) = gamma^(n), V_N(t) = sum_{k >= t} k_(t) / (gamma k)^(N) p_K(k); existing n + gamma, new
     gamma V_N(K + 1) / V_N(K)."""
@@ -393,15 +407,6 @@ class MFM(GibbsPrior):
     def __post_init__(self):
         self._validate()
 
-    def log_weight(self, n):
-        return np.log(np.asarray(n, dtype=float) + self.gamma)
-
-    def log_w1(self):
-        return float(np.log(self.gamma))
-
-    def log_w(self, n):
-        return gammaln(np.asarray(n, dtype=float) + self.gamma) - gammaln(self.gamma)
-
     def log_v(self, N, K):
         K = _ints(K)
         t_max = max(8, 1 << int(K.max(initial=1) - 1).bit_length())  # powers of two: few cached tables
@@ -410,7 +415,7 @@ class MFM(GibbsPrior):
 
 
 @dataclass(frozen=True)
-class SparseFiniteMixture(GibbsPrior):
+class SparseFiniteMixture(_DirichletBlocks):
     """Sparse finite mixture (Malsiner-Walli, Fruehwirth-Schnatter & Gruen 2016): k_max components with
     symmetric Dirichlet(gamma) weights, collapsed over weights and labels. W(n) = gamma^(n),
     V_N(K) = k_max! / (k_max - K)! Gamma(k_max gamma) / Gamma(N + k_max gamma) for K <= k_max, else 0; existing
@@ -426,15 +431,6 @@ class SparseFiniteMixture(GibbsPrior):
     @property
     def max_blocks(self):
         return self.k_max
-
-    def log_weight(self, n):
-        return np.log(np.asarray(n, dtype=float) + self.gamma)
-
-    def log_w1(self):
-        return float(np.log(self.gamma))
-
-    def log_w(self, n):
-        return gammaln(np.asarray(n, dtype=float) + self.gamma) - gammaln(self.gamma)
 
     def log_v(self, N, K):
         K = _ints(K)

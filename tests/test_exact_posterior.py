@@ -66,7 +66,12 @@ CASES = [
 @pytest.mark.slow
 @pytest.mark.parametrize("n,d,prior,moves", CASES)
 def test_sampler_matches_exact_posterior(n, d, prior, moves):
-    X = overlapping_data(n, d, seed=n + d)
+    assert_matches_exact(overlapping_data(n, d, seed=n + d), prior, moves)
+
+
+def assert_matches_exact(X, prior, moves):
+    """Run the sampler on X and check its frequencies of K and of every partition against the exact
+    posterior with the bounds above; returns the exact K distribution (for power checks)."""
     niw = resolve_niw(X)
     partitions, probs = exact_posterior(X, prior, niw)
     freq, ess = sampled_frequencies(X, prior, niw, MOVE_SETS[moves], partitions)
@@ -76,6 +81,7 @@ def test_sampler_matches_exact_posterior(n, d, prior, moves):
     tv_partition = 0.5 * np.abs(freq - probs).sum()
     assert tv_k < K_FACTOR * expected_tv(p_k, ess)
     assert tv_partition < PARTITION_FACTOR * expected_tv(probs, ess)
+    return p_k, ess
 
 
 @pytest.mark.slow

@@ -234,20 +234,12 @@ def test_sampler_matches_exact_posterior_for_every_prior(n, d, prior, moves):
     """As tests/test_exact_posterior.py for the CRP and pCRP (same data, sweeps and bounds; measured: TV(K) at
     most 1.5 and TV over partitions at most 1.1 expected TVs, ESS 12,000 to 52,000). The sparse finite mixture
     with k_max = 2 and 3 makes the kernels meet the -inf new-block weight at K = k_max."""
-    from test_exact_posterior import (K_FACTOR, MIN_ESS, MOVE_SETS, PARTITION_FACTOR, expected_tv,
-                                      sampled_frequencies)
+    from test_exact_posterior import K_FACTOR, assert_matches_exact, expected_tv
 
     X = overlapping_data(n, d, seed=n + d)
-    niw = resolve_niw(X)
-    partitions, probs = exact_posterior(X, prior, niw)
-    freq, ess = sampled_frequencies(X, prior, niw, MOVE_SETS[moves], partitions)
-    assert ess >= MIN_ESS
-    p_k = k_distribution(partitions, probs)
-    tv_k = 0.5 * np.abs(k_distribution(partitions, freq) - p_k).sum()
-    assert tv_k < K_FACTOR * expected_tv(p_k, ess)
-    assert 0.5 * np.abs(freq - probs).sum() < PARTITION_FACTOR * expected_tv(probs, ess)
+    p_k, ess = assert_matches_exact(X, prior, moves)
     # power: the CRP's posterior is far outside the bound
-    crp_k = k_distribution(*exact_posterior(X, CRP(1.0), niw))
+    crp_k = k_distribution(*exact_posterior(X, CRP(1.0), resolve_niw(X)))
     assert 0.5 * np.abs(crp_k - p_k).sum() > 5 * K_FACTOR * expected_tv(p_k, ess)
 
 
