@@ -67,10 +67,25 @@ def remember(names):
 
 
 S = settings()
+presentation = bool(S["present"])
+# Presentation mode (?present=1, or the Present toggle): no sidebar, header or chart toolbars, every text
+# larger (status text 20 px), charts sized so both rows fit a 1280 x 800 projector without scrolling.
+PRESENT_CSS = """<style>
+section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader'],
+[data-testid='stElementToolbar'], [data-testid='stToolbar'] {display: none !important;}
+[data-testid='stMainBlockContainer'] {padding: 0.6rem 1.5rem 0.5rem 1.5rem !important; max-width: 100% !important;}
+[data-testid='stMainBlockContainer'] h1 {font-size: 1.9rem; padding: 0 0 0.2rem 0;}
+[data-testid='stMainBlockContainer'] p, [data-testid='stMainBlockContainer'] li,
+[data-testid='stMainBlockContainer'] button, [data-testid='stCaptionContainer'] {font-size: 20px !important;}
+[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] {gap: 0.35rem;}
+</style>"""
+if presentation:
+    st.html(PRESENT_CSS)
 if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
     state.run = None
     state.explorer_missing_run = True
-st.title(f"{PRIORS[S['prior1']].label} vs {PRIORS[S['prior2']].label}, live")
+st.title(f"{PRIORS[S['prior1']].label} vs {PRIORS[S['prior2']].label}, live"
+         + (f" · {(es.SOURCE_LABELS[S['data']] if S['data'] != 'csv' else 'your data')}" if presentation else ""))
 for problem in state.pop("explorer_url_problems", []):
     st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
 if state.pop("explorer_run_in_address", False):
@@ -179,15 +194,15 @@ state.dataset = ds  # the Choose r page clusters the same data
 if ds is None:
     st.info("Upload a CSV file in the sidebar and press **Use this CSV** to begin." if source == "csv"
             else "Choose a data set in the sidebar to begin.")
-else:
+elif not presentation:
     st.caption(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}"
                f"{', standardised' if ds.standardized else ''}"
                f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}. Both chains see the same data, "
                "NIW model, seed and start; only the partition prior differs.")
     for note in ds.notes:
         st.caption(f"Note: {inert(note)}")
-    if (S["prior1"], S["prior2"]) == ("crp", "pcrp") and S["data"] in WATCH_FOR:
-        st.markdown(f"**What to watch for:** {WATCH_FOR[S['data']]}")
+if ds is not None and (S["prior1"], S["prior2"]) == ("crp", "pcrp") and S["data"] in WATCH_FOR:
+    st.markdown(f"**What to watch for:** {WATCH_FOR[S['data']]}")
 
 # ----------------------------------------------------------------------------- model and run settings
 ROW_NAMES = {1: "Top row", 2: "Bottom row"}
@@ -280,7 +295,6 @@ with st.sidebar:
                     help="The first starts as chosen above; the others from unlike starts (one cluster, random "
                          "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the "
                          "start.")
-    presentation = st.toggle("Large fonts (projector)", key="presentation")
     remember(("sweeps", "burn_in", "thin", "seed", "split_merge", "start", "chains"))
     with st.popover("Copy demo link"):
         st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
@@ -424,6 +438,11 @@ def on_stop():
     state.app_rerun = True
 
 
+def on_present():
+    settings()["present"] = state["w_present"]
+    state.app_rerun = True  # the whole page changes (sidebar, fonts, chart sizes)
+
+
 def on_reset():
     run = state.pop("run", None)
     if run is not None:
@@ -436,18 +455,17 @@ def controls(run):
     """Start / Pause / Resume / One sweep / Stop / Reset, each enabled only where it does something."""
     states = set(run.states.values()) if run is not None else set()
     running, paused = RUNNING in states, PAUSED in states
-    b = st.columns([1, 1, 1.1, 1.3, 1, 1, 3.5], vertical_alignment="bottom")
-    b[0].button("Start", type="primary", key="start", disabled=ds is None, on_click=on_start,
-                help="Start a new run with the settings in the sidebar (replaces the current one).")
+    # no tooltips here: after a click they covered the text under the buttons (keys: see keyboard_shortcuts)
+    b = st.columns([1, 1, 1.15, 1.4, 1, 1, 2.6, 1.3], vertical_alignment="center")
+    b[0].button("Start", type="primary", key="start", disabled=ds is None, on_click=on_start)
     b[1].button("Pause", key="pause", disabled=not running, on_click=on_pause)
     b[2].button("Resume", key="resume", disabled=not paused, on_click=on_resume)
-    b[3].button("One sweep", key="step", disabled=not paused, on_click=on_step,
-                help="Advance both chains by exactly one sweep.")
+    b[3].button("One sweep", key="step", disabled=not paused, on_click=on_step)
     b[4].button("Stop", key="stop", disabled=not (running or paused), on_click=on_stop)
-    b[5].button("Reset", key="reset", disabled=run is None, on_click=on_reset, help="Stop and clear the run.")
-    b[6].select_slider("Pace", options=list(es.PACES), key=bind("pace"), label_visibility="collapsed",
-                       help="Sweeps per second while watching; it can change during a run.")
-    remember(("pace",))
+    b[5].button("Reset", key="reset", disabled=run is None, on_click=on_reset)
+    b[6].select_slider("Pace", options=list(es.PACES), key=bind("pace"), label_visibility="collapsed")
+    b[7].toggle("Present", key=bind("present"), on_change=on_present)
+    remember(("pace", "present"))
     if "start_error" in state:
         st.error(state.pop("start_error"))  # the library's own words about the settings: no visitor text
     if "toast_message" in state:
@@ -533,7 +551,7 @@ def rhat_badge(run, group):
     return f":green[{text}: chains agree]" if worst <= RHAT_THRESHOLD else f":orange[{text}: chains disagree]"
 
 
-TINY_WORDS = f"grey = tiny, under {live_view.TINY_SHARE:.0%} of the points"
+TINY_WORDS = f"grey = tiny, < {live_view.TINY_SHARE:.0%} of points"
 MARKDOWN_COLOURS = ("blue", "red", "green", "violet")  # the priors' colours, as Streamlit markdown names
 CHART_COLUMNS = [2.3, 1.05, 1.6]  # trace | posterior of K | clusters
 
@@ -541,11 +559,10 @@ CHART_COLUMNS = [2.3, 1.05, 1.6]  # trace | posterior of K | clusters
 def column_headers(run, presentation):
     """What each column of charts shows, once above the rows (larger text for a projector)."""
     several = any(len(names) > 1 for names in run.groups.values())
-    texts = ("**trace of K**: mean" + (" (dashed: other chains)" if several else "")
-             + ", band = range, grey = burn-in",
-             "**posterior of K**" + (", all chains" if several else "") + " (grey: burn-in)",
-             f"**posterior density now** (dashed: clusters; {TINY_WORDS})" if run.dataset.dim == 1
-             else f"**clusters now** (same colour = same cluster in both rows; {TINY_WORDS})")
+    texts = ("**trace of K**" + (" (dashed: other chains)" if several else "") + ", grey = burn-in",
+             "**posterior of K**" + (", all chains" if several else ""),
+             f"**density now** (dashed: clusters; {TINY_WORDS})" if run.dataset.dim == 1
+             else f"**clusters now** ({TINY_WORDS})")
     for col, text in zip(st.columns(CHART_COLUMNS), texts):
         if presentation:
             col.markdown(text)
@@ -599,13 +616,16 @@ def merge_note(run, shown, colours):
     return " ".join(texts)
 
 
+PRESENT_CHART_HEIGHT = 205  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
+
+
 def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours):
     """One prior: a heading with its figures, then trace (every chain) | posterior of K (pooled) | clusters
     (the first chain now). Vega-Lite charts whose specifications stay the same between redraws, so only
     their data are sent again. Rows share their x axes; only the last row labels them."""
     ds_run, plan = run.dataset, run.plan
     colour = plots.CHAIN_COLOURS[index % len(plots.CHAIN_COLOURS)]
-    height = (260 if presentation else 150) + (45 if last else 0)
+    height = (PRESENT_CHART_HEIGHT if presentation else 150) + (45 if last else 0)
     labels, marker = row_labels(snaps, replay_index)
     badge = rhat_badge(run, group)
     st.markdown(f"**:{MARKDOWN_COLOURS[index % 4]}[{chain_label(run, group)}]** · "
@@ -653,7 +673,7 @@ def live_panel():
         run.set_pace(es.PACES[S["pace"]])
         snaps = run.snapshots()
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
-        st.markdown(" · ".join(group_status(group, g) for group, g in groups.items()))
+        st.container(key="status").markdown(" · ".join(group_status(group, g) for group, g in groups.items()))
         # the replay slider sits below the charts (so showing it does not move them): read its value first
         first = next(iter(snaps.values()))
         options = ["now"] + [f"{s:,}" for s in first.replay_sweeps]
@@ -857,15 +877,54 @@ if run is not None:
         else:
             details(run)
 
-with st.expander("How to read this"):
-    st.markdown(
-        "- **Trace of K**: clusters after every sweep; the band is the range of K within each pixel column, the "
-        "line its mean; the grey part is burn-in.\n"
-        "- **Posterior of K**: share of post-burn-in sweeps with each K (grey while only burn-in sweeps exist).\n"
-        "- **NMI** = I(U;V)/sqrt(H(U)H(V)) (1 = identical); **VI** = H(U|V)+H(V|U) in bits (0 = identical).\n"
-        "- For a fixed data set the sampler targets an exchangeable partition posterior, "
-        "p(z|X) ∝ alpha^K ∏ ((N_k-1)!)^r ∏ m(X_k); the non-exchangeability of the pCRP is a property "
-        "of the seating process as N grows (see *Rich get richer*).\n"
-        f"- Each run stores at most {SESSION_BUDGET_BYTES // 2**20} MiB; a run stops a few seconds after its "
-        "page is closed. Reloading the page brings your run back, in this browser only: the address holds "
-        "settings, never a run, so a projected or shared address shows nobody your run or your data.")
+# Keyboard: Space = pause / resume (or start), Right arrow = one sweep, R = reset. A listener on the page
+# (added once, from an invisible same-origin component) clicks the enabled button, so keys and buttons do the
+# same thing; keys typed into a field or on the pace slider are theirs. Space never reaches a focused button.
+KEYS_SCRIPT = """<script>
+const doc = window.parent.document;
+if (!doc.pcrpKeys) {
+  doc.pcrpKeys = true;
+  const click = (key) => {
+    const b = doc.querySelector('.st-key-' + key + ' button');
+    if (b && !b.disabled) { b.click(); return true; }
+    return false;
+  };
+  const typing = (t) => t && (['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName) || t.isContentEditable ||
+                              (t.getAttribute && t.getAttribute('role') === 'slider'));
+  doc.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    let handled = false;
+    if (e.code === 'Space') { handled = true; if (!e.repeat) click('pause') || click('resume') || click('start'); }
+    else if (e.key === 'ArrowRight') { handled = click('step'); }
+    else if (e.key === 'r' || e.key === 'R') { handled = click('reset'); }
+    if (handled) { e.preventDefault(); e.stopPropagation(); if (doc.activeElement) doc.activeElement.blur(); }
+  }, true);
+  doc.addEventListener('keyup', (e) => {
+    if (e.code === 'Space' && !typing(e.target)) { e.preventDefault(); e.stopPropagation(); }
+  }, true);
+}
+</script>"""
+
+
+def keyboard_shortcuts():
+    import streamlit.components.v1 as components
+
+    components.html(KEYS_SCRIPT, height=0)
+
+
+if not presentation:
+    with st.expander("How to read this"):
+        st.markdown(
+            "- **Trace of K**: clusters after every sweep; the band is the range of K within each pixel column, the "
+            "line its mean; the grey part is burn-in.\n"
+            "- **Posterior of K**: share of post-burn-in sweeps with each K (grey while only burn-in sweeps exist).\n"
+            "- **NMI** = I(U;V)/sqrt(H(U)H(V)) (1 = identical); **VI** = H(U|V)+H(V|U) in bits (0 = identical).\n"
+            "- For a fixed data set the sampler targets an exchangeable partition posterior, "
+            "p(z|X) ∝ alpha^K ∏ ((N_k-1)!)^r ∏ m(X_k); the non-exchangeability of the pCRP is a property "
+            "of the seating process as N grows (see *Rich get richer*).\n"
+            f"- Each run stores at most {SESSION_BUDGET_BYTES // 2**20} MiB; a run stops a few seconds after its "
+            "page is closed. Reloading the page brings your run back, in this browser only: the address holds "
+            "settings, never a run, so a projected or shared address shows nobody your run or your data.\n"
+            "- **Keys**: Space = pause / resume (start when there is no run), → = one sweep, R = reset. **Present** "
+            "(or `?present=1` in the address) shows the comparison alone, in large type, for a projector.")
+keyboard_shortcuts()

@@ -24,7 +24,7 @@ INK = "#222222"
 
 
 def _config(presentation):
-    size = 16 if presentation else 12
+    size = 18 if presentation else 12
     return {
         "axis": {"labelFontSize": size, "titleFontSize": size, "labelColor": INK, "titleColor": INK,
                  "titleFontWeight": "normal", "grid": True, "gridColor": "#e8e8e8"},
