@@ -880,10 +880,9 @@ if run is not None:
 # Keyboard: Space = pause / resume (or start), Right arrow = one sweep, R = reset. A listener on the page
 # (added once, from an invisible same-origin component) clicks the enabled button, so keys and buttons do the
 # same thing; keys typed into a field or on the pace slider are theirs. Space never reaches a focused button.
-KEYS_SCRIPT = """<script>
-const doc = window.parent.document;
-if (!doc.pcrpKeys) {
-  doc.pcrpKeys = true;
+KEYS_CODE = """
+(() => {
+  const doc = document;
   const click = (key) => {
     const b = doc.querySelector('.st-key-' + key + ' button');
     if (b && !b.disabled) { b.click(); return true; }
@@ -902,8 +901,13 @@ if (!doc.pcrpKeys) {
   doc.addEventListener('keyup', (e) => {
     if (e.code === 'Space' && !typing(e.target)) { e.preventDefault(); e.stopPropagation(); }
   }, true);
-}
-</script>"""
+})();
+"""
+# The component's own frame is replaced on every full redraw, and a listener defined there would die with it:
+# the code runs as a script element of the page itself, once.
+KEYS_SCRIPT = ("<script>const host = window.parent; if (!host.pcrpKeys) { host.pcrpKeys = true; "
+               "const s = host.document.createElement('script'); s.textContent = " + json.dumps(KEYS_CODE) + "; "
+               "host.document.head.appendChild(s); }</script>")
 
 
 def keyboard_shortcuts():

@@ -1,0 +1,117 @@
+"""Presentation mode in a real browser (Playwright + Debian's chromium against `streamlit run app.py`):
+at 1280 x 800 with ?present=1 both rows of charts lie inside the screen, the status text is at least
+18 px, and the keys drive the run (Space starts and pauses, Right arrow = exactly one sweep, R resets)."""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+if not os.path.exists(CHROMIUM):
+    if os.environ.get("PCRP_REQUIRE_BROWSER"):
+        raise RuntimeError(f"{CHROMIUM} is missing but PCRP_REQUIRE_BROWSER is set: install Debian's chromium.")
+    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) "
+                "to run the browser tests", allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+STATUS = re.compile(r"(\w+) (running|paused|finished|stopped): ([\d,]+) / ([\d,]+) sweeps")
+
+
+@pytest.fixture(scope="module")
+def server():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"streamlit did not start: {proc.stdout.read().decode(errors='replace')[-2000:]}")
+            time.sleep(0.3)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                              args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        yield b
+        b.close()
+
+
+def status(page):
+    """{prior: (state, sweeps done)} from the status line."""
+    text = page.locator(".st-key-status").inner_text()
+    return {m.group(1): (m.group(2), int(m.group(3).replace(",", ""))) for m in STATUS.finditer(text)}
+
+
+def wait_for_status(page, condition, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            found = status(page)
+        except Exception:  # the status line is being redrawn
+            found = {}
+        if found and condition(found):
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"status not reached; last: {found}")
+
+
+def test_presentation_mode_fits_a_projector_and_the_keys_drive_the_run(server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(server + "/?present=1&sweeps=100000")
+    expect(page.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=60_000)
+    assert not page.locator("section[data-testid='stSidebar']").is_visible()
+    page.keyboard.press("Space")  # no run yet: Space starts one
+    wait_for_status(page, lambda s: set(s) == {"CRP", "pCRP"} and all(v[0] == "running" and v[1] > 300
+                                                                      for v in s.values()))
+    page.mouse.move(640, 799)
+    charts = page.locator("[data-testid='stVegaLiteChart']")
+    expect(charts).to_have_count(6)
+    for i in range(6):
+        box = charts.nth(i).bounding_box()
+        assert box["x"] >= 0 and box["y"] >= 0, box
+        assert box["x"] + box["width"] <= 1280 and box["y"] + box["height"] <= 800, (i, box)
+    size = page.locator(".st-key-status p").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 18
+    assert page.locator("[data-testid='stElementToolbar']:visible").count() == 0
+
+    page.keyboard.press("Space")  # pause: the page then shows the sweep where the chains stopped
+    paused = wait_for_status(page, lambda s: all(v[0] == "paused" for v in s.values()), seconds=10)
+    time.sleep(1.5)
+    assert status(page) == paused  # a freeze: nothing moves after "paused" shows
+    for k in (1, 2):
+        page.keyboard.press("ArrowRight")
+        wait_for_status(page, lambda s: all(s[p][1] == paused[p][1] + k for p in s), seconds=10)
+    time.sleep(1.0)
+    assert {p: v[1] for p, v in status(page).items()} == {p: v[1] + 2 for p, v in paused.items()}
+    page.keyboard.press("Space")  # resume
+    wait_for_status(page, lambda s: all(v[0] == "running" for v in s.values()), seconds=10)
+    page.keyboard.press("r")  # reset: the run is cleared
+    expect(page.get_by_text("Press Start to run CRP and pCRP")).to_be_visible(timeout=10_000)
+    page.close()
