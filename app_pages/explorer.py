@@ -24,6 +24,7 @@ from pcrp.density import mixture_density
 from pcrp.live import PAUSED, RELOAD_SECONDS, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
 from pcrp.model import PRIORS, WITHIN_SCALE, ModelError, resolve_niw
 from pcrp.posterior import summarise
+from pcrp.projection import id_like_columns, pca_projection
 from pcrp.sampler import SamplerError, warm_up
 from pcrp.summary import MIN_DRAWS, RHAT_THRESHOLD, nmi, oracle_alpha, rhat_warnings, vi
 
@@ -165,6 +166,10 @@ with st.sidebar:
                     st.caption(f"{inert(repr(guessed))} looks like class labels: used for NMI / VI, not clustered.")
                 label = None if label_col == "(none)" else label_col
                 usable, notes = data.default_columns(table, label)
+                ids = id_like_columns({c: table.numeric[c] for c in usable})
+                usable = [c for c in usable if c not in ids]
+                notes += [f"Column {c!r} was not clustered: {why}, like an identifier. Add it under Columns to "
+                          "cluster to use it." for c, why in ids.items()]
                 cols = st.multiselect("Columns to cluster", [c for c in table.header if c != label],
                                       default=usable[: data.MAX_CLUSTER_COLUMNS], key=f"csv_columns_{fid}")
                 for note in notes:
@@ -562,12 +567,24 @@ def column_headers(run, presentation):
     texts = ("**trace of K**" + (" (dashed: other chains)" if several else "") + ", grey = burn-in",
              "**posterior of K**" + (", all chains" if several else ""),
              f"**density now** (dashed: clusters; {TINY_WORDS})" if run.dataset.dim == 1
-             else f"**clusters now** ({TINY_WORDS})")
+             else f"**clusters now** ({'principal components; ' if run.dataset.dim > 2 else ''}{TINY_WORDS})")
     for col, text in zip(st.columns(CHART_COLUMNS), texts):
         if presentation:
             col.markdown(text)
         else:
             col.caption(text)
+
+
+def view_coordinates(run):
+    """The coordinates "clusters now" draws, (N, 1 or 2), and their axis titles: the data's columns for d <= 2,
+    else the first two principal components of the standardised data (fixed for the run, computed once)."""
+    ds_run = run.dataset
+    if ds_run.dim <= 2:
+        return ds_run.X, tuple(ds_run.columns)
+    kept = state.get("view_projection")
+    if kept is None or kept[0] != run.token:
+        state.view_projection = kept = (run.token, pca_projection(ds_run.X))
+    return kept[1].coords, kept[1].titles
 
 
 def row_labels(snaps, replay_index):
@@ -641,20 +658,21 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
                                                     k_max=k_max, colour=colour, **common),
                             key=f"khist-{group}", width="stretch", height=height)
     shown = live_view.display_subset(ds_run.n)
-    x = ds_run.X[:, 0]
+    xy, titles = view_coordinates(run)
+    x = xy[:, 0]
     x_domain = (float(x.min() - 0.05 * np.ptp(x)), float(x.max() + 0.05 * np.ptp(x)))
     if ds_run.dim == 1:
         grid = np.linspace(*x_domain, 200)
         density, comps = mixture_density(grid, x, np.asarray(labels), run.niw)
         first_point = np.unique(np.asarray(labels), return_index=True)[1]  # components: in np.unique order
         chart = plots.density_chart(grid, density, comps, colours[first_point], x[shown], colours[shown],
-                                    x_domain=x_domain, x_title=ds_run.columns[0], **common)
+                                    x_domain=x_domain, x_title=titles[0], **common)
     else:
-        y = ds_run.X[:, 1]
+        y = xy[:, 1]
         y_domain = (float(y.min() - 0.05 * np.ptp(y)), float(y.max() + 0.05 * np.ptp(y)))
         chart = plots.clusters_chart(x[shown], y[shown], colours[shown], x_domain=x_domain,
-                                     y_domain=y_domain, x_title=ds_run.columns[0], y_title=ds_run.columns[1],
-                                     **common)
+                                     y_domain=y_domain, x_title=titles[0],
+                                     y_title=titles[1], **common)
     cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)
 
 

@@ -120,3 +120,70 @@ def test_a_merge_of_true_classes_is_found_and_named_by_class():
     assert live_view.merged_true_clusters(truth, truth * 3) == []
     merged = np.where(truth == 2, 1, truth)
     assert live_view.merged_true_clusters(truth, merged) == [(1, 2)]
+
+
+# ----------------------------------------------------------------------------- any dimension, ID-like columns
+from pcrp.projection import id_like_columns, id_reason, pca_projection  # noqa: E402
+
+
+def test_pca_projection_of_standardised_data_labels_its_axes_with_explained_variance():
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(400, 1))
+    X = np.hstack([z * 1000 + rng.normal(size=(400, 1)), z + 0.01 * rng.normal(size=(400, 1)),
+                   rng.normal(size=(400, 3))])  # two columns on unlike scales sharing one factor
+    proj = pca_projection(X)
+    assert proj.coords.shape == (400, 2)
+    # standardised: the shared factor is 2 of the 5 unit variances, about 40%, whatever the columns' units
+    assert 0.36 < proj.explained[0] < 0.46 and proj.explained[1] < proj.explained[0]
+    assert proj.titles[0] == f"PC1 ({proj.explained[0]:.0%} of variance)"
+    assert abs(np.corrcoef(proj.coords[:, 0], z[:, 0])[0, 1]) > 0.99
+    np.testing.assert_allclose(pca_projection(X).coords, proj.coords)  # fixed signs: the same picture again
+
+
+def test_id_like_columns_are_distinct_whole_numbers_in_order_or_under_an_id_name():
+    rng = np.random.default_rng(2)
+    shuffled = rng.permutation(50).astype(float)
+    assert id_reason("customer_id", shuffled) and id_reason("rowIndex", shuffled) and id_reason("n", np.arange(50.))
+    assert id_reason("score", shuffled) is None  # distinct integers, but neither in order nor named as an id
+    assert id_reason("id", np.r_[np.arange(49.), 3.0]) is None  # a repeated value: not an identifier
+    assert id_reason("id", np.arange(50.) + 0.5) is None
+    assert list(id_like_columns({"customer_id": shuffled, "x": rng.normal(size=50)})) == ["customer_id"]
+
+
+def csv_bytes(columns):
+    names = list(columns)
+    rows = zip(*columns.values())
+    return (",".join(names) + "\n" + "\n".join(",".join(f"{v:g}" for v in row) for row in rows)).encode()
+
+
+@pytest.mark.slow
+def test_a_five_column_csv_shows_a_labelled_projection_and_an_id_column_is_left_out():
+    from streamlit.testing.v1 import AppTest
+
+    rng = np.random.default_rng(3)
+    centres = rng.normal(scale=4, size=(3, 5))
+    X = np.vstack([c + rng.normal(size=(40, 5)) for c in centres])
+    columns = {"customer_id": rng.permutation(120) + 1000.0, **{f"f{j}": X[:, j] for j in range(5)}}
+    at = AppTest.from_file("../app_pages/explorer.py", default_timeout=120)
+    at.query_params.update({"data": "csv", "sweeps": "60", "burn_in": "10", "pace": "full speed"})
+    at.run()
+    at.file_uploader(key="upload").set_value(("shop.csv", csv_bytes(columns), "text/csv")).run()
+    chosen = [m for m in at.multiselect if m.label == "Columns to cluster"][0]
+    assert chosen.value == [f"f{j}" for j in range(5)]  # the id column is not clustered by default ...
+    assert any("customer\\_id" in c.value and "identifier" in c.value for c in at.caption)  # ... and says so
+    at.button(key="use_csv").click().run()
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    run.join(60)
+    at.run()
+    assert not at.exception, at.exception
+    assert run.dataset.dim == 5
+    spec = [json_spec(c) for c in at.get("vega_lite_chart") if '"name": "tiny"' in c.proto.spec.replace('":"', '": "')][0]
+    titles = (spec["layer"][0]["encoding"]["x"]["title"], spec["layer"][0]["encoding"]["y"]["title"])
+    assert titles[0].startswith("PC1 (") and titles[1].startswith("PC2 (") and "% of variance)" in titles[1]
+
+
+def json_spec(element):
+    import json
+
+    return json.loads(element.proto.spec)
