@@ -45,6 +45,9 @@ def settings():
             state.explorer_run_in_address = True
         if state.get("run") is None:  # this browser's reload finds its own run, and only that
             state.run = registry().latest_for(browser_key())
+            data_key = state.run.config.get("data_key") if state.run is not None else None
+            if data_key and data_key[0] == "csv":  # ... and the file it uploaded: the run's own data
+                state.csv_dataset, state.csv_key = state.run.dataset, data_key
     return state.explorer
 
 
@@ -694,9 +697,9 @@ def live_panel():
         st.container(key="status").markdown(" · ".join(group_status(group, g) for group, g in groups.items()))
         # the replay slider sits below the charts (so showing it does not move them): read its value first
         first = next(iter(snaps.values()))
-        options = ["now"] + [f"{s:,}" for s in first.replay_sweeps]
+        options = [f"{s:,}" for s in first.replay_sweeps] + ["now"]  # past at the left, now at the right
         choice = state.get("scrub", "now") if not run.running else "now"
-        replay_index = options.index(choice) - 1 if choice in options[1:] else None
+        replay_index = options.index(choice) if choice in options[:-1] else None
         # the K axes grow in steps, so the charts' specifications (and the page) stay still
         k_top = max([int(s.K.max()) for s in snaps.values() if s.K.size] + [3])
         state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,

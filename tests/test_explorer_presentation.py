@@ -187,3 +187,39 @@ def json_spec(element):
     import json
 
     return json.loads(element.proto.spec)
+
+
+@pytest.mark.slow
+def test_a_reload_keeps_the_owners_uploaded_data_and_another_browser_never_sees_it():
+    """The owner's reload (a new session sending the same browser key) finds its run and, with it, the CSV it
+    uploaded: no 'Changed since it started: data'. Another browser opening the same address gets neither."""
+    from streamlit.testing.v1 import AppTest
+
+    rng = np.random.default_rng(4)
+    body = csv_bytes({"a": np.r_[rng.normal(-3, 1, 40), rng.normal(3, 1, 40)], "b": rng.normal(size=80)})
+    at = AppTest.from_file("../app_pages/explorer.py", default_timeout=120)
+    at.query_params.update({"data": "csv", "sweeps": "60", "burn_in": "10", "pace": "full speed"})
+    at.run()
+    at.file_uploader(key="upload").set_value(("private.csv", body, "text/csv")).run()
+    at.button(key="use_csv").click().run()
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    run.join(60)
+    at.run()
+
+    def session(browser_key):
+        again = AppTest.from_file("../app_pages/explorer.py", default_timeout=120)
+        again.query_params.update(dict(at.query_params))
+        if browser_key:
+            again.session_state["browser_key"] = browser_key
+            again.session_state["browser_key_stored"] = True
+        again.run()
+        assert not again.exception, again.exception
+        return again
+
+    owner = session(at.session_state["browser_key"])
+    assert owner.session_state["run"] is run and owner.session_state["dataset"] is run.dataset
+    assert not any("Changed since it started" in w.value for w in owner.warning)
+    stranger = session(None)
+    assert stranger.session_state["run"] is None and stranger.session_state["dataset"] is None
+    assert not any("private" in m.value for m in list(stranger.caption) + list(stranger.markdown))

@@ -71,11 +71,16 @@ def similarity_heatmap(psm, labels, title, max_points=600):
                                colorbar=dict(title="P(same cluster)")))
     sorted_labels = np.asarray(labels)[order]
     borders = np.flatnonzero(sorted_labels[1:] != sorted_labels[:-1]) + 0.5
+    edge = (-0.5, order.size - 0.5)  # the borders run across the matrix only, not the whole plot area
+    line = dict(color="#d62728", width=1)
     for b in borders:
-        fig.add_hline(y=b, line=dict(color="#d62728", width=1))
-        fig.add_vline(x=b, line=dict(color="#d62728", width=1))
-    fig.update_xaxes(showticklabels=False, title_text="points (ordered by the point estimate)")
-    fig.update_yaxes(showticklabels=False, autorange="reversed", scaleanchor="x")
+        fig.add_shape(type="line", x0=edge[0], x1=edge[1], y0=b, y1=b, line=line, xref="x", yref="y")
+        fig.add_shape(type="line", x0=b, x1=b, y0=edge[0], y1=edge[1], line=line, xref="x", yref="y")
+    # square, and the axes as wide as the matrix (constrain="domain" shrinks the axis, not the range)
+    fig.update_xaxes(showticklabels=False, title_text="points (ordered by the point estimate)", range=list(edge),
+                     constrain="domain", showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, range=[edge[1], edge[0]], scaleanchor="x", scaleratio=1,
+                     constrain="domain", showgrid=False, zeroline=False)
     fig.update_layout(title=title, **{**LAYOUT, "height": 420})
     return fig
 
@@ -96,6 +101,36 @@ def _fmt(value, digits=3):
     return "—" if np.isnan(value) else ("inf" if np.isinf(value) else f"{value:.{digits}g}")
 
 
+def _undefined(value):
+    return value is None or not np.isfinite(float(value))
+
+
+def mean_with_mcse(mean, mcse):
+    """"3.593 ± 0.051": the MCSE to 2 significant digits and the mean to the same decimal place (the digits
+    the Monte Carlo error leaves meaningful); the mean alone (4 significant digits) when the MCSE is undefined
+    or zero."""
+    if _undefined(mean):
+        return "—"
+    mean = float(mean)
+    if _undefined(mcse) or float(mcse) <= 0:
+        return f"{mean:.4g}"
+    mcse = float(mcse)
+    decimals = max(0, 1 - int(np.floor(np.log10(mcse))))
+    return f"{mean:,.{decimals}f} ± {mcse:.{decimals}f}"
+
+
+def _fmt_ess(value):
+    return "—" if _undefined(value) else f"{float(value):,.0f}"
+
+
+def _fmt_rhat(value):
+    return "—" if _undefined(value) else f"{float(value):.3f}"
+
+
+QUANTITY_NAMES = {"K": "K", "log_joint": "log joint"}
+ROW_PX, HEADER_PX = 26, 30  # one line per cell (the columns are wide enough for their texts)
+
+
 def diagnostics_table(diagnostics, title="MCMC diagnostics", threshold=1.01):
     """A table of R-hat, bulk/tail ESS and mean (MCSE) per quantity, pooled and per chain; R-hat cells
     above ``threshold`` in red. ``diagnostics``: :meth:`pcrp.chains.ChainSet.diagnostics`."""
@@ -104,16 +139,20 @@ def diagnostics_table(diagnostics, title="MCMC diagnostics", threshold=1.01):
         if not isinstance(diag, dict):
             continue
         for label, d in [("all chains", diag)] + [(f"chain {c + 1}", s) for c, s in enumerate(diag["per_chain"])]:
-            rows.append([name, label, f"{_fmt(d['mean'], 6)} ({_fmt(d['mcse'], 2)})", _fmt(d["rhat"], 4),
-                         _fmt(d["ess_bulk"], 4), _fmt(d["ess_tail"], 4), d["rhat"]])
+            rows.append([QUANTITY_NAMES.get(name, name), label, mean_with_mcse(d["mean"], d["mcse"]),
+                         _fmt_rhat(d["rhat"]), _fmt_ess(d["ess_bulk"]), _fmt_ess(d["ess_tail"]), d["rhat"]])
     columns = list(zip(*rows)) if rows else [[]] * 7
     white = ["white"] * len(columns[6])
     red = ["#f8d0d0" if r is not None and not np.isnan(float(r)) and float(r) > threshold else "white"
            for r in columns[6]]
     fig = go.Figure(go.Table(
-        header=dict(values=["quantity", "chains", "mean (MCSE)", "R-hat", "ESS bulk", "ESS tail"],
-                    fill_color="#eeeeee", align="left"),
-        cells=dict(values=columns[:6], align="left", fill_color=[white, white, white, red, white, white]),
+        columnwidth=[0.8, 0.9, 1.7, 0.7, 0.8, 0.8],
+        header=dict(values=["quantity", "chains", "mean ± MCSE", "R-hat", "ESS bulk", "ESS tail"],
+                    fill_color="#eeeeee", align="left", height=HEADER_PX),
+        cells=dict(values=columns[:6], align="left", fill_color=[white, white, white, red, white, white],
+                   height=ROW_PX),
     ))
-    fig.update_layout(title=title, **{**LAYOUT, "height": 80 + 28 * max(len(rows), 1)})
+    top = 40  # the title
+    fig.update_layout(title=title, **{**LAYOUT, "margin": dict(l=10, r=10, t=top, b=4),
+                                      "height": top + HEADER_PX + ROW_PX * max(len(rows), 1) + 12})
     return fig
