@@ -189,6 +189,7 @@ SETTINGS = (
     Setting("mnist_n", "int", 1000, 50, 5000, label="MNIST N"),
     Setting("embedding", "choice", "spectral", choices=("spectral", "pca"), label="MNIST embedding"),
     Setting("dims", "int", 2, 1, 50, label="MNIST dimensions"),
+) + _row_settings() + (
     Setting("sweeps", "int", 2000, 10, 100_000, label="sweeps"),
     Setting("burn_in", "int", 500, 0, 99_999, label="burn-in"),
     Setting("thin", "int", 5, 1, 1000, label="thin"),
@@ -198,7 +199,7 @@ SETTINGS = (
     Setting("chains", "int", 2, 1, 4, label="chains per prior"),
     Setting("pace", "choice", "100 sweeps/s", choices=tuple(PACES), label="pace"),
     Setting("present", "bool", False, label="presentation mode"),
-) + _row_settings()
+)
 BY_NAME = {s.name: s for s in SETTINGS}
 PARAM_NAMES = tuple(dict.fromkeys(p.name for spec in PRIORS.values() for p in spec.params))
 ROW_PARAMS = {row_key(name, row): (row, name) for row in ROWS for name in PARAM_NAMES}  # setting -> (row, param)
