@@ -135,10 +135,10 @@ def test_results_are_marked_as_the_previous_run_after_the_data_change():
     assert at.session_state["run"] is run  # kept, but said to be the previous run, on its own data
     warning = " ".join(w.value for w in at.warning)
     assert "Showing the previous run, on Old Faithful" in warning and "Changed since it started: data." in warning
-    at.slider(key="w_r").set_value(1.5)
+    at.slider(key="w_r2").set_value(1.5)
     at.selectbox(key="w_data").set_value("old-faithful").run()
     warning = " ".join(w.value for w in at.warning)
-    assert "Changed since it started: r." in warning
+    assert "Changed since it started: pCRP r." in warning
 
 
 def test_settings_and_run_survive_a_visit_to_another_page():
@@ -146,7 +146,7 @@ def test_settings_and_run_survive_a_visit_to_another_page():
     at.run()
     at.selectbox(key="w_data").set_value("sim2").run()
     at.number_input(key="w_sim_n").set_value(150)
-    at.slider(key="w_r").set_value(1.35)
+    at.slider(key="w_r2").set_value(1.35)
     at.number_input(key="w_sweeps").set_value(300)
     at.number_input(key="w_burn_in").set_value(100)
     at.select_slider(key="w_pace").set_value("full speed").run()
@@ -158,7 +158,7 @@ def test_settings_and_run_survive_a_visit_to_another_page():
     at.switch_page("app_pages/explorer.py").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="w_data").value == "sim2" and at.number_input(key="w_sim_n").value == 150
-    assert at.slider(key="w_r").value == pytest.approx(1.35) and at.number_input(key="w_sweeps").value == 300
+    assert at.slider(key="w_r2").value == pytest.approx(1.35) and at.number_input(key="w_sweeps").value == 300
     assert at.session_state["run"] is run and not at.warning  # same run, same data and settings
 
 
@@ -166,13 +166,13 @@ def test_settings_come_from_the_address_and_bad_values_are_refused():
     at = explorer({"data": "sim1", "sim_n": "500", "r": "1.6", "sweeps": "1e9", "seed": "abc", "thin": "nan",
                    "pace": "warp", "junk": "x"})
     assert at.session_state["dataset"].name == "sim1" and at.session_state["dataset"].n == 500
-    assert at.slider(key="w_r").value == pytest.approx(1.6)
+    assert at.slider(key="w_r2").value == pytest.approx(1.6)
     assert at.number_input(key="w_sweeps").value == 2000 and at.number_input(key="w_seed").value == 0
     warnings = " ".join(w.value for w in at.warning)
     for name in ("sweeps must be between 10 and 100000", "seed must be a number", "thin must be a finite",
                  "pace must be one of"):
         assert name in warnings
-    assert at.query_params["data"] == "sim1" and at.query_params["r"] == "1.6"
+    assert at.query_params["data"] == "sim1" and at.query_params["r2"] == "1.6"
     assert "sweeps" not in at.query_params  # defaults are left out of the address
 
 
@@ -216,7 +216,7 @@ def test_oracle_button_sets_crp_alpha_with_feedback():
     at = explorer({"data": "sim1"})
     assert at.session_state["dataset"].true_k == 3
     at.button(key="oracle").click().run()
-    assert at.number_input(key="w_crp_alpha").value == pytest.approx(round(3 / math.log(300), 3))
+    assert at.number_input(key="w_alpha1").value == pytest.approx(round(3 / math.log(300), 3))
     assert any("K_true / ln N" in t.value for t in at.toast)
 
 
@@ -227,7 +227,7 @@ def test_upload_good_then_bad_csv_keeps_the_good_data_and_a_second_file_gets_its
     assert not at.exception, at.exception
     at.button(key="use_csv").click().run()
     assert at.session_state["dataset"].n == 30 and at.session_state["dataset"].columns == ["a", "b"]
-    other = "u,v,w\n" + "\n".join(f"{i % 3},{(i * 5) % 7},{i}" for i in range(20))
+    other = "u,v,w\n" + "\n".join(f"{i % 3},{(i * 5) % 7},{(i * 3) % 11}" for i in range(20))
     at.file_uploader(key="upload").set_value(("other.csv", other.encode(), "text/csv")).run()
     columns = [m for m in at.multiselect if m.label == "Columns to cluster"]
     assert len(columns) == 1 and columns[0].value == ["u", "v", "w"]  # not the old file's (empty) choice
@@ -341,8 +341,8 @@ def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
     at.number_input(key="cv_use_r").set_value(1.37)
     at.button(key="use_r").click().run()
     assert not at.exception, at.exception
-    assert at.session_state["w_r"] == pytest.approx(1.37)  # the explorer's slider now holds it
-    assert at.slider(key="w_r").value == pytest.approx(1.37)
+    assert at.session_state["w_r2"] == pytest.approx(1.37)  # the explorer's slider now holds it
+    assert at.slider(key="w_r2").value == pytest.approx(1.37)
 
 
 def test_choose_r_rejects_a_bad_schedule_with_a_message():
@@ -506,14 +506,14 @@ def test_a_hostile_header_and_file_name_are_shown_as_literal_text():
 def test_the_demo_link_carries_the_settings_and_nothing_of_the_run():
     from pcrp import explorer_settings as es
 
-    values = {**es.defaults(), "data": "sim1", "r": 1.3, "pace": "full speed"}
-    assert es.demo_link("http://host:8501", values) == "http://host:8501/?data=sim1&r=1.3&pace=full+speed"
+    values = {**es.defaults(), "data": "sim1", "r2": 1.3, "pace": "full speed"}
+    assert es.demo_link("http://host:8501", values) == "http://host:8501/?data=sim1&r2=1.3&pace=full+speed"
     assert es.demo_link("https://host/app/?run=abc#x", values).startswith("https://host/app/?data=sim1&")
     assert "run" not in es.demo_link("https://host/app/?run=abc#x", values)
     at = fast(explorer({"data": "sim1", "r": "1.3"}))
     at.button(key="start").click().run()
     shown = " ".join(c.value for c in at.code)
-    assert "data=sim1" in shown and "r=1.3" in shown and at.session_state["run"].token not in shown
+    assert "data=sim1" in shown and "r2=1.3" in shown and at.session_state["run"].token not in shown
 
 
 def test_choose_r_refuses_work_above_its_budget_and_states_the_work_before_running():
