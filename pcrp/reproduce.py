@@ -17,6 +17,15 @@ moves by default (the paper's plain Gibbs is ``split_merge=False``). Numbers
 are means over the kept draws of all chains; their standard errors are Monte
 Carlo standard errors (ArviZ's MCSE, which accounts for autocorrelation). K max
 is the largest K after burn-in in any chain.
+
+Over data sets (:func:`run_over_seeds`): a simulated experiment is run on several data sets drawn with
+different seeds (quick: 3, full: 10; each with its own CV data set and CV choice of r), and a row reports the
+mean over data sets of the per-data-set numbers, their spread between data sets (the standard deviation) and
+the within-run MCSE (root mean square over data sets). The paper's number comes from one data set, so it is
+compared with that spread: it is "within the spread" when it lies within :data:`SPREAD_MULT` standard
+deviations of our mean. After the paper's three methods come two priors the paper does not have, the mixture of
+finite mixtures (MFM) and the sparse finite mixture (SFM), at their registry defaults (:data:`EXTRA_METHODS`),
+labelled as beyond the paper.
 """
 
 import json
@@ -29,13 +38,23 @@ import numpy as np
 from . import data as data_mod
 from .chains import run_chains
 from .cv import DEFAULT_GRID, cross_validate
-from .model import CRP, PowerCRP, resolve_niw
+from .model import CRP, PRIORS, PowerCRP, make_prior, resolve_niw
 from .summary import RHAT_THRESHOLD, k_posterior, mean_and_mcse, metric_summary, oracle_alpha
 
 N_CHAINS = 4
 # A gap between our number and the paper's larger than this is explained on the page and in the report.
 TOLERANCE = {"NMI": 0.03, "VI": 0.1, "K": 0.5}
 METHODS = ("CRP-Oracle", "CRP", "pCRP")
+# Priors beyond the paper, at their registry defaults (pcrp.model.PRIORS), on the same data and protocol.
+EXTRA_METHODS = ("MFM", "SFM")
+EXTRA_PRIORS = {"MFM": "mfm", "SFM": "sfm"}
+BEYOND_PAPER = " (beyond the paper)"
+# The paper's number is "within the spread" when |paper - our mean over data sets| <= SPREAD_MULT x the
+# between-data-set standard deviation: about a 95% range for one data set's value if the values are roughly normal.
+SPREAD_MULT = 2.0
+# Below this many nats between the true partition and the best merged state on the exact merge path (at the pCRP's
+# r), a pCRP row is flagged: chains that start from, or wander into, the merged state can stay there.
+MARGIN_NATS = 10.0
 
 
 @dataclass(frozen=True)
@@ -50,10 +69,11 @@ class Protocol:
     cv_thin: int = 10
     cv_folds: int = 5
     split_merge: bool = True
+    n_seeds: int = 10  # data sets per simulated experiment (run_over_seeds)
 
 
 FULL = Protocol()
-QUICK = Protocol(iters=2000, burn_in=1000, thin=5, cv_iters=400, cv_burn_in=200, cv_thin=10, cv_folds=3)
+QUICK = Protocol(iters=2000, burn_in=1000, thin=5, cv_iters=400, cv_burn_in=200, cv_thin=10, cv_folds=3, n_seeds=3)
 
 
 @dataclass(frozen=True)
@@ -157,6 +177,7 @@ class MethodResult:
     metrics: dict
     p_k: dict
     diagnostics: dict
+    settings: str = ""  # the prior and its parameters in words, e.g. "MFM: gamma 1, lam 1"
 
     @property
     def K(self):
@@ -192,6 +213,12 @@ class ExperimentResult:
     seed: int = 0
 
 
+def prior_settings(prior):
+    """'pCRP: alpha 1, r 1.05': a prior's registry label and parameter values."""
+    spec = PRIORS[prior.name]
+    return f"{spec.label}: " + ", ".join(f"{p.name} {getattr(prior, p.name):g}" for p in spec.params)
+
+
 def summarize_chains(chains, true_labels=None):
     """Table entries for one method: NMI, VI (mean, MCSE) if labels are known; K (mean, MCSE), K max,
     and the posterior of K, all over the kept draws of every chain."""
@@ -206,12 +233,16 @@ def summarize_chains(chains, true_labels=None):
 
 
 def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None, progress=None, r_grid=DEFAULT_GRID,
-                   n_chains=N_CHAINS):
-    """CV of r on the CV data, then the three methods on the compared data, ``n_chains`` chains each.
+                   n_chains=N_CHAINS, methods=METHODS):
+    """CV of r on the CV data, then the methods on the compared data, ``n_chains`` chains each.
 
-    ``progress(stage, fraction)`` is called, from the calling thread only, with stage in
-    {"cross validation", "CRP-Oracle", "CRP", "pCRP"}.
+    methods: a subsequence of METHODS + EXTRA_METHODS (the paper's three by default).
+    ``progress(stage, fraction)`` is called, from the calling thread only, with stage "cross validation" or a
+    method's name.
     """
+    unknown = [m for m in methods if m not in METHODS + EXTRA_METHODS]
+    if unknown:
+        raise ValueError(f"unknown method {unknown[0]!r}; choose from {', '.join(METHODS + EXTRA_METHODS)}")
     ds, cv_ds = load_experiment_data(experiment, seed)
     report = progress or (lambda stage, fraction: None)
     cv = cross_validate(cv_ds.X, standardize=cv_ds.standardized, r_grid=r_grid, folds=protocol.cv_folds,
@@ -224,8 +255,10 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
         "CRP-Oracle": CRP(oracle_alpha(experiment.k_true, ds.n)),
         "CRP": CRP(1.0),
         "pCRP": PowerCRP(1.0, cv.chosen_r),
+        **{m: make_prior(name) for m, name in EXTRA_PRIORS.items()},
     }
-    for method, prior in priors.items():
+    for method in methods:
+        prior = priors[method]
         done = np.zeros(n_chains)  # sweeps per chain, written by the chains' threads
 
         def record(chain, sweeps, done=done):
@@ -242,9 +275,272 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
             chains = running.result()
         report(method, 1.0)
         metrics, p_k = summarize_chains(chains, ds.labels)
-        result.methods[method] = MethodResult(method, prior.alpha, getattr(prior, "r", 1.0), chains, metrics, p_k,
-                                              chains.diagnostics())
+        result.methods[method] = MethodResult(method, getattr(prior, "alpha", None),
+                                              getattr(prior, "r", 1.0 if prior.name == "crp" else None), chains,
+                                              metrics, p_k, chains.diagnostics(), prior_settings(prior))
     return result
+
+
+# ----------------------------------------------------------------------------- over data sets
+
+@dataclass
+class SeedsResult:
+    """One experiment on several data sets drawn with different seeds.
+
+    runs: one :class:`ExperimentResult` per data seed, in seed order. The first keeps its chains whole (the
+        figures are drawn from it); the others keep their K and log-joint traces, metrics and diagnostics but
+        only the last kept draw of each chain's labels (memory: a full run on ten data sets would otherwise
+        hold ten sets of label draws).
+    margins: {seed: nats} for the pCRP (experiments with true labels): :func:`true_partition_margin` at that
+        data set's r.
+    """
+
+    experiment: Experiment
+    runs: list
+    protocol: Protocol = FULL
+    margins: dict = field(default_factory=dict)
+
+    @property
+    def seeds(self):
+        return [run.seed for run in self.runs]
+
+    @property
+    def first(self):
+        return self.runs[0]
+
+    @property
+    def methods(self):
+        return self.first.methods
+
+
+def data_seeds(experiment, seed=0, n_seeds=None, protocol=FULL):
+    """The data seeds an experiment runs on: ``n_seeds`` (default ``protocol.n_seeds``) consecutive seeds from
+    ``seed`` for a simulation, ``[seed]`` for MNIST and Old Faithful (one fixed data set each)."""
+    n = protocol.n_seeds if n_seeds is None else int(n_seeds)
+    if n < 1:
+        raise ValueError(f"the number of data sets must be at least 1 (got {n})")
+    return [seed + i for i in range(n)] if experiment.data in data_mod.SIMULATIONS else [seed]
+
+
+def true_partition_margin(X, labels, r, alpha=1.0, niw=None):
+    """Nats by which the true partition's pCRP log joint at power r beats the best state with fewer clusters on
+    the exact merge path from it (:func:`pcrp.path.merge_path`); negative when the pCRP prefers merging true
+    clusters at r. X (N, d), labels (N,) the true classes. Compares single partitions, not posterior mass."""
+    from .path import merge_path
+
+    path = merge_path(X, labels, niw if niw is not None else resolve_niw(X), alpha=alpha)
+    L = np.cumsum([m.L for m in path.merges])
+    G = np.cumsum([m.G for m in path.merges])
+    return float(-np.max(L + r * G)) if len(path.merges) else float("inf")
+
+
+def _lighten(result):
+    """The result with each method's label draws cut to the last kept draw of each chain."""
+    from dataclasses import replace as dc_replace
+
+    for m in result.methods.values():
+        m.chains = dc_replace(m.chains, labels=m.chains.labels[:, -1:], kept_sweeps=m.chains.kept_sweeps[-1:],
+                              split_merge_history=m.chains.split_merge_history[:, -1:])
+    return result
+
+
+def run_over_seeds(experiment, protocol=FULL, seed=0, n_seeds=None, *, extra=True, n_jobs=-1, scheduler=None,
+                   progress=None, r_grid=DEFAULT_GRID, n_chains=N_CHAINS):
+    """:func:`run_experiment` on each data seed of :func:`data_seeds` (CV of r on each data set's own CV data).
+
+    extra: also run EXTRA_METHODS (MFM, SFM), labelled as beyond the paper.
+    ``progress(text, fraction)``: called from the calling thread with e.g. "data set 2 of 3: pCRP" and the
+    fraction of the whole job done (0..1).
+    """
+    seeds = data_seeds(experiment, seed, n_seeds, protocol)
+    methods = METHODS + (EXTRA_METHODS if extra else ())
+    stages = ("cross validation",) + methods
+    report = progress or (lambda text, fraction: None)
+    runs, margins = [], {}
+    for i, s in enumerate(seeds):
+        def stage_progress(stage, fraction, i=i):
+            done = (i + (stages.index(stage) + fraction) / len(stages)) / len(seeds)
+            report(f"data set {i + 1} of {len(seeds)}: {stage}", done)
+
+        res = run_experiment(experiment, protocol, seed=s, n_jobs=n_jobs, scheduler=scheduler,
+                             progress=stage_progress, r_grid=r_grid, n_chains=n_chains, methods=methods)
+        if res.data.labels is not None:
+            margins[s] = true_partition_margin(res.data.X, res.data.labels, res.methods["pCRP"].r, 1.0, res.niw)
+        runs.append(res if i == 0 else _lighten(res))
+    return SeedsResult(experiment, runs, protocol, margins)
+
+
+def _spread(values):
+    values = np.asarray(values, dtype=float)
+    return float(values.std(ddof=1)) if values.size > 1 else float("nan")
+
+
+def seed_rows(result):
+    """One row per method over data sets: {method, beyond_paper, settings, r values, "<col>" (mean over data sets),
+    "<col> spread" (SD between data sets), "<col> MCSE" (RMS of the within-run MCSEs), "<col> paper",
+    "<col> within spread" (None without a paper value or a spread), "R-hat K max", "R-hat log joint max",
+    "disagree seeds", "P(K)" (mean over data sets), and for the pCRP "margins" {seed: nats}}; ground truth first
+    when labels are known."""
+    e = result.experiment
+    runs = result.runs
+    rows = []
+    if result.first.data.labels is not None:
+        row = dict(method="Ground truth", beyond_paper=False, NMI=1.0, VI=0.0, K=result.first.data.true_k)
+        if e.table == "Table 1":
+            row.update({"NMI paper": 1.0, "VI paper": 0.0, "K paper": 2 if e.data == "sim2" else e.k_true})
+        rows.append(row)
+    for method in result.first.methods:
+        per = [run.methods[method] for run in runs]
+        row = dict(method=method, beyond_paper=method in EXTRA_METHODS, settings=per[0].settings,
+                   alpha=[m.alpha for m in per], r=[m.r for m in per], n_sets=len(per), seeds=result.seeds,
+                   **{"R-hat K max": float(np.nanmax([m.rhat["K"] for m in per] + [-np.inf])),
+                      "R-hat log joint max": float(np.nanmax([m.rhat["log joint"] for m in per] + [-np.inf])),
+                      "disagree seeds": [run.seed for run, m in zip(runs, per) if not m.chains_agree]})
+        for col in ("NMI", "VI", "K"):
+            if col not in per[0].metrics:
+                continue
+            means = [m.metrics[col][0] for m in per]
+            mcse = np.array([m.metrics[col][1] for m in per], dtype=float)
+            row[col], row[col + " spread"] = float(np.mean(means)), _spread(means)
+            row[col + " MCSE"] = float(np.sqrt(np.nanmean(mcse ** 2))) if np.any(np.isfinite(mcse)) else float("nan")
+            row[col + " per set"] = [float(v) for v in means]
+            paper = e.paper.get(method, {}).get(col)
+            if paper is not None:
+                row[col + " paper"] = paper
+                spread = row[col + " spread"]
+                row[col + " within spread"] = (bool(abs(paper - row[col]) <= SPREAD_MULT * spread)
+                                               if np.isfinite(spread) else None)
+        row["K max"] = max(m.metrics["K max"][0] for m in per)
+        if "K max" in e.paper.get(method, {}):
+            row["K max paper"] = e.paper[method]["K max"]
+        ks = sorted({k for m in per for k in m.p_k})
+        row["P(K)"] = {k: float(np.mean([m.p_k.get(k, 0.0) for m in per])) for k in ks}
+        if method == "pCRP" and result.margins:
+            row["margins"] = dict(result.margins)
+        rows.append(row)
+    return rows
+
+
+def _r_text(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return ""
+    low, high = min(values), max(values)
+    return f"{low:.2f}" if low == high else f"{low:.2f}-{high:.2f}"
+
+
+def display_seed_rows(result):
+    """seed_rows as strings: 'mean ± spread' (between data sets), the within-run MCSE, the paper's number with
+    whether it lies within the spread, and R-hat flags."""
+    out = []
+    n = len(result.runs)
+    for row in seed_rows(result):
+        beyond = BEYOND_PAPER if row["beyond_paper"] else ""
+        shown = {"method": row["method"] + beyond}
+        if row["method"] == "Ground truth":
+            shown["prior"] = ""
+        elif row["method"] == "pCRP":
+            shown["prior"] = f"pCRP: alpha 1, r {_r_text(row['r'])} (CV per data set)"
+        elif row["method"] == "CRP-Oracle":
+            shown["prior"] = f"CRP: alpha {_r_text(row['alpha'])} (K_true / ln N)"
+        else:
+            shown["prior"] = row["settings"]
+        for col in ("NMI", "VI", "K"):
+            digits = 2 if col == "K" else 3
+            value = row.get(col)
+            if value is None:
+                shown[f"{col}, ours"] = ""
+            elif row["method"] == "Ground truth":
+                shown[f"{col}, ours"] = plain(value, digits=digits)
+            else:
+                spread = row[col + " spread"]
+                text = f"{value:.{digits}f}"
+                if n > 1 and np.isfinite(spread):
+                    text += f" ± {spread:.{digits}f}"
+                mcse = row[col + " MCSE"]
+                if np.isfinite(mcse):
+                    text += f" (MCSE {mcse:.{max(digits, int(-np.floor(np.log10(mcse))) if mcse > 0 else digits)}f})"
+                shown[f"{col}, ours"] = text
+            paper = row.get(col + " paper")
+            if paper is None:
+                shown[f"{col}, paper"] = ""
+            else:
+                shown[f"{col}, paper"] = f"{paper:.3f}" if col in ("NMI", "VI") else f"{paper:g}"
+                within = row.get(col + " within spread")
+                if within is False:
+                    shown[f"{col}, paper"] += " (outside)"
+        shown["K max, ours"] = "" if row.get("K max") is None or row["method"] == "Ground truth" else str(row["K max"])
+        paper = row.get("K max paper")
+        shown["K max, paper"] = "" if paper is None else f"{paper:g}"
+        if row["method"] == "Ground truth":
+            shown["chains"] = ""
+        else:
+            bad = row["disagree seeds"]
+            worst = f"R-hat max {_rhat(row['R-hat K max'])} / {_rhat(row['R-hat log joint max'])}"
+            if not bad:
+                shown["chains"] = f"agree ({worst})"
+            else:
+                shown["chains"] = (f"DISAGREE on data set{'s' if len(bad) > 1 else ''} "
+                                   f"{', '.join(map(str, bad))} ({worst})")
+            low = {s: m for s, m in row.get("margins", {}).items() if m < MARGIN_NATS}
+            if low:
+                shown["chains"] += "; true clusters within " + ", ".join(
+                    f"{m:+.1f}" for m in low.values()) + " nats of merged"
+        out.append(shown)
+    return out
+
+
+def markdown_seed_table(result):
+    """The over-data-sets table in Markdown: ours (mean ± spread between data sets, within-run MCSE) next to the
+    paper's."""
+    rows = display_seed_rows(result)
+    header = list(rows[0])
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    lines += ["| " + " | ".join(row[h] for h in header) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def seed_gap_lines(result):
+    """Sentences for the paper's numbers outside our spread between data sets (empty when none)."""
+    found = []
+    for row in seed_rows(result):
+        for col in ("NMI", "VI", "K"):
+            if row.get(col + " within spread") is False:
+                found.append(f"{row['method']} {col} {row[col]:.3g} ± {row[col + ' spread']:.2g} "
+                             f"against {row[col + ' paper']:.3g}")
+    if not found:
+        return []
+    return [f"The paper's number lies more than {SPREAD_MULT:g} between-data-set SDs from our mean: "
+            f"{'; '.join(found)}. {result.experiment.gap_note}"]
+
+
+def seed_disagreement_lines(result):
+    """Sentences for rows whose chains disagree on some data set, and for pCRP runs at an r where the true
+    partition beats the merged states on its exact path by less than MARGIN_NATS."""
+    out = []
+    for row in seed_rows(result):
+        if row["method"] == "Ground truth":
+            continue
+        cells = []
+        for seed in row["disagree seeds"]:
+            m = result.runs[result.seeds.index(seed)].methods[row["method"]]
+            k_means = ", ".join(f"{k:.2f}" for k in m.chains.kept_K.mean(axis=1))
+            cells.append(f"{'data set ' + str(seed) + ': ' if len(result.runs) > 1 else ''}R-hat {_rhat(m.rhat['K'])} "
+                         f"on K, {_rhat(m.rhat['log joint'])} on the log joint; mean K per chain {k_means}")
+        if cells:
+            where = (f"on {len(cells)} of {len(result.runs)} data sets " if len(result.runs) > 1 else "")
+            out.append(f"{row['method']}: the chains disagree {where}({'; '.join(cells)}): there its numbers depend "
+                       "on where the chains started.")
+        low = {s: v for s, v in row.get("margins", {}).items() if v < MARGIN_NATS}
+        if low:
+            k = result.experiment.k_true
+            cells = ", ".join(f"data set {s} at r = {row['r'][result.seeds.index(s)]:.2f}: {v:+.1f} nats"
+                              for s, v in low.items())
+            out.append(f"pCRP: at the CV r the {k} true clusters and the best merged state on the exact merge path "
+                       f"from the true labels are within {MARGIN_NATS:g} nats ({cells}; negative: the pCRP prefers "
+                       "the merged state), so the pCRP can settle on fewer clusters than the truth; these are "
+                       "single partitions, not posterior mass.")
+    return out
 
 
 COLUMNS = ("NMI", "VI", "K", "K max")
@@ -272,8 +568,7 @@ def comparison_rows(result):
         if e.table == "Table 1":  # the paper's Table 1 has ground-truth rows (Sim 2's K printed as 2)
             row.update({"NMI paper": 1.0, "VI paper": 0.0, "K paper": 2 if e.data == "sim2" else e.k_true})
         rows.append(row)
-    for method in METHODS:
-        m = result.methods[method]
+    for method, m in result.methods.items():
         row = dict(method=method, alpha=m.alpha, r=m.r, **{"R-hat K": m.rhat["K"],
                                                          "R-hat log joint": m.rhat["log joint"],
                                                          "chains agree": m.chains_agree})
@@ -302,7 +597,7 @@ def display_rows(result):
     """comparison_rows as strings for a table: 'ours' and 'paper' columns side by side."""
     out = []
     for row in comparison_rows(result):
-        shown = {"method": row["method"],
+        shown = {"method": row["method"] + (BEYOND_PAPER if row["method"] in EXTRA_METHODS else ""),
                  "alpha": plain(row.get("alpha"), digits=2), "r": plain(row.get("r"), digits=2)}
         for col in COLUMNS:
             digits = 2 if col == "K" else 3
@@ -376,69 +671,145 @@ def figures(result):
     return figs
 
 
+def _as_seeds(result):
+    """A SeedsResult for an ExperimentResult (one data set) or a SeedsResult as given."""
+    if isinstance(result, SeedsResult):
+        return result
+    return SeedsResult(result.experiment, [result], result.protocol)
+
+
 def claims(results):
     """The paper's claim about Sim 1 checked on our runs: P(K = 3) under pCRP at N = 300 and N = 2000
-    ("rises from 0.55 to 0.68") and P(K = 4) under CRP-Oracle ("around 0.37 and 0.38"). Lines of text."""
-    by_key = {res.experiment.key: res for res in results}
+    ("rises from 0.55 to 0.68") and P(K = 4) under CRP-Oracle ("around 0.37 and 0.38"), each the mean over data
+    sets (with the range over data sets when there are several). ``results``: ExperimentResults or SeedsResults.
+    Lines of text."""
+    by_key = {res.experiment.key: _as_seeds(res) for res in results}
     if not {"sim1-300", "sim1-2000"} <= set(by_key):
         return []
-    small, large = by_key["sim1-300"].methods, by_key["sim1-2000"].methods
-    p3 = [m["pCRP"].p_k.get(3, 0.0) for m in (small, large)]
-    p4 = [m["CRP-Oracle"].p_k.get(4, 0.0) for m in (small, large)]
-    return [f"Sim 1, P(K = 3) under pCRP from N = 300 to N = 2000: ours {p3[0]:.2f} to {p3[1]:.2f} "
-            f"(r = {small['pCRP'].r:g} and {large['pCRP'].r:g}); the paper: 0.55 to 0.68.",
-            f"Sim 1, P(K = 4) under CRP-Oracle: ours {p4[0]:.2f} and {p4[1]:.2f}; the paper: about 0.37 and 0.38."]
+    small, large = by_key["sim1-300"], by_key["sim1-2000"]
+
+    def prob(res, method, k):
+        values = [run.methods[method].p_k.get(k, 0.0) for run in res.runs]
+        text = f"{np.mean(values):.2f}"
+        return text + (f" (data sets {min(values):.2f}-{max(values):.2f})" if len(values) > 1 else "")
+
+    r_small = _r_text([run.methods["pCRP"].r for run in small.runs])
+    r_large = _r_text([run.methods["pCRP"].r for run in large.runs])
+    return [f"Sim 1, P(K = 3) under pCRP from N = 300 to N = 2000: ours {prob(small, 'pCRP', 3)} to "
+            f"{prob(large, 'pCRP', 3)} (r = {r_small} and {r_large}); the paper: 0.55 to 0.68.",
+            f"Sim 1, P(K = 4) under CRP-Oracle: ours {prob(small, 'CRP-Oracle', 4)} and "
+            f"{prob(large, 'CRP-Oracle', 4)}; the paper: about 0.37 and 0.38."]
 
 
-def write_report(results, out_dir, command=""):
-    """Write tables.md, tables.csv, cv_<key>.csv, summary.json and figures/<key>_<name>.html (with the
-    figures' shared figures/plotly.min.js). Each file is written whole or not at all
+def extra_lines(result):
+    """One sentence on how the priors beyond the paper (MFM, SFM) compare with the pCRP on this experiment (empty
+    when they were not run), from the means over data sets."""
+    rows = {row["method"]: row for row in seed_rows(_as_seeds(result))}
+    extras = [m for m in EXTRA_METHODS if m in rows]
+    if not extras or "pCRP" not in rows:
+        return []
+    has_vi = "VI" in rows["pCRP"]
+
+    def cell(m):
+        row = rows[m]
+        text = f"{m} K {row['K']:.2f}"
+        return text + (f", VI {row['VI']:.3f}" if has_vi else "")
+
+    truth = result.experiment.k_true
+    fewer = [m for m in extras if abs(rows[m]["K"] - truth) < abs(rows["pCRP"]["K"] - truth)]
+    verdict = (f"{' and '.join(fewer)} end{'s' if len(fewer) == 1 else ''} nearer the true K = {truth} than the pCRP"
+               if fewer else f"the pCRP ends nearer the true K = {truth} than {' and '.join(extras)}")
+    if has_vi:
+        better = [m for m in extras if rows[m]["VI"] < rows["pCRP"]["VI"]]
+        verdict += (f"; {' and '.join(better)} ha{'s' if len(better) == 1 else 've'} a lower VI than the pCRP"
+                    if better else "; the pCRP has the lowest VI of the three")
+    return [f"Beyond the paper (MFM: gamma 1, lam 1; SFM: gamma 0.01, k_max 10; no tuning, no CV): "
+            f"{'; '.join(cell(m) for m in ['pCRP'] + extras)}: {verdict}."]
+
+
+def write_report(results, out_dir, command="", seconds=None):
+    """Write tables.md, tables.csv (one row per method over data sets), tables_by_seed.csv (one row per method and
+    data set), cv_<key>.csv (first data set), summary.json and figures/<key>_<name>.html (first data set; with the
+    figures' shared figures/plotly.min.js). ``results``: SeedsResults (or ExperimentResults, one data set each).
+    seconds: the wall time of the run, stated in tables.md when given. Each file is written whole or not at all
     (:func:`pcrp.files.atomic_write`): an OSError (a full disk) leaves every earlier file as it was."""
     from .files import atomic_write
 
+    results = [_as_seeds(res) for res in results]
     out_dir = Path(out_dir)
     (out_dir / "figures").mkdir(parents=True, exist_ok=True)
     md = ["# Reproducing Lu, Li & Dunson: our numbers next to the paper's", ""]
     if command:
         md += ["Made by:", "", "```", command, "```", ""]
+    if seconds is not None:
+        md += [f"Wall time: {seconds / 60:.1f} min.", ""]
     if results:
         p = results[0].protocol
+        n_sim = max(len(res.runs) for res in results)
         md += [f"Protocol: {N_CHAINS} chains per method from different starts, each {p.iters:,} sweeps, burn-in "
                f"{p.burn_in:,}, thin {p.thin}; split-merge {'on' if p.split_merge else 'off'}; r by {p.cv_folds}-fold "
-               f"CV ({p.cv_iters:,} sweeps per fit, burn-in {p.cv_burn_in:,}). NMI geometric, VI in bits; "
-               "ours: mean over the kept draws of every chain ± its Monte Carlo standard error (MCSE); R-hat "
-               f"compares the chains (above {RHAT_THRESHOLD} they disagree).", ""]
-    all_rows = []
+               f"CV ({p.cv_iters:,} sweeps per fit, burn-in {p.cv_burn_in:,}) on each data set's own CV sample. "
+               f"Simulated experiments run on {n_sim} data set(s) drawn with different seeds; MNIST and Old "
+               "Faithful on one. NMI geometric, VI in bits. Ours: mean over data sets ± the standard deviation "
+               "between data sets (the spread), then (MCSE ...) the within-run Monte Carlo standard error (root "
+               "mean square over data sets). The paper's numbers come from one data set each, so they are compared "
+               f"with the spread: '(outside)' marks a paper number more than {SPREAD_MULT:g} SDs from our mean. "
+               f"'chains' gives the largest R-hat on K / on the log joint over data sets (above {RHAT_THRESHOLD} the "
+               f"chains disagree) and, for the pCRP, the data sets where the true clusters beat the best merged state "
+               f"on the exact merge path by under {MARGIN_NATS:g} nats at the CV r. Rows marked 'beyond the paper' "
+               "are priors the paper does not run (pcrp.model.PRIORS defaults), on the same data and chains.", ""]
+    all_rows, seed_table = [], []
     for res in results:
-        e = res.experiment
+        e, first = res.experiment, res.first
+        rs = ", ".join(f"{run.cv.chosen_r:.2f}" for run in res.runs)
         md += [f"## {e.title} ({e.table})", "",
-               f"CV on {res.cv.settings['n']} points proposed r = {res.cv.chosen_r:.2f}: {res.cv.blow_up.reason}.",
-               "", markdown_table(res), ""]
-        for line in disagreement_lines(res) + gap_lines(res):
+               (f"Data sets (seeds): {', '.join(map(str, res.seeds))}. CV proposed r = {rs}. "
+                if len(res.runs) > 1 else "")
+               + f"On data set {first.seed}, CV on {first.cv.settings['n']} points proposed r = "
+                 f"{first.cv.chosen_r:.2f}: {first.cv.blow_up.reason}.",
+               "", markdown_seed_table(res), ""]
+        for line in seed_disagreement_lines(res) + seed_gap_lines(res) + extra_lines(res):
             md += [line, ""]
         if e.paper_note:
             md += [f"Note: {e.paper_note}", ""]
-        all_rows += [{"experiment": e.title, **row} for row in comparison_rows(res)]
-        atomic_write(out_dir / f"cv_{e.key}.csv", lambda f, res=res: _write_csv(f, res.cv.table()))
-        for name, fig in figures(res).items():
+        for row in seed_rows(res):
+            flat = {k: v for k, v in row.items() if not isinstance(v, (list, dict))}
+            flat["r"] = _r_text(row.get("r", [])) if row["method"] != "Ground truth" else ""
+            all_rows.append({"experiment": e.title, **flat})
+        for run in res.runs:
+            seed_table += [{"experiment": e.title, "data seed": run.seed, "cv r": run.cv.chosen_r, **row}
+                           for row in comparison_rows(run)]
+        atomic_write(out_dir / f"cv_{e.key}.csv", lambda f, res=first: _write_csv(f, res.cv.table()))
+        for name, fig in figures(first).items():
             _write_figure(fig, out_dir / "figures" / f"{e.key}_{name}.html")
     if claims(results):
         md += ["## The paper's claims about the posterior of K", ""] + [f"- {line}" for line in claims(results)] + [""]
     atomic_write(out_dir / "tables.md", lambda f: f.write("\n".join(md)))
-    fields = ["experiment", "method", "alpha", "r"] + [c for col in COLUMNS for c in (col, col + " SE", col + " paper")]
-    fields += ["R-hat K", "R-hat log joint", "chains agree"]
+    fields = ["experiment", "method", "beyond_paper", "settings", "r", "n_sets"]
+    fields += [c for col in ("NMI", "VI", "K") for c in (col, col + " spread", col + " MCSE", col + " paper",
+                                                            col + " within spread")]
+    fields += ["K max", "K max paper", "R-hat K max", "R-hat log joint max"]
     atomic_write(out_dir / "tables.csv", lambda f: _write_csv(f, all_rows, fields))
+    fields = ["experiment", "data seed", "cv r", "method", "alpha", "r"]
+    fields += [c for col in COLUMNS for c in (col, col + " SE", col + " paper")]
+    fields += ["R-hat K", "R-hat log joint", "chains agree"]
+    atomic_write(out_dir / "tables_by_seed.csv", lambda f: _write_csv(f, seed_table, fields))
     summary = {
         res.experiment.key: {
-            "chosen_r": res.cv.chosen_r,
-            "cv": res.cv.settings,
-            "niw": res.niw.as_dict(),
-            "methods": {m: {"alpha": r.alpha, "r": r.r, "seconds_per_sweep": r.seconds_per_sweep,
-                            **{k: v[0] for k, v in r.metrics.items()},
-                            **{f"{k} MCSE": v[1] for k, v in r.metrics.items() if v[1] is not None},
-                            "P(K)": r.p_k, "diagnostics": r.diagnostics, "chains_agree": r.chains_agree,
-                            "config": r.chains.config}
-                        for m, r in res.methods.items()},
+            "seeds": res.seeds,
+            "chosen_r": [run.cv.chosen_r for run in res.runs],
+            "cv": [run.cv.settings for run in res.runs],
+            "niw": [run.niw.as_dict() for run in res.runs],
+            "pcrp_true_partition_margin_nats": res.margins,
+            "over_data_sets": {row["method"]: {k: v for k, v in row.items() if k != "method"}
+                               for row in seed_rows(res)},
+            "methods": [{m: {"alpha": r.alpha, "r": r.r, "prior": r.settings,
+                             "seconds_per_sweep": r.seconds_per_sweep,
+                             **{k: v[0] for k, v in r.metrics.items()},
+                             **{f"{k} MCSE": v[1] for k, v in r.metrics.items() if v[1] is not None},
+                             "P(K)": r.p_k, "diagnostics": r.diagnostics, "chains_agree": r.chains_agree,
+                             "config": r.chains.config}
+                         for m, r in run.methods.items()} for run in res.runs],
         }
         for res in results
     }

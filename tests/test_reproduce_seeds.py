@@ -1,0 +1,119 @@
+"""Reproduce over data sets drawn with different seeds: rows carry the mean, the spread between data sets and the
+within-run MCSE; the priors beyond the paper; the pCRP's margin on the exact merge path."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.special import gammaln
+
+from pcrp import data as data_mod
+from pcrp.model import resolve_niw
+from pcrp.niw_math import log_marginal
+from pcrp.reproduce import (EXPERIMENTS, EXTRA_METHODS, METHODS, QUICK, Experiment, Protocol, data_seeds,
+                            extra_lines, markdown_seed_table, run_over_seeds, seed_disagreement_lines, seed_gap_lines,
+                            seed_rows, true_partition_margin, write_report)
+
+TINY = Protocol(iters=120, burn_in=60, thin=10, cv_iters=60, cv_burn_in=30, cv_thin=10, cv_folds=2, n_seeds=3)
+SMALL = Experiment("sim2-small", "Sim 2, N = 80", "Table 1", 3, "sim2", 80, 40, {"CRP": {"NMI": 0.9, "K": 4.8}})
+
+
+@pytest.fixture(scope="module")
+def over_seeds():
+    return run_over_seeds(SMALL, TINY, seed=2, n_jobs=1, r_grid=[1.05, 1.5, 3.0], n_chains=2)
+
+
+def test_simulations_run_on_several_data_sets_and_the_others_on_one():
+    assert QUICK.n_seeds == 3 and Protocol().n_seeds == 10
+    assert data_seeds(EXPERIMENTS["sim1-300"], 5, protocol=QUICK) == [5, 6, 7]
+    assert data_seeds(EXPERIMENTS["sim2-2000"], 0) == list(range(10))
+    assert data_seeds(EXPERIMENTS["mnist-1000"], 4, n_seeds=3) == [4]
+    assert data_seeds(EXPERIMENTS["old-faithful"], 0) == [0]
+
+
+def test_rows_carry_mean_spread_and_mcse_over_data_sets(over_seeds, tmp_path):
+    res = over_seeds
+    assert res.seeds == [2, 3, 4]
+    # each data set is drawn afresh: different points, each with its own CV of r
+    xs = [run.data.X[:, 0] for run in res.runs]
+    assert not np.allclose(xs[0], xs[1]) and all(run.data.source["seed"] == s for run, s in zip(res.runs, res.seeds))
+    assert list(res.first.methods) == list(METHODS + EXTRA_METHODS)
+    rows = {row["method"]: row for row in seed_rows(res)}
+    for method in METHODS + EXTRA_METHODS:
+        per = [run.methods[method] for run in res.runs]
+        row = rows[method]
+        for col in ("NMI", "VI", "K"):
+            means = np.array([m.metrics[col][0] for m in per])
+            mcse = np.array([m.metrics[col][1] for m in per])
+            assert row[col] == pytest.approx(means.mean())
+            assert row[col + " spread"] == pytest.approx(means.std(ddof=1))
+            assert row[col + " MCSE"] == pytest.approx(np.sqrt(np.mean(mcse ** 2)))
+        assert row["beyond_paper"] == (method in EXTRA_METHODS)
+        assert row["K max"] == max(int(m.K[:, 60:].max()) for m in per)
+        assert sum(row["P(K)"].values()) == pytest.approx(1.0)
+    assert rows["pCRP"]["r"] == [run.cv.chosen_r for run in res.runs]
+    assert rows["MFM"]["settings"] == "MFM: gamma 1, lam 1"
+    # only the first data set keeps every label draw (the figures); the others keep their last draw per chain
+    assert res.runs[0].methods["CRP"].labels.shape == (2, 6, 80)
+    assert res.runs[1].methods["CRP"].labels.shape == (2, 1, 80)
+    table = markdown_seed_table(res)
+    assert "| MFM (beyond the paper) |" in table and "| SFM (beyond the paper) |" in table
+    crp = next(line for line in table.splitlines() if line.startswith("| CRP |"))
+    assert f"{rows['CRP']['K']:.2f} ± {rows['CRP']['K spread']:.2f} (MCSE" in crp and "| 4.8" in crp
+    (line,) = extra_lines(res)
+    assert "Beyond the paper" in line and "pCRP K" in line and "MFM K" in line
+    path = write_report([res], tmp_path, command="pcrp reproduce --quick", seconds=90)
+    text = path.read_text()
+    assert "Wall time: 1.5 min." in text and "Data sets (seeds): 2, 3, 4." in text
+    by_seed = (tmp_path / "tables_by_seed.csv").read_text().splitlines()
+    assert len(by_seed) == 1 + 3 * (1 + len(METHODS + EXTRA_METHODS))  # header, then truth + 5 methods per data set
+
+
+def test_the_paper_is_compared_with_the_spread(over_seeds):
+    rows = {row["method"]: row for row in seed_rows(over_seeds)}
+    mean, spread = rows["CRP"]["K"], rows["CRP"]["K spread"]
+    inside = replace(over_seeds, experiment=replace(SMALL, paper={"CRP": {"K": mean + 1.9 * spread}}))
+    outside = replace(over_seeds, experiment=replace(SMALL, paper={"CRP": {"K": mean + 2.1 * spread}},
+                                                     gap_note="Because."))
+    assert {r["method"]: r for r in seed_rows(inside)}["CRP"]["K within spread"] is True
+    assert seed_gap_lines(inside) == []
+    assert {r["method"]: r for r in seed_rows(outside)}["CRP"]["K within spread"] is False
+    (line,) = seed_gap_lines(outside)
+    assert "CRP K" in line and line.endswith("Because.")
+    assert "(outside)" in markdown_seed_table(outside)
+
+
+def _joint(X, labels, r, niw, alpha=1.0):
+    """The pCRP log joint up to its constant, from the points (the reference for the path's L + r G)."""
+    total = 0.0
+    for k in np.unique(labels):
+        block = X[labels == k]
+        total += np.log(alpha) + r * gammaln(len(block)) + log_marginal(block, niw.m0, niw.kappa0, niw.nu0, niw.S0)
+    return total
+
+
+def test_true_partition_margin_is_the_gap_to_the_best_merged_state_on_the_path():
+    ds = data_mod.simulation("sim2", 150, seed=3)
+    niw = resolve_niw(ds.X)
+    truth = ds.labels
+    for r in (1.0, 1.3, 1.8, 3.0):
+        margin = true_partition_margin(ds.X, truth, r, niw=niw)
+        base = _joint(ds.X, truth, r, niw)
+        merged = [np.where(np.isin(truth, pair), pair[0], truth) for pair in ([0, 1], [0, 2], [1, 2])]
+        states = [_joint(ds.X, z, r, niw) for z in merged] + [_joint(ds.X, np.zeros_like(truth), r, niw)]
+        # the path holds one of the two-cluster states and the one-cluster state: its margin is at least the
+        # margin over every coarser partition, and equals the gap to one of them
+        assert margin >= base - max(states) - 1e-6
+        assert min(abs(base - s - margin) for s in states) < 1e-6
+    # the margin falls as r grows (every merge gains r G with G > 0), and a large r merges everything
+    margins = [true_partition_margin(ds.X, truth, r, niw=niw) for r in (1.0, 1.5, 2.0, 4.0)]
+    assert np.all(np.diff(margins) < 0) and margins[-1] < 0
+
+
+def test_a_pcrp_run_near_the_merged_state_is_flagged(over_seeds):
+    flagged = replace(over_seeds, margins={s: (2.5 if i == 0 else 40.0) for i, s in enumerate(over_seeds.seeds)})
+    lines = [line for line in seed_disagreement_lines(flagged) if line.startswith("pCRP: at the CV r")]
+    assert len(lines) == 1 and "data set 2 at r =" in lines[0] and "+2.5 nats" in lines[0]
+    assert "true clusters within +2.5 nats of merged" in markdown_seed_table(flagged)
+    calm = replace(over_seeds, margins={s: 40.0 for s in over_seeds.seeds})
+    assert not [line for line in seed_disagreement_lines(calm) if line.startswith("pCRP: at the CV r")]
