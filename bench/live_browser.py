@@ -10,7 +10,9 @@ One run prints, for the CRP vs pCRP comparison at 1280 x 800 with the sidebar co
 - redraws per second of the live view (changes of the status line, which the same redraw updates
   with the six charts) and the fraction of time the charts are drawn faded as "stale";
 - main-thread blocking in the browser per redraw (PerformanceObserver long tasks, > 50 ms each);
-- how long Pause and Stop take to show in the page after the click;
+- how long Pause, Resume and Stop take to show in the page after the click (median, 95th percentile and
+  worst over --repeats clicks each; Stop is followed by a new Start), and whether a pause is a freeze (the
+  sweep counts one second after "paused" shows, against those shown with it);
 - sweeps per second of each chain while watched, against the same chains run in their threads with
   nobody watching (the batch figure, measured before and after the watched run), and their ratio;
 - whether the charts were ever re-created (Streamlit re-mounting an element) during the run.
@@ -137,7 +139,22 @@ def lower_browser_priority():
                 pass
 
 
-def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browser=False):
+def _click_and_wait(page, button, word):
+    """Click ``button``; seconds until the status line says ``word``, and that status line."""
+    clicked = page.evaluate("() => performance.now()")
+    page.get_by_role("button", name=button, exact=True).click()
+    try:
+        page.wait_for_function(f"() => window.__live.status.length && "
+                               f"window.__live.status[window.__live.status.length - 1][1].includes('{word}')",
+                               timeout=30_000)
+    except Exception:
+        last = page.evaluate("() => window.__live.status.slice(-3)")
+        raise RuntimeError(f"the page never said {word!r} after {button}: last status lines {last}")
+    shown, text = page.evaluate("() => window.__live.status[window.__live.status.length - 1]")
+    return (shown - clicked) / 1000, text
+
+
+def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browser=False, repeats=10):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -164,21 +181,25 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         window_wall = time.perf_counter() - wall0
         cpu_share = {"browser": (cpu1[0] - cpu0[0]) / window_wall, "server": (cpu1[1] - cpu0[1]) / window_wall}
         live = page.evaluate("() => window.__live")
-        # Pause, then Resume and Stop: time from the click to the page saying so
-        latency = {}
-        for button, word in (("Pause", "paused"), ("Resume", "running"), ("Stop", "stopped")):
-            clicked = page.evaluate("() => performance.now()")
-            page.get_by_role("button", name=button, exact=True).click()
-            try:
-                page.wait_for_function(f"() => window.__live.status.length && "
-                                       f"window.__live.status[window.__live.status.length - 1][1].includes('{word}')",
-                                       timeout=30_000)
-            except Exception:
-                last = page.evaluate("() => window.__live.status.slice(-3)")
-                raise RuntimeError(f"the page never said {word!r} after {button}: last status lines {last}")
-            shown = page.evaluate("() => window.__live.status[window.__live.status.length - 1][0]")
-            latency[button] = (shown - clicked) / 1000
-            page.wait_for_timeout(800)
+        # Pause, Resume and Stop: time from the click to the page saying so, ``repeats`` times each
+        latency = {"Pause": [], "Resume": [], "Stop": []}
+        moved_after_pause = []  # sweeps added, summed over the priors, between "paused" showing and 1 s later
+        for _ in range(repeats):
+            took, text = _click_and_wait(page, "Pause", "paused")
+            latency["Pause"].append(took)
+            page.wait_for_timeout(1000)
+            later = page.locator(".st-key-status").inner_text()
+            moved_after_pause.append(sum(parse_done(later)) - sum(parse_done(text)))
+            latency["Resume"].append(_click_and_wait(page, "Resume", "running")[0])
+            page.wait_for_timeout(700)
+        for i in range(repeats):
+            latency["Stop"].append(_click_and_wait(page, "Stop", "stopped")[0])
+            if i < repeats - 1:
+                page.get_by_role("button", name="Start").click()
+                page.wait_for_function("() => window.__live.status.length && "
+                                       "window.__live.status[window.__live.status.length - 1][1].includes('running')",
+                                       timeout=60_000)
+                page.wait_for_timeout(1500)
         browser.close()
     status = [(t / 1000, parse_done(s)) for t, s in live["status"] if len(parse_done(s)) == 2]
     (t0, d0), (t1, d1) = status[0], status[-1]
@@ -189,7 +210,8 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
     return dict(redraws_per_second=redraws / window, stale_fraction=live["stale"] / max(live["samples"], 1),
                 blocked_ms_per_redraw=1000 * blocked / max(redraws, 1),
                 longest_task_ms=max(live["longtasks"], default=0.0), remounts=live["remounts"],
-                latency=latency, rates=rates, seconds=window, cpu_share=cpu_share)
+                latency=latency, moved_after_pause=moved_after_pause, rates=rates, seconds=window,
+                cpu_share=cpu_share)
 
 
 def main():
@@ -199,6 +221,7 @@ def main():
     parser.add_argument("--data", default="old-faithful", help="old-faithful, sim1, sim2, demo or mnist")
     parser.add_argument("--n", type=int, default=None, help="points of a simulation or of the MNIST subset")
     parser.add_argument("--seconds", type=float, default=12.0, help="how long to watch before pressing Pause")
+    parser.add_argument("--repeats", type=int, default=10, help="clicks of each of Pause, Resume and Stop")
     parser.add_argument("--low-priority-browser", action="store_true",
                         help="run the browser at the lowest CPU priority, as if on the visitor's own machine")
     args = parser.parse_args()
@@ -207,7 +230,7 @@ def main():
     server = start_server(port)
     try:
         seen = watched(f"http://127.0.0.1:{port}", data_query(args.data, args.n), args.sweeps, args.seconds,
-                       args.chains, server.pid, low_priority_browser=args.low_priority_browser)
+                       args.chains, server.pid, low_priority_browser=args.low_priority_browser, repeats=args.repeats)
     finally:
         server.terminate()
         server.wait(10)
@@ -215,6 +238,8 @@ def main():
     batch_after = batch_rates(args.data, args.sweeps, args.chains, args.n)
     batch = {name: (batch_before[name] + batch_after[name]) / 2 for name in batch_before}
     data_text = args.data + (f" (N = {args.n})" if args.n else "")
+    print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{v:.2f}' for v in os.getloadavg())} on "
+          f"{psutil.cpu_count()} cores")
     print(f"live Explorer, {data_text}, {args.chains} chain(s) per prior at full speed, 1280 x 800, watched for "
           f"{seen['seconds']:.1f} s" + (", browser at the lowest CPU priority" if args.low_priority_browser else ""))
     print(f"  redraws per second          {seen['redraws_per_second']:.2f}   (target >= 2)")
@@ -224,8 +249,13 @@ def main():
     print(f"  charts re-created           {seen['remounts']}")
     print(f"  CPU cores in use: browser {seen['cpu_share']['browser']:.2f}, server {seen['cpu_share']['server']:.2f} "
           f"(its chains included), of {psutil.cpu_count()}")
-    for button, value in seen["latency"].items():
-        print(f"  {button:6s} shown after         {value:.2f} s   (target <= 0.5 s)")
+    import numpy as np
+
+    for button, values in seen["latency"].items():
+        print(f"  {button:6s} shown after         median {np.median(values):.2f} s, 95th percentile "
+              f"{np.percentile(values, 95):.2f} s, worst {max(values):.2f} s over {len(values)} clicks   "
+              "(target: 95th percentile <= 0.5 s)")
+    print(f"  sweeps added in the 1 s after 'paused' showed: {seen['moved_after_pause']}   (a freeze: all 0)")
     for name in ("CRP", "pCRP"):
         w, b = seen["rates"][name], batch[name]
         print(f"  {name:5s} sweeps/s watched {w:9,.0f}  unwatched (same threads) {b:9,.0f} (before "
