@@ -788,15 +788,26 @@ def mnist(digits=(1, 2, 3, 4), n=1000, embedding="spectral", dims=2, seed=0, idx
 
 
 def embed(P, method, dims, seed=0):
-    """Embed rows of ``P`` (n, p) into (n, dims) by PCA or spectral embedding (nearest-neighbour graph)."""
-    if method == "pca":
-        from sklearn.decomposition import PCA
+    """Embed rows of ``P`` (n, p) into (n, dims) by PCA or spectral embedding (nearest-neighbour graph).
 
-        return PCA(n_components=dims, random_state=seed).fit_transform(P)
-    from sklearn.manifold import SpectralEmbedding
+    The same (P, method, dims, seed) gives the same numbers whatever the machine's thread count: the embedding
+    runs with one BLAS / OpenMP thread (threadpoolctl, a scikit-learn dependency), the nearest-neighbour search
+    with one job, and the eigen-solver is fixed (ARPACK, started from ``seed``'s vector; PCA's full SVD). A
+    solver's result otherwise depends on how many BLAS threads split its sums, and the chains amplify a
+    difference in the last decimals into different modes.
+    """
+    from threadpoolctl import threadpool_limits
 
-    return SpectralEmbedding(n_components=dims, affinity="nearest_neighbors",
-                             n_neighbors=max(10, P.shape[0] // 100), random_state=seed).fit_transform(P)
+    with threadpool_limits(limits=1):
+        if method == "pca":
+            from sklearn.decomposition import PCA
+
+            return PCA(n_components=dims, svd_solver="full", random_state=seed).fit_transform(P)
+        from sklearn.manifold import SpectralEmbedding
+
+        return SpectralEmbedding(n_components=dims, affinity="nearest_neighbors", eigen_solver="arpack",
+                                 n_neighbors=max(10, P.shape[0] // 100), random_state=seed,
+                                 n_jobs=1).fit_transform(P)
 
 
 BUILTIN_NAMES = ("old-faithful", "mnist", "sim1", "sim2", "demo")

@@ -117,3 +117,36 @@ def test_a_pcrp_run_near_the_merged_state_is_flagged(over_seeds):
     assert "true clusters within +2.5 nats of merged" in markdown_seed_table(flagged)
     calm = replace(over_seeds, margins={s: 40.0 for s in over_seeds.seeds})
     assert not [line for line in seed_disagreement_lines(calm) if line.startswith("pCRP: at the CV r")]
+
+
+@pytest.mark.parametrize("method", ["spectral", "pca"])
+def test_the_mnist_embedding_does_not_depend_on_the_blas_thread_count(method, monkeypatch):
+    """The same digits give bit-identical embeddings under 1 and 2 BLAS threads, and the solver itself always
+    runs on one thread (so a machine with 64 threads gets the numbers of a machine with 1)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    images, labels = data_mod._bundled_mnist()
+    pool = np.flatnonzero(np.isin(labels, (1, 2, 3, 4)))
+    P = images[np.sort(np.random.default_rng(0).choice(pool, size=400, replace=False))].astype(float) / 255.0
+    out = {}
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads):
+            out[threads] = data_mod.embed(P, method, 2, seed=0)
+    assert out[1].shape == (400, 2) and np.array_equal(out[1], out[2])
+
+    seen = []
+    if method == "spectral":
+        from sklearn.manifold import SpectralEmbedding as Solver
+    else:
+        from sklearn.decomposition import PCA as Solver
+    original = Solver.fit_transform
+
+    def spy(self, *args, **kwargs):
+        seen.append(max((info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"),
+                        default=1))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Solver, "fit_transform", spy)
+    with threadpool_limits(limits=2):
+        data_mod.embed(P, method, 2, seed=0)
+    assert seen == [1]
