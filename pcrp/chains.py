@@ -31,6 +31,15 @@ from .sampler import (SamplerError, check_memory, check_schedule, keep_schedule,
 # (over-dispersed). Chains from such different starts show start dependence instead of hiding it.
 DEFAULT_INITS = ("kmeans:10", "one", "random:20")
 
+# The default run, defined once for `pcrp run` and PCRPMixture: four chains (R-hat needs two or more, and four
+# from different starts is the usual check, Vehtari et al. 2021, that the result does not depend on the start),
+# 2,000 sweeps of which the first 1,000 are burn-in, every 5th kept (200 draws per chain), all cores.
+DEFAULT_CHAINS = 4
+DEFAULT_ITERS = 2000
+DEFAULT_BURN_IN = 1000
+DEFAULT_THIN = 5
+DEFAULT_N_JOBS = -1
+
 SM_STATS = ("splits_proposed", "splits_accepted", "merges_proposed", "merges_accepted")
 
 # Keys of a saved ChainSet (RESULT.npz may hold more: see pcrp.cli).

@@ -220,3 +220,31 @@ def test_similarity_heatmap_and_diagnostics_table_draw_what_they_are_given():
     assert list(table.cells.values[1]) == ["all chains", "chain 1", "chain 2"]
     assert float(table.cells.values[3][0]) > 1.01 and table.cells.fill.color[3][0] != "white"  # R-hat flagged
     assert table.cells.fill.color[3][1] == "white"  # a chain's own R-hat (halves of a constant chain): undefined
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_draws_based_expected_loss_equals_the_matrix_and_per_draw_references(weighted):
+    """On random draws (S = 30 partitions of N = 60 items with 1-7 clusters, labels not compact): the
+    contingency-table expected loss equals, to rounding (1e-9), the Binder loss from the similarity matrix and
+    the mean of per-draw VI from scikit-learn's mutual information, for random candidates and for each draw."""
+    rng = np.random.default_rng(11)
+    draws = np.stack([rng.integers(0, rng.integers(1, 8), size=60) * 3 + 5 for _ in range(30)])
+    weights = rng.random(30) if weighted else None
+    psm = similarity_matrix(draws, weights)
+    for candidate in [rng.integers(0, 4, 60), draws[3], np.zeros(60, int), np.arange(60)]:
+        assert expected_loss(candidate, draws, "binder", weights) == pytest.approx(
+            expected_binder(candidate, psm), abs=1e-6)  # psm is float32: 1e-7 per entry
+        assert expected_loss(candidate, draws, "vi", weights) == pytest.approx(
+            expected_vi(candidate, draws, weights), abs=1e-9)
+
+
+def test_search_uses_at_most_its_draw_budget_and_reports_it():
+    rng = np.random.default_rng(3)
+    draws = rng.integers(0, 3, size=(400, 200))
+    est = point_estimate(draws, "vi", n_runs=2, seed=0, max_draws=100)
+    assert (est.n_draws, est.n_draws_total) == (100, 400)
+    picks = np.unique(np.linspace(0, 399, 100).round().astype(int))
+    assert est.expected_loss == pytest.approx(expected_vi(est.labels, draws[picks]), abs=1e-9)
+    a = point_estimate(draws, "binder", n_runs=4, seed=1, n_jobs=1)
+    b = point_estimate(draws, "binder", n_runs=4, seed=1, n_jobs=2)
+    assert np.array_equal(a.labels, b.labels)  # threads do not change the result

@@ -1,0 +1,183 @@
+"""numba kernels of the point-estimate search from the draws (salso's approach; pcrp.partition).
+
+The expected loss of a candidate partition c (cluster sizes n_k) over S weighted draws z_s (cluster sizes m_sl)
+needs only the contingency tables n_skl = #{i : c_i = k, z_s(i) = l}:
+
+    N * E[VI]            = sum_k F(n_k) + sum_s w_s sum_l F(m_sl) - 2 sum_s w_s sum_{k,l} F(n_skl),  F(x) = x log2 x
+    E[disagreeing pairs] = same with F(x) = x (x - 1) / 2 (Binder's loss before dividing by N (N - 1) / 2).
+
+The tables are held as table[k, s * L + l] (L = the draws' largest K), so item i touches the S cells
+cell[i, s] = s * L + z_s(i): moving one item costs O(S) per cluster, and memory is O(N S + K_cap S L) -- never
+N x N. ``dF[x] = F(x + 1) - F(x)`` is the change of F when a count grows from x to x + 1.
+"""
+
+import numpy as np
+from numba import njit
+
+from .rng import randint, shuffle
+
+
+@njit(cache=True, nogil=True)
+def _join_cost(i, k, table, sizes, cell, w, dF):
+    """Change of the numerator above if (unassigned) item i joins cluster k."""
+    total = 0.0
+    row = table[k]
+    for s in range(cell.shape[1]):
+        total += w[s] * dF[row[cell[i, s]]]
+    return dF[sizes[k]] - 2.0 * total
+
+
+@njit(cache=True, nogil=True)
+def _add(i, k, table, sizes, cell, w, dF):
+    """Put item i into cluster k; returns the change of the numerator."""
+    delta = _join_cost(i, k, table, sizes, cell, w, dF)
+    sizes[k] += 1
+    row = table[k]
+    for s in range(cell.shape[1]):
+        row[cell[i, s]] += 1
+    return delta
+
+
+@njit(cache=True, nogil=True)
+def _remove(i, k, table, sizes, cell, w, dF):
+    """Take item i out of cluster k; returns the change of the numerator."""
+    sizes[k] -= 1
+    row = table[k]
+    for s in range(cell.shape[1]):
+        row[cell[i, s]] -= 1
+    return -_join_cost(i, k, table, sizes, cell, w, dF)
+
+
+@njit(cache=True, nogil=True)
+def _best(i, table, sizes, cell, w, dF):
+    """(cluster, cost) that item i should join: the cheapest occupied cluster, or the first empty slot (cost 0,
+    since F(1) - F(0) = 0 for both losses and the item's overlaps would all be 0) when it is cheaper."""
+    best_k, best = -1, np.inf
+    empty = -1
+    for k in range(sizes.shape[0]):
+        if sizes[k] == 0:
+            if empty < 0:
+                empty = k
+            continue
+        c = _join_cost(i, k, table, sizes, cell, w, dF)
+        if c < best:
+            best_k, best = k, c
+    if empty >= 0 and (best_k < 0 or 0.0 < best):
+        return empty, 0.0
+    return best_k, best
+
+
+@njit(cache=True, nogil=True)
+def greedy_search(cell, w, dF, cap, start, n_table, state, max_scans, zealous_attempts):
+    """One randomised greedy run: (labels (N,), numerator of the expected loss without the draws' constant).
+
+    cell: (N, S) int cells; w: (S,) weights summing to 1; dF: (N + 1,) increments of F; cap: most clusters;
+    start: (N,) labels to start from, or all -1 to allocate the items one by one in random order;
+    n_table: S * L; state: the xoshiro state (uint64[4], advanced in place); max_scans: reallocation scans
+    (each item moved to its best cluster, until none moves); zealous_attempts: clusters dissolved and
+    reallocated item by item, kept only if the loss drops.
+    """
+    N = cell.shape[0]
+    table = np.zeros((cap, n_table), dtype=np.int32)
+    sizes = np.zeros(cap, dtype=np.int64)
+    labels = np.empty(N, dtype=np.int64)
+    value = 0.0
+    order = np.arange(N)
+    if start[0] >= 0:
+        for i in range(N):
+            labels[i] = start[i]
+            value += _add(i, start[i], table, sizes, cell, w, dF)
+    else:
+        shuffle(state, order)
+        for j in range(N):
+            i = order[j]
+            k, _ = _best(i, table, sizes, cell, w, dF)
+            labels[i] = k
+            value += _add(i, k, table, sizes, cell, w, dF)
+    for _ in range(max_scans):
+        shuffle(state, order)
+        moved = False
+        for j in range(N):
+            i = order[j]
+            old = labels[i]
+            value += _remove(i, old, table, sizes, cell, w, dF)
+            k, _ = _best(i, table, sizes, cell, w, dF)
+            value += _add(i, k, table, sizes, cell, w, dF)
+            if k != old:
+                labels[i] = k
+                moved = True
+        if not moved:
+            break
+    members = np.empty(N, dtype=np.int64)
+    for _ in range(zealous_attempts):
+        n_occupied = 0
+        for k in range(cap):
+            if sizes[k] > 0:
+                n_occupied += 1
+        if n_occupied < 2:
+            break
+        pick = randint(state, n_occupied)
+        target = -1
+        for k in range(cap):
+            if sizes[k] > 0:
+                if pick == 0:
+                    target = k
+                    break
+                pick -= 1
+        m = 0
+        for i in range(N):
+            if labels[i] == target:
+                members[m] = i
+                m += 1
+        chosen = members[:m].copy()
+        shuffle(state, chosen)
+        before = value
+        for j in range(m):
+            value += _remove(chosen[j], target, table, sizes, cell, w, dF)
+        new_labels = np.empty(m, dtype=np.int64)
+        for j in range(m):
+            i = chosen[j]
+            k, _ = _best(i, table, sizes, cell, w, dF)
+            new_labels[j] = k
+            value += _add(i, k, table, sizes, cell, w, dF)
+        if value < before - 1e-9:
+            for j in range(m):
+                labels[chosen[j]] = new_labels[j]
+        else:  # undo
+            for j in range(m):
+                value += _remove(chosen[j], new_labels[j], table, sizes, cell, w, dF)
+            for j in range(m):
+                value += _add(chosen[j], target, table, sizes, cell, w, dF)
+    return labels, value
+
+
+@njit(cache=True, nogil=True)
+def loss_numerator(labels, cell, w, dF, cap, n_table):
+    """The numerator of the expected loss of ``labels`` (N,) (clusters 0..cap-1), without the draws' constant."""
+    table = np.zeros((cap, n_table), dtype=np.int32)
+    sizes = np.zeros(cap, dtype=np.int64)
+    value = 0.0
+    for i in range(labels.shape[0]):
+        value += _add(i, labels[i], table, sizes, cell, w, dF)
+    return value
+
+
+@njit(cache=True, nogil=True)
+def compact_rows(draws, out):
+    """Relabel each row of ``draws`` (S, N) to 0..K_s - 1 in order of first appearance into ``out``; returns K (S,).
+    Labels must lie in 0..N - 1."""
+    S, N = draws.shape
+    K = np.empty(S, dtype=np.int64)
+    code = np.full(N, -1, dtype=np.int64)
+    for s in range(S):
+        k = 0
+        for i in range(N):
+            z = draws[s, i]
+            if code[z] < 0:
+                code[z] = k
+                k += 1
+            out[s, i] = code[z]
+        for i in range(N):
+            code[draws[s, i]] = -1
+        K[s] = k
+    return K
