@@ -1,5 +1,12 @@
 """What the pCRP power r does to a partition, exactly: critical powers and the merge path.
 
+The path is the pCRP's alone: it needs a prior whose log joint is linear in one parameter (r), which the CRP
+with fixed alpha, Pitman-Yor, the MFM and the sparse finite mixture (:data:`pcrp.model.PRIORS`) are not.
+The critical powers compare **single partitions** (the path's states), not posterior mass: at r just above a
+merge's r* the merged partition has the higher joint, yet the sampler may keep the clusters apart for most of
+its draws (the many partitions near the unmerged one can outweigh it), and the reverse. Where a run of the
+sampler exists, :func:`merge_probabilities` says how often its draws hold each merge's two clusters together.
+
 For a fixed partition the pCRP log joint (DESIGN.md section 2)
 
     log p(z, X) = K log alpha + r * sum_k lgamma(N_k) + sum_k log m(X_k) + const
@@ -30,6 +37,11 @@ from scipy.special import gammaln, multigammaln
 from .model import PowerCRP
 from .sampler import check_schedule, run
 from .summary import k_posterior
+
+
+# Stated in the JSON of pcrp path, its table and describe_r.
+CAVEAT = ("r* compares single partitions (the path's states), not posterior mass: at a given r the sampler may "
+          "keep apart clusters the path merges, or merge clusters it keeps; the path is the pCRP's alone.")
 
 
 class PathError(ValueError):
@@ -233,10 +245,21 @@ class MergePath:
             return int(np.sum(self.partition == cluster_id))
         return int(sum(self.merges[cluster_id - self.n_start].sizes))
 
-    def as_dict(self):
-        """The JSON contract of ``pcrp path``: partition, merges in order, config."""
-        return {"partition": self.partition.tolist(), "merges": [m.as_dict() for m in self.merges],
-                "config": self.config}
+    def as_dict(self, sampler=None):
+        """The JSON contract of ``pcrp path``: partition, merges in order, config, and the caveat that r* compares
+        single partitions.
+
+        sampler: optional :class:`MergeProbabilities` of a run; each merge then also carries
+        ``sampler_p_merged`` (P(its two clusters together) in the run's draws, at the run's r) and the payload a
+        ``sampler`` entry {r, draws, definition}.
+        """
+        merges = [m.as_dict() for m in self.merges]
+        out = {"partition": self.partition.tolist(), "merges": merges, "config": self.config, "caveat": CAVEAT}
+        if sampler is not None:
+            for merge, p in zip(merges, sampler.p_merged):
+                merge["sampler_p_merged"] = float(p)
+            out["sampler"] = {"r": sampler.r, "draws": sampler.draws, "definition": MergeProbabilities.DEFINITION}
+        return out
 
 
 def relabel(members, partition, ids):
@@ -378,19 +401,83 @@ def read_labels(filename, n):
     return labels
 
 
-def path_table(path):
-    """The path as readable text: the start, one line per merge, and the clusters kept per range of r."""
+def path_table(path, sampler=None):
+    """The path as readable text: the start, one line per merge, the clusters kept per range of r, and the caveat
+    that r* compares single partitions. sampler: optional :class:`MergeProbabilities`, shown as a column
+    "P merged" (the run's share of draws holding each merge's two clusters together, at the run's r)."""
     sizes = [path.sizes_of(k) for k in range(path.n_start)]
+    extra = f" {'P merged':>8s}" if sampler is not None else ""
     lines = [f"starting partition: {path.n_start} clusters (sizes {', '.join(map(str, sizes))}); "
              f"{path.config.get('start', '')}",
-             f"{'step':>4s} {'r*':>8s}  {'merge':<20s} {'sizes':<14s} {'L':>10s} {'G':>10s} {'K after':>7s}"]
+             f"{'step':>4s} {'r*':>8s}  {'merge':<20s} {'sizes':<14s} {'L':>10s} {'G':>10s} {'K after':>7s}{extra}"]
     for j, m in enumerate(path.merges):
         a, b = m.clusters
         r_text = f"{m.r:8.3f}" if np.isfinite(m.r) else f"{m.r:>8}"
+        p_text = f" {sampler.p_merged[j]:8.3f}" if sampler is not None else ""
         lines.append(f"{j + 1:4d} {r_text}  {f'#{a} + #{b} -> #{path.n_start + j}':<20s} "
-                     f"{f'{m.sizes[0]} + {m.sizes[1]}':<14s} {m.L:10.2f} {m.G:10.2f} {path.n_start - j - 1:7d}")
+                     f"{f'{m.sizes[0]} + {m.sizes[1]}':<14s} {m.L:10.2f} {m.G:10.2f} {path.n_start - j - 1:7d}"
+                     f"{p_text}")
     lines.append("clusters the pCRP keeps along the path: " + "; ".join(kept_by_range(path)))
+    if sampler is not None:
+        lines.append(f"P merged: {MergeProbabilities.DEFINITION}, in {sampler.draws} draws of a pCRP run at "
+                     f"r = {sampler.r:g}.")
+    lines.append(f"note: {CAVEAT}")
     return "\n".join(lines)
+
+
+@dataclass
+class MergeProbabilities:
+    """How often a sampler run's draws hold each merge's two clusters together.
+
+    p_merged: (K - 1,) one share per merge of the path, in [0, 1]; r: the run's power (1.0 for a CRP run);
+    draws: the number of kept draws (all chains).
+    """
+
+    DEFINITION = ("the share of the run's kept draws in which the label holding most points of the merge's first "
+                  "cluster also holds most points of its second")
+
+    p_merged: np.ndarray
+    r: float
+    draws: int
+
+
+def merge_probabilities(path, chains):
+    """The sampler's P(those clusters merged) for each merge of ``path``, from a run on the same data.
+
+    path: a :class:`MergePath` (N points); chains: a :class:`pcrp.chains.ChainSet` on the same N points (labels
+    (C, S, N)), or label draws (S, N) / (C, S, N) with ``r`` taken as nan. A merge of clusters A and B counts
+    as together in a draw when the label holding most of A's points also holds most of B's
+    (:attr:`MergeProbabilities.DEFINITION`). The share is at the run's r, which is usually not the merge's r*:
+    compare it with the merge only when the run was made near that power.
+    """
+    labels = getattr(chains, "labels", chains)
+    draws = np.asarray(labels)
+    if draws.ndim == 3:
+        draws = draws.reshape(-1, draws.shape[-1])
+    if draws.ndim != 2 or draws.shape[1] != path.partition.shape[0]:
+        raise PathError(f"The run has draws of shape {np.shape(labels)}, but the path has "
+                        f"{path.partition.shape[0]} points: give a run on the same data.")
+    config = getattr(chains, "config", {}) or {}
+    r = float(config.get("r", np.nan))
+    draws = draws.astype(np.int64, copy=False)
+    draws = draws - draws.min(axis=1, keepdims=True)
+    width = int(draws.max()) + 1
+    rows = np.arange(draws.shape[0])[:, None]
+
+    def majority(points):
+        """(S,) the label holding most of ``points`` in each draw (ties: the smallest label)."""
+        flat = (rows * width + draws[:, points]).ravel()
+        counts = np.bincount(flat, minlength=draws.shape[0] * width).reshape(draws.shape[0], width)
+        return counts.argmax(axis=1)
+
+    out = np.empty(len(path.merges))
+    for j, m in enumerate(path.merges):
+        a, b = m.clusters
+        members = path.members_map(j)
+        points_a = np.flatnonzero(np.isin(path.partition, members[a]))
+        points_b = np.flatnonzero(np.isin(path.partition, members[b]))
+        out[j] = float(np.mean(majority(points_a) == majority(points_b)))
+    return MergeProbabilities(out, r, int(draws.shape[0]))
 
 
 def kept_by_range(path):
@@ -435,7 +522,8 @@ def describe_r(path, r):
                      f"worthwhile (leaving {left} cluster{'s' if left != 1 else ''})")
     else:
         tail = ""
-    return f"At r = {r:g} the exact merge path {kept}{merged}{tail}."
+    return (f"At r = {r:g} the exact merge path {kept}{merged}{tail}. These compare single partitions, not "
+            "posterior mass: the sampler at this r may hold more or fewer clusters.")
 
 
 # ----------------------------------------------------------------------------- K over r by MCMC

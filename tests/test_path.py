@@ -10,8 +10,8 @@ from scipy.special import gammaln
 
 from pcrp import niw_math
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.path import (Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, k_over_r,
-                       kept_by_range, log_marginal, merge_path, merge_terms)
+from pcrp.path import (CAVEAT, Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, k_over_r,
+                       kept_by_range, log_marginal, merge_path, merge_probabilities, merge_terms, path_table)
 from pcrp.sampler import Sampler
 
 
@@ -184,7 +184,8 @@ def test_path_json_contract():
     X, _, start = _three_clumps_with_one_split()
     path = merge_path(X, start, resolve_niw(X), config={"data": "clumps"})
     payload = json.loads(json.dumps(path.as_dict()))
-    assert set(payload) == {"partition", "merges", "config"}
+    assert set(payload) == {"partition", "merges", "config", "caveat"}
+    assert "single partitions" in payload["caveat"] and "pCRP's alone" in payload["caveat"]
     assert payload["partition"] == path.partition.tolist() and len(payload["partition"]) == 100
     assert [set(m) for m in payload["merges"]] == [{"r", "clusters", "sizes", "L", "G"}] * 3
     assert payload["config"]["data"] == "clumps" and payload["config"]["alpha"] == 1.0
@@ -227,7 +228,7 @@ def test_cli_path_from_labels_writes_the_contract_and_prints_the_table(tmp_path,
                      "--out", str(out)])
     assert code == 0
     payload = json.loads(out.read_text())
-    assert set(payload) == {"partition", "merges", "config"}
+    assert set(payload) == {"partition", "merges", "config", "caveat"} and payload["caveat"] == CAVEAT
     assert payload["partition"] == (start).tolist()  # codes 10..13 become 0..3 in order of value
     ds = data.load(str(csv), standardize_data=False)
     expected = merge_path(ds.X, start, resolve_niw(ds.X), alpha=0.5)
@@ -389,3 +390,53 @@ def test_choose_r_figure_draws_the_path_on_the_shared_r_axis():
     assert sorted(ticks) == sorted(["20 pts", "30 pts", "30 pts", "1 pt"])
     kept = next(t for t in fig.data if t.name == "clusters kept, exact path")
     assert kept.y[0] == 3 and kept.y[-1] == 1  # the r* < 0 merge is made at every r
+
+
+def test_the_table_and_describe_r_say_r_star_compares_single_partitions():
+    X, _, start = _three_clumps_with_one_split()
+    path = merge_path(X, start, resolve_niw(X))
+    assert path_table(path).splitlines()[-1] == f"note: {CAVEAT}"
+    assert "compare single partitions, not posterior mass" in describe_r(path, 1.2)
+
+
+def test_merge_probabilities_count_draws_holding_each_merge_together():
+    X, _, start = _three_clumps_with_one_split()
+    path = merge_path(X, start, resolve_niw(X))
+    members = [path.members_map(j) for j in range(len(path.merges))]
+    sets = [(np.isin(start, members[j][m.clusters[0]]), np.isin(start, members[j][m.clusters[1]]))
+            for j, m in enumerate(path.merges)]
+    rng = np.random.default_rng(0)
+    draws = []
+    for s in range(40):
+        z = start.copy() + 7  # the starting clusters apart (codes need not start at 0)
+        if s % 4 == 0:  # a quarter of the draws hold the first merge's pair together, with a few strays
+            a, b = sets[0]
+            z[b] = z[np.flatnonzero(a)[0]]
+            z[rng.choice(np.flatnonzero(b), 2, replace=False)] = 99
+        draws.append(z)
+    p = merge_probabilities(path, np.array(draws)[None])
+    assert p.p_merged[0] == pytest.approx(0.25) and p.draws == 40 and np.isnan(p.r)
+    # later merges join clusters that hold several starting clusters; in these draws they are never together
+    assert np.all(p.p_merged[1:] == 0.0)
+    payload = json.loads(json.dumps(path.as_dict(sampler=p)))
+    assert payload["merges"][0]["sampler_p_merged"] == 0.25 and payload["sampler"]["draws"] == 40
+    assert "P merged" in path_table(path, p)
+    with pytest.raises(PathError, match="same data"):
+        merge_probabilities(path, np.zeros((3, 7), int))
+
+
+def test_merge_probability_from_the_sampler_on_two_blobs():
+    """As in the K-over-r test: 0.4 below the pair's r* the chains keep the blobs apart (P merged < 0.05), 0.4
+    above they hold them together (> 0.95); the log odds are -+0.4 G, about e^-13."""
+    from pcrp.chains import run_chains
+
+    rng = np.random.default_rng(5)
+    X = np.r_[rng.normal(-2.5, 1, 30), rng.normal(2.5, 1, 30)][:, None]
+    niw = resolve_niw(X)
+    path = merge_path(X, np.repeat([0, 1], 30), niw)
+    r_star = path.merges[0].r
+    below, above = (merge_probabilities(path, run_chains(X, PowerCRP(1.0, r), niw, n_chains=2, iters=300,
+                                                         burn_in=100, thin=5, seed=1, n_jobs=1))
+                    for r in (r_star - 0.4, r_star + 0.4))
+    assert below.r == pytest.approx(r_star - 0.4) and below.draws == 80
+    assert below.p_merged[0] < 0.05 and above.p_merged[0] > 0.95
