@@ -107,11 +107,11 @@ WATCH_FOR = {
     "old-faithful": "two eruption types. The CRP keeps opening extra clusters beside them (grey = tiny; it has "
                     "more than two coloured clusters in about half of the sweeps), the pCRP mostly shows two.",
     "sim1": "three true clusters, one narrow and one wide. The CRP splits them into about 5 clusters; the pCRP at "
-            "r = 1.1 keeps about 3 + 1 tiny. Raise r to 1.3 and the pCRP merges two true clusters (said below the "
-            "charts).",
+            "r = 1.1 keeps about 3 + 1 tiny. Raise r to 1.3 and the pCRP merges two true clusters (its row says "
+            "which).",
     "sim2": "three equal, well-separated clusters. Both rows find them; the CRP adds about 1.3 tiny clusters in "
             "the tails at any moment, the pCRP about half as many.",
-    "mnist": "digits in a 2-D embedding. The CRP splits digits into styles (about 7.5 clusters for digits 1-4), "
+    "mnist": "handwritten digits in a low-dimensional embedding. The CRP splits digits into styles (about 7.5 clusters for digits 1-4), "
              "the pCRP at r = 1.1 about 6.5; NMI compares each with the true digits.",
 }
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -205,8 +205,7 @@ if ds is None:
 elif not presentation:
     st.caption(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}"
                f"{', standardised' if ds.standardized else ''}"
-               f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}. Both chains see the same data, "
-               "NIW model, seed and start; only the partition prior differs.")
+               f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}.")
     for note in ds.notes:
         st.caption(f"Note: {inert(note)}")
 if ds is not None and (S["prior1"], S["prior2"]) == ("crp", "pcrp") and S["data"] in WATCH_FOR:
@@ -522,7 +521,7 @@ def metrics_text(run, snaps):
     after = [s.K[run.plan.burn_in:] for s in snaps]
     if all(a.size for a in after):
         pooled = np.concatenate(after)
-        parts.append(f"after burn-in mean K {pooled.mean():.2f}, max {pooled.max()}")
+        parts.append(f"mean K {pooled.mean():.2f} (max {pooled.max()}) after burn-in")
     else:
         parts.append("in burn-in")
     if run.dataset.labels is not None:
@@ -555,7 +554,7 @@ def rhat_badge(run, group):
     worst = max((v for v in value if v is not None and np.isfinite(v)), default=float("nan"))
     if not np.isfinite(worst):
         return ":green[chains agree (R-hat undefined: K and the log joint do not vary)]"
-    text = f"R-hat K {value[0]:.3f}, log joint {value[1]:.3f}"
+    text = f"R-hat {worst:.3f}"  # the worse of K's and the log joint's (both in the posterior tab)
     return f":green[{text}: chains agree]" if worst <= RHAT_THRESHOLD else f":orange[{text}: chains disagree]"
 
 
@@ -569,8 +568,8 @@ def column_headers(run, presentation):
     several = any(len(names) > 1 for names in run.groups.values())
     texts = ("**trace of K**" + (" (dashed: other chains)" if several else "") + ", grey = burn-in",
              "**posterior of K**" + (", all chains" if several else ""),
-             f"**density now** (dashed: clusters; {TINY_WORDS})" if run.dataset.dim == 1
-             else f"**clusters now** ({'principal components; ' if run.dataset.dim > 2 else ''}{TINY_WORDS})")
+             f"**density now**, {TINY_WORDS}" if run.dataset.dim == 1
+             else f"**{'PCA view' if run.dataset.dim > 2 else 'clusters now'}**, {TINY_WORDS}")
     for col, text in zip(st.columns(CHART_COLUMNS), texts):
         if presentation:
             col.markdown(text)
@@ -617,39 +616,40 @@ def row_colours(run, shown):
 COLOUR_NAMES = ("blue", "orange", "green", "red", "purple", "brown", "pink", "grey", "olive", "cyan")  # PALETTE
 
 
-def merge_note(run, shown, colours):
-    """When the data have true labels: a sentence for each row that merges true classes another row keeps
-    apart (by the partitions now), naming the classes by their colours; else ""."""
+def merge_notes(run, shown):
+    """{group: text} for each row that merges true classes which another row keeps apart (by the partitions
+    shown), naming the classes by their colours ("merges true green + blue"); empty without true labels."""
     truth = run.dataset.labels
     if truth is None:
-        return ""
+        return {}
     reference = live_view.reference_colours(truth)
     merged = {group: live_view.merged_true_clusters(truth, labels) for group, labels in shown.items()}
-    texts = []
+    notes = {}
     for group, groups in merged.items():
         others = [g for g in merged if g != group and not merged[g]]
-        for classes in groups:
-            names = sorted(COLOUR_NAMES[int(reference[truth == c][0]) % len(COLOUR_NAMES)] for c in classes)
-            if others:
-                texts.append(f"**{group} merges true clusters** now: the {' and '.join(names)} classes share one "
-                             f"cluster, which {' and '.join(others)} keeps apart.")
-    return " ".join(texts)
+        if groups and others:
+            names = [" + ".join(sorted(COLOUR_NAMES[int(reference[truth == c][0]) % len(COLOUR_NAMES)]
+                                       for c in classes)) for classes in groups]
+            notes[group] = (f":orange[**merges true {' and '.join(names)}**], which {' and '.join(others)} "
+                            "keeps apart")
+    return notes
 
 
-PRESENT_CHART_HEIGHT = 205  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
+PRESENT_CHART_HEIGHT = 198  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
+NORMAL_CHART_HEIGHT = 138  # ... with the sidebar collapsed and the data and "what to watch for" lines above
 
 
-def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours):
+def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note=""):
     """One prior: a heading with its figures, then trace (every chain) | posterior of K (pooled) | clusters
     (the first chain now). Vega-Lite charts whose specifications stay the same between redraws, so only
     their data are sent again. Rows share their x axes; only the last row labels them."""
     ds_run, plan = run.dataset, run.plan
     colour = plots.CHAIN_COLOURS[index % len(plots.CHAIN_COLOURS)]
-    height = (PRESENT_CHART_HEIGHT if presentation else 150) + (45 if last else 0)
+    height = (PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT) + (45 if last else 0)
     labels, marker = row_labels(snaps, replay_index)
     badge = rhat_badge(run, group)
     st.markdown(f"**:{MARKDOWN_COLOURS[index % 4]}[{chain_label(run, group)}]** · "
-                f"**{live_view.counts_text(labels)}** · {metrics_text(run, snaps)}"
+                f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, snaps)}"
                 + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
     cols = st.columns(CHART_COLUMNS)
     common = dict(presentation=presentation, x_axis=last)
@@ -708,12 +708,10 @@ def live_panel():
         column_headers(run, presentation)
         shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
         colours = row_colours(run, shown)
+        notes = merge_notes(run, shown)
         for index, (group, group_snaps) in enumerate(groups.items()):
             prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
-                      last=index == len(groups) - 1, colours=colours[group])
-        note = merge_note(run, shown, colours)
-        if note:
-            st.markdown(note)
+                      last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
         if run.plan.thin_raised:
             st.caption(run.plan.describe())
         if not run.running and len(options) > 1:
@@ -940,8 +938,15 @@ def keyboard_shortcuts():
 if not presentation:
     with st.expander("How to read this"):
         st.markdown(
+            "- Both rows see the same data, NIW model, seed and start; only the partition prior differs.\n"
+            "- **Clusters now**: the first chain's partition; the same colour means the same cluster in both rows "
+            "(clusters are matched to the true classes, or else to the top row). For d > 2 the view is the first "
+            "two principal components of the standardised data (PCA view), each axis with its share of the "
+            "variance.\n"
             "- **Trace of K**: clusters after every sweep; the band is the range of K within each pixel column, the "
             "line its mean; the grey part is burn-in.\n"
+            "- **Density now** (1-D data): the density of the current partition (black) and its clusters (dashed); "
+            "the rug below shows the points in their clusters' colours.\n"
             "- **Posterior of K**: share of post-burn-in sweeps with each K (grey while only burn-in sweeps exist).\n"
             "- **NMI** = I(U;V)/sqrt(H(U)H(V)) (1 = identical); **VI** = H(U|V)+H(V|U) in bits (0 = identical).\n"
             "- For a fixed data set the sampler targets an exchangeable partition posterior, "
