@@ -18,6 +18,7 @@ starts, data) for the CLI, the app, cross validation and the reproduction.
 import io
 import json
 import os
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -208,24 +209,45 @@ class ChainSet:
                      f"thin {self.config.get('thin', 1)}), {self.n_chains} chain(s)",
         }
 
-    def to_inference_data(self):
+    def to_inference_data(self, observed=None, labels=True):
         """The kept draws as ArviZ InferenceData.
 
-        posterior: ``K`` and ``log_joint`` (chain, draw) and ``labels`` (chain, draw, point), with the
-        draw coordinate = the 1-based sweep of each kept draw; sample_stats: split-merge proposals and
-        acceptances since the previous kept draw (chain, draw); attrs: the run configuration as JSON.
+        posterior: ``K`` and ``log_joint`` (chain, draw), the draw coordinate = the 1-based sweep of each kept
+        draw, so ``az.summary(idata)`` lists exactly these two; labels (when ``labels``): ``labels`` (chain, draw,
+        point) in a group of its own, ``idata.labels`` (cluster codes are arbitrary per draw: R-hat or ESS of a
+        label means nothing); sample_stats: split-merge proposals and acceptances since the previous kept draw
+        (chain, draw); observed_data: ``X`` (point, feature), the data the sampler saw, when ``observed`` (N, d)
+        is given; attrs: the run configuration as JSON.
         """
         import arviz as az
+        import xarray as xr
 
-        coords = {"chain": np.arange(self.n_chains), "draw": self.kept_sweeps, "point": np.arange(self.n_points)}
+        coords = {"chain": np.arange(self.n_chains), "draw": self.kept_sweeps}
         history = self.split_merge_history
-        return az.from_dict(
-            posterior={"K": self.kept_K, "log_joint": self.kept_log_joint, "labels": self.labels},
+        attrs = {"config": json.dumps(self.config), "inference_library": "pcrp"}
+        groups = {}
+        if observed is not None:
+            observed = np.asarray(observed, dtype=float)
+            if observed.ndim != 2 or observed.shape[0] != self.n_points:
+                raise ValueError(f"observed must be the ({self.n_points}, d) data of the run (got shape "
+                                 f"{observed.shape}).")
+            groups["observed_data"] = {"X": observed}
+        idata = az.from_dict(
+            posterior={"K": self.kept_K, "log_joint": self.kept_log_joint},
             sample_stats={name: history[:, :, j] for j, name in enumerate(SM_STATS)},
-            coords=coords,
-            dims={"labels": ["point"]},
-            attrs={"config": json.dumps(self.config), "inference_library": "pcrp"},
+            coords={**coords, "point": np.arange(self.n_points),
+                    "feature": np.arange(0 if observed is None else observed.shape[1])},
+            dims={"X": ["point", "feature"]},
+            attrs=attrs,
+            **groups,
         )
+        if labels:
+            dataset = xr.Dataset({"labels": (("chain", "draw", "point"), self.labels)},
+                                 coords={**coords, "point": np.arange(self.n_points)}, attrs=attrs)
+            with warnings.catch_warnings():  # "labels" is not one of ArviZ's standard group names, on purpose
+                warnings.simplefilter("ignore", UserWarning)
+                idata.add_groups(labels=dataset)
+        return idata
 
     def save(self, path, extra=None):
         """Write an .npz file (exactly at ``path``) that :meth:`load` reads without unpickling.

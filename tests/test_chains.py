@@ -291,12 +291,21 @@ def test_netcdf_bytes_open_with_xarray_and_arviz(tmp_path, chains):
 
 
 def test_inference_data_holds_the_kept_draws(chains):
-    idata = chains.to_inference_data()
+    X = np.arange(chains.n_points * 2, dtype=float).reshape(-1, 2)
+    idata = chains.to_inference_data(observed=X)
     post = idata.posterior
-    assert post["K"].dims == ("chain", "draw") and post["labels"].dims == ("chain", "draw", "point")
+    assert sorted(post.data_vars) == ["K", "log_joint"]  # az.summary lists these two, not a row per label
+    assert list(az.summary(idata).index) == ["K", "log_joint"]
+    assert post["K"].dims == ("chain", "draw") and idata.labels["labels"].dims == ("chain", "draw", "point")
     assert np.array_equal(post["K"].values, chains.kept_K)
     assert np.array_equal(post["log_joint"].values, chains.kept_log_joint)
-    assert np.array_equal(post["labels"].values, chains.labels)
+    assert np.array_equal(idata.labels["labels"].values, chains.labels)
+    assert np.array_equal(idata.labels["draw"].values, chains.kept_sweeps)
+    assert idata.observed_data["X"].dims == ("point", "feature") and np.array_equal(idata.observed_data["X"], X)
+    assert "observed_data" not in chains.to_inference_data().groups()
+    assert "labels" not in chains.to_inference_data(labels=False).groups()
+    with pytest.raises(ValueError, match=r"observed must be the \(50, d\) data of the run"):
+        chains.to_inference_data(observed=X[:3])
     assert np.array_equal(post["draw"].values, chains.kept_sweeps)
     assert int(idata.sample_stats["splits_proposed"].sum()) == int(chains.split_merge_stats[:, 0].sum())
     assert json.loads(idata.attrs["config"]) == chains.config

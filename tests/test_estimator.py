@@ -30,7 +30,11 @@ def blobs():
 @pytest.fixture(scope="module")
 def fitted(blobs):
     X, _ = blobs
-    return PCRPMixture(r=1.3, n_chains=2, iters=300, burn_in=100, thin=4, random_state=2).fit(X)
+    return PCRPMixture(r=1.3, n_chains=2, iters=300, burn_in=100, thin=4, psm=True, random_state=2).fit(X)
+
+
+def test_no_similarity_matrix_unless_asked(blobs):
+    assert PCRPMixture(**QUICK).fit(blobs[0][:30]).psm_ is None
 
 
 def test_fit_recovers_separated_clusters_and_sets_attributes(blobs, fitted):
@@ -39,9 +43,110 @@ def test_fit_recovers_separated_clusters_and_sets_attributes(blobs, fitted):
     assert fitted.labels_.dtype == np.int64 and np.bincount(fitted.labels_).tolist() == [50, 50, 50]
     assert fitted.psm_.shape == (150, 150) and fitted.psm_.dtype == np.float32
     assert fitted.chains_.labels.shape == (2, 50, 150) and fitted.chains_.config["r"] == 1.3
-    assert np.array_equal(fitted.niw_.S0, resolve_niw(X).S0)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)  # standardised by default, as pcrp run does for a CSV file
+    assert np.allclose(fitted.center_, X.mean(axis=0)) and np.allclose(fitted.scale_, X.std(axis=0))
+    assert np.allclose(fitted.niw_.S0, resolve_niw(Z).S0) and fitted.chains_.config["standardize"] is True
     assert fitted.expected_loss_ == pytest.approx(point_estimate(fitted.chains_.labels, "vi", seed=2).expected_loss)
     assert np.array_equal(fitted.predict(X), fitted.labels_)
+    assert fitted.n_iter_ == 300 and set(fitted.timing_) == {"sampling", "summaries"}
+    assert len(fitted.modes_) == 1 and fitted.modes_warning_ == ""
+
+
+def test_cluster_weights_means_covariances_and_sample_are_in_the_units_of_x(blobs, fitted):
+    """means_ are the NIW posterior means of each cluster's mean: with 50 points per cluster and kappa0 = 0.25
+    they lie within 0.25 / 50.25 of the way to m0 from the cluster's sample mean (0.01 here); covariances_ are the
+    NIW posterior mean of Sigma, the closed form written out below, in the units of X."""
+    X, _ = blobs
+    K = fitted.n_clusters_
+    assert fitted.weights_.shape == (K,) and fitted.weights_.sum() == pytest.approx(1.0)
+    sizes = np.bincount(fitted.labels_)
+    expected = sizes ** 1.3 / (sizes ** 1.3).sum()  # pCRP seating weights n_k^r
+    assert fitted.weights_ == pytest.approx(expected)
+    assert fitted.weight_new_ == pytest.approx(1.0 / ((sizes ** 1.3).sum() + 1.0))
+    for k in range(K):
+        members = X[fitted.labels_ == k]
+        assert fitted.means_[k] == pytest.approx(members.mean(axis=0), abs=0.01)
+        # E[Sigma | members] = S_n / (nu_n - d - 1) in standardised units, S_n written out here, then rescaled
+        Z = (members - fitted.center_) / fitted.scale_
+        niw, n = fitted.niw_, len(Z)
+        diff = Z.mean(axis=0) - niw.m0
+        S_n = niw.S0 + np.cov(Z.T, bias=True) * n + (niw.kappa0 * n / (niw.kappa0 + n)) * np.outer(diff, diff)
+        expected_cov = S_n / (niw.nu0 + n - 3) * np.outer(fitted.scale_, fitted.scale_)
+        assert np.allclose(fitted.covariances_[k], expected_cov, rtol=1e-10)
+        assert np.all(np.linalg.eigvalsh(fitted.covariances_[k]) > 0)
+    Xs, ys = fitted.sample(3000)
+    assert Xs.shape == (3000, 2) and ys.shape == (3000,) and np.bincount(ys, minlength=K).sum() == 3000
+    assert np.abs(np.bincount(ys) / 3000 - fitted.weights_).max() < 0.05  # 4 binomial SEs at n = 3000
+    assert np.array_equal(fitted.sample(10)[0], fitted.sample(10)[0])  # random_state makes it reproducible
+    with pytest.raises(ValueError, match="n_samples must be a whole number >= 1"):
+        fitted.sample(0)
+
+
+def test_to_inference_data_keeps_k_and_log_joint_in_posterior(blobs, fitted):
+    import arviz as az
+
+    idata = fitted.to_inference_data()
+    assert list(az.summary(idata).index) == ["K", "log_joint"]
+    assert idata.labels["labels"].shape == (2, 50, 150) and idata.observed_data["X"].shape == (150, 2)
+
+
+def test_defaults_are_those_of_pcrp_run():
+    """One place per default: the estimator's come from the constants `pcrp run` uses."""
+    from pcrp.chains import DEFAULT_BURN_IN, DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_THIN
+    from pcrp.cli import build_parser
+    from pcrp.model import DEFAULT_PRIOR, DEFAULT_R, PRIORS
+
+    args = build_parser().parse_args(["run", "sim1", "--out", "x"])
+    est = PCRPMixture()
+    assert est.prior == args.prior == DEFAULT_PRIOR and est.loss == args.loss
+    assert (est.n_chains, est.iters, est.burn_in, est.thin) == (args.chains, args.iters, args.burn_in, args.thin)
+    assert (DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_BURN_IN, DEFAULT_THIN) == (est.n_chains, est.iters, est.burn_in,
+                                                                            est.thin)
+    assert est.n_jobs == args.n_jobs == -1 and est.standardize is True and est.split_merge is not args.no_split_merge
+    assert est._make_prior() == PRIORS["pcrp"].cls(alpha=1.0, r=DEFAULT_R)
+
+
+@pytest.mark.parametrize("prior,params,expected", [
+    ("crp", {}, dict(alpha=1.0)),
+    ("py", dict(sigma=0.5), dict(alpha=1.0, sigma=0.5)),
+    ("mfm", dict(gamma=2.0, lam=3.0), dict(gamma=2.0, lam=3.0)),
+    ("sfm", dict(k_max=5), dict(gamma=0.01, k_max=5)),
+])
+def test_every_prior_of_the_registry(blobs, prior, params, expected):
+    model = PCRPMixture(prior=prior, **params, **QUICK).fit(blobs[0][:40])
+    assert model.prior_.params() == {"prior": prior, **expected}
+    assert model.chains_.config["prior"] == prior
+
+
+@pytest.mark.parametrize("prior,params,message", [
+    ("crp", dict(r=1.2), r"The CRP prior \(crp\) has no parameter r .*its parameters are: alpha"),
+    ("pcrp", dict(r=1.1, k_max=4), r"has no parameter k_max \(k_max belongs to sfm\)"),
+    ("mfm", dict(alpha=1.0), r"MFM prior \(mfm\) has no parameter alpha.*gamma in .*lam in"),
+])
+def test_a_parameter_the_prior_lacks_is_refused_even_at_another_priors_default(blobs, prior, params, message):
+    with pytest.raises(ValueError, match=message):
+        PCRPMixture(prior=prior, **params, **QUICK).fit(blobs[0][:20])
+
+
+def test_the_estimator_and_pcrp_run_give_the_same_summary(tmp_path):
+    """Same CSV, same seed, same settings: the same chains, the same point estimate and expected loss."""
+    from pcrp.chains import ChainSet
+    from pcrp.cli import main
+
+    rng = np.random.default_rng(4)
+    X = np.concatenate([rng.normal([0, 0], 1, (30, 2)), rng.normal([5, 40], [1, 10], (30, 2))])
+    csv = tmp_path / "d.csv"
+    np.savetxt(csv, X, delimiter=",", header="a,b", comments="")
+    out = tmp_path / "r.npz"
+    assert main(["run", str(csv), "--iters", "60", "--burn-in", "20", "--thin", "2", "--chains", "2", "--seed", "7",
+                 "--out", str(out)]) == 0
+    model = PCRPMixture(iters=60, burn_in=20, thin=2, n_chains=2, random_state=7).fit(X)
+    saved = ChainSet.load(out)
+    with np.load(out) as f:
+        point, loss = f["point_labels"], float(f["point_expected_loss"])
+    assert np.array_equal(saved.labels, model.chains_.labels) and np.array_equal(saved.K, model.chains_.K)
+    assert np.array_equal(point, model.labels_) and loss == pytest.approx(model.expected_loss_)
+    assert np.allclose(np.asarray(saved.config["S0"]), model.niw_.S0)
 
 
 def test_predict_proba_seats_points_where_they_belong(blobs, fitted):
@@ -91,7 +196,8 @@ def test_binder_loss_and_reproducibility(blobs):
 
 
 @pytest.mark.parametrize("params,message", [
-    (dict(alpha=-1.0), "'alpha' parameter of PCRPMixture must be a float in the range"),
+    (dict(alpha=-0.5), r"alpha must be a finite number > 0 \(got -0.5\): concentration alpha of the pCRP"),
+    (dict(alpha="x"), "'alpha' parameter of PCRPMixture must be"),
     (dict(prior="dp"), "'prior' parameter of PCRPMixture must be a str among"),
     (dict(loss="ari"), "'loss' parameter of PCRPMixture must be a str among"),
     (dict(iters=20, burn_in=20), r"burn_in \(20\) must be smaller than iters \(20\)"),
