@@ -87,12 +87,13 @@ def test_presentation_mode_fits_a_projector_and_the_keys_drive_the_run(server, b
     page.goto(server + "/?present=1&sweeps=100000")
     expect(page.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=60_000)
     assert not page.locator("section[data-testid='stSidebar']").is_visible()
+    page.wait_for_function("() => window.pcrpKeys === true", timeout=30_000)  # the keys' listener is in place
     page.keyboard.press("Space")  # no run yet: Space starts one
     wait_for_status(page, lambda s: set(s) == {"CRP", "pCRP"} and all(v[0] == "running" and v[1] > 300
                                                                       for v in s.values()))
     page.mouse.move(640, 799)
     charts = page.locator("[data-testid='stVegaLiteChart']")
-    expect(charts).to_have_count(6)
+    expect(charts).to_have_count(6, timeout=30_000)
     for i in range(6):
         box = charts.nth(i).bounding_box()
         assert box["x"] >= 0 and box["y"] >= 0, box
@@ -102,16 +103,16 @@ def test_presentation_mode_fits_a_projector_and_the_keys_drive_the_run(server, b
     assert page.locator("[data-testid='stElementToolbar']:visible").count() == 0
 
     page.keyboard.press("Space")  # pause: the page then shows the sweep where the chains stopped
-    paused = wait_for_status(page, lambda s: all(v[0] == "paused" for v in s.values()), seconds=10)
+    paused = wait_for_status(page, lambda s: all(v[0] == "paused" for v in s.values()), seconds=30)
     time.sleep(1.5)
     assert status(page) == paused  # a freeze: nothing moves after "paused" shows
     for k in (1, 2):
         page.keyboard.press("ArrowRight")
-        wait_for_status(page, lambda s: all(s[p][1] == paused[p][1] + k for p in s), seconds=10)
+        wait_for_status(page, lambda s: all(s[p][1] == paused[p][1] + k for p in s), seconds=30)
     time.sleep(1.0)
     assert {p: v[1] for p, v in status(page).items()} == {p: v[1] + 2 for p, v in paused.items()}
     page.keyboard.press("Space")  # resume
-    wait_for_status(page, lambda s: all(v[0] == "running" for v in s.values()), seconds=10)
+    wait_for_status(page, lambda s: all(v[0] == "running" for v in s.values()), seconds=30)
     page.keyboard.press("r")  # reset: the run is cleared
     expect(page.get_by_text("Press Start to run CRP and pCRP")).to_be_visible(timeout=10_000)
     page.close()
