@@ -53,3 +53,26 @@ def seating_choice(X, labels, i, niw, prior):
         likelihood_share=np.exp(log_pred - logsumexp(log_pred)),
         posterior=np.exp(log_post - logsumexp(log_post)),
     )
+
+
+def contrast(X, labels, niw, priors, points=None):
+    """How differently ``priors`` (two or more) seat each point: for every point i of X (N, d) given the other
+    labels (N,), the largest total-variation distance between two priors' full conditionals (Choice.posterior),
+    and the lowest top probability among them (1: every prior is certain where i goes). Returns (tv, top),
+    arrays (len(points),) for ``points`` (default: all N)."""
+    points = np.arange(np.asarray(X).shape[0]) if points is None else np.asarray(points)
+    tv = np.empty(points.size)
+    top = np.empty(points.size)
+    for j, i in enumerate(points):
+        post = [seating_choice(X, labels, i, niw, p).posterior for p in priors]
+        tv[j] = max(0.5 * np.abs(a - b).sum() for a_i, a in enumerate(post) for b in post[a_i + 1:])
+        top[j] = min(p.max() for p in post)
+    return tv, top
+
+
+def informative_point(X, labels, niw, priors):
+    """The point whose full conditional differs most between ``priors`` (largest total-variation distance, see
+    :func:`contrast`; ties to the lowest index): a default for the one-customer view that shows the priors
+    disagreeing, where a random point is usually seated with probability about 1 under every prior."""
+    tv, _ = contrast(X, labels, niw, priors)
+    return int(np.argmax(tv))

@@ -10,12 +10,15 @@ exchangeable partition distribution at every n; the pCRP's seating process is or
 
 The functions taking ``prior`` (``seat_prior``, ``simulate_k_growth_prior``, ...) work for every prior of
 :data:`pcrp.model.PRIORS`; the older ones taking ``alpha, r`` are the pCRP (CRP at r = 1).
-:func:`expected_k` gives the exact E[K_N] where a closed form or a short recursion exists.
+:func:`expected_k` gives the exact E[K_N] where a closed form or a short recursion exists, :func:`growth` that
+curve with its limit and rate in words (what the teaching page draws).
 """
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import gammaln
 
 from .model import CRP, MFM, PitmanYor, PowerCRP, SparseFiniteMixture, log_weight_table
 
@@ -146,6 +149,70 @@ def expected_k(prior, n):
             out += math.exp(log_pk) * _occupied(k, prior.gamma, n)
         return out
     return None
+
+
+def pitman_yor_expected_k(alpha, sigma, n):
+    """Exact E[K_N], N = 1..n, of the Pitman-Yor seating by the Gamma-ratio closed form (Pitman 2006, eq. 3.13)
+
+        E[K_N] = (alpha / sigma) [ (alpha + sigma)^(N) / alpha^(N) - 1 ],   x^(N) = Gamma(x + N) / Gamma(x),
+
+    for alpha > 0 and 0 < sigma < 1 (for sigma -> 0 it tends to the CRP's sum; for alpha <= 0 use
+    :func:`expected_k`, whose recursion covers every alpha > -sigma). Grows like
+    Gamma(alpha + 1) / (sigma Gamma(alpha + sigma)) N^sigma. Returns an (n,) array."""
+    if not (alpha > 0 and 0 < sigma < 1):
+        raise ValueError(f"the Gamma-ratio form needs alpha > 0 and 0 < sigma < 1 (got alpha = {alpha:g}, "
+                         f"sigma = {sigma:g}); expected_k covers the other cases.")
+    N = np.arange(1, int(n) + 1, dtype=float)
+    log_ratio = (gammaln(alpha + sigma + N) - gammaln(alpha + sigma)) - (gammaln(alpha + N) - gammaln(alpha))
+    return alpha / sigma * np.expm1(log_ratio)
+
+
+@dataclass(frozen=True)
+class Growth:
+    """What is known about E[K_N] under one prior, for N = 1..n.
+
+    exact: (n,) exact E[K_N], or None (the pCRP with r != 1: no closed form; simulate it).
+    limit: the value E[K_N] tends to as N grows (None when it grows without bound).
+    rate: how K_N grows, as a verb phrase ("grows like N^sigma = N^0.25", "is bounded by k_max = 10"); "" when
+        unknown.
+    formula: the closed form in words, or the sentence saying there is none.
+    """
+
+    exact: np.ndarray | None
+    limit: float | None
+    rate: str
+    formula: str
+
+
+def growth(prior, n):
+    """The known growth of E[K_N] under ``prior`` for N = 1..n (a :class:`Growth`), from :func:`expected_k`
+    and the prior's limits: CRP sum_{i<N} alpha / (alpha + i) (about alpha log N); Pitman-Yor the Gamma-ratio form
+    (about N^sigma); MFM bounded, rising to E[K] = lam + 1; sparse finite mixture bounded by k_max; pCRP (r != 1)
+    none known."""
+    exact = expected_k(prior, n)
+    if isinstance(prior, PowerCRP) and prior.r == 1:
+        prior = CRP(prior.alpha)
+    if isinstance(prior, CRP):
+        return Growth(exact, None, f"grows like alpha log N (alpha = {prior.alpha:g})",
+                      "E[K_N] = sum over i < N of alpha / (alpha + i)")
+    if isinstance(prior, PitmanYor):
+        if prior.sigma == 0:
+            return Growth(exact, None, f"grows like alpha log N (alpha = {prior.alpha:g})",
+                          "sigma = 0 is the CRP: E[K_N] = sum over i < N of alpha / (alpha + i)")
+        return Growth(exact, None, f"grows like N^sigma = N^{prior.sigma:g}",
+                      "E[K_N] = (alpha / sigma) [Gamma(alpha + sigma + N) Gamma(alpha) / "
+                      "(Gamma(alpha + N) Gamma(alpha + sigma)) - 1]")
+    if isinstance(prior, MFM):
+        return Growth(exact, prior.lam + 1.0, f"is bounded: rises to E[K] = lam + 1 = {prior.lam + 1:g} as N grows",
+                      "E[K_N] = sum over k of Poisson(k - 1; lam) k [1 - (gamma (k - 1))^(N) / (gamma k)^(N)]")
+    if isinstance(prior, SparseFiniteMixture):
+        return Growth(exact, float(prior.k_max), f"is bounded by k_max = {prior.k_max}",
+                      "E[K_N] = k_max [1 - (gamma (k_max - 1))^(N) / (gamma k_max)^(N)]")
+    if exact is None:
+        return Growth(None, None, "",
+                      "no closed form is known: the pCRP's seating weights N_k^r make K_N's law order dependent, "
+                      "so the curve is simulated only")
+    return Growth(exact, None, "", "exact E[K_N] from expected_k")
 
 
 def _occupied(k, gamma, n):

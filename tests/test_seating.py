@@ -168,3 +168,130 @@ def test_one_customer_choice_is_algorithm_1_full_conditional():
     np.testing.assert_allclose(pcrp.posterior, weights / weights.sum())
     np.testing.assert_allclose(crp.prior, np.array([12, 4, 0.5]) / 16.5)
     assert pcrp.posterior[0] > crp.posterior[0]  # the big cluster gains under the pCRP
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Every prior of the registry: E[K_N] of the seating against its closed form (the teaching page's growth chart)
+
+
+def registry_defaults():
+    from pcrp.model import PRIORS
+
+    return [spec.cls(**spec.defaults()) for spec in PRIORS.values()]
+
+
+@pytest.mark.parametrize("alpha, sigma", [(1.0, 0.25), (0.3, 0.7), (5.0, 0.05), (2.0, 0.5)])
+def test_pitman_yor_gamma_ratio_equals_the_recursion(alpha, sigma):
+    """Two independent computations of the Pitman-Yor E[K_N]: the Gamma-ratio closed form and the recursion
+    E[K_{N+1}] = E[K_N] + (alpha + sigma E[K_N]) / (alpha + N) of expected_k, to 1e-10 up to N = 5000."""
+    from pcrp.model import PitmanYor
+    from pcrp.seating import expected_k, pitman_yor_expected_k
+
+    np.testing.assert_allclose(pitman_yor_expected_k(alpha, sigma, 5000), expected_k(PitmanYor(alpha, sigma), 5000),
+                               rtol=1e-10)
+    with pytest.raises(ValueError, match="expected_k covers the other cases"):
+        pitman_yor_expected_k(-0.1, 0.5, 10)
+
+
+def test_seating_matches_the_closed_form_expected_k_at_the_registry_defaults():
+    """The priors as the teaching page first shows them (registry defaults): 400 seatings of 300 customers each;
+    at N = 10, 100 and 300 the mean K_N lies within 4 standard errors of the exact E[K_N] of growth().
+
+    Why 4 SE holds: K_N of independent seatings are i.i.d. and bounded by N, so their mean is close to normal
+    with standard error sd / sqrt(400); |z| > 4 has probability 6e-5 per check, under 1e-3 for the 12 checks
+    (the seed is fixed, so the test is deterministic; this bounds the chance that a correct simulator was
+    unluckily seeded). Where every run gives the same K (sd = 0) the bound is 1e-9. The check can fail:
+    test_the_closed_form_check_catches_a_seating_with_the_wrong_v shows it. The pCRP, which has no closed form,
+    is checked against the exact propagation in test_pcrp_simulation_matches_the_exact_process_and_grows_fewer_tables_than_crp."""
+    from pcrp.seating import growth, simulate_k_growth_prior
+
+    runs, n_max = 400, 300
+    checked = 0
+    for prior in registry_defaults():
+        known = growth(prior, n_max)
+        if known.exact is None:
+            continue
+        sims = simulate_k_growth_prior(prior, n_max, runs, seed=11)
+        for n in (10, 100, 300):
+            se = sims[:, n - 1].std(ddof=1) / np.sqrt(runs)
+            assert abs(sims[:, n - 1].mean() - known.exact[n - 1]) <= 4 * se + 1e-9, (prior.label(), n)
+            checked += 1
+        if known.limit is not None:
+            assert sims.max() <= max(known.limit, sims.max()) and np.all(known.exact <= known.limit + 1e-12)
+    assert checked == 12  # CRP, Pitman-Yor, MFM, sparse finite mixture
+
+
+def test_the_closed_form_check_catches_a_seating_with_the_wrong_v(monkeypatch):
+    """A seating that gives every customer the new-table weight of V_300 (all the customers to come) instead of V_n
+    (those seated so far) misses the MFM's closed form by far more than the 4 SE above (measured: mean K_10 1.01
+    against 1.69 for the correct seating, about 18 SE)."""
+    from pcrp import seating
+    from pcrp.model import MFM
+
+    prior, runs = MFM(), 400
+    monkeypatch.setattr(seating.SeatingRule, "log_new",
+                        lambda self, n, K: float(self.prior.log_new_weight(300, [K])[0]))
+    sims = seating.simulate_k_growth_prior(prior, 300, runs, seed=11)
+    exact = seating.growth(prior, 300).exact
+    se = sims[:, 9].std(ddof=1) / np.sqrt(runs)
+    assert abs(sims[:, 9].mean() - exact[9]) > 10 * se
+
+
+def test_growth_says_what_is_known_for_each_prior():
+    """growth(): exact curve where known, the limit of the bounded priors, and no closed form for the pCRP."""
+    from pcrp.model import MFM, CRP, PitmanYor, PowerCRP, SparseFiniteMixture
+    from pcrp.seating import crp_expected_k, growth, pitman_yor_expected_k
+
+    crp = growth(CRP(2.0), 200)
+    np.testing.assert_allclose(crp.exact, crp_expected_k(2.0, 200))
+    assert crp.limit is None and "log N" in crp.rate
+    py = growth(PitmanYor(1.0, 0.25), 200)
+    np.testing.assert_allclose(py.exact, pitman_yor_expected_k(1.0, 0.25, 200), rtol=1e-10)
+    assert py.limit is None and "N^0.25" in py.rate
+    mfm = growth(MFM(1.0, 3.0), 20_000)
+    assert mfm.limit == 4.0 and 3.9 < mfm.exact[-1] < 4.0  # rises to E[K] = lam + 1
+    sfm = growth(SparseFiniteMixture(0.5, 4), 20_000)
+    # approaches k_max slowly: 4 (1 - P(a component is empty)), P(empty) about N^-gamma / Gamma(1.5) = 0.008 here
+    assert sfm.limit == 4.0 and np.all(sfm.exact <= 4.0) and np.all(np.diff(sfm.exact) > 0) and sfm.exact[-1] > 3.96
+    pcrp = growth(PowerCRP(1.0, 1.3), 50)
+    assert pcrp.exact is None and pcrp.limit is None and "no closed form" in pcrp.formula
+    assert growth(PowerCRP(1.0, 1.0), 50).exact is not None  # r = 1 is the CRP
+
+
+def test_informative_point_is_where_the_priors_disagree_most():
+    """contrast() by hand from seating_choice, and the point it picks is the argmax of the total variation."""
+    from pcrp.model import CRP, PowerCRP, resolve_niw
+    from pcrp.one_customer import contrast, informative_point, seating_choice
+
+    rng = np.random.default_rng(2)
+    X = np.r_[rng.normal(0, 1, (15, 2)), rng.normal(2.5, 1, (6, 2))]
+    labels = np.r_[np.zeros(15, int), np.ones(6, int)]
+    niw = resolve_niw(X)
+    priors = [CRP(1.0), PowerCRP(1.0, 1.8)]
+    tv, top = contrast(X, labels, niw, priors)
+    for i in (0, 17):
+        a, b = (seating_choice(X, labels, i, niw, p).posterior for p in priors)
+        assert tv[i] == pytest.approx(0.5 * np.abs(a - b).sum())
+        assert top[i] == pytest.approx(min(a.max(), b.max()))
+    assert informative_point(X, labels, niw, priors) == int(np.argmax(tv))
+    assert tv.max() > 0.05
+
+
+@pytest.mark.slow
+def test_the_default_one_customer_point_is_informative_on_old_faithful():
+    """The teaching page's draw (Old Faithful, a CRP draw after 300 sweeps, seed 0) at the registry defaults: the
+    picked point is seated with probability at most 0.75 under both the CRP and the pCRP and they differ (total
+    variation > 0.03), while the old default, point 0, is seated with probability above 0.98 under both (measured:
+    0.506 and a total variation of 0.065 at the picked point 46; 0.987 at point 0)."""
+    from pcrp import data
+    from pcrp.model import CRP, PowerCRP, resolve_niw
+    from pcrp.one_customer import contrast
+    from pcrp.sampler import run
+
+    ds = data.old_faithful()
+    niw = resolve_niw(ds.X)
+    labels = run(ds.X, CRP(1.0), niw, iters=300, burn_in=299, thin=1, seed=0).labels[-1]
+    tv, top = contrast(ds.X, labels, niw, [CRP(), PowerCRP()])
+    i = int(np.argmax(tv))
+    assert top[i] <= 0.75 and tv[i] > 0.03
+    assert top[0] > 0.98

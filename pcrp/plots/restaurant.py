@@ -1,0 +1,198 @@
+"""Figures of the Rich get richer page: the restaurant drawn, E[K_N] for several priors, distributions of one
+statistic for several priors, and one customer's choice.
+
+The restaurant is Vega-Lite (an animation: only its data change between frames, so it updates in place); the
+others are static Plotly figures. Plain data in, figures out: the seating itself is :mod:`pcrp.seating`.
+"""
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .style import LAYOUT, PALETTE, plain_text
+
+NEW_TABLE_GREY = "#8a8a8a"
+TABLE_FIELD_TITLE = "table (in opening order)"
+
+
+def table_colour(k):
+    """Colour of table k (0-based, opening order): the same table has the same colour in every panel."""
+    return PALETTE[k % len(PALETTE)]
+
+
+def probability_text(p):
+    """A seating probability as a short label: '41%', '3.2%', '0.04%', '<0.01%' or '0' (impossible)."""
+    p = float(p)
+    if p <= 0:
+        return "0"
+    if p >= 0.1:
+        return f"{p:.0%}"
+    if p >= 0.001:
+        return f"{100 * p:.2g}%"
+    return "<0.1%" if p >= 1e-4 else "<0.01%"
+
+
+def restaurant_grid(n_tables, cols, max_rows):
+    """Rows of the grid that holds ``n_tables`` tables and the empty table, ``cols`` per row, at most
+    ``max_rows`` (tables beyond the grid are counted in a note instead of drawn)."""
+    return int(min(max(1, -(-(int(n_tables) + 1) // int(cols))), max_rows))
+
+
+def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64):
+    """Vega-Lite: the restaurant after the customers so far, tables as circles in opening order.
+
+    sizes: (K,) customers per table in opening order. probs: (K + 1,) the next customer's probability of each
+    table and, last, of a new table (drawn as an empty dashed table in the next free place). A circle's area is
+    proportional to its customers, on a scale shared by every panel compared (``max_customers`` fills about
+    three quarters of a cell's width); its count is written inside when the circle is large enough, the
+    newcomer's probability under it. ``cols`` x ``rows`` cells of ``cell_px`` pixels: pass the same grid to
+    every panel; tables that do not fit (beyond cols * rows - 1) are summed in a note at the bottom.
+    """
+    sizes = np.asarray(sizes, dtype=int)
+    probs = np.asarray(probs, dtype=float)
+    if probs.shape != (sizes.size + 1,):
+        raise ValueError(f"probs needs one entry per table and one for a new table ({sizes.size + 1}), "
+                         f"got {probs.size}.")
+    capacity = cols * rows - 1
+    shown = min(sizes.size, capacity)
+    max_diameter = 0.72 * cell_px
+    max_area = max_diameter ** 2  # Vega's symbol size is the area of the circle's bounding square, in px^2
+    scale_top = max(int(max_customers), 1)
+    records = []
+    for k in range(shown):
+        diameter = max_diameter * np.sqrt(sizes[k] / scale_top)
+        records.append({"table": f"T{k + 1}", "kind": "table", "customers": int(sizes[k]),
+                        "x": k % cols + 0.5, "y": k // cols + 0.40, "label_y": k // cols + 0.98,
+                        "count": str(int(sizes[k])) if diameter >= 18 else "",
+                        "probability": float(probs[k]), "p_text": probability_text(probs[k])})
+    slot = shown
+    records.append({"table": "new", "kind": "new", "customers": 0,
+                    "x": slot % cols + 0.5, "y": slot // cols + 0.40, "label_y": slot // cols + 0.98,
+                    "count": "", "probability": float(probs[-1]), "p_text": "new: " + probability_text(probs[-1])})
+    hidden = sizes.size - shown
+    height = rows * cell_px + (18 if hidden else 0)
+    layers = [
+        {"mark": {"type": "point", "shape": "circle", "filled": True, "opacity": 0.9, "stroke": "white",
+                  "strokeWidth": 1},
+         "transform": [{"filter": "datum.kind == 'table'"}],
+         "encoding": {
+             "size": {"field": "customers", "type": "quantitative", "legend": None,
+                      "scale": {"domain": [0, scale_top], "range": [0, max_area], "zero": True}},
+             "color": {"field": "table", "type": "nominal", "legend": None,
+                       "scale": {"domain": [f"T{k + 1}" for k in range(shown)] or ["T1"],
+                                 "range": [table_colour(k) for k in range(max(shown, 1))]}},
+             "tooltip": [{"field": "table", "title": TABLE_FIELD_TITLE},
+                         {"field": "customers", "type": "quantitative", "title": "customers"},
+                         {"field": "probability", "type": "quantitative", "format": ".3f",
+                          "title": "next customer sits here"}]}},
+        {"mark": {"type": "point", "shape": "circle", "filled": False, "size": (0.5 * cell_px) ** 2,
+                  "color": NEW_TABLE_GREY, "strokeDash": [4, 3], "strokeWidth": 2},
+         "transform": [{"filter": "datum.kind == 'new'"}],
+         "encoding": {"tooltip": [{"field": "p_text", "title": "a new table"}]}},
+        {"mark": {"type": "text", "color": "white", "fontWeight": "bold", "fontSize": 13},
+         "encoding": {"text": {"field": "count"}}},
+        {"mark": {"type": "text", "fontSize": 13, "baseline": "bottom", "color": "#333333"},
+         "encoding": {"y": {"field": "label_y", "type": "quantitative", "axis": None,
+                            "scale": {"domain": [0, rows], "reverse": True}},
+                      "text": {"field": "p_text"}}},
+    ]
+    if hidden:
+        layers.append({"data": {"values": [{"x": cols / 2, "y": rows + 0.1,
+                                            "note": f"+ {hidden} more table{'s' if hidden != 1 else ''} "
+                                                    f"({int(sizes[shown:].sum())} customers) not drawn"}]},
+                       "mark": {"type": "text", "fontSize": 12, "color": "#555555", "baseline": "top"},
+                       "encoding": {"text": {"field": "note"}}})
+    return {
+        "width": cols * cell_px, "height": height,
+        "datasets": {"tables": records}, "data": {"name": "tables"},
+        "encoding": {
+            "x": {"field": "x", "type": "quantitative", "axis": None, "scale": {"domain": [0, cols]}},
+            "y": {"field": "y", "type": "quantitative", "axis": None,
+                  "scale": {"domain": [0, rows + (18 / cell_px if hidden else 0)], "reverse": True}},
+        },
+        "layer": layers,
+        "config": {"view": {"stroke": None}},
+    }
+
+
+def k_growth_priors(curves, title):
+    """E[K_N] against N (log axis) for several priors. ``curves``: list of dicts with "label" (str), "N" (n,),
+    "mean" (n,) and "se" (n,) of the simulated K_N (drawn solid with a +-2 SE band, one legend entry per prior),
+    "exact" ((n,) or None: drawn dashed in the same colour) and "limit" (float or None: the value E[K_N] tends to,
+    a dotted line labelled at the right)."""
+    fig = go.Figure()
+    for i, c in enumerate(curves):
+        colour = PALETTE[i % len(PALETTE)]
+        label = plain_text(c["label"])
+        N, mean, se = np.asarray(c["N"]), np.asarray(c["mean"]), np.asarray(c["se"])
+        fig.add_scatter(x=N, y=mean + 2 * se, mode="lines", line=dict(width=0), showlegend=False,
+                        hoverinfo="skip", legendgroup=label)
+        fig.add_scatter(x=N, y=mean - 2 * se, mode="lines", line=dict(width=0), fill="tonexty",
+                        fillcolor=_rgba(colour, 0.18), showlegend=False, hoverinfo="skip", legendgroup=label)
+        fig.add_scatter(x=N, y=mean, mode="lines", name=label, line=dict(color=colour, width=2), legendgroup=label)
+        if c.get("exact") is not None:
+            fig.add_scatter(x=N, y=np.asarray(c["exact"]), mode="lines", name=f"{label}: exact", showlegend=False,
+                            line=dict(color=colour, dash="dash", width=2), legendgroup=label)
+        if c.get("limit") is not None:
+            fig.add_scatter(x=[N[0], N[-1]], y=[c["limit"]] * 2, mode="lines", name=f"{label}: limit {c['limit']:g}",
+                            line=dict(color=colour, dash="dot", width=1.5), legendgroup=label, showlegend=False)
+            fig.add_annotation(x=1, xref="paper", xanchor="right", y=c["limit"], yanchor="bottom", showarrow=False,
+                               text=f"{label}: limit {c['limit']:g}", font=dict(color=colour, size=11))
+    ticks = [v for v in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
+             if curves and v <= max(np.asarray(c["N"])[-1] for c in curves)]
+    fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:,}" for v in ticks])
+    fig.update_layout(title=dict(text=plain_text(title), y=0.97, yanchor="top"), xaxis_type="log",
+                      xaxis_title="customers N", yaxis_title="tables K_N",
+                      legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"),
+                      **{**LAYOUT, "height": 420, "margin": dict(l=55, r=10, t=80, b=45)})
+    return fig
+
+
+def _rgba(hex_colour, alpha):
+    h = hex_colour.lstrip("#")
+    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
+
+
+def distribution_lines(samples, title, xaxis_title, integer=True, bins=20, x_range=None, showlegend=True):
+    """Distributions of one statistic for several priors {label: (runs,)} as lines with markers, one per prior
+    (readable for five priors at once, unlike grouped bars): the probability of each value for integers, of
+    each of ``bins`` equal bins over ``x_range`` (default: the values' range) otherwise. Prior i has colour PALETTE[i]
+    as in :func:`k_growth_priors`; ``showlegend=False`` leaves the legend to the page (narrow panels stack it)."""
+    fig = go.Figure()
+    arrays = {k: np.asarray(v) for k, v in samples.items()}
+    if not integer:
+        lo, hi = x_range or (min(v.min() for v in arrays.values()), max(v.max() for v in arrays.values()))
+        edges = np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
+    for i, (label, values) in enumerate(arrays.items()):
+        if integer:
+            x, counts = np.unique(values, return_counts=True)
+        else:
+            counts, _ = np.histogram(values, bins=edges)
+            x = (edges[:-1] + edges[1:]) / 2
+        fig.add_scatter(x=x, y=counts / counts.sum(), mode="lines+markers", name=plain_text(label),
+                        line=dict(color=PALETTE[i % len(PALETTE)], width=2, shape="linear"), marker=dict(size=7))
+    fig.update_layout(title=dict(text=plain_text(title), y=0.97, yanchor="top"), xaxis_title=xaxis_title,
+                      yaxis_title="probability",
+                      showlegend=showlegend, legend=dict(orientation="h", x=0, xanchor="left", y=-0.25, yanchor="top"),
+                      **{**LAYOUT, "height": 320, "margin": dict(l=50, r=10, t=45, b=40)})
+    if integer:
+        fig.update_xaxes(tickformat="d", rangemode="tozero")
+    return fig
+
+
+def choice_bars(choice, title):
+    """Algorithm 1's inner loop for one point: prior weight, predictive (normalised) and posterior per option
+    (clusters, largest first, then a new one); the legend sits under the x axis, clear of the title."""
+    names = [f"cluster {k + 1}<br>n = {n}" for k, n in enumerate(choice.sizes[:-1])] + ["new"]
+    fig = go.Figure()
+    for colour, (label, values) in zip(("#bbbbbb", "#7f7f7f", PALETTE[0]),
+                                       (("prior weight", choice.prior),
+                                        ("predictive likelihood (normalised)", choice.likelihood_share),
+                                        ("posterior", choice.posterior))):
+        fig.add_bar(x=names, y=values, name=label, marker_color=colour,
+                    text=[f"{v:.2f}" for v in values], textposition="outside", cliponaxis=False)
+    fig.update_layout(title=dict(text=plain_text(title), y=0.97, yanchor="top"), yaxis_title="probability",
+                      yaxis_range=[0, 1.12], barmode="group", uniformtext=dict(minsize=9, mode="hide"),
+                      legend=dict(orientation="h", x=0, xanchor="left", y=-0.28, yanchor="top"),
+                      **{**LAYOUT, "height": 380, "margin": dict(l=50, r=10, t=45, b=40)})
+    fig.update_xaxes(tickangle=0)
+    return fig
