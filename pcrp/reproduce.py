@@ -70,6 +70,8 @@ class Protocol:
     cv_folds: int = 5
     split_merge: bool = True
     n_seeds: int = 10  # data sets per simulated experiment (run_over_seeds)
+    cv_repeats: int = 3  # repeats of the folds: the robust CV rule reads each repeat (pcrp.cv.robust_blow_up)
+    cv_rule: str = "robust"
 
 
 FULL = Protocol()
@@ -246,6 +248,7 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
     ds, cv_ds = load_experiment_data(experiment, seed)
     report = progress or (lambda stage, fraction: None)
     cv = cross_validate(cv_ds.X, standardize=cv_ds.standardized, r_grid=r_grid, folds=protocol.cv_folds,
+                        repeats=protocol.cv_repeats, rule=protocol.cv_rule,
                         iters=protocol.cv_iters, burn_in=protocol.cv_burn_in, thin=protocol.cv_thin, seed=seed,
                         split_merge=protocol.split_merge, n_jobs=n_jobs, scheduler=scheduler,
                         progress=lambda done, total: report("cross validation", done / total))
@@ -748,7 +751,8 @@ def write_report(results, out_dir, command="", seconds=None):
         n_sim = max(len(res.runs) for res in results)
         md += [f"Protocol: {N_CHAINS} chains per method from different starts, each {p.iters:,} sweeps, burn-in "
                f"{p.burn_in:,}, thin {p.thin}; split-merge {'on' if p.split_merge else 'off'}; r by {p.cv_folds}-fold "
-               f"CV ({p.cv_iters:,} sweeps per fit, burn-in {p.cv_burn_in:,}) on each data set's own CV sample. "
+               f"CV repeated {p.cv_repeats} time(s) ({p.cv_iters:,} sweeps per fit, burn-in {p.cv_burn_in:,}; "
+               f"{p.cv_rule} change-point rule, pcrp.cv) on each data set's own CV sample. "
                f"Simulated experiments run on {n_sim} data set(s) drawn with different seeds; MNIST and Old "
                "Faithful on one. NMI geometric, VI in bits. Ours: mean over data sets ± the standard deviation "
                "between data sets (the spread), then (MCSE ...) the within-run Monte Carlo standard error (root "

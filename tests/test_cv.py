@@ -442,3 +442,49 @@ def test_a_session_that_ends_cancels_its_work_and_a_new_action_cancels_the_old()
     assert first.cancelled and "new cross validation" in first.reason and not second.cancelled
     _cancel_work(work)  # what Streamlit calls when the session's tab closes
     assert second.cancelled and "closed" in second.reason
+
+
+def _curves(blow_at, G=8, flat=10.0, jump=6.0, seed=0):
+    """(len(blow_at), G) loss curves: flat with 1% wobble, then a jump of ``jump`` from grid index blow_at[s]."""
+    rng = np.random.default_rng(seed)
+    loss = flat * (1 + 0.01 * rng.standard_normal((len(blow_at), G)))
+    for s, j in enumerate(blow_at):
+        loss[s, j:] += jump
+    return loss
+
+
+def test_robust_rule_takes_the_earliest_repeat_and_the_splits_lower_quartile():
+    grid = np.round(np.arange(1.05, 1.45, 0.05), 2)
+    # two repeats of three folds; in the first, one split of three merges at index 4, the others at 6
+    loss = _curves([4, 6, 6, 6, 6, 6], jump=4.0)
+    mean_rule = cv_module.find_blow_up(loss.mean(axis=0), loss.std(axis=0, ddof=1) / np.sqrt(6), r_grid=grid)
+    robust = cv_module.robust_blow_up(loss, 3, r_grid=grid)
+    per_split = sorted(cv_module.find_blow_up(c, r_grid=grid).chosen_index for c in loss)
+    assert per_split == [3, 5, 5, 5, 5, 5]
+    # at index 4 the first repeat's mean rises 13%, beyond the 10% rule; the mean over all six only 7%
+    assert mean_rule.chosen_index == 5 and robust.chosen_index == 3 and robust.index == 4
+    assert "1.2" in robust.reason and "lower quartile of the 6 splits" in robust.reason
+    # the lower quartile alone: one repeat of eight folds, two of which merge early (2 of 8 = a quarter)
+    loss = _curves([3, 3, 6, 6, 6, 6, 6, 6], jump=3.0, seed=1)  # the mean rises 2 x 3 / 8 = 7.5% at index 3
+    assert cv_module.robust_blow_up(loss, 8, r_grid=grid).chosen_index == 2
+    assert cv_module.find_blow_up(loss.mean(axis=0), r_grid=grid).chosen_index == 5
+    # nothing blows up: the last grid point, and the advice to extend the grid
+    flat = cv_module.robust_blow_up(_curves([99] * 4), 2, r_grid=grid)
+    assert flat.index is None and flat.chosen_index == 7 and "extend the grid" in flat.reason
+    with pytest.raises(CVError, match="not whole repeats of 4 folds"):
+        cv_module.robust_blow_up(_curves([4] * 6), 4)
+
+
+def test_cross_validate_records_both_rules():
+    X = np.r_[np.random.default_rng(0).normal(-4, 1, 30), np.random.default_rng(1).normal(4, 1, 30)][:, None]
+    kwargs = dict(r_grid=[1.05, 1.5, 2.5, 4.0], folds=3, repeats=2, iters=60, burn_in=30, thin=5, seed=0, n_jobs=1)
+    robust = cross_validate(X, **kwargs)
+    mean = cross_validate(X, rule="mean", **kwargs)
+    assert robust.settings["rule"] == "robust" and mean.settings["rule"] == "mean"
+    np.testing.assert_array_equal(robust.loss, mean.loss)  # the same fits; only the reading differs
+    assert robust.mean_blow_up == mean.blow_up == mean.mean_blow_up
+    again = cv_module.robust_blow_up(robust.loss, 3, r_grid=robust.r_grid)
+    assert (robust.blow_up.chosen_index, robust.blow_up.reason) == (again.chosen_index, again.reason)
+    assert robust.chosen_r <= mean.chosen_r
+    with pytest.raises(CVError, match="rule must be one of robust, mean"):
+        cross_validate(X, rule="median", **kwargs)
