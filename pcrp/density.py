@@ -1,26 +1,24 @@
 """Posterior density of the mixture (paper Fig. 5) and the posterior predictive of new points.
 
 Given one partition z of the data, a block k with N_k points has the NIW posterior predictive
-t_k(x) (a multivariate Student-t, DESIGN.md section 2). Two mixtures are built from it:
+t_k(x) (a multivariate Student-t, DESIGN.md section 2); t_0 is the prior predictive (an empty block).
 
-- **Density of the data** (Fig. 5): f(x | z) = sum_k (N_k / N) t_k(x). Averaged over kept draws it
-  is the posterior mean of the mixture density, E[f(x) | X]: given z, the weights have posterior
-  mean N_k / N (Dirichlet(N_1, ..., N_K), the new-cluster mass left out as in the paper's figure)
-  and E[N(x; mu_k, Sigma_k) | X_k] = t_k(x).
-- **Posterior predictive of a new point** (the seating rule for customer N + 1):
+- **The model's density** (the default, :func:`predictive_density`, :func:`averaged_density` with a prior): the
+  posterior predictive of a new point, i.e. the seating rule for customer N + 1,
   p(x | z) = [sum_k w_k t_k(x) + w_new t_0(x)] / [sum_k w_k + w_new] with the prior's weights
-  w_k = W(N_k + 1) / W(N_k) and w_new = W(1) V_{N+1}(K + 1) / V_{N+1}(K) (DESIGN.md section 2; g(N_k) = N_k^r
-  and alpha for the pCRP), t_0 the prior predictive. Used by the estimator's predict_proba and score_samples.
-
-Pointwise credible bands (1-D) are quantiles over posterior draws of the density *function*: for
-each of a subset of kept partitions, weights ~ Dirichlet(N_1..N_K) and (mu_k, Sigma_k) ~ the NIW
-posterior of each block, then f(x) = sum_k w_k N(x; mu_k, Sigma_k). So the band covers both the
-partition and the parameters, while the mean line is the exact average above.
+  w_k = W(N_k + 1) / W(N_k) and w_new = W(1) V_{N+1}(K + 1) / V_{N+1}(K) (DESIGN.md section 2; N_k^r and alpha
+  for the pCRP, N_k and alpha for the CRP, N_k - sigma and alpha + K sigma for Pitman-Yor, ...). Averaged over
+  kept draws it is p(x | X), the density the model predicts; its pointwise credible band is the spread of
+  p(x | z_s) over the draws. Used by the figures, the estimator's predict_proba and score_samples.
+- **Plug-in density** (labelled so wherever shown; ``prior=None``): f(x | z) = sum_k (N_k / N) t_k(x), the
+  weights' posterior mean under a Dirichlet(N_1..N_K) with the new-cluster mass left out, as in the paper's
+  figure. For r != 1 it is not the pCRP's predictive (on Old Faithful at r = 1.6 it differs by a median 11%).
+  Its band comes from :func:`density_draws` (Dirichlet(N_k) weights and NIW draws of each block).
 
 For d > 2 the figures use the first two axes (or any chosen ones): the marginal of the model on
 those axes is again an NIW mixture, with the same m0, kappa0 and S0 restricted to the axes and
 nu0 reduced by the number of dropped axes (the marginal of an inverse Wishart), so the projected
-predictive is exactly the marginal of the full predictive.
+predictive is exactly the marginal of the full predictive (the seating weights depend on the partition only).
 """
 
 from dataclasses import dataclass
@@ -98,7 +96,8 @@ class _Blocks:
 
 
 def mixture_density(points, X, labels, niw):
-    """Density f(x | z) = sum_k (N_k / N) t_k(x) of one partition at points (G, d) (or (G,) for 1-D).
+    """Plug-in density f(x | z) = sum_k (N_k / N) t_k(x) of one partition at points (G, d) (or (G,) for 1-D):
+    N_k / N weights, no new-cluster term (not the model's predictive for r != 1: see :func:`predictive_density`).
 
     X (N, d), labels (N,). Returns (density (G,), weighted components (K, G)), components in the
     order of ``np.unique(labels)``.
@@ -118,9 +117,11 @@ def _spaced(n_total, n_max):
 class DensitySummary:
     """The posterior density on a set of points (G,).
 
-    mean: posterior mean of the density (the average over draws of f(x | z)).
-    lower, upper: pointwise credible band (quantiles of posterior density draws), or None.
+    mean: posterior mean of the density (the average over draws of p(x | z_s), or of the plug-in f(x | z_s)).
+    lower, upper: pointwise credible band (quantiles over draws), or None.
     level: the band's probability (0.9 = 90%); n_draws: kept partitions averaged.
+    kind: "predictive" (the model's: the prior's seating weights and the new-cluster term) or "plug-in"
+        (N_k / N weights, no new-cluster term); ``label`` says it in words for a figure.
     """
 
     mean: np.ndarray
@@ -128,11 +129,18 @@ class DensitySummary:
     upper: np.ndarray | None
     level: float
     n_draws: int
+    kind: str = "predictive"
+
+    @property
+    def label(self):
+        if self.kind == "plug-in":
+            return "plug-in density (weights N_k / N, no new-cluster term)"
+        return "posterior predictive density (the prior's seating weights, new-cluster term included)"
 
 
 def density_draws(points, X, label_draws, niw, n_draws=200, seed=0):
-    """(n, G) posterior draws of the density function at points (G, d): for evenly spaced kept partitions,
-    Dirichlet(N_k) weights and (mu_k, Sigma_k) from each block's NIW posterior."""
+    """(n, G) draws of the plug-in density function at points (G, d): for evenly spaced kept partitions,
+    Dirichlet(N_k) weights and (mu_k, Sigma_k) from each block's NIW posterior (the plug-in's band)."""
     X = np.asarray(X, dtype=float).reshape(np.shape(label_draws)[-1], -1)
     d = X.shape[1]
     points = np.asarray(points, dtype=float).reshape(-1, d)
@@ -155,20 +163,44 @@ def density_draws(points, X, label_draws, niw, n_draws=200, seed=0):
     return np.array(out)
 
 
-def averaged_density(points, X, label_draws, niw, *, max_draws=200, level=0.9, band=True, seed=0):
-    """Posterior mean density at points (G, d) averaged over up to ``max_draws`` evenly spaced kept draws
-    ((S, N) or (C, S, N) labels), with a pointwise ``level`` credible band from :func:`density_draws`
-    when ``band`` (meant for 1-D: it costs one NIW draw per block and draw)."""
+def predictive_density(points, X, labels, prior, niw):
+    """The model's density of a new point given one partition, at points (G, d) (or (G,) for 1-D).
+
+    X (N, d), labels (N,), prior: a seating prior (pcrp.model). Returns (density (G,), components (K + 1, G)):
+    component k < K is w_k t_k(x) / (sum_l w_l + w_new) for the blocks in the order of ``np.unique(labels)``,
+    component K the new-cluster term w_new t_0(x) / (...); they sum to the density.
+    """
+    X = np.asarray(X, dtype=float).reshape(len(labels), -1)
+    points = np.asarray(points, dtype=float).reshape(-1, X.shape[1])
+    comps = np.exp(seating_log_predictive(points, X, labels, prior, niw)).T
+    return comps.sum(axis=0), comps
+
+
+def averaged_density(points, X, label_draws, niw, *, prior=None, max_draws=200, level=0.9, band=True, seed=0):
+    """Posterior density at points (G, d) averaged over up to ``max_draws`` evenly spaced kept draws
+    ((S, N) or (C, S, N) labels), with a pointwise ``level`` credible band when ``band``.
+
+    prior given: the model's posterior predictive (:func:`predictive_density` per draw), the band the
+    pointwise quantiles of the per-draw predictive densities. prior None: the plug-in density
+    (:func:`mixture_density`), its band from :func:`density_draws` (meant for 1-D: one NIW draw per block and
+    draw); the result is marked ``kind="plug-in"``.
+    """
     X = np.asarray(X, dtype=float)
     draws = np.asarray(label_draws).reshape(-1, X.shape[0])
     X = X.reshape(draws.shape[1], -1)
     picks = _spaced(len(draws), max_draws)
-    mean = np.mean([mixture_density(points, X, draws[s], niw)[0] for s in picks], axis=0)
     lower = upper = None
+    quantiles = [(1 - level) / 2, (1 + level) / 2]
+    if prior is not None:
+        f = np.array([predictive_density(points, X, draws[s], prior, niw)[0] for s in picks])
+        if band:
+            lower, upper = np.quantile(f, quantiles, axis=0)
+        return DensitySummary(mean=f.mean(axis=0), lower=lower, upper=upper, level=level, n_draws=int(picks.size))
+    mean = np.mean([mixture_density(points, X, draws[s], niw)[0] for s in picks], axis=0)
     if band:
         f = density_draws(points, X, draws, niw, n_draws=max_draws, seed=seed)
-        lower, upper = np.quantile(f, [(1 - level) / 2, (1 + level) / 2], axis=0)
-    return DensitySummary(mean=mean, lower=lower, upper=upper, level=level, n_draws=int(picks.size))
+        lower, upper = np.quantile(f, quantiles, axis=0)
+    return DensitySummary(mean=mean, lower=lower, upper=upper, level=level, n_draws=int(picks.size), kind="plug-in")
 
 
 def seating_log_predictive(X_new, X, labels, prior, niw):
@@ -194,8 +226,11 @@ class DensityPanel:
 
     dim: 1 or 2; axes: the columns of the original data shown; X: (N, dim) those columns.
     grid: (G,) points for dim 1; gx (nx,), gy (ny,) mesh axes for dim 2 (grid is then (ny * nx, 2)).
-    density: a :class:`DensitySummary`; mean (and band) have shape (G,) in 1-D and (ny, nx) in 2-D.
-    components: (K, G) or (K, ny, nx) weighted components N_k / N t_k(x) of the point estimate.
+    density: a :class:`DensitySummary` (its ``label`` says which density); mean (and band) have shape (G,) in
+        1-D and (ny, nx) in 2-D.
+    components: (K, G) or (K, ny, nx) the point estimate's weighted components: w_k t_k(x) with the prior's
+        seating weights (normalised with the new-cluster weight), or N_k / N t_k(x) for the plug-in.
+    new_component: (G,) or (ny, nx) the new-cluster term w_new t_0(x) of the point estimate, or None (plug-in).
     """
 
     dim: int
@@ -206,26 +241,40 @@ class DensityPanel:
     gy: np.ndarray | None
     density: DensitySummary
     components: np.ndarray
+    new_component: np.ndarray | None = None
 
 
-def density_panel(X, label_draws, point_labels, niw, *, axes=(0, 1), max_draws=200, level=0.9, n_grid=None,
-                  seed=0):
+def density_panel(X, label_draws, point_labels, niw, *, prior=None, axes=(0, 1), max_draws=200, level=0.9,
+                  n_grid=None, seed=0):
     """The posterior density of data X (N, d) averaged over kept draws, with the point estimate's components:
     on a 1-D grid (with a pointwise ``level`` band) when d = 1, else on a 2-D mesh over ``axes`` using the
-    marginal model of those axes (:func:`project`)."""
+    marginal model of those axes (:func:`project`). prior: the run's seating prior, for the model's predictive
+    density; None gives the plug-in density (labelled so in ``density.label``)."""
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
         X = X[:, None]
     Xp, niw_p = project(X, niw, axes if X.shape[1] > 1 else (0,))
     shown = list(axes[: Xp.shape[1]]) if X.shape[1] > 1 else [0]
+
+    def components(points):
+        if prior is None:
+            return mixture_density(points, Xp, point_labels, niw_p)[1], None
+        comps = predictive_density(points, Xp, point_labels, prior, niw_p)[1]
+        return comps[:-1], comps[-1]
+
     if Xp.shape[1] == 1:
         grid = grid_1d(Xp[:, 0], n_grid or 300)
-        summary = averaged_density(grid[:, None], Xp, label_draws, niw_p, max_draws=max_draws, level=level, seed=seed)
-        _, comps = mixture_density(grid[:, None], Xp, point_labels, niw_p)
-        return DensityPanel(1, shown, Xp, grid, None, None, summary, comps)
+        summary = averaged_density(grid[:, None], Xp, label_draws, niw_p, prior=prior, max_draws=max_draws,
+                                   level=level, seed=seed)
+        comps, new = components(grid[:, None])
+        return DensityPanel(1, shown, Xp, grid, None, None, summary, comps, new)
     gx, gy, grid = grid_2d(Xp, n_grid or 60)
-    summary = averaged_density(grid, Xp, label_draws, niw_p, max_draws=max_draws, level=level, band=False)
+    summary = averaged_density(grid, Xp, label_draws, niw_p, prior=prior, max_draws=max_draws, level=level,
+                               band=prior is not None)
     shape = (gy.size, gx.size)
     summary.mean = summary.mean.reshape(shape)
-    _, comps = mixture_density(grid, Xp, point_labels, niw_p)
-    return DensityPanel(2, shown, Xp, grid, gx, gy, summary, comps.reshape((-1,) + shape))
+    if summary.lower is not None:
+        summary.lower, summary.upper = summary.lower.reshape(shape), summary.upper.reshape(shape)
+    comps, new = components(grid)
+    return DensityPanel(2, shown, Xp, grid, gx, gy, summary, comps.reshape((-1,) + shape),
+                        None if new is None else new.reshape(shape))

@@ -362,6 +362,24 @@ def similarity_order(psm, labels):
     return np.lexsort((-within, ranked))
 
 
+def cluster_confidence_from_draws(draws, labels):
+    """:func:`cluster_confidence` without the similarity matrix, from per-draw contingency tables: for point i in
+    cluster C, the mean over draws of (#{j in C : z_s(j) = z_s(i)} - 1) / (|C| - 1) (1 for a singleton).
+    draws (S, N) or (C, S, N); labels (N,). O(N S) time, O(N) memory beyond the draws."""
+    draws = _as_draws(draws)
+    _, labels = np.unique(np.asarray(labels), return_inverse=True)
+    labels = labels.reshape(-1)
+    sizes = np.bincount(labels)
+    K = sizes.size
+    total = np.zeros(labels.shape[0])
+    for z in draws:
+        _, z = np.unique(z, return_inverse=True)
+        cell = labels * (int(z.max()) + 1) + z.reshape(-1)
+        total += np.bincount(cell, minlength=K * (int(z.max()) + 1))[cell] - 1
+    denominator = np.maximum(sizes[labels] - 1, 1) * draws.shape[0]
+    return np.where(sizes[labels] > 1, total / denominator, 1.0)
+
+
 def cluster_confidence(psm, labels):
     """(N,) mean co-clustering probability of each point with the other members of its cluster in
     ``labels`` (1 for a singleton): near 1 the posterior agrees with the point estimate about that point."""

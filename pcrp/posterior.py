@@ -1,13 +1,16 @@
-"""The posterior summary of one prior's chains, as the app shows it: diagnostics, the similarity matrix,
-the point-estimate partition and the averaged density, with the work bounded for a shared server.
+"""The posterior summary of one prior's chains, as the app shows it: diagnostics, modes, the point-estimate
+partition, each point's confidence, the similarity matrix (or a sample of its rows) and the model's density,
+with the work bounded for a shared server.
 
-The command line computes the same summaries without these bounds (`pcrp run`); here a visitor's click
-must not occupy the server for minutes, so the point estimate and the similarity matrix use at most
-``MAX_DRAWS`` evenly spaced kept draws (pooled over chains) and are skipped beyond ``MAX_POINTS``
-points (the N x N matrix alone would be 400 MB at N = 10,000).
+The command line computes the same summaries (`pcrp run`); here a visitor's click must not occupy the server
+for minutes, so the point estimate uses at most ``MAX_DRAWS`` evenly spaced kept draws (pooled over chains) and
+SEARCH_RUNS greedy runs. The point estimate and the confidences come from the draws (O(N x draws) memory,
+:mod:`pcrp.partition`), for any N when ``scale=True``; the N x N similarity matrix is formed only up to
+``MAX_POINTS`` points (40 MB at 3,162; 400 MB at 10,000), above which it covers ``MAX_POINTS`` evenly spaced
+rows (``psm_rows``), enough for the heatmap, which shows at most 600.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,10 +25,12 @@ class PosteriorSummary:
     """What the app shows for one prior.
 
     chains: the pcrp.chains.ChainSet summarised; diagnostics: ChainSet.diagnostics();
-    psm: (N, N) float32 co-clustering probabilities or None; point: pcrp.partition.PointEstimate or None;
+    psm: (n, n) float32 co-clustering probabilities of the points ``psm_rows`` (all N when psm_rows is None),
+        or None; point: pcrp.partition.PointEstimate or None;
     confidence: (N,) mean co-clustering probability of each point with its cluster, or None;
-    density: pcrp.density.DensityPanel; draws_used: kept draws behind psm / point; note: what was
-    bounded, for the page.
+    density: pcrp.density.DensityPanel (the model's predictive density: ``density.density.label`` says so);
+    draws_used: kept draws behind point / psm; note: what was bounded, for the page;
+    modes: list of pcrp.modes.Mode (one when the chains agree); modes_warning: a sentence when they do not.
     """
 
     chains: object
@@ -36,10 +41,20 @@ class PosteriorSummary:
     density: object
     draws_used: int
     note: str = ""
+    psm_rows: np.ndarray | None = None
+    modes: list = field(default_factory=list)
+    modes_warning: str = ""
 
     @property
     def bytes(self):
         return 0 if self.psm is None else int(self.psm.nbytes)
+
+    @property
+    def psm_labels(self):
+        """The point estimate's labels of the rows of ``psm`` (for the heatmap), or None."""
+        if self.point is None:
+            return None
+        return self.point.labels if self.psm_rows is None else self.point.labels[self.psm_rows]
 
 
 def evenly_spaced(draws, limit):
@@ -49,27 +64,62 @@ def evenly_spaced(draws, limit):
     return draws[np.linspace(0, len(draws) - 1, limit).round().astype(int)]
 
 
-def summarise(chain_set, X, niw, *, loss="vi", seed=0, max_draws=MAX_DRAWS, max_points=MAX_POINTS):
-    """The :class:`PosteriorSummary` of ``chain_set`` (a pcrp.chains.ChainSet) on data X (N, d) with its
-    NIW prior."""
-    from .density import density_panel
-    from .partition import cluster_confidence, point_estimate, similarity_matrix
+def prior_of(config):
+    """The seating prior a run's configuration records (``prior`` and its parameters; CRP/pCRP by ``r`` for
+    configurations written before the registry)."""
+    from .model import PRIORS, make_prior
 
+    name = config.get("prior") or ("crp" if float(config.get("r", 1.0)) == 1.0 else "pcrp")
+    spec = PRIORS[name]
+    return make_prior(name, **{p.name: config[p.name] for p in spec.params if config.get(p.name) is not None})
+
+
+def summarise(chain_set, X, niw, *, loss="vi", seed=0, max_draws=MAX_DRAWS, max_points=MAX_POINTS, scale=False,
+              prior=None):
+    """The :class:`PosteriorSummary` of ``chain_set`` (a pcrp.chains.ChainSet) on data X (N, d) with its
+    NIW prior.
+
+    scale: False keeps the earlier bounds (no point estimate, confidence or similarity matrix above
+    ``max_points`` points); True computes the point estimate and confidences from the draws for any N and the
+    similarity matrix of ``max_points`` evenly spaced rows above it (``psm_rows``; draw the heatmap with
+    ``psm`` and ``psm_labels``). prior: the seating prior (default: the one ``chain_set.config`` records).
+    """
+    from .density import density_panel
+    from .modes import find_modes
+    from .partition import cluster_confidence_from_draws, point_estimate, similarity_matrix
+
+    prior = prior or prior_of(chain_set.config)
     draws = evenly_spaced(chain_set.pooled_labels(), max_draws)
     N = draws.shape[1]
     notes = []
-    psm = point = confidence = None
-    if N <= max_points:
-        psm = similarity_matrix(draws)
-        point = point_estimate(draws, loss, psm=psm, n_runs=SEARCH_RUNS, zealous_attempts=ZEALOUS_ATTEMPTS, seed=seed)
-        confidence = cluster_confidence(psm, point.labels)
+    psm = point = confidence = psm_rows = None
+    options = dict(n_runs=SEARCH_RUNS, zealous_attempts=ZEALOUS_ATTEMPTS)
+    if N <= max_points or scale:
+        point = point_estimate(draws, loss, seed=seed, **options)
+        confidence = cluster_confidence_from_draws(draws, point.labels)
         point_labels = point.labels
+        if N <= max_points:
+            psm = similarity_matrix(draws)
+        else:
+            psm_rows = np.unique(np.linspace(0, N - 1, max_points).round().astype(int))
+            psm = similarity_matrix(draws[:, psm_rows])
+            notes.append(f"The similarity matrix covers {psm_rows.size:,} evenly spaced of the {N:,} points.")
     else:
         notes.append(f"The similarity matrix and the point estimate are computed here for up to {max_points:,} "
                      f"points (these data have {N:,}); `pcrp run` computes them for any N.")
         point_labels = draws[-1]
     if len(chain_set.pooled_labels()) > len(draws):
         notes.append(f"Summaries use {len(draws)} evenly spaced of the {len(chain_set.pooled_labels())} kept draws.")
-    density = density_panel(X, draws, point_labels, niw, max_draws=min(200, len(draws)), seed=seed)
-    return PosteriorSummary(chains=chain_set, diagnostics=chain_set.diagnostics(), psm=psm, point=point,
-                            confidence=confidence, density=density, draws_used=len(draws), note=" ".join(notes))
+    diagnostics = chain_set.diagnostics()
+    modes, warning = [], ""
+    if point is not None:
+        from dataclasses import replace
+
+        thinned = replace(chain_set, labels=chain_set.labels[:, np.linspace(0, chain_set.n_kept - 1, max(
+            1, max_draws // chain_set.n_chains)).round().astype(int)])
+        modes, warning = find_modes(thinned, loss=loss, seed=seed, pooled=point, diagnostics=diagnostics,
+                                    point_options=options)
+    density = density_panel(X, draws, point_labels, niw, prior=prior, max_draws=min(200, len(draws)), seed=seed)
+    return PosteriorSummary(chains=chain_set, diagnostics=diagnostics, psm=psm, point=point,
+                            confidence=confidence, density=density, draws_used=len(draws), note=" ".join(notes),
+                            psm_rows=psm_rows, modes=modes, modes_warning=warning)

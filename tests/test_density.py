@@ -147,3 +147,71 @@ def test_posterior_density_figure_draws_band_mean_and_dashed_components(d):
     else:
         assert fig.layout.xaxis.title.text == "c0" and fig.layout.yaxis.title.text == "c1"
         assert sum(t.type == "contour" for t in fig.data) == 4  # mean density + one per cluster
+
+
+def scipy_predictive(points, X, labels, weights, niw):
+    """(K + 1, G): weights[k] t_k(x) for each block and weights[K] t_0(x), Student-t densities from scipy."""
+    out = []
+    for k in range(len(weights)):
+        block = X[labels == k] if k < len(weights) - 1 else np.empty((0, X.shape[1]))
+        df, loc, scale = student_t_params(block, niw.m0, niw.kappa0, niw.nu0, niw.S0)
+        out.append(weights[k] * stats.multivariate_t(loc=loc, shape=scale, df=df).pdf(points))
+    return np.array(out)
+
+
+def test_model_density_is_the_average_seating_predictive_for_the_pcrp_at_r_1_6():
+    """The model's density averaged over draws equals the mean of the per-draw seating predictive (weights
+    N_k^1.6 and alpha, normalised, scipy's Student-t), to rounding; it differs from the plug-in density (N_k / N,
+    no new-cluster term), which is what the figure showed before."""
+    X, labels = blobs(40, 1, seed=6)
+    niw = resolve_niw(X)
+    prior = PowerCRP(0.8, 1.6)
+    rng = np.random.default_rng(1)
+    draws = np.array([np.where(rng.random(40) < 0.2, rng.integers(0, 3, 40), labels) for _ in range(6)])
+    grid = grid_1d(X[:, 0], 60)
+    summary = averaged_density(grid, X, draws, niw, prior=prior, level=0.8)
+    per_draw = []
+    for z in draws:
+        _, z = np.unique(z, return_inverse=True)
+        sizes = np.bincount(z)
+        w = np.append(sizes ** 1.6, 0.8)
+        per_draw.append(scipy_predictive(grid[:, None], X, z, w / w.sum(), niw).sum(axis=0))
+    per_draw = np.array(per_draw)
+    assert summary.kind == "predictive" and summary.n_draws == 6
+    assert summary.mean == pytest.approx(per_draw.mean(axis=0), rel=1e-9)
+    assert summary.lower == pytest.approx(np.quantile(per_draw, 0.1, axis=0), rel=1e-9)
+    assert summary.upper == pytest.approx(np.quantile(per_draw, 0.9, axis=0), rel=1e-9)
+    plug_in = averaged_density(grid, X, draws, niw, band=False)
+    assert plug_in.kind == "plug-in" and "N_k / N" in plug_in.label
+    assert np.max(np.abs(plug_in.mean - summary.mean) / summary.mean.max()) > 0.01
+
+
+def test_new_cluster_term_uses_v_at_n_plus_1_for_the_mfm():
+    """For the MFM the new-cluster weight of customer N + 1 is W(1) V_{N+1}(K + 1) / V_{N+1}(K) (not V_N), read
+    here from the prior's own tables at N + 1; the existing blocks get W(n + 1) / W(n) = n + gamma."""
+    from pcrp.density import predictive_density
+    from pcrp.model import MFM
+
+    X, labels = blobs(30, 2, seed=3)
+    niw = resolve_niw(X)
+    prior = MFM(gamma=0.5, lam=2.0)
+    N, K = 30, 3
+    log_W, log_V = prior.tables(N + 1)
+    w = np.append(np.bincount(labels) + 0.5, np.exp(log_W[1] + log_V[K + 1] - log_V[K]))
+    points = np.array([[0.0, 0.0], [5.0, -5.0], [-2.0, -2.0]])
+    density, comps = predictive_density(points, X, labels, prior, niw)
+    expected = scipy_predictive(points, X, labels, w / w.sum(), niw)
+    assert comps == pytest.approx(expected, rel=1e-9) and density == pytest.approx(expected.sum(axis=0), rel=1e-9)
+    log_W_n, log_V_n = prior.tables(N)
+    assert abs((log_V_n[K + 1] - log_V_n[K]) - (log_V[K + 1] - log_V[K])) > 1e-3  # V_N would be a different weight
+
+
+@pytest.mark.parametrize("d,dim", [(1, 1), (3, 2)])
+def test_density_panel_of_the_model_has_the_new_cluster_term_and_a_band(d, dim):
+    X, labels = blobs(40, d, seed=8)
+    panel = density_panel(X, np.tile(labels, (6, 1)), labels, resolve_niw(X), prior=PowerCRP(1.0, 1.3),
+                          max_draws=6, n_grid=20)
+    assert panel.components.shape[0] == 3 and panel.new_component.shape == panel.density.mean.shape
+    # every draw is the point estimate here: the mean density is its components plus the new-cluster term
+    assert panel.components.sum(axis=0) + panel.new_component == pytest.approx(panel.density.mean, rel=1e-10)
+    assert panel.density.lower.shape == panel.density.mean.shape and panel.density.kind == "predictive"

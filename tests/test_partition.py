@@ -248,3 +248,14 @@ def test_search_uses_at_most_its_draw_budget_and_reports_it():
     a = point_estimate(draws, "binder", n_runs=4, seed=1, n_jobs=1)
     b = point_estimate(draws, "binder", n_runs=4, seed=1, n_jobs=2)
     assert np.array_equal(a.labels, b.labels)  # threads do not change the result
+
+
+def test_cluster_confidence_from_draws_equals_the_matrix_version():
+    from pcrp.partition import cluster_confidence_from_draws
+
+    rng = np.random.default_rng(5)
+    draws = rng.integers(0, 4, size=(25, 50)) * 7
+    labels = rng.integers(0, 5, 50)
+    labels[0] = 9  # a singleton
+    assert cluster_confidence_from_draws(draws, labels) == pytest.approx(
+        cluster_confidence(similarity_matrix(draws), labels), abs=1e-6)  # psm in float32
