@@ -1,121 +1,253 @@
-"""Rich get richer: the seating process, CRP against pCRP, one customer at a time."""
+"""Rich get richer: the seating process under each prior of the registry, one customer at a time."""
+
+import html
+import math
 
 import numpy as np
 import streamlit as st
 
 from app_pages.shared import guarded
 from pcrp import data, plots
-from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.one_customer import seating_choice
+from pcrp.model import CRP, PRIORS, ModelError, make_prior, resolve_niw
+from pcrp.one_customer import contrast, seating_choice
+from pcrp.plots import restaurant as rplots
+from pcrp.plots.style import PALETTE
 from pcrp.sampler import run
-from pcrp.seating import (arrival_orders, crp_expected_k, order_probability, seat, seating_probabilities,
-                          simulate_k_growth, simulate_tables, three_customer_example)
+from pcrp.seating import (arrival_orders, growth, order_probability_prior, seat_prior, seating_probabilities_prior,
+                          simulate_k_growth_prior, simulate_tables_prior)
 
 state = st.session_state
 st.title("Rich get richer")
-st.latex(r"p(z_{n+1}=k \mid z_{1:n}) \propto \begin{cases} N_k^{\,r} & \text{occupied table } k \\ "
-         r"\alpha & \text{new table}\end{cases}\qquad r=1:\ \text{CRP}")
+st.markdown(
+    "Customers enter a restaurant one by one; each joins a table with a weight that grows with its size, or opens "
+    "a new one. **What to watch for:** the big tables get bigger, and under the pCRP (sizes to the power r > 1) "
+    "they pull harder, so fewer tables open than under the CRP.")
+st.latex(r"p(\text{table } k) \propto \frac{W(N_k + 1)}{W(N_k)},\quad "
+         r"p(\text{new}) \propto W(1)\,\frac{V_n(K + 1)}{V_n(K)}\qquad "
+         r"\text{CRP: } N_k,\ \alpha;\ \ \text{pCRP: } N_k^{\,r},\ \alpha")
 
-c = st.columns(4)
-alpha = c[0].number_input("alpha", 0.01, 50.0, 1.0, step=0.1, key="rgr_alpha")
-r = c[1].slider("pCRP power r", 0.5, 3.0, 1.5, step=0.05, key="rgr_r")
-n_total = c[2].number_input("customers", 10, 2000, 200, step=10, key="rgr_n")
-seed = c[3].number_input("seed", 0, 10_000, 0, key="rgr_seed")
+# ----------------------------------------------------------------------------- priors and their parameters
+NAMES = list(PRIORS)
 
-# ----------------------------------------------------------------------------- animation
-st.header("Customers arrive one by one")
+
+def param_key(param):
+    """Widget key of a registry parameter: rgr_<name> for the first parameter of that name in the registry
+    (rgr_alpha, rgr_r, rgr_sigma, ...), rgr_<prior>_<name> for a different parameter of the same name
+    (rgr_py_alpha); a parameter shared by several priors (the CRP's and pCRP's alpha) has one widget."""
+    first = next(p for s in PRIORS.values() for p in s.params if p.name == param.name)
+    if first is param:
+        return f"rgr_{param.name}"
+    owner = next(s for s in PRIORS.values() if param in s.params)
+    return f"rgr_{owner.name}_{param.name}"
+
+
+def param_widget(container, param):
+    """A number input for ``param`` from its registry bounds and default; open bounds are checked by the prior
+    (a value on an open bound gets the registry's sentence)."""
+    if param.integer:
+        step = 1
+    else:
+        step = 10.0 ** math.floor(math.log10(abs(param.default))) / 10 if param.default else 0.1
+    kind = int if param.integer else float
+    return container.number_input(
+        param.label, value=kind(param.default),
+        min_value=kind(param.low) if param.low is not None and param.low_closed else None,
+        max_value=kind(param.high) if param.high is not None and param.high_closed else None,
+        step=step, format=None if param.integer else "%g", help=param.help, key=param_key(param))
+
+
+c = st.columns([3, 1, 1])
+chosen = c[0].multiselect("priors in the restaurant", NAMES, default=["crp", "pcrp"], max_selections=3,
+                          format_func=lambda n: PRIORS[n].label, key="rgr_priors",
+                          help="Up to three restaurants side by side, seated with the same random numbers.")
+n_total = int(c[1].number_input("customers", 10, 2000, 200, step=10, key="rgr_n"))
+seed = int(c[2].number_input("seed", 0, 10_000, 0, key="rgr_seed"))
+growth_names = st.session_state.get("rgr_growth_priors", NAMES)
+used = [n for n in NAMES if n in set(chosen) | set(growth_names)]
+
+values = {}
+shown_params = {}
+parameters = st.expander("Parameters of the priors (bounds and defaults from the prior registry; a parameter two "
+                         "priors share has one box)")
+cols = parameters.columns(max(len(used), 1))
+for col, name in zip(cols, used):
+    spec = PRIORS[name]
+    col.markdown(f"**{spec.label}**")
+    for p in spec.params:
+        key = param_key(p)
+        if key not in shown_params:
+            shown_params[key] = spec.label
+            values[key] = param_widget(col, p)
+        else:
+            col.caption(f"{p.name}: as the {shown_params[key]}'s")
+
+priors = {}
+for name in used:
+    spec = PRIORS[name]
+    try:
+        priors[name] = make_prior(name, **{p.name: values[param_key(p)] for p in spec.params})
+    except ModelError as err:
+        st.error(f"{spec.label}: {err}")
+
+
+# ----------------------------------------------------------------------------- the restaurant
 SPEEDS = {"slow (2 per second)": (0.5, 1), "medium (5 per second)": (0.2, 1), "fast (25 per second)": (0.2, 5),
           "very fast (100 per second)": (0.2, 20)}
-uniforms = np.random.default_rng(int(seed)).random(int(n_total))
 state.setdefault("rgr_shown", 1)
-b = st.columns([1, 1, 1, 1, 3])
-if b[0].button("Step", key="rgr_step"):
-    state.rgr_shown = min(state.rgr_shown + 1, int(n_total))
-if b[1].button("+10", key="rgr_step10"):
-    state.rgr_shown = min(state.rgr_shown + 10, int(n_total))
-if b[2].button("Play / pause", key="rgr_play"):
-    state.rgr_playing = not state.get("rgr_playing", False)
-if b[3].button("Restart", key="rgr_restart"):
+state.setdefault("rgr_playing", False)
+state.rgr_shown = min(state.rgr_shown, n_total)
+
+
+def _step(k):
+    state.rgr_shown = min(state.rgr_shown + k, n_total)
+
+
+def _toggle():
+    if not state.rgr_playing and state.rgr_shown >= n_total:
+        state.rgr_shown = 1  # Play at the end starts again
+    state.rgr_playing = not state.rgr_playing
+
+
+def _restart():
     state.rgr_shown = 1
     state.rgr_playing = False
+
+
+b = st.columns([1, 1, 1.3, 1, 3])
+b[0].button("Step", key="rgr_step", on_click=_step, args=(1,))
+b[1].button("+10", key="rgr_step10", on_click=_step, args=(10,))
+b[2].button("Pause" if state.rgr_playing else "Play", key="rgr_play", on_click=_toggle,
+            icon=":material/pause:" if state.rgr_playing else ":material/play_arrow:",
+            type="primary" if state.rgr_playing else "secondary")  # no tooltip: it would cover the status
+b[3].button("Restart", key="rgr_restart", on_click=_restart)
 speed = b[4].select_slider("speed", options=list(SPEEDS), value="medium (5 per second)", key="rgr_speed")
 interval, per_tick = SPEEDS[speed]
 
 
+@st.cache_data(max_entries=64)
+def seating(prior, n, seed):
+    """Table labels (n,) of n customers under ``prior`` with the page's random numbers (a pure function of its
+    arguments, safe to share between users); the first m customers' seating is the first m labels."""
+    uniforms = np.random.default_rng(seed).random(n)
+    return seat_prior(prior, n, uniforms)
+
+
+def plural(n, word, words=None):
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
 @st.fragment(run_every=interval if state.get("rgr_playing") else None)
-def tables():
+def restaurants():
     with guarded("the seating animation"):
-        if state.get("rgr_playing"):
-            state.rgr_shown = min(state.rgr_shown + per_tick, int(n_total))
-            if state.rgr_shown >= int(n_total):
-                state.rgr_playing = False
+        if state.rgr_playing:
+            state.rgr_shown = min(state.rgr_shown + per_tick, n_total)
         n = state.rgr_shown
-        st.caption(f"{n} customers seated (the same random numbers for both rules).")
-        rules = (("CRP", 1.0), (f"pCRP r={r:g}", r))
-        sizes = {name: np.bincount(seat(n, alpha, power, uniforms)) for name, power in rules}
-        n_tables = max(s.size for s in sizes.values())
-        y_max = int(np.ceil(max(s.max() for s in sizes.values()) / 10) * 10)  # shared, in steps of 10
-        cols = st.columns(2)
-        for col, (name, power) in zip(cols, rules):
+        if state.rgr_playing and n >= n_total:
+            state.rgr_playing = False
+            st.rerun()  # the whole page: the Play button shows its state again
+        if state.rgr_playing:
+            status = f":material/play_arrow: **Playing** at {speed.split(' (')[1].rstrip(')')}"
+        elif n >= n_total:
+            status = ":material/stop: **Done**: every customer is seated; Restart or Play to watch again"
+        else:
+            status = ":material/pause: **Paused**: Step, +10 or Play"
+        st.markdown(f"{plural(n, 'customer')} seated of {n_total} · {status}")
+        shown = [priors[name] for name in chosen if name in priors]
+        if not shown:
+            st.info("Choose at least one prior above.")
+            return
+        sizes = {p: np.bincount(seating(p, n_total, seed)[:n]) for p in shown}
+        max_customers = max(int(s.max()) for s in sizes.values())
+        cols_per_row, cell_px = {1: (9, 92), 2: (4, 92), 3: (3, 84)}[len(shown)]
+        rows = rplots.restaurant_grid(max(s.size for s in sizes.values()), cols_per_row, max_rows=3)
+        columns = st.columns(len(shown))
+        for col, prior in zip(columns, shown):
             with col:
-                st.markdown(f"**{name}**: {sizes[name].size} tables")
-                st.vega_lite_chart(plots.table_sizes_chart(sizes[name], y_max=y_max, n_tables=n_tables),
-                                   key=f"rgr-tables-{name}", width="stretch", height=230)
-                st.vega_lite_chart(plots.next_customer_chart(seating_probabilities(sizes[name], alpha, power),
-                                                             n_tables=n_tables),
-                                   key=f"rgr-probs-{name}", width="stretch", height=200)
+                s = sizes[prior]
+                st.markdown(f"**{prior.label()}**: {plural(s.size, 'table')}, largest {s.max() / n:.0%}")
+                st.vega_lite_chart(rplots.restaurant_chart(s, seating_probabilities_prior(prior, s),
+                                                           max_customers=max_customers, cols=cols_per_row,
+                                                           rows=rows, cell_px=cell_px),
+                                   key=f"rgr-restaurant-{prior.name}", width="content")
+        st.caption("Each circle is a table, in the order it opened; its area is proportional to its customers "
+                   "(one scale for all panels). Under each table: the probability that the next customer sits "
+                   "there; the dashed circle is a new table. Every panel uses the same random numbers, so the "
+                   "panels differ only by the prior.")
 
 
-tables()
+restaurants()
 
 
 # ----------------------------------------------------------------------------- growth of K
 @st.cache_data(max_entries=64)
-def k_growth(alpha, power, n_max, runs, seed):
-    """Simulated K_N curves: a pure function of its arguments, safe to share between users."""
-    return simulate_k_growth(alpha, power, n_max, runs, seed=seed)
+def k_growth(prior, n_max, runs, seed):
+    """Simulated K_N curves (runs, n_max): a pure function of its arguments, safe to share between users."""
+    return simulate_k_growth_prior(prior, n_max, runs, seed=seed)
 
 
 @st.cache_data(max_entries=64)
-def tables_at(alpha, power, n, runs, seed):
-    return simulate_tables(alpha, power, n, runs, seed=seed)
+def tables_at(prior, n, runs, seed):
+    return simulate_tables_prior(prior, n, runs, seed=seed)
 
 
 st.header("Growth of K")
-runs = st.slider("simulated seatings per curve", 20, 200, 50, step=10, key="rgr_runs")
+c = st.columns([3, 1])
+growth_chosen = c[0].multiselect("priors", NAMES, default=NAMES, format_func=lambda n: PRIORS[n].label,
+                                 key="rgr_growth_priors")
+runs = c[1].slider("simulated seatings per prior", 20, 200, 50, step=10, key="rgr_runs")
+growth_priors = [priors[n] for n in growth_chosen if n in priors]
 n_max = 1000
 N = np.arange(1, n_max + 1)
-curves = {}
-for power in sorted({1.0, 1.2, 1.5, 2.0, float(r)}):
-    sims = k_growth(float(alpha), power, n_max, int(runs), int(seed))
-    curves[f"r = {power:g} (simulated)"] = (N, sims.mean(axis=0), sims.std(axis=0, ddof=1) / np.sqrt(runs))
-st.plotly_chart(plots.k_growth(curves, (N, crp_expected_k(alpha, n_max)), "E[K_N] (bands: ±2 standard errors)"),
-                key="rgr-growth", width="stretch", config={"displayModeBar": False})
-st.latex(r"\text{CRP: } E[K_N] = \sum_{i=1}^{N} \frac{\alpha}{\alpha + i - 1} \approx \alpha \ln N")
+curves = []
+for prior in growth_priors:
+    sims = k_growth(prior, n_max, int(runs), seed)
+    known = growth(prior, n_max)
+    curves.append({"label": prior.spec.label, "N": N, "mean": sims.mean(axis=0),
+                   "se": sims.std(axis=0, ddof=1) / np.sqrt(runs), "exact": known.exact, "limit": known.limit})
+if curves:
+    st.plotly_chart(rplots.k_growth_priors(curves, f"E[K_N]: simulated (bands ±2 standard errors, {runs} seatings), "
+                                                   "exact dashed, limits dotted"),
+                    key="rgr-growth", width="stretch", config={"displayModeBar": False})
+    notes = [(p.label(), growth(p, 1)) for p in growth_priors]
+    st.markdown("\n".join(f"- **{label}**: {g.formula}" + (f"; K_N {g.rate}." if g.rate else ".")
+                          for label, g in notes))
+else:
+    st.info("Choose at least one prior for the growth of K.")
 
-n_at = st.select_slider("distribution of the tables after N customers", options=[10, 30, 100, 300, 1000],
-                        value=300, key="rgr_n_at")
-at = {"CRP": tables_at(float(alpha), 1.0, int(n_at), int(runs), int(seed)),
-      f"pCRP r={r:g}": tables_at(float(alpha), float(r), int(n_at), int(runs), int(seed))}
-cols = st.columns(3)
-cols[0].plotly_chart(plots.distribution_compare({k: v["K"] for k, v in at.items()}, f"K_N at N = {n_at}", "tables K"),
-                     key="rgr-kdist", width="stretch", config={"displayModeBar": False})
-cols[1].plotly_chart(plots.distribution_compare({k: v["largest_share"] for k, v in at.items()},
-                                                "share of the largest table", "largest table / N", integer=False),
-                     key="rgr-largest", width="stretch", config={"displayModeBar": False})
-cols[2].plotly_chart(plots.distribution_compare({k: v["singletons"] for k, v in at.items()},
-                                                "tables with one customer", "singletons"),
-                     key="rgr-singletons", width="stretch", config={"displayModeBar": False})
-st.caption(" · ".join(f"{k}: mean K {v['K'].mean():.2f}, largest table {v['largest_share'].mean():.0%}, "
-                      f"{v['singletons'].mean():.2f} singletons" for k, v in at.items())
-           + f" ({runs} seatings each).")
+N_AT = [10, 30, 100, 300, 1000]
+n_at = st.radio("distribution of the tables after N customers", N_AT, index=3, horizontal=True,
+                format_func=lambda v: f"N = {v:,}", key="rgr_n_at")
+if growth_priors:
+    at = {p.spec.label: tables_at(p, int(n_at), int(runs), seed) for p in growth_priors}
+    # one legend for the three charts, in the figures' own colours (registry labels, escaped all the same)
+    st.html("<div style='font-size: 1rem'>Colours as above: " + " · ".join(
+        f"<b style='color: {PALETTE[i % len(PALETTE)]}'>{html.escape(label)}</b>" for i, label in enumerate(at))
+            + "</div>")
+    cols = st.columns(3)
+    cols[0].plotly_chart(rplots.distribution_lines({k: v["K"] for k, v in at.items()}, f"K_N at N = {n_at}",
+                                                   "tables K", showlegend=False),
+                         key="rgr-kdist", width="stretch", config={"displayModeBar": False})
+    cols[1].plotly_chart(rplots.distribution_lines({k: v["largest_share"] for k, v in at.items()},
+                                                   "share of the largest table", "largest table / N",
+                                                   integer=False, x_range=(0, 1), showlegend=False),
+                         key="rgr-largest", width="stretch", config={"displayModeBar": False})
+    cols[2].plotly_chart(rplots.distribution_lines({k: v["singletons"] for k, v in at.items()},
+                                                   "tables with one customer", "singletons",
+                                                   showlegend=False),
+                         key="rgr-singletons", width="stretch", config={"displayModeBar": False})
+    st.caption(" · ".join(f"{k}: mean K {v['K'].mean():.2f}, largest table {v['largest_share'].mean():.0%}, "
+                          f"{v['singletons'].mean():.2f} singletons" for k, v in at.items())
+               + f" ({runs} seatings each).")
 
 # ----------------------------------------------------------------------------- exchangeability
 st.header("Exchangeability")
-same, different = three_customer_example(r, alpha)
-st.markdown(
-    f"The paper's example with r = {r:g}: p(z3 = 2 | z1 = 1, z2 = 1) = alpha / (2^r + alpha) = **{same:.3f}**, "
-    f"p(z3 = 1 | z1 = 1, z2 = 2) = 1 / (2 + alpha) = **{different:.3f}**.")
+compared = [priors[name] for name in chosen if name in priors]
+if compared:
+    st.markdown("The paper's three-customer example: customers 1 and 2 at one table, or at two tables; where does "
+                "customer 3 sit?")
+    st.markdown("\n".join(
+        f"- **{p.label()}**: p(z3 = 2 | z1 = 1, z2 = 1) = **{seating_probabilities_prior(p, [2])[-1]:.3f}**, "
+        f"p(z3 = 1 | z1 = 1, z2 = 2) = **{seating_probabilities_prior(p, [1, 1])[0]:.3f}**" for p in compared))
 blocks_text = st.text_input("a partition, as block sizes (at most 8 customers)", "3,1", key="rgr_blocks")
 try:
     block_sizes = [int(v) for v in blocks_text.split(",")]
@@ -124,57 +256,83 @@ try:
 except ValueError:
     st.error(f"'{blocks_text}' is not a list of positive block sizes adding up to at most 8, e.g. 3,1 or 2,2,1.")
 else:
-    orders = arrival_orders(block_sizes)
-    letters = "ABCDEFGH"
-    names = ["".join(letters[b] for b in o) for o in orders]
-    probs = {"CRP": [order_probability(o, alpha, 1.0) for o in orders],
-             f"pCRP r={r:g}": [order_probability(o, alpha, r) for o in orders]}
-    st.plotly_chart(plots.order_probabilities(names, probs,
-                                              f"p(partition {'/'.join(map(str, block_sizes))}) by arrival order"),
-                    key="rgr-orders", width="stretch", config={"displayModeBar": False})
-    spread = {k: (min(v), max(v)) for k, v in probs.items()}
-    st.caption(" · ".join(f"{k}: from {lo:.4g} to {hi:.4g}" for k, (lo, hi) in spread.items())
-               + ". Every order gives the CRP the same probability; the pCRP's depends on who arrives when.")
+    if compared:
+        orders = arrival_orders(block_sizes)
+        letters = "ABCDEFGH"
+        names = ["".join(letters[b] for b in o) for o in orders]
+        probs = {p.label(): [order_probability_prior(o, p) for o in orders] for p in compared}
+        st.plotly_chart(plots.order_probabilities(names, probs,
+                                                  f"p(partition {'/'.join(map(str, block_sizes))}) by arrival order"),
+                        key="rgr-orders", width="stretch", config={"displayModeBar": False})
+        same = [k for k, v in probs.items() if max(v) - min(v) <= 1e-9 * max(v)]
+        varies = [k for k in probs if k not in same]
+        parts = [f"{k}: from {min(v):.4g} to {max(v):.4g}" for k, v in probs.items()]
+        verdict = []
+        if same:
+            verdict.append(f"every order has the same probability under {' and '.join(same)}")
+        if varies:
+            verdict.append(f"under {' and '.join(varies)} it depends on who arrives when")
+        verdict = "; ".join(verdict)
+        st.caption(" · ".join(parts) + ". " + verdict[:1].upper() + verdict[1:] + ".")
 st.info("For a fixed data set the Gibbs sampler does not seat customers in arrival order: it targets the "
-        "exchangeable partition distribution p(z) ∝ alpha^K ∏ ((N_k - 1)!)^r, whose full conditionals are "
-        "exactly the N_k^r weights. The order dependence above belongs to the seating process as N grows.")
+        "exchangeable partition distribution p(z) = V_N(K) ∏ W(N_k) (for the pCRP ∝ alpha^K ∏ ((N_k - 1)!)^r), "
+        "whose full conditionals are exactly the seating weights above. The order dependence belongs to the "
+        "pCRP's seating process as N grows.")
 
 # ----------------------------------------------------------------------------- one customer, real posterior
 st.header("One customer's choice in a real posterior")
 st.markdown("Algorithm 1's inner loop: take one point out of its cluster, weigh each cluster's seating prior by "
             "the point's posterior predictive density, and sample from the normalised products:")
-st.latex(r"p(z_i = k \mid z_{-i}, X) \propto g(N_{k,-i})\, p(x_i \mid X_{k,-i}),\qquad "
-         r"p(z_i = \text{new} \mid z_{-i}, X) \propto \alpha\, p(x_i)")
+st.latex(r"p(z_i = k \mid z_{-i}, X) \propto \frac{W(N_{k,-i} + 1)}{W(N_{k,-i})}\, p(x_i \mid X_{k,-i}),\qquad "
+         r"p(z_i = \text{new} \mid z_{-i}, X) \propto W(1)\frac{V_N(K + 1)}{V_N(K)}\, p(x_i)")
 
 
 @st.cache_data(max_entries=8)
 def posterior_state(name, seed):
-    """A CRP posterior draw (300 sweeps) of a small data set: the partition both rules are shown on."""
+    """A CRP posterior draw (300 sweeps) of a small data set: the partition every prior is shown on."""
     ds = data.old_faithful() if name == "Old Faithful" else data.simulation("sim1", 300, seed=0)
     niw = resolve_niw(ds.X)
     chain = run(ds.X, CRP(1.0), niw, iters=300, burn_in=299, thin=1, seed=seed)
     return ds, niw, chain.labels[-1]
 
 
+@st.cache_data(max_entries=32)
+def disagreement(name, seed, priors):
+    """Per point: the largest total-variation distance between the priors' full conditionals (pcrp.one_customer
+    .contrast) on the draw of posterior_state."""
+    ds, niw, labels = posterior_state(name, seed)
+    return contrast(ds.X, labels, niw, list(priors))[0]
+
+
 c = st.columns([1, 3])
 dataset_name = c[0].radio("data", ["Old Faithful", "Sim 1"], key="rgr_choice_data")
-ds, niw, labels = posterior_state(dataset_name, int(seed))
+ds, niw, labels = posterior_state(dataset_name, seed)
 sizes = np.bincount(labels)
 smallest = int(np.flatnonzero(labels == np.argmin(np.where(sizes > 0, sizes, ds.n + 1)))[0])
-if state.get("rgr_point", 0) >= ds.n:  # switched to a smaller data set
-    state.rgr_point = 0
-state.setdefault("rgr_point", 0)
+tv = disagreement(dataset_name, seed, tuple(compared)) if len(compared) >= 2 else None
+informative = int(np.argmax(tv)) if tv is not None else smallest
+if state.get("rgr_point_context") != (dataset_name, seed) or state.get("rgr_point", 0) >= ds.n:
+    state.rgr_point = informative  # a new draw: start at the point the priors disagree on most
+    state.rgr_point_context = (dataset_name, seed)
 if c[0].button("a point of the smallest cluster", key="rgr_pick_small"):
     state.rgr_point = smallest
+if tv is not None and c[0].button("the point the priors disagree on most", key="rgr_pick_informative"):
+    state.rgr_point = informative
 point = c[1].slider("point", 0, ds.n - 1, key="rgr_point")
+if tv is not None:
+    c[0].caption(f"Point {informative} is where the priors' choices differ most (total variation "
+                 f"{tv[informative]:.2f}); for {np.mean(tv < 0.01):.0%} of the points they differ by under 0.01, "
+                 "because the predictive densities decide.")
 c[1].plotly_chart(plots.highlight_point(ds.X, labels, point, ds.columns,
                                         f"{dataset_name}: a CRP posterior draw, point {point} ringed"),
                   key="rgr-choice-scatter", width="stretch", config={"displayModeBar": False})
-cols = st.columns(2)
-for col, (name, prior) in zip(cols, (("CRP", CRP(alpha)), (f"pCRP r={r:g}", PowerCRP(alpha, r)))):
-    choice = seating_choice(ds.X, labels, point, niw, prior)
-    col.plotly_chart(plots.seating_choice_bars(choice, f"{name}: where point {point} goes"),
-                     key=f"rgr-choice-{name}", width="stretch", config={"displayModeBar": False})
-st.caption("Both panels use the same partition of the other points and the same predictive densities; only the "
-           "prior weights differ. Under the pCRP the big clusters' weights grow as N_k^r, so a point that "
-           "fits a small cluster is pulled towards a big one unless its predictive clearly prefers the small one.")
+if compared:
+    cols = st.columns(len(compared))
+    for col, prior in zip(cols, compared):
+        choice = seating_choice(ds.X, labels, point, niw, prior)
+        col.plotly_chart(rplots.choice_bars(choice, f"{prior.label()}: where point {point} goes"),
+                         key=f"rgr-choice-{prior.name}", width="stretch", config={"displayModeBar": False})
+    st.caption("Every panel uses the same partition of the other points and the same predictive densities; only "
+               "the prior weights differ. Under the pCRP the big clusters' weights grow as N_k^r, so a point that "
+               "fits a small cluster is pulled towards a big one unless its predictive clearly prefers the small "
+               "one.")

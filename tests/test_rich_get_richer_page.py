@@ -1,0 +1,186 @@
+"""The Rich get richer page (AppTest): the restaurant drawn for each chosen prior with the same random numbers,
+step / play with visible state, the registry's parameters, E[K_N] for every prior with its closed form, and an
+informative one-customer default."""
+
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pcrp.model import PRIORS
+
+TIMEOUT = 120  # numba compiles on first use
+pytestmark = pytest.mark.slow  # each page run simulates five priors and a posterior draw (about 10 s cold)
+
+
+def page():
+    at = AppTest.from_file("../app_pages/rich_get_richer.py", default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def chart_rows(chart, name="tables"):
+    """The rows of a named dataset of a Vega-Lite chart element, as Streamlit sends them."""
+    import pyarrow as pa
+
+    for dataset in chart.proto.datasets:
+        if dataset.name == name:
+            return pa.ipc.open_stream(dataset.data.data).read_all().to_pylist()
+    raise KeyError(name)
+
+
+def restaurants(at):
+    return [c for c in at.get("vega_lite_chart") if "table (in opening order)" in c.proto.spec]
+
+
+def markdown(at):
+    return " ".join(m.value for m in at.markdown)
+
+
+def plotly_specs(at):
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_restaurants_step_play_and_plurals():
+    at = page()
+    text = markdown(at)
+    assert "1 customer seated of 200" in text and "1 table," in text  # singular, not "1 customers" / "1 tables"
+    assert "Paused" in text and at.button(key="rgr_play").label == "Play"
+    drawn = restaurants(at)
+    assert len(drawn) == 2  # CRP and pCRP by default
+    at.button(key="rgr_step10").click().run()
+    at.button(key="rgr_step").click().run()
+    assert at.session_state["rgr_shown"] == 12 and "12 customers seated of 200" in markdown(at)
+    drawn = restaurants(at)
+    rows = [chart_rows(c) for c in drawn]
+    assert [sum(r["customers"] for r in rs) for rs in rows] == [12, 12]
+    for rs in rows:  # the newcomer's probabilities over the tables and the empty table sum to 1
+        assert sum(r["probability"] for r in rs) == pytest.approx(1.0)
+        assert rs[-1]["kind"] == "new" and rs[-1]["p_text"].startswith("new: ")
+    specs = [json.loads(c.proto.spec) for c in drawn]
+    sizes = [s["layer"][0]["encoding"]["size"]["scale"] for s in specs]
+    assert sizes[0] == sizes[1] and sizes[0]["domain"][0] == 0  # one area scale for both panels, from zero
+    assert specs[0]["encoding"]["y"]["scale"]["domain"] == specs[1]["encoding"]["y"]["scale"]["domain"]
+    # both panels are seated with the page's one stream of random numbers (seed 0)
+    from pcrp.model import CRP, PowerCRP
+    from pcrp.seating import seat_prior
+
+    uniforms = np.random.default_rng(0).random(200)
+    for rs, prior in zip(rows, (CRP(), PowerCRP())):
+        expected = np.bincount(seat_prior(prior, 200, uniforms)[:12])
+        assert [r["customers"] for r in rs if r["kind"] == "table"] == expected.tolist()
+    # Play shows its state on the button and in the status line, and advances by the chosen speed
+    at.select_slider(key="rgr_speed").set_value("very fast (100 per second)")
+    at.button(key="rgr_play").click().run()
+    assert at.session_state["rgr_playing"] is True
+    assert at.button(key="rgr_play").label == "Pause" and "Playing" in markdown(at)
+    shown = at.session_state["rgr_shown"]
+    at.run()
+    assert at.session_state["rgr_shown"] == min(shown + 20, 200)
+    at.button(key="rgr_play").click().run()
+    assert at.session_state["rgr_playing"] is False and at.button(key="rgr_play").label == "Play"
+    assert "Paused" in markdown(at)
+
+
+def test_play_stops_at_the_end_and_says_so():
+    at = page()
+    at.number_input(key="rgr_n").set_value(20).run()
+    at.select_slider(key="rgr_speed").set_value("very fast (100 per second)")
+    at.button(key="rgr_play").click().run()
+    for _ in range(3):
+        at.run()
+    assert at.session_state["rgr_shown"] == 20 and at.session_state["rgr_playing"] is False
+    assert at.button(key="rgr_play").label == "Play" and "Done" in markdown(at)
+    at.button(key="rgr_restart").click().run()
+    assert at.session_state["rgr_shown"] == 1
+
+
+def test_parameters_come_from_the_registry_and_bad_values_say_so():
+    """One number box per registry parameter (shared ones once) with its default; a value on an open bound gets
+    the registry's sentence, not a traceback."""
+    at = page()
+    boxes = {w.key: w.value for w in at.number_input}
+    expected = {}
+    for spec in PRIORS.values():
+        for p in spec.params:  # rgr_<name> for the first parameter of that name, rgr_<prior>_<name> for another
+            first = next(q for s in PRIORS.values() for q in s.params if q.name == p.name)
+            owner = next(s for s in PRIORS.values() if p in s.params)
+            expected[f"rgr_{p.name}" if first is p else f"rgr_{owner.name}_{p.name}"] = p.default
+    assert {k: v for k, v in boxes.items() if k not in ("rgr_n", "rgr_seed")} == expected
+    assert "rgr_py_alpha" in expected and "rgr_pcrp_alpha" not in expected  # the pCRP shares the CRP's alpha box
+    assert boxes["rgr_r"] == PRIORS["pcrp"].param("r").default
+    at.number_input(key="rgr_alpha").set_value(0.0).run()
+    assert not at.exception
+    assert any("alpha must be a finite number > 0" in e.value for e in at.error)
+    at.number_input(key="rgr_alpha").set_value(1.0).run()
+    at.number_input(key="rgr_sigma").set_value(0.5).run()
+    at.number_input(key="rgr_py_alpha").set_value(-0.7).run()
+    assert any("alpha must be > -sigma" in e.value for e in at.error)
+
+
+def test_three_restaurants_and_growth_with_closed_forms():
+    at = page()
+    at.multiselect(key="rgr_priors").set_value(["crp", "pcrp", "py"]).run()
+    assert not at.exception, at.exception
+    assert len(restaurants(at)) == 3
+    growth = next(s for s in plotly_specs(at) if "E[K_N]" in s["layout"]["title"]["text"])
+    names = [t.get("name", "") for t in growth["data"]]
+    for spec in PRIORS.values():
+        assert spec.label in names  # one simulated curve per prior
+    exact = {n.split(": ")[0] for n in names if n.endswith(": exact")}
+    assert exact == {"CRP", "Pitman-Yor", "MFM", "Sparse finite mixture"}  # the pCRP has no closed form
+    limits = {n.split(": ")[0] for n in names if ": limit" in n}
+    assert limits == {"MFM", "Sparse finite mixture"}
+    assert "no closed form is known" in markdown(at)
+    at.multiselect(key="rgr_growth_priors").set_value(["crp", "pcrp"]).run()
+    growth = next(s for s in plotly_specs(at) if "E[K_N]" in s["layout"]["title"]["text"])
+    assert {t.get("name") for t in growth["data"] if t.get("showlegend", True) and t.get("name")} == {"CRP", "pCRP"}
+
+
+def test_distributions_with_labelled_n_and_orders():
+    at = page()
+    radio = at.radio(key="rgr_n_at")
+    assert list(radio.options) == ["N = 10", "N = 30", "N = 100", "N = 300", "N = 1,000"]  # every N labelled
+    radio.set_value(100).run()
+    assert not at.exception, at.exception
+    k_chart = next(s for s in plotly_specs(at) if s["layout"]["title"]["text"] == "K_N at N = 100")
+    assert all(t["mode"] == "lines+markers" for t in k_chart["data"])  # lines, not thin interleaved bars
+    assert len(k_chart["data"]) == len(PRIORS)
+    at.text_input(key="rgr_blocks").set_value("2,x").run()
+    assert any("is not a list of positive block sizes" in e.value for e in at.error)
+    at.text_input(key="rgr_blocks").set_value("2,2,1").run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "Every order has the same probability under CRP (alpha=1)" in captions
+    assert "under pCRP (alpha=1, r=1.1) it depends on who arrives when" in captions
+
+
+def test_one_customer_default_is_informative_and_its_legend_clears_the_title():
+    from pcrp import data
+    from pcrp.model import CRP, PowerCRP, resolve_niw
+    from pcrp.one_customer import contrast
+    from pcrp.sampler import run
+
+    at = page()
+    ds = data.old_faithful()
+    niw = resolve_niw(ds.X)
+    labels = run(ds.X, CRP(1.0), niw, iters=300, burn_in=299, thin=1, seed=0).labels[-1]
+    tv, top = contrast(ds.X, labels, niw, [CRP(), PowerCRP()])
+    point = at.session_state["rgr_point"]
+    assert point == int(np.argmax(tv)) and top[point] < 0.9  # not seated with probability about 1
+    bars = [s for s in plotly_specs(at) if "where point" in s["layout"]["title"]["text"]]
+    assert len(bars) == 2
+    for spec in bars:
+        assert spec["layout"]["legend"]["y"] < 0  # under the axis, not over the panel title
+    at.button(key="rgr_pick_small").click().run()
+    sizes = np.bincount(labels)
+    assert sizes[labels[at.session_state["rgr_point"]]] == sizes[sizes > 0].min()
+    at.radio(key="rgr_choice_data").set_value("Sim 1").run()
+    assert not at.exception, at.exception
+    sim_point = at.session_state["rgr_point"]
+    at.slider(key="rgr_point").set_value(299).run()
+    at.radio(key="rgr_choice_data").set_value("Old Faithful").run()
+    assert not at.exception, at.exception
+    assert at.session_state["rgr_point"] == point  # a new draw starts at its informative point
+    assert sim_point != 299
