@@ -59,10 +59,17 @@ def bind(name):
     return key
 
 
-def remember(names):
-    """Copy the rendered widgets' values into the session's settings and the URL."""
+def number(label, name, **kwargs):
+    """A number box for setting ``name`` with the bounds of its explorer_settings entry (declared once)."""
+    setting = es.BY_NAME[name]
+    return st.number_input(label, setting.low, setting.high, key=bind(name), **kwargs)
+
+
+def remember(names=None):
+    """Copy the rendered widgets' values (of ``names``, default every setting) into the session's settings
+    and the URL."""
     values = settings()
-    for name in names:
+    for name in names if names is not None else es.BY_NAME:
         if "w_" + name in state:
             values[name] = state["w_" + name]
     query = es.to_query(values)
@@ -139,13 +146,13 @@ with st.sidebar:
     source = state["w_data"]
     if source == "mnist":
         st.multiselect("Digits", list(range(10)), key=bind("digits"))
-        st.number_input("N (bundled file: 500 per digit)", 50, 5000, step=50, key=bind("mnist_n"))
+        number("N (bundled file: 500 per digit)", "mnist_n", step=50)
         st.selectbox("Embedding", ["spectral", "pca"], key=bind("embedding"))
-        st.number_input("Dimensions", 1, 50, key=bind("dims"))
+        number("Dimensions", "dims")
     if source in ("sim1", "sim2"):
-        st.number_input("N", 10, data.MAX_ROWS, step=50, key=bind("sim_n"))
-        st.number_input("Data seed", 0, 10_000, key=bind("sim_seed"))
-    remember(("data", "digits", "mnist_n", "embedding", "dims", "sim_n", "sim_seed"))
+        number("N", "sim_n", step=50)
+        number("Data seed", "sim_seed")
+    remember()
     if source == "csv":
         st.caption(f"Limits: {data.MAX_BYTES // 2**20} MiB, {data.MAX_ROWS:,} rows, "
                    f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
@@ -291,18 +298,17 @@ with st.sidebar:
             niw_choice["S0"] = st.number_input("S0 = s * identity, s =", 1e-6, 1e6, float(default.S0[0, 0]),
                                                format="%.4f", key=f"s0_{ds_key}")
     st.header("Run")
-    st.number_input("Sweeps", 10, 100_000, step=100, key=bind("sweeps"))
-    st.number_input("Burn-in", 0, 99_999, step=100, key=bind("burn_in"))
-    st.number_input("Thin", 1, 1000, key=bind("thin"))
-    st.number_input("Seed", 0, 2**31 - 1, key=bind("seed"))
+    number("Sweeps", "sweeps", step=100)
+    number("Burn-in", "burn_in", step=100)
+    number("Thin", "thin")
+    number("Seed", "seed")
     st.checkbox("Split-merge moves", key=bind("split_merge"),
                 help="Off = the paper's plain Gibbs; pCRP chains then tend to stay where they start.")
     st.selectbox("Start", es.STARTS, key=bind("start"))
-    st.number_input("Chains per prior", 1, 4, key=bind("chains"),
-                    help="The first starts as chosen above; the others from unlike starts (one cluster, random "
-                         "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the "
-                         "start.")
-    remember(("sweeps", "burn_in", "thin", "seed", "split_merge", "start", "chains"))
+    number("Chains per prior", "chains",
+           help="The first starts as chosen above; the others from unlike starts (one cluster, random "
+                "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the start.")
+    remember()
     with st.popover("Copy demo link"):
         st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
                    "their own with these settings, never your run or your data"
@@ -472,7 +478,7 @@ def controls(run):
     b[5].button("Reset", key="reset", disabled=run is None, on_click=on_reset)
     b[6].select_slider("Pace", options=list(es.PACES), key=bind("pace"), label_visibility="collapsed")
     b[7].toggle("Present", key=bind("present"), on_change=on_present)
-    remember(("pace", "present"))
+    remember(("pace", "present"))  # in the live fragment: its own widgets only
     if "start_error" in state:
         st.error(state.pop("start_error"))  # the library's own words about the settings: no visitor text
     if "toast_message" in state:
