@@ -90,6 +90,9 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], hea
 [data-testid='stMainBlockContainer'] button, [data-testid='stCaptionContainer'] {font-size: 20px !important;}
 [data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] {gap: 0.35rem;}
 </style>"""
+# The live charts have no toolbar (fullscreen, export): four tab stops per chart, 24 in all, before the buttons.
+st.html("<style>div:has(> [data-testid='stVegaLiteChart']) > [data-testid='stElementToolbar'] "
+        "{display: none !important;}</style>")
 if presentation:
     st.html(PRESENT_CSS)
 if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
