@@ -199,7 +199,7 @@ class LiveChain:
         self._stop_requested = False
         self._paused = False
         self._steps_requested = 0
-        self._in_call = False  # a kernel call is in flight (its sweeps are not recorded yet)
+        self._in_call = False  # a kernel call is in flight (holding a compute slot; its sweeps not yet recorded)
         self._settled = threading.Condition(self._lock)  # notified when a call's sweeps are recorded
         self._thread = None
         self._progress = deque()  # (monotonic time, sweeps done) while running
@@ -313,19 +313,21 @@ class LiveChain:
                     else:
                         waiting = False
                         n = min(self._chunk(), self.plan.iters - self.done)
-                        if stepping:
-                            self._steps_requested -= 1
-                        self._in_call = True
                 if waiting:
                     self._wake.wait(0.25)  # wakes on resume / step / stop; checks the owner regularly
                     continue
                 started = time.perf_counter()
                 if not COMPUTE_SLOTS.acquire(timeout=0.1):
-                    with self._lock:
-                        if stepping:  # the step is still owed
-                            self._steps_requested += 1
-                        self._call_ended()
                     continue  # a stop, pause or the owner's absence is seen while waiting for a slot
+                with self._lock:  # a pause or stop that came while waiting for the slot: no call
+                    go = not self._stop_requested and (stepping or not self._paused)
+                    if go:
+                        self._in_call = True
+                    elif self._paused and self.state == RUNNING:
+                        self.state = PAUSED
+                if not go:
+                    COMPUTE_SLOTS.release()
+                    continue
                 try:
                     info = self.sampler.step(n, keep=self._keep_mask(n))
                 except BaseException:
@@ -335,7 +337,7 @@ class LiveChain:
                 finally:
                     COMPUTE_SLOTS.release()
                 elapsed = time.perf_counter() - started
-                self._record(n, info)
+                self._record(n, info, stepping)
                 self.kernel_seconds += info.seconds
                 self._sweep_seconds = max(info.seconds / n, 1e-7)
                 pace = self.pace
@@ -351,7 +353,7 @@ class LiveChain:
                 self.state = FAILED
                 self.error = f"{type(err).__name__}: {err}"
 
-    def _record(self, n, info):
+    def _record(self, n, info, stepped=False):
         labels = self.sampler.labels
         span = slice(self.done, self.done + n)
         stored = np.flatnonzero(self._stored[span])  # rows of info.kept_labels, in sweep order
@@ -366,6 +368,8 @@ class LiveChain:
             self.n_kept += int(is_kept.sum())
             self.n_replay += int(is_replay.sum())
             self.done += n
+            if stepped:  # the requested step is done (counted down only now: wait_settled waits for it)
+                self._steps_requested -= 1
             self._labels = labels.astype(self._labels.dtype)
             self._call_ended()
             now = time.monotonic()
