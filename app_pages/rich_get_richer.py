@@ -22,9 +22,6 @@ st.markdown(
     "Customers enter a restaurant one by one; each joins a table with a weight that grows with its size, or opens "
     "a new one. **What to watch for:** the big tables get bigger, and under the pCRP (sizes to the power r > 1) "
     "they pull harder, so fewer tables open than under the CRP.")
-st.latex(r"p(\text{table } k) \propto \frac{W(N_k + 1)}{W(N_k)},\quad "
-         r"p(\text{new}) \propto W(1)\,\frac{V_n(K + 1)}{V_n(K)}\qquad "
-         r"\text{CRP: } N_k,\ \alpha;\ \ \text{pCRP: } N_k^{\,r},\ \alpha")
 
 # ----------------------------------------------------------------------------- priors and their parameters
 NAMES = list(PRIORS)
@@ -158,17 +155,17 @@ def restaurants():
             return
         sizes = {p: np.bincount(seating(p, n_total, seed)[:n]) for p in shown}
         max_customers = max(int(s.max()) for s in sizes.values())
-        cols_per_row, cell_px = {1: (9, 92), 2: (4, 92), 3: (3, 84)}[len(shown)]
+        cols_per_row, cell_px = {1: (9, 88), 2: (4, 84), 3: (3, 80)}[len(shown)]
         rows = rplots.restaurant_grid(max(s.size for s in sizes.values()), cols_per_row, max_rows=3)
         columns = st.columns(len(shown))
         for col, prior in zip(columns, shown):
             with col:
                 s = sizes[prior]
-                st.markdown(f"**{prior.label()}**: {plural(s.size, 'table')}, largest {s.max() / n:.0%}")
                 st.vega_lite_chart(rplots.restaurant_chart(s, seating_probabilities_prior(prior, s),
                                                            max_customers=max_customers, cols=cols_per_row,
-                                                           rows=rows, cell_px=cell_px),
+                                                           rows=rows, cell_px=cell_px, title=prior.label()),
                                    key=f"rgr-restaurant-{prior.name}", width="content")
+                st.markdown(f"**{plural(s.size, 'table')}**, largest {s.max() / n:.0%}")
         st.caption("Each circle is a table, in the order it opened; its area is proportional to its customers "
                    "(one scale for all panels). Under each table: the probability that the next customer sits "
                    "there; the dashed circle is a new table. Every panel uses the same random numbers, so the "
@@ -176,6 +173,10 @@ def restaurants():
 
 
 restaurants()
+st.markdown("The rule for every prior (V_n(K): the prior's weight of K tables among the n customers so far):")
+st.latex(r"p(\text{table } k) \propto \frac{W(N_k + 1)}{W(N_k)},\quad "
+         r"p(\text{new}) \propto W(1)\,\frac{V_n(K + 1)}{V_n(K)}\qquad "
+         r"\text{CRP: } N_k,\ \alpha;\ \ \text{pCRP: } N_k^{\,r},\ \alpha")
 
 
 # ----------------------------------------------------------------------------- growth of K

@@ -46,7 +46,7 @@ def plotly_specs(at):
 def test_restaurants_step_play_and_plurals():
     at = page()
     text = markdown(at)
-    assert "1 customer seated of 200" in text and "1 table," in text  # singular, not "1 customers" / "1 tables"
+    assert "1 customer seated of 200" in text and "**1 table**," in text  # singular, not "1 customers" / "1 tables"
     assert "Paused" in text and at.button(key="rgr_play").label == "Play"
     drawn = restaurants(at)
     assert len(drawn) == 2  # CRP and pCRP by default
@@ -62,6 +62,7 @@ def test_restaurants_step_play_and_plurals():
     specs = [json.loads(c.proto.spec) for c in drawn]
     sizes = [s["layer"][0]["encoding"]["size"]["scale"] for s in specs]
     assert sizes[0] == sizes[1] and sizes[0]["domain"][0] == 0  # one area scale for both panels, from zero
+    assert [s["title"]["text"] for s in specs] == ["CRP (alpha=1)", "pCRP (alpha=1, r=1.1)"]
     assert specs[0]["encoding"]["y"]["scale"]["domain"] == specs[1]["encoding"]["y"]["scale"]["domain"]
     # both panels are seated with the page's one stream of random numbers (seed 0)
     from pcrp.model import CRP, PowerCRP
@@ -184,3 +185,88 @@ def test_one_customer_default_is_informative_and_its_legend_clears_the_title():
     assert not at.exception, at.exception
     assert at.session_state["rgr_point"] == point  # a new draw starts at its informative point
     assert sim_point != 299
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# In a real browser (Playwright + Debian's chromium): the restaurant on the first screen of a 1280 x 800 projector,
+# Play / Pause with visible state.
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def rgr_server():
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium to run the browser tests")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.headless", "true", "--server.address", "127.0.0.1"],
+                            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"streamlit did not start (exit code {proc.poll()})")
+            time.sleep(0.3)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.mark.browser
+def test_restaurant_fits_the_projector_and_play_shows_its_state(rgr_server):
+    import re
+
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(rgr_server + "/rich_get_richer")
+        status = page.get_by_text(re.compile(r"seated of 200"))
+        expect(status).to_contain_text("1 customer seated", timeout=90_000)
+        for _ in range(4):
+            page.get_by_role("button", name="+10").click()
+            page.wait_for_timeout(400)
+        expect(status).to_contain_text("41 customers seated")
+        charts = page.locator('[data-testid="stVegaLiteChart"]')
+        expect(charts).to_have_count(2)
+        for chart in charts.all():  # both restaurants, whole, on the first screen
+            box = chart.bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+        page.get_by_role("button", name="Play").click()
+        expect(page.get_by_role("button", name="Pause")).to_be_visible(timeout=10_000)
+        expect(status).to_contain_text("Playing")
+
+        def seated():
+            return int(status.inner_text().split()[0])
+
+        start = seated()
+        for _ in range(40):  # medium speed: 5 customers a second; allow a loaded machine 10 s
+            page.wait_for_timeout(250)
+            if seated() > start:
+                break
+        assert seated() > start
+        page.get_by_role("button", name="Pause").click()
+        expect(page.get_by_role("button", name="Play")).to_be_visible(timeout=10_000)
+        expect(status).to_contain_text("Paused")
+        held = seated()
+        page.wait_for_timeout(1500)
+        assert seated() == held
+        browser.close()

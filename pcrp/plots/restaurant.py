@@ -37,7 +37,7 @@ def restaurant_grid(n_tables, cols, max_rows):
     return int(min(max(1, -(-(int(n_tables) + 1) // int(cols))), max_rows))
 
 
-def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64):
+def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64, title=None):
     """Vega-Lite: the restaurant after the customers so far, tables as circles in opening order.
 
     sizes: (K,) customers per table in opening order. probs: (K + 1,) the next customer's probability of each
@@ -45,7 +45,8 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64)
     proportional to its customers, on a scale shared by every panel compared (``max_customers`` fills about
     three quarters of a cell's width); its count is written inside when the circle is large enough, the
     newcomer's probability under it. ``cols`` x ``rows`` cells of ``cell_px`` pixels: pass the same grid to
-    every panel; tables that do not fit (beyond cols * rows - 1) are summed in a note at the bottom.
+    every panel; tables that do not fit (beyond cols * rows - 1) are summed in a note at the bottom. ``title``:
+    one line above the grid (cut with an ellipsis when wider than the chart), so panels side by side line up.
     """
     sizes = np.asarray(sizes, dtype=int)
     probs = np.asarray(probs, dtype=float)
@@ -54,19 +55,19 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64)
                          f"got {probs.size}.")
     capacity = cols * rows - 1
     shown = min(sizes.size, capacity)
-    max_diameter = 0.72 * cell_px
+    max_diameter = 0.68 * cell_px
     max_area = max_diameter ** 2  # Vega's symbol size is the area of the circle's bounding square, in px^2
     scale_top = max(int(max_customers), 1)
     records = []
     for k in range(shown):
         diameter = max_diameter * np.sqrt(sizes[k] / scale_top)
         records.append({"table": f"T{k + 1}", "kind": "table", "customers": int(sizes[k]),
-                        "x": k % cols + 0.5, "y": k // cols + 0.40, "label_y": k // cols + 0.98,
+                        "x": k % cols + 0.5, "y": k // cols + 0.38, "label_y": k // cols + 0.98,
                         "count": str(int(sizes[k])) if diameter >= 18 else "",
                         "probability": float(probs[k]), "p_text": probability_text(probs[k])})
     slot = shown
     records.append({"table": "new", "kind": "new", "customers": 0,
-                    "x": slot % cols + 0.5, "y": slot // cols + 0.40, "label_y": slot // cols + 0.98,
+                    "x": slot % cols + 0.5, "y": slot // cols + 0.38, "label_y": slot // cols + 0.98,
                     "count": "", "probability": float(probs[-1]), "p_text": "new: " + probability_text(probs[-1])})
     hidden = sizes.size - shown
     height = rows * cell_px + (18 if hidden else 0)
@@ -101,7 +102,7 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64)
                                                     f"({int(sizes[shown:].sum())} customers) not drawn"}]},
                        "mark": {"type": "text", "fontSize": 12, "color": "#555555", "baseline": "top"},
                        "encoding": {"text": {"field": "note"}}})
-    return {
+    spec = {
         "width": cols * cell_px, "height": height,
         "datasets": {"tables": records}, "data": {"name": "tables"},
         "encoding": {
@@ -112,6 +113,10 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64)
         "layer": layers,
         "config": {"view": {"stroke": None}},
     }
+    if title is not None:
+        spec["title"] = {"text": plain_text(title), "anchor": "start", "fontSize": 15, "limit": cols * cell_px,
+                         "offset": 8}
+    return spec
 
 
 def k_growth_priors(curves, title):
@@ -143,7 +148,7 @@ def k_growth_priors(curves, title):
     fig.update_layout(title=dict(text=plain_text(title), y=0.97, yanchor="top"), xaxis_type="log",
                       xaxis_title="customers N", yaxis_title="tables K_N",
                       legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"),
-                      **{**LAYOUT, "height": 420, "margin": dict(l=55, r=10, t=80, b=45)})
+                      **{**LAYOUT, "height": 420, "margin": dict(l=55, r=10, t=70, b=45)})
     return fig
 
 
@@ -181,7 +186,8 @@ def distribution_lines(samples, title, xaxis_title, integer=True, bins=20, x_ran
 
 def choice_bars(choice, title):
     """Algorithm 1's inner loop for one point: prior weight, predictive (normalised) and posterior per option
-    (clusters, largest first, then a new one); the legend sits under the x axis, clear of the title."""
+    (clusters, largest first, then a new one), each bar labelled with its value (none under 0.005, where labels
+    would overlap); the legend sits under the x axis, clear of the title."""
     names = [f"cluster {k + 1}<br>n = {n}" for k, n in enumerate(choice.sizes[:-1])] + ["new"]
     fig = go.Figure()
     for colour, (label, values) in zip(("#bbbbbb", "#7f7f7f", PALETTE[0]),
@@ -189,7 +195,7 @@ def choice_bars(choice, title):
                                         ("predictive likelihood (normalised)", choice.likelihood_share),
                                         ("posterior", choice.posterior))):
         fig.add_bar(x=names, y=values, name=label, marker_color=colour,
-                    text=[f"{v:.2f}" for v in values], textposition="outside", cliponaxis=False)
+                    text=[f"{v:.2f}" if v >= 0.005 else "" for v in values], textposition="outside", cliponaxis=False)
     fig.update_layout(title=dict(text=plain_text(title), y=0.97, yanchor="top"), yaxis_title="probability",
                       yaxis_range=[0, 1.12], barmode="group", uniformtext=dict(minsize=9, mode="hide"),
                       legend=dict(orientation="h", x=0, xanchor="left", y=-0.28, yanchor="top"),
