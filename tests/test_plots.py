@@ -1,4 +1,4 @@
-"""Figure layout rules that a reader sees: titles that do not sit on top of each other."""
+"""Figure layout rules that a reader sees: titles that do not sit on top of each other; the live views' colours."""
 
 from types import SimpleNamespace
 
@@ -37,3 +37,26 @@ def test_column_names_from_a_csv_reach_plotly_as_literal_text():
         assert fig.layout.xaxis.title.text == '&lt;a href="http://198.51.100.7/"&gt;re-login&lt;/a&gt;'
         assert fig.layout.yaxis.title.text == "x &amp; &lt;b&gt;y&lt;/b&gt;"
     assert plain_text("a\n<br>b") == "a &lt;br&gt;b"
+
+
+def test_live_cluster_views_draw_tiny_clusters_grey_on_top_and_keep_matched_colours():
+    from pcrp.plots import live as live_plots
+
+    x, y = np.arange(6.0), np.arange(6.0)
+    colour = np.array([0, 0, 3, 3, -1, 12])  # 12 wraps around the palette; -1 is a tiny cluster's point
+    spec = live_plots.clusters_chart(x, y, colour, x_domain=(0, 6), y_domain=(0, 6), x_title="a", y_title="b",
+                                     presentation=True)
+    points, tiny = spec["datasets"]["points"], spec["datasets"]["tiny"]
+    assert points.column("colour").to_pylist() == [0, 0, 3, 3, 12 % len(live_plots.PALETTE)]
+    assert tiny.column("x").to_pylist() == [4.0] and tiny.column("colour").to_pylist() == [-1]
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert dict(zip(scale["domain"], scale["range"]))[-1] == live_plots.TINY_GREY
+    assert dict(zip(scale["domain"], scale["range"]))[3] == live_plots.PALETTE[3]  # the index is the colour
+    assert spec["layer"][1]["data"]["name"] == "tiny"  # drawn last: on top
+    assert spec["config"]["axis"]["labelFontSize"] >= 18  # presentation
+    grid = np.linspace(0, 1, 5)
+    dens = live_plots.density_chart(grid, grid, np.vstack([grid, grid / 2]), [2, -1], x, colour, x_domain=(0, 6),
+                                    x_title="a")
+    assert dens["datasets"]["components"].column("colour").to_pylist() == [2] * 5 + [-1] * 5
+    ticks = {layer["data"]["name"]: layer["mark"]["size"] for layer in dens["layer"] if layer["mark"]["type"] == "tick"}
+    assert ticks["tiny"] > 2 * ticks["rug"]  # a tiny cluster's points stand out of the rug
