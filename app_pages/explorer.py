@@ -816,7 +816,7 @@ def posterior_tab(run):
 
 def downloads(group, summary):
     """Files of one prior's posterior, built when clicked."""
-    stem = group.lower()
+    stem = file_stem(group)
     c = st.columns(2)
     c[0].download_button("chains (RESULT.npz)", lambda: summary.chains.npz_bytes(), f"{stem}_chains.npz",
                          key=f"dl-npz-{group}", on_click="ignore",
@@ -832,6 +832,12 @@ def downloads(group, summary):
                              on_click="ignore")
         c[1].download_button("similarity matrix (.npy)", lambda: npy_bytes(summary.psm), f"{stem}_similarity.npy",
                              key=f"dl-psm-{group}", on_click="ignore", help="(N, N) float32; numpy.load reads it.")
+
+
+def file_stem(name):
+    """A chain's or prior's name as a file name: "pCRP · chain 2" -> "pcrp_chain_2", "pCRP (alpha=1, r=1.5)" ->
+    "pcrp_alpha_1_r_1_5"."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "chain"
 
 
 def npy_bytes(array):
@@ -875,10 +881,10 @@ def details(run):
         for name, chain in run.chains.items():
             c = st.columns(2)
             c[0].download_button(f"{name}: trace (CSV)", lambda ch=chain: traces_csv(ch),
-                                 f"{name.lower().replace(' · ', '_')}_trace.csv", key=f"dl-traces-{name}",
+                                 f"{file_stem(name)}_trace.csv", key=f"dl-traces-{name}",
                                  on_click="ignore")
             c[1].download_button(f"{name}: labels now (CSV)", lambda ch=chain: now_csv(ch),
-                                 f"{name.lower().replace(' · ', '_')}_labels.csv", key=f"dl-labels-{name}",
+                                 f"{file_stem(name)}_labels.csv", key=f"dl-labels-{name}",
                                  on_click="ignore")
         st.download_button("Run configuration (JSON)", lambda: json.dumps(run.config, indent=2, default=str),
                            "run_config.json", key="dl-config", on_click="ignore")
