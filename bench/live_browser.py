@@ -1,10 +1,11 @@
 """The live Explorer as a class sees it: measured in a real browser (Playwright + Debian chromium).
 
     python bench/live_browser.py [--sweeps 100000] [--chains 1] [--data old-faithful] [--n N] [--seconds 12]
-                                 [--low-priority-browser]
+                                 [--repeats 10] [--low-priority-browser]
 
 Old Faithful runs 100,000 sweeps in about 10 s here, so use --seconds 4 for it, or a slower data set
-(e.g. --data sim2 --n 2000) for the full 12 s.
+(e.g. --data sim2 --n 2000) for the full 12 s. A run near its end (70% of its sweeps) during the Pause /
+Resume clicks is started again (Start) before the next Pause.
 
 One run prints, for the CRP vs pCRP comparison at 1280 x 800 with the sidebar collapsed:
 - redraws per second of the live view (changes of the status line, which the same redraw updates
@@ -154,6 +155,14 @@ def _click_and_wait(page, button, word):
     return (shown - clicked) / 1000, text
 
 
+def _start_again(page):
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_function("() => window.__live.status.length && "
+                           "window.__live.status[window.__live.status.length - 1][1].includes('running')",
+                           timeout=60_000)
+    page.wait_for_timeout(1500)
+
+
 def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browser=False, repeats=10):
     from playwright.sync_api import sync_playwright
 
@@ -185,6 +194,9 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         latency = {"Pause": [], "Resume": [], "Stop": []}
         moved_after_pause = []  # sweeps added, summed over the priors, between "paused" showing and 1 s later
         for _ in range(repeats):
+            last = page.evaluate("() => window.__live.status[window.__live.status.length - 1][1]")
+            if "finished" in last or max(parse_done(last), default=sweeps) > 0.7 * sweeps:  # near its end
+                _start_again(page)
             took, text = _click_and_wait(page, "Pause", "paused")
             latency["Pause"].append(took)
             page.wait_for_timeout(1000)
@@ -195,11 +207,7 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         for i in range(repeats):
             latency["Stop"].append(_click_and_wait(page, "Stop", "stopped")[0])
             if i < repeats - 1:
-                page.get_by_role("button", name="Start").click()
-                page.wait_for_function("() => window.__live.status.length && "
-                                       "window.__live.status[window.__live.status.length - 1][1].includes('running')",
-                                       timeout=60_000)
-                page.wait_for_timeout(1500)
+                _start_again(page)
         browser.close()
     status = [(t / 1000, parse_done(s)) for t, s in live["status"] if len(parse_done(s)) == 2]
     (t0, d0), (t1, d1) = status[0], status[-1]
