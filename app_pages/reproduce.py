@@ -79,7 +79,9 @@ else:
             else f"data seed {run_seed}")
     st.subheader(f"{e.title} ({run_mode} protocol, {sets})")
     st.markdown("Cross validation proposed **r = " + ", ".join(f"{run.cv.chosen_r:g}" for run in result.runs)
-                + f"**; on data set {first.seed}, {first.cv.blow_up.reason}.")
+                + "**; the pCRP ran at **r = " + ", ".join(f"{run.methods['pCRP'].r:g}" for run in result.runs)
+                + "** (where chains on the CV data disagreed at the proposed r, the next lower r at which they "
+                f"agree); on data set {first.seed}, {first.cv.blow_up.reason}.")
     table = pd.DataFrame(display_seed_rows(result))
     st.table(table.loc[:, (table != "").any()], hide_index=True)  # no empty columns (Old Faithful: no NMI/VI)
     for line in seed_disagreement_lines(result):

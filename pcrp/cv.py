@@ -246,8 +246,9 @@ def robust_blow_up(loss, folds, *, r_grid=None, quantile=SPLIT_QUANTILE, rel_jum
     low = int(np.quantile(per_split, quantile, method="lower"))
     chosen = min(min(repeats), low)
     name = (lambda j: f"{r_grid[j]:g}") if r_grid is not None else (lambda j: f"value number {j + 1}")
-    reason = (f"the smallest of the {len(repeats)} repeat{'s' if len(repeats) > 1 else ''}' proposals "
-              f"({', '.join(name(j) for j in repeats)}) and the lower quartile of the {n_splits} splits' own "
+    which = (f"the smallest of the {len(repeats)} repeats' proposals" if len(repeats) > 1
+             else "the smaller of the mean curve's proposal")
+    reason = (f"{which} ({', '.join(name(j) for j in repeats)}) and the lower quartile of the {n_splits} splits' own "
               f"proposals ({name(low)}): r past it merges real clusters in some splits")
     if chosen == G - 1:
         reason = ("the loss never blows up in a quarter of the splits or in any repeat on this grid: the largest r "
@@ -450,3 +451,161 @@ def _dask_client(address):
         return connect(address)
     except DaskConnectionError as err:
         raise CVError(str(err)) from None
+
+
+# ----------------------------------------------------------------------------- r for the built-in data sets
+
+# The cross-validated r of each built-in data set at its default settings (pcrp.data.load(name)), computed once
+# by BUILTIN_R_COMMAND and shipped in pcrp/datasets/cv_r.json with every setting and the time it took.
+BUILTIN_R_FILE = "cv_r.json"
+BUILTIN_R_COMMAND = "python -m pcrp.cv --builtin-r pcrp/datasets/cv_r.json"
+BUILTIN_R_DATA = ("old-faithful", "mnist", "sim1", "sim2", "demo")
+BUILTIN_R_SETTINGS = dict(folds=5, repeats=3, iters=2000, burn_in=1000, thin=10, seed=0, rule="robust")
+# The chain check of a shipped r: CHECK_CHAINS pCRP chains from the reproduce starts (k-means, one cluster, 20
+# random, k-means), CHECK_ITERS sweeps (half burn-in) on the whole data; while their R-hat on K exceeds CHECK_RHAT
+# (some chain sits in another mode, as on Sim 2 at r = 1.30 where one chain drops towards one cluster), step one
+# grid point down, at most CHECK_STEPS times.
+CHECK_CHAINS, CHECK_ITERS, CHECK_RHAT, CHECK_STEPS = 4, 2000, 1.05, 2
+
+
+def builtin_r_table():
+    """{data set name: entry} from the shipped pcrp/datasets/cv_r.json (entry: r, data settings, CV settings,
+    the curve, the command and date)."""
+    import json
+    from importlib import resources
+
+    return json.loads((resources.files("pcrp") / "datasets" / BUILTIN_R_FILE).read_text(encoding="utf-8"))["data"]
+
+
+def builtin_r(name):
+    """(r, provenance) for a built-in data set: the cross-validated r shipped with pcrp and one sentence saying
+    how it was chosen. For a name that is not a built-in data set (a CSV file): (pcrp.model.DEFAULT_R, a sentence
+    saying that it is a default, not a choice for these data, and what to do)."""
+    from .model import DEFAULT_R
+
+    entry = builtin_r_table().get(name)
+    if entry is None:
+        return DEFAULT_R, (f"r = {DEFAULT_R:g} is pcrp's default, not chosen for these data: a mild power that "
+                           "removes small spurious clusters on the built-in data sets; choose r for your data by "
+                           "cross validation (the Choose r page, pcrp cv).")
+    s = entry["cv"]
+    data = entry["data"]
+    about = ", ".join(f"{k} {v}" for k, v in data.items() if k not in ("kind", "name", "idx_folder") and v is not None)
+    return float(entry["r"]), (
+        f"r = {entry['r']:g} for {name} ({about}) comes from {s['folds']}-fold cross validation repeated "
+        f"{s['repeats']} times ({s['rule']} change-point rule, {s['iters']:,} sweeps per fit, seed {s['seed']}), "
+        f"computed once with `{entry['command']}` ({entry['date']}); another N or seed may call for another r."
+        + _check_text(entry))
+
+
+def compute_builtin_r(names=BUILTIN_R_DATA, n_jobs=-1, progress=None):
+    """{name: entry} for :data:`BUILTIN_R_FILE`: :func:`cross_validate` with BUILTIN_R_SETTINGS on each built-in
+    data set at its default settings (standardised as :func:`pcrp.data.load` does)."""
+    import datetime
+    import time
+
+    from . import data as data_mod
+
+    out = {}
+    for name in names:
+        ds = data_mod.load(name)
+        start = time.perf_counter()
+        res = cross_validate(ds.X, standardize=ds.standardized, n_jobs=n_jobs, **BUILTIN_R_SETTINGS)
+        seconds = time.perf_counter() - start
+        out[name] = {"r": res.chosen_r, "cv_r": res.chosen_r, "reason": res.blow_up.reason,
+                     "mean_rule_r": float(res.r_grid[res.mean_blow_up.chosen_index]),
+                     "data": ds.source, "n": ds.n, "standardized": bool(ds.standardized),
+                     "cv": {k: v for k, v in res.settings.items() if k not in ("niw_per_split",)},
+                     "curve": res.table(), "seconds": round(seconds, 1), "command": BUILTIN_R_COMMAND,
+                     "date": datetime.date.today().isoformat()}
+        check_builtin_r(name, out[name], n_jobs=n_jobs)
+        if progress is not None:
+            progress(name, out[name])
+    return out
+
+
+def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, seed=0, n_jobs=-1):
+    """Check a proposed r with chains on the data X (N, d): CHECK_CHAINS pCRP chains from the reproduce starts,
+    CHECK_ITERS sweeps; while their R-hat on K exceeds CHECK_RHAT, try the next grid value below, at most
+    CHECK_STEPS times. ``r`` must be on ``r_grid``.
+
+    Returns (r to use, check): the first r tried whose chains agree, or ``r`` itself when none does, and a
+    JSON-ready dict {chains, iters, rhat_limit, tried: [{r, rhat_K, mean_K_per_chain}], agreed}. Measured on 20
+    Sim 2 data sets per rule (docs/reproduce/cv_robustness.md) it catches r where one chain falls towards fewer
+    clusters; it cannot see a threshold that differs between the CV data and other data.
+    """
+    from .chains import run_chains
+
+    X = np.ascontiguousarray(X, dtype=float)
+    niw = niw if niw is not None else resolve_niw(X)
+    grid = [float(g) for g in r_grid]
+    start = int(np.argmin(np.abs(np.asarray(grid) - r)))
+    tried = []
+    for index in range(start, max(start - CHECK_STEPS, 0) - 1, -1):
+        value = grid[index]
+        chains = run_chains(X, PowerCRP(1.0, value), niw, n_chains=CHECK_CHAINS, iters=CHECK_ITERS,
+                            burn_in=CHECK_ITERS // 2, thin=5, seed=seed, n_jobs=n_jobs)
+        rhat = float(chains.diagnostics()["K"]["rhat"])
+        tried.append({"r": value, "rhat_K": rhat, "mean_K_per_chain": chains.kept_K.mean(axis=1).round(3).tolist()})
+        if not rhat > CHECK_RHAT:
+            break
+    agreed = [t for t in tried if not t["rhat_K"] > CHECK_RHAT]
+    check = {"chains": CHECK_CHAINS, "iters": CHECK_ITERS, "rhat_limit": CHECK_RHAT, "tried": tried,
+             "agreed": bool(agreed)}
+    return (agreed[0]["r"] if agreed else float(r)), check
+
+
+def check_builtin_r(name, entry, n_jobs=-1):
+    """:func:`check_with_chains` of ``entry["cv_r"]`` on the whole built-in data set; sets entry["r"] and
+    entry["check"]. Modifies and returns ``entry``."""
+    from . import data as data_mod
+
+    ds = data_mod.load(name)
+    entry["r"], entry["check"] = check_with_chains(ds.X, entry["cv_r"], n_jobs=n_jobs)
+    return entry
+
+
+def _check_text(entry):
+    check = entry.get("check")
+    if not check:
+        return ""
+    first = check["tried"][0]
+    if entry["r"] == entry["cv_r"] and check["agreed"]:
+        return (f" {check['chains']} chains of {check['iters']:,} sweeps at that r agree (R-hat on K "
+                f"{first['rhat_K']:.3f}).")
+    if check["agreed"]:
+        return (f" CV proposed {entry['cv_r']:g}, but there {check['chains']} chains of {check['iters']:,} sweeps "
+                f"disagreed (R-hat on K {first['rhat_K']:.2f}; mean K per chain "
+                f"{', '.join(f'{k:.2f}' for k in first['mean_K_per_chain'])}), so the largest grid r below it at "
+                "which they agree is shipped.")
+    powers = ", ".join(f"{t['r']:g}" for t in check["tried"])
+    worst = max(t["rhat_K"] for t in check["tried"])
+    return (f" Chains disagree at every r tried ({powers}; R-hat on K up to {worst:.2f}): these data have several modes at these powers, so "
+            "the CV r is shipped and runs should use several chains.")
+
+
+def write_builtin_r(path, names=BUILTIN_R_DATA, n_jobs=-1):
+    """Compute :func:`compute_builtin_r` and write it as JSON to ``path`` (whole or not at all)."""
+    import json
+
+    from .files import atomic_write
+
+    def show(name, entry):
+        print(f"{name}: r = {entry['r']:g} ({entry['seconds']:.0f} s); {entry['reason']}", flush=True)
+
+    table = compute_builtin_r(names, n_jobs=n_jobs, progress=show)
+    payload = {"about": "The cross-validated pCRP power r of each built-in data set at its default settings "
+                        "(pcrp.cv.builtin_r reads it).", "data": table}
+    atomic_write(path, lambda f: json.dump(payload, f, indent=1, default=float))
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m pcrp.cv", description="Compute the shipped r of the built-in "
+                                     "data sets (pcrp/datasets/cv_r.json).")
+    parser.add_argument("--builtin-r", metavar="OUT.json", required=True, help="where to write the table")
+    parser.add_argument("--data", default=",".join(BUILTIN_R_DATA), help="comma-separated built-in names")
+    parser.add_argument("--n-jobs", type=int, default=-1)
+    args = parser.parse_args()
+    write_builtin_r(args.builtin_r, [n.strip() for n in args.data.split(",") if n.strip()], n_jobs=args.n_jobs)

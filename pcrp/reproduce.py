@@ -72,6 +72,7 @@ class Protocol:
     n_seeds: int = 10  # data sets per simulated experiment (run_over_seeds)
     cv_repeats: int = 3  # repeats of the folds: the robust CV rule reads each repeat (pcrp.cv.robust_blow_up)
     cv_rule: str = "robust"
+    cv_check: bool = True  # check the CV r with chains on the CV data, stepping down where they disagree
 
 
 FULL = Protocol()
@@ -252,12 +253,19 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
                         iters=protocol.cv_iters, burn_in=protocol.cv_burn_in, thin=protocol.cv_thin, seed=seed,
                         split_merge=protocol.split_merge, n_jobs=n_jobs, scheduler=scheduler,
                         progress=lambda done, total: report("cross validation", done / total))
+    r = cv.chosen_r
+    if protocol.cv_check:
+        from .cv import check_with_chains
+
+        report("cross validation", 1.0)
+        r, check = check_with_chains(cv_ds.X, r, r_grid, seed=seed, n_jobs=n_jobs)
+        cv.settings["chain_check"] = check
     niw = resolve_niw(ds.X)
     result = ExperimentResult(experiment, ds, niw, cv, protocol=protocol, seed=seed)
     priors = {
         "CRP-Oracle": CRP(oracle_alpha(experiment.k_true, ds.n)),
         "CRP": CRP(1.0),
-        "pCRP": PowerCRP(1.0, cv.chosen_r),
+        "pCRP": PowerCRP(1.0, r),
         **{m: make_prior(name) for m, name in EXTRA_PRIORS.items()},
     }
     for method in methods:
@@ -771,11 +779,13 @@ def write_report(results, out_dir, command="", seconds=None):
     for res in results:
         e, first = res.experiment, res.first
         rs = ", ".join(f"{run.cv.chosen_r:.2f}" for run in res.runs)
+        used = ", ".join(f"{run.methods['pCRP'].r:.2f}" for run in res.runs)
         md += [f"## {e.title} ({e.table})", "",
-               (f"Data sets (seeds): {', '.join(map(str, res.seeds))}. CV proposed r = {rs}. "
-                if len(res.runs) > 1 else "")
-               + f"On data set {first.seed}, CV on {first.cv.settings['n']} points proposed r = "
-                 f"{first.cv.chosen_r:.2f}: {first.cv.blow_up.reason}.",
+               (f"Data sets (seeds): {', '.join(map(str, res.seeds))}. CV proposed r = {rs}" if len(res.runs) > 1
+                else f"CV proposed r = {rs}")
+               + (f"; after the chain check (pcrp.cv.check_with_chains) the pCRP ran at r = {used}. "
+                  if "chain_check" in first.cv.settings else ". ")
+               + f"On data set {first.seed}, CV on {first.cv.settings['n']} points: {first.cv.blow_up.reason}.",
                "", markdown_seed_table(res), ""]
         for line in seed_disagreement_lines(res) + seed_gap_lines(res) + extra_lines(res):
             md += [line, ""]
@@ -807,6 +817,7 @@ def write_report(results, out_dir, command="", seconds=None):
         res.experiment.key: {
             "seeds": res.seeds,
             "chosen_r": [run.cv.chosen_r for run in res.runs],
+            "pcrp_r": [run.methods["pCRP"].r for run in res.runs if "pCRP" in run.methods],
             "cv": [run.cv.settings for run in res.runs],
             "niw": [run.niw.as_dict() for run in res.runs],
             "pcrp_true_partition_margin_nats": res.margins,
@@ -867,7 +878,7 @@ def run_all(keys, protocol=FULL, seed=0, n_seeds=None, *, extra=True, n_jobs=-1,
         experiment = EXPERIMENTS[key]
         res = run_over_seeds(experiment, protocol, seed, n_seeds, extra=extra, n_jobs=n_jobs, scheduler=scheduler)
         if log is not None:
-            log(f"{experiment.title}: r = {', '.join(f'{run.cv.chosen_r:g}' for run in res.runs)}; mean K "
+            log(f"{experiment.title}: r = {', '.join(str(run.methods['pCRP'].r) for run in res.runs)}; mean K "
                 + ", ".join(f"{row['method']} {row['K']:.2f}" for row in seed_rows(res) if row["method"] != "Ground truth")
                 + f" ({time.perf_counter() - start:.0f} s so far)")
         results.append(res)

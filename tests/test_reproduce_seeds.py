@@ -51,7 +51,8 @@ def test_rows_carry_mean_spread_and_mcse_over_data_sets(over_seeds, tmp_path):
         assert row["beyond_paper"] == (method in EXTRA_METHODS)
         assert row["K max"] == max(int(m.K[:, 60:].max()) for m in per)
         assert sum(row["P(K)"].values()) == pytest.approx(1.0)
-    assert rows["pCRP"]["r"] == [run.cv.chosen_r for run in res.runs]
+    assert rows["pCRP"]["r"] == [run.methods["pCRP"].r for run in res.runs]
+    assert all(run.methods["pCRP"].r <= run.cv.chosen_r for run in res.runs)
     assert rows["MFM"]["settings"] == "MFM: gamma 1, lam 1"
     # only the first data set keeps every label draw (the figures); the others keep their last draw per chain
     assert res.runs[0].methods["CRP"].labels.shape == (2, 6, 80)
