@@ -156,14 +156,17 @@ def restaurants():
         sizes = {p: np.bincount(seating(p, n_total, seed)[:n]) for p in shown}
         max_customers = max(int(s.max()) for s in sizes.values())
         cols_per_row, cell_px = {1: (9, 88), 2: (4, 84), 3: (3, 80)}[len(shown)]
-        rows = rplots.restaurant_grid(max(s.size for s in sizes.values()), cols_per_row, max_rows=3)
+        most = max(s.size for s in sizes.values())
+        rows = rplots.restaurant_grid(most, cols_per_row, max_rows=3)
+        overflow = most + 1 > cols_per_row * rows  # some panel notes its tables that are not drawn
         columns = st.columns(len(shown))
         for col, prior in zip(columns, shown):
             with col:
                 s = sizes[prior]
                 st.vega_lite_chart(rplots.restaurant_chart(s, seating_probabilities_prior(prior, s),
                                                            max_customers=max_customers, cols=cols_per_row,
-                                                           rows=rows, cell_px=cell_px, title=prior.label()),
+                                                           rows=rows, cell_px=cell_px, title=prior.label(),
+                                                           note_row=overflow),
                                    key=f"rgr-restaurant-{prior.name}", width="content")
                 st.markdown(f"**{plural(s.size, 'table')}**, largest {s.max() / n:.0%}")
         st.caption("Each circle is a table, in the order it opened; its area is proportional to its customers "

@@ -270,3 +270,25 @@ def test_restaurant_fits_the_projector_and_play_shows_its_state(rgr_server):
         page.wait_for_timeout(1500)
         assert seated() == held
         browser.close()
+
+
+def test_restaurant_chart_areas_probabilities_and_overflow():
+    """The drawing itself: areas proportional to customers on the shared scale (Vega's circle size is the area of its bounding square),
+    the probability under each table and the empty one, tables beyond the grid counted in a note."""
+    from pcrp.plots.restaurant import probability_text, restaurant_chart, restaurant_grid
+
+    spec = restaurant_chart([8, 2, 1], [0.6, 0.2, 0.1, 0.1], max_customers=10, cols=4, rows=1, cell_px=100,
+                            title="CRP (alpha=1)")
+    size = spec["layer"][0]["encoding"]["size"]["scale"]
+    assert size["domain"] == [0, 10] and size["range"][0] == 0 and size["zero"] is True  # linear from 0: area ∝ n
+    assert size["range"][1] == pytest.approx(68.0 ** 2)  # the fullest table is 0.68 of a cell across
+    rows = spec["datasets"]["tables"]
+    assert [r["p_text"] for r in rows] == ["60%", "20%", "10%", "new: 10%"]
+    assert [r["kind"] for r in rows] == ["table"] * 3 + ["new"] and len(spec["layer"]) == 4  # no note: all fit
+    crowded = restaurant_chart([5, 3, 2, 1, 1], np.full(6, 1 / 6), max_customers=5, cols=2, rows=2)
+    assert [r["table"] for r in crowded["datasets"]["tables"]] == ["T1", "T2", "T3", "new"]
+    assert crowded["layer"][-1]["data"]["values"][0]["note"] == "+ 2 more tables (2 customers) not drawn"
+    assert restaurant_grid(5, 4, max_rows=3) == 2 and restaurant_grid(40, 4, max_rows=3) == 3
+    assert [probability_text(p) for p in (0.0, 0.00005, 0.0004, 0.031, 0.5)] == ["0", "<0.01%", "<0.1%", "3.1%", "50%"]
+    with pytest.raises(ValueError, match="one entry per table and one for a new table"):
+        restaurant_chart([3, 1], [0.5, 0.5], max_customers=3)

@@ -37,7 +37,7 @@ def restaurant_grid(n_tables, cols, max_rows):
     return int(min(max(1, -(-(int(n_tables) + 1) // int(cols))), max_rows))
 
 
-def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64, title=None):
+def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64, title=None, note_row=False):
     """Vega-Lite: the restaurant after the customers so far, tables as circles in opening order.
 
     sizes: (K,) customers per table in opening order. probs: (K + 1,) the next customer's probability of each
@@ -46,7 +46,8 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
     three quarters of a cell's width); its count is written inside when the circle is large enough, the
     newcomer's probability under it. ``cols`` x ``rows`` cells of ``cell_px`` pixels: pass the same grid to
     every panel; tables that do not fit (beyond cols * rows - 1) are summed in a note at the bottom. ``title``:
-    one line above the grid (cut with an ellipsis when wider than the chart), so panels side by side line up.
+    one line above the grid (cut with an ellipsis when wider than the chart), so panels side by side line up;
+    ``note_row``: keep the note's line even without a note (when another panel has one).
     """
     sizes = np.asarray(sizes, dtype=int)
     probs = np.asarray(probs, dtype=float)
@@ -70,7 +71,8 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
                     "x": slot % cols + 0.5, "y": slot // cols + 0.38, "label_y": slot // cols + 0.98,
                     "count": "", "probability": float(probs[-1]), "p_text": "new: " + probability_text(probs[-1])})
     hidden = sizes.size - shown
-    height = rows * cell_px + (18 if hidden else 0)
+    note = 18 if hidden or note_row else 0
+    height = rows * cell_px + note
     layers = [
         {"mark": {"type": "point", "shape": "circle", "filled": True, "opacity": 0.9, "stroke": "white",
                   "strokeWidth": 1},
@@ -93,7 +95,7 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
          "encoding": {"text": {"field": "count"}}},
         {"mark": {"type": "text", "fontSize": 13, "baseline": "bottom", "color": "#333333"},
          "encoding": {"y": {"field": "label_y", "type": "quantitative", "axis": None,
-                            "scale": {"domain": [0, rows], "reverse": True}},
+                            "scale": {"domain": [0, rows + note / cell_px], "reverse": True}},
                       "text": {"field": "p_text"}}},
     ]
     if hidden:
@@ -108,9 +110,12 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
         "encoding": {
             "x": {"field": "x", "type": "quantitative", "axis": None, "scale": {"domain": [0, cols]}},
             "y": {"field": "y", "type": "quantitative", "axis": None,
-                  "scale": {"domain": [0, rows + (18 / cell_px if hidden else 0)], "reverse": True}},
+                  "scale": {"domain": [0, rows + note / cell_px], "reverse": True}},
         },
         "layer": layers,
+        # "pad": the plot area is exactly width x height and the title sits outside it, so a cell is cell_px
+        # pixels and the circles (sized in pixels) fit their cells
+        "autosize": {"type": "pad"},
         "config": {"view": {"stroke": None}},
     }
     if title is not None:
