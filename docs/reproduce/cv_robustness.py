@@ -9,11 +9,15 @@ from the saved curves, so every rule is judged on the same fits:
 
 - mean (before): pcrp.cv.find_blow_up on the mean of the first repeat's 5 splits (pcrp cv's defaults until now);
 - robust, 1 repeat: pcrp.cv.robust_blow_up on the first repeat's 5 splits;
-- robust, 3 repeats: pcrp.cv.robust_blow_up on all 15 splits (the default of pcrp.reproduce and the shipped r).
+- robust, 3 repeats: pcrp.cv.robust_blow_up on all 15 splits;
+- robust + chain check: then pcrp.cv.check_with_chains on the CV sample (4 chains of 2,000 sweeps at the proposed
+  r, seed 0; while their R-hat on K exceeds 1.05, one grid value lower, at most twice): what pcrp.reproduce and
+  the shipped r do.
 
 Usage (from the repository root):
     python docs/reproduce/cv_robustness.py measure OUT.json SEEDS      # e.g. 11,12,...,20; minutes per seed
-    python docs/reproduce/cv_robustness.py summarise A.json [B.json ...]
+    python docs/reproduce/cv_robustness.py check CHECK.json A.json [B.json ...]
+    python docs/reproduce/cv_robustness.py summarise CHECK.json A.json [B.json ...]
 """
 
 import json
@@ -81,7 +85,25 @@ def margin(run, r):
     return float(-np.max(L + r * G))
 
 
-def summarise(paths):
+def check(out_path, paths):
+    """The chain check of the robust r of every run, on its CV sample (regenerated from its seed)."""
+    from pcrp.cv import check_with_chains
+
+    out = {}
+    for path in paths:
+        for key, run in json.load(open(path))["runs"].items():
+            sim, seed = key.split("-")
+            cvd = dm.simulation(sim, 200, seed=int(seed) + 1000)
+            start = RULES["robust, 3 repeats"](np.array(run["loss"]))
+            r, detail = check_with_chains(cvd.X, float(GRID[start]), GRID, seed=0, n_jobs=2)
+            out[key] = {"final": int(np.argmin(np.abs(GRID - r))), "check": detail}
+            print(key, GRID[start], r, flush=True)
+    json.dump(out, open(out_path, "w"))
+
+
+def summarise(check_path, paths):
+    checked = json.load(open(check_path))
+    RULES["robust + chain check"] = None
     lines = []
     for path in paths:
         runs = json.load(open(path))["runs"]
@@ -92,7 +114,8 @@ def summarise(paths):
         for sim in ("sim1", "sim2"):
             mine = {k: v for k, v in runs.items() if k.startswith(sim + "-")}
             for name, rule in RULES.items():
-                idx = [rule(np.array(run["loss"])) for run in mine.values()]
+                idx = [checked[key]["final"] if rule is None else rule(np.array(run["loss"]))
+                       for key, run in mine.items()]
                 ok = [kept(run, j) for run, j in zip(mine.values(), idx)]
                 rs = [GRID[j] for j in idx]
                 margins = [margin(run, GRID[j]) for run, j in zip(mine.values(), idx)]
@@ -109,5 +132,7 @@ def summarise(paths):
 if __name__ == "__main__":
     if sys.argv[1] == "measure":
         measure(sys.argv[2], [int(s) for s in sys.argv[3].split(",")])
+    elif sys.argv[1] == "check":
+        check(sys.argv[2], sys.argv[3:])
     else:
-        print(summarise(sys.argv[2:]))
+        print(summarise(sys.argv[2], sys.argv[3:]))
