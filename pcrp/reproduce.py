@@ -49,8 +49,9 @@ METHODS = ("CRP-Oracle", "CRP", "pCRP")
 EXTRA_METHODS = ("MFM", "SFM")
 EXTRA_PRIORS = {"MFM": "mfm", "SFM": "sfm"}
 BEYOND_PAPER = " (beyond the paper)"
-# The paper's number is "within the spread" when |paper - our mean over data sets| <= SPREAD_MULT x the
-# between-data-set standard deviation: about a 95% range for one data set's value if the values are roughly normal.
+# The paper's number is "outside our spread" when |paper - our mean over data sets| exceeds both SPREAD_MULT x the
+# between-data-set standard deviation (about a 95% range for one data set's value if the values are roughly
+# normal) and the calibration's TOLERANCE (with 3 data sets the SD itself is uncertain and can be tiny by luck).
 SPREAD_MULT = 2.0
 # Below this many nats between the true partition and the best merged state on the exact merge path (at the pCRP's
 # r), a pCRP row is flagged: chains that start from, or wander into, the merged state can stay there.
@@ -102,7 +103,8 @@ _SIM_TRUTH = ("The paper's Table 1 gives Sim 2's ground truth as K = 2, while it
               "its oracle alpha (0.52 = 3 / ln 300) implies three; we use three. ")
 _SIM_GAPS = ("The paper prints no simulation parameters. Ours are calibrated (see pcrp/datasets/README.md) so that our "
              "CRP-Oracle and CRP rows match the paper's within 0.03 NMI, 0.1 VI and 0.5 K on average over data "
-             "sets; a larger gap here is the luck of this one data set of N points.")
+             "sets; a paper number outside our spread between data sets means our simulation differs from the "
+             "authors' there, or their one data set was unusual.")
 _MNIST_GAPS = ("Our MNIST pipeline is not the authors': a 2-D spectral embedding (scikit-learn) of our bundled "
                "5,000-digit subset, and our NIW defaults; the number of clusters depends strongly on both, so our "
                "CRP and CRP-Oracle find more clusters than the paper's.")
@@ -419,7 +421,8 @@ def seed_rows(result):
             if paper is not None:
                 row[col + " paper"] = paper
                 spread = row[col + " spread"]
-                row[col + " within spread"] = (bool(abs(paper - row[col]) <= SPREAD_MULT * spread)
+                gap = abs(paper - row[col])
+                row[col + " within spread"] = (bool(gap <= SPREAD_MULT * spread or gap <= TOLERANCE[col])
                                                if np.isfinite(spread) else None)
         row["K max"] = max(m.metrics["K max"][0] for m in per)
         if "K max" in e.paper.get(method, {}):
@@ -495,8 +498,8 @@ def display_seed_rows(result):
                                    f"{', '.join(map(str, bad))} ({worst})")
             low = {s: m for s, m in row.get("margins", {}).items() if m < MARGIN_NATS}
             if low:
-                shown["chains"] += "; true clusters within " + ", ".join(
-                    f"{m:+.1f}" for m in low.values()) + " nats of merged"
+                shown["chains"] += "; true partition vs best merged: " + ", ".join(
+                    f"{m:+.1f}" for m in low.values()) + " nats"
         out.append(shown)
     return out
 
@@ -552,10 +555,16 @@ def seed_disagreement_lines(result):
                         f"{below} of {run.methods['pCRP'].chains.n_chains} chains below {k} clusters on average")
 
             cells = "; ".join(cell(s, v) for s, v in low.items())
-            out.append(f"pCRP: at the CV r the {k} true clusters and the best merged state on the exact merge path "
-                       f"from the true labels are within {MARGIN_NATS:g} nats ({cells}; negative: the pCRP prefers "
-                       "the merged state), so the pCRP can settle on fewer clusters than the truth; these are "
-                       "single partitions, not posterior mass.")
+            settled = any(int(np.sum(result.runs[result.seeds.index(s)].methods["pCRP"].chains.kept_K.mean(axis=1)
+                                     < k - 0.5)) for s in low)
+            out.append(f"pCRP: at the r it ran at, the true partition beats the best merged state on the exact merge "
+                       f"path from the true labels by less than {MARGIN_NATS:g} nats ({cells}; negative: the merged "
+                       "partition has the higher joint). "
+                       + ("There chains can settle on fewer clusters than the truth, and some did."
+                          if settled else
+                          "These are single partitions, not posterior mass: no chain settled below the truth here, "
+                          "because the many partitions near the true one outweigh the merged one (true classes "
+                          "that overlap, as Sim 1's two close components)."))
     return out
 
 
