@@ -18,6 +18,7 @@ starts, data) for the CLI, the app, cross validation and the reproduction.
 import io
 import json
 import os
+import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -150,6 +151,7 @@ class ChainSet:
     split_merge_history: (C, S, 4) int64, the same counts over the sweeps since the previous kept draw
         (the first kept draw counts from the start of the chain).
     config: :func:`run_config` of the run (holds the starts, seeds and schedule).
+    wall_seconds: wall-clock seconds :func:`run_chains` spent sampling (NaN for a loaded file: not saved).
     """
 
     K: np.ndarray
@@ -160,6 +162,7 @@ class ChainSet:
     split_merge_stats: np.ndarray
     split_merge_history: np.ndarray
     config: dict = field(default_factory=dict)
+    wall_seconds: float = float("nan")
 
     @property
     def n_chains(self):
@@ -522,7 +525,9 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
     tasks = [joblib.delayed(_run_one)(X, prior, niw, iters, burn_in, thin, seeds[c], inits[c], c, callback,
                                       sampler_options, work) for c in range(n_chains)]
     threads = min(n_jobs, n_chains) if n_jobs is not None and n_jobs > 0 else n_jobs
+    started = time.perf_counter()
     results = joblib.Parallel(n_jobs=threads, prefer="threads")(tasks)
+    wall_seconds = time.perf_counter() - started
     chains = [chain for chain, _ in results]
     moves = dict(sampler_options)
     moves["split_merge"] = int(moves["split_merge"])
@@ -540,4 +545,5 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
         split_merge_stats=np.stack([np.asarray(c.split_merge_stats[:4], dtype=np.int64) for c in chains]),
         split_merge_history=np.stack([history for _, history in results]),
         config=config,
+        wall_seconds=wall_seconds,
     )

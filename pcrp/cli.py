@@ -412,24 +412,43 @@ def cmd_run(args):
         chains = run_chains(ds.X, prior, niw, n_chains=args.chains, init=inits, iters=iters, burn_in=burn_in,
                             thin=thin, seed=args.seed, n_jobs=args.n_jobs, data=data_description(ds, args.data),
                             callback=advance, split_merge=not args.no_split_merge)
+    import time
+
+    from .modes import find_modes, modes_json
+    from .posterior import MAX_POINTS
+    from .summary import metric_summary, nmi_vi
+
+    summaries_started = time.perf_counter()
     chains.config["loss"] = args.loss
     draws = chains.pooled_labels()
-    psm = similarity_matrix(draws)
-    estimate = point_estimate(draws, args.loss, psm=psm, seed=args.seed)
+    # the N x N similarity matrix (4 N^2 bytes) only up to MAX_POINTS points, or when asked (--psm)
+    want_psm = getattr(args, "psm", False) or ds.n <= MAX_POINTS
+    psm = similarity_matrix(draws) if want_psm else None
+    estimate = point_estimate(draws, args.loss, seed=args.seed)
     diagnostics = chains.diagnostics()
+    modes, modes_warning = find_modes(chains, loss=args.loss, seed=args.seed, pooled=estimate,
+                                      diagnostics=diagnostics)
+    metrics = None
+    if ds.labels is not None:
+        metrics = metric_summary(ds.labels, chains.labels)
+        metrics["point"] = nmi_vi(ds.labels, estimate.labels)
+    timing = {"sampling": chains.wall_seconds, "summaries": time.perf_counter() - summaries_started}
     out = {
-        "psm": psm,
         "point_labels": estimate.labels,
         "point_expected_loss": np.float64(estimate.expected_loss),
         "diagnostics": np.array(json.dumps(_json_safe(diagnostics), allow_nan=False)),
+        "modes": np.array(modes_json(modes)),
     }
+    if psm is not None:
+        out["psm"] = psm
     if ds.labels is not None:
         out["true_labels"] = ds.labels
     try:
         chains.save(out_path, extra=out)
     except OSError as err:
         raise _cannot_write(out_path, err) from None
-    _print_run(prior, ds, args, chains, diagnostics, estimate, out_path)
+    _print_run(prior, ds, args, chains, diagnostics, estimate, out_path, modes=modes, modes_warning=modes_warning,
+               metrics=metrics, timing=timing)
 
 
 def _json_safe(value):
@@ -445,7 +464,8 @@ def _json_safe(value):
     return value
 
 
-def _print_run(prior, ds, args, chains, diagnostics, estimate, out_path):
+def _print_run(prior, ds, args, chains, diagnostics, estimate, out_path, modes=(), modes_warning="", metrics=None,
+               timing=None):
     import numpy as np
 
     from .summary import rhat_warnings
@@ -468,10 +488,30 @@ def _print_run(prior, ds, args, chains, diagnostics, estimate, out_path):
           f"{lj_diag['ess_bulk']:.0f}/{lj_diag['ess_tail']:.0f}")
     sizes = ", ".join(str(n) for n in np.bincount(estimate.labels))
     unit = "bits" if estimate.loss == "vi" else "of pairs"
-    print(f"  point estimate ({estimate.loss.upper() if estimate.loss == 'vi' else 'Binder'} loss): "
-          f"{estimate.n_clusters} clusters of sizes {sizes}; expected loss {estimate.expected_loss:.4f} {unit}")
+    used = (f" (search over {estimate.n_draws} evenly spaced of the {estimate.n_draws_total} draws)"
+            if estimate.n_draws < estimate.n_draws_total else "")
+    pooled = " pooled over modes" if len(modes) > 1 else ""
+    print(f"  point estimate{pooled} ({estimate.loss.upper() if estimate.loss == 'vi' else 'Binder'} loss): "
+          f"{estimate.n_clusters} clusters of sizes {sizes}; expected loss {estimate.expected_loss:.4f} {unit}{used}")
+    if metrics is not None:
+        (nmi_mean, nmi_se), (vi_mean, vi_se) = metrics["NMI"], metrics["VI"]
+        nmi_point, vi_point = metrics["point"]
+        print(f"  against the true labels: NMI {nmi_mean:.3f} (MCSE {nmi_se:.3f}), VI {vi_mean:.3f} bits "
+              f"(MCSE {vi_se:.3f}) over the kept draws; point estimate NMI {nmi_point:.3f}, VI {vi_point:.3f} bits "
+              "(NMI: geometric normalisation; VI: log base 2)")
+    if len(modes) > 1:
+        print(f"  modes ({len(modes)}; pooled figures above depend on the starts):")
+        for m in modes:
+            msizes = ", ".join(str(n) for n in np.bincount(m.point.labels))
+            print(f"    chains {', '.join(str(c + 1) for c in m.chains)}: mean K {m.mean_K:.2f}, mean log joint "
+                  f"{m.mean_log_joint:.1f} (MCSE {m.mcse_log_joint:.2f}); its point estimate "
+                  f"{m.point.n_clusters} clusters of sizes {msizes}")
+    if timing is not None:
+        print(f"time: sampling {timing['sampling']:.1f} s, summaries {timing['summaries']:.1f} s")
     for line in rhat_warnings({"K": k_diag, "the log joint": lj_diag}):
         print(f"warning: {line}", file=sys.stderr)
+    if modes_warning:
+        print(f"warning: {modes_warning}", file=sys.stderr)
     print(f"wrote {out_path}")
 
 

@@ -244,8 +244,7 @@ class PointEstimate:
     """A point-estimate partition and how it was found.
 
     labels: (N,) int64 clusters 0..K-1, numbered by size (0 = largest).
-    expected_loss: its posterior expected loss (bits for 'vi', share of pairs for 'binder') under the draws
-        the search used.
+    expected_loss: its posterior expected loss (bits for 'vi', share of pairs for 'binder') under all the draws.
     loss: 'vi' or 'binder'; n_runs: greedy runs tried; n_draws: kept draws the search used (evenly spaced
         over all of them when there were more than its budget); n_draws_total: kept draws given.
     """
@@ -271,20 +270,27 @@ def _by_size(labels):
 
 
 DEFAULT_LOSS = "vi"
-# The search's budget: at most SEARCH_CELLS // N draws (and at least MIN_SEARCH_DRAWS), evenly spaced, so that its
-# cells (N x draws, int32) take at most 4 * SEARCH_CELLS = 64 MB and one reallocation scan about N x draws x K
-# table reads. At N = 2,000 every draw of a default run (800) is used; at N = 20,000, 800; at N = 100,000, 160.
+# The search's budget. It uses at most MAX_SEARCH_DRAWS draws, and at most SEARCH_CELLS // N (but at least
+# MIN_SEARCH_DRAWS), evenly spaced, so that its cells (N x draws, int32) take at most 4 * SEARCH_CELLS = 64 MB and one
+# reallocation scan costs about N x draws x K table reads (N = 2,000 and 20,000: 200 draws; 100,000: 160;
+# 1,000,000: 50). The expected loss it reports is then recomputed over every draw (one O(N x draws) pass).
+# Runs: 16 (salso's default) while N x draws <= SMALL_SEARCH, else 8.
 SEARCH_CELLS = 16_000_000
+MAX_SEARCH_DRAWS = 200
 MIN_SEARCH_DRAWS = 50
+SMALL_SEARCH = 1_000_000
 
 
 def search_draws(n_points, n_draws, max_draws=None):
     """Draws the point-estimate search uses for ``n_draws`` draws of ``n_points`` points (see SEARCH_CELLS)."""
-    limit = max(MIN_SEARCH_DRAWS, SEARCH_CELLS // max(n_points, 1)) if max_draws is None else int(max_draws)
+    if max_draws is None:
+        limit = min(MAX_SEARCH_DRAWS, max(MIN_SEARCH_DRAWS, SEARCH_CELLS // max(n_points, 1)))
+    else:
+        limit = int(max_draws)
     return min(n_draws, max(1, limit))
 
 
-def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=16, max_scans=50, zealous_attempts=10,
+def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=None, max_scans=50, zealous_attempts=10,
                    max_clusters=None, seed=0, max_draws=None, n_jobs=-1):
     """Partition minimising the posterior expected ``loss`` by SALSO-style randomised greedy search from the draws.
 
@@ -293,12 +299,13 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=1
     loss: 'vi' (default) or 'binder'. Both are computed from per-draw contingency tables (salso's approach,
         :mod:`pcrp._kernels.search`): O(N S) memory, no similarity matrix (``psm`` is accepted for older callers
         and not used).
-    n_runs: independent greedy runs; half start from a sequential allocation of the items in random
-        order, half from a randomly chosen draw. max_scans: reallocation scans per run;
+    n_runs: independent greedy runs (default 16, or 8 when N x draws used > SMALL_SEARCH); half start from a
+        sequential allocation of the items in random order, half from a randomly chosen draw. max_scans: reallocation scans per run;
         zealous_attempts: cluster dissolutions tried per run. max_clusters: cap on K (default: the
         largest K among the draws). seed: the search's random seed (the result does not depend on n_jobs).
-    max_draws: draws the search uses, evenly spaced (default :func:`search_draws`: all of them up to
-        SEARCH_CELLS / N). n_jobs: threads for the runs (-1 = all cores; the kernels release the GIL).
+    max_draws: draws the search uses, evenly spaced (default :func:`search_draws` for unweighted draws, all of
+        them with ``weights``, which describe a distribution rather than a chain); the expected loss reported
+        is over all the draws given. n_jobs: threads for the runs (-1 = all cores; the kernels release the GIL).
     """
     import os
     from concurrent.futures import ThreadPoolExecutor
@@ -307,15 +314,17 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=1
     from ._kernels.search import greedy_search
 
     _check_loss(loss)
-    draws = _as_draws(draws)
+    all_draws = draws = _as_draws(draws)
     total, N = draws.shape
-    w_all = _as_weights(weights, total)
-    use = search_draws(N, total, max_draws)
+    w_given = w_all = _as_weights(weights, total)
+    use = search_draws(N, total, max_draws) if weights is None or max_draws is not None else total
     if use < total:
         picks = np.unique(np.linspace(0, total - 1, use).round().astype(int))
         draws, w_all = draws[picks], w_all[picks] / w_all[picks].sum()
     used = draws.shape[0]
     draws, w = unique_draws(draws, w_all)
+    if n_runs is None:
+        n_runs = 16 if N * draws.shape[0] <= SMALL_SEARCH else 8
     S = draws.shape[0]
     cap = int(draws.max()) + 1 if max_clusters is None else int(max_clusters)
     if cap < 1:
@@ -345,6 +354,8 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=1
     for labels, value in results:  # in run order: the same winner whatever the threads
         if value < best_value - 1e-9:
             best_labels, best_value = labels, value
+    if used < total:  # the loss over every draw given, not only those the search used
+        tables = DrawTables(*unique_draws(all_draws, w_given), loss)
     return PointEstimate(labels=_by_size(best_labels), expected_loss=tables.expected_loss(best_labels), loss=loss,
                          n_runs=n_runs, n_draws=int(used), n_draws_total=int(total))
 

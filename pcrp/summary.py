@@ -43,6 +43,29 @@ def vi(true, pred, base=2.0):
     return float(max(nats, 0.0) / np.log(base))
 
 
+def nmi_vi(true, pred):
+    """(NMI, VI in bits) of two (N,) labelings from one contingency table (bincount, O(N)): the same numbers as
+    :func:`nmi` and :func:`vi` to rounding, at a fraction of their cost for many draws."""
+    _, u = np.unique(true, return_inverse=True)
+    _, v = np.unique(pred, return_inverse=True)
+    u, v = u.reshape(-1), v.reshape(-1)
+    N = u.size
+    nu, nv = int(u.max()) + 1, int(v.max()) + 1
+    joint = np.bincount(u * nv + v, minlength=nu * nv)
+    joint = joint[joint > 0] / N
+    pu, pv = np.bincount(u) / N, np.bincount(v) / N
+    hu, hv = -np.sum(pu * np.log(pu)), -np.sum(pv * np.log(pv))
+    h_joint = -np.sum(joint * np.log(joint))
+    mi = max(hu + hv - h_joint, 0.0)
+    if hu == 0.0 and hv == 0.0:
+        score = 1.0  # both one cluster (scikit-learn's convention)
+    elif hu == 0.0 or hv == 0.0:
+        score = 0.0
+    else:
+        score = min(mi / np.sqrt(hu * hv), 1.0)
+    return float(score), float(max(hu + hv - 2.0 * mi, 0.0) / np.log(2.0))
+
+
 def metric_summary(true, label_draws):
     """Mean and MCSE of NMI and VI against ``true`` (N,) over label draws.
 
@@ -52,11 +75,8 @@ def metric_summary(true, label_draws):
     draws = np.asarray(label_draws)
     if draws.ndim == 2:
         draws = draws[None]
-    out = {}
-    for name, fn in (("NMI", nmi), ("VI", vi)):
-        values = np.array([[fn(true, z) for z in chain] for chain in draws])
-        out[name] = mean_and_mcse(values)
-    return out
+    values = np.array([[nmi_vi(true, z) for z in chain] for chain in draws])  # (C, S, 2)
+    return {"NMI": mean_and_mcse(values[..., 0]), "VI": mean_and_mcse(values[..., 1])}
 
 
 def k_posterior(K):

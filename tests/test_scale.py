@@ -61,3 +61,33 @@ def test_point_estimate_at_100000_points_fits_in_1_gib_of_address_space():
     assert out.returncode == 0, out.stderr[-2000:]
     k, n_draws, agree = out.stdout.split()
     assert int(k) == 3 and int(n_draws) == 160 and float(agree) == 1.0
+
+
+def test_fast_nmi_and_vi_equal_scikit_learns():
+    """nmi_vi (one bincount table) against pcrp.summary.nmi / vi (scikit-learn) on 200 random pairs, including
+    one-cluster labelings; agreement to 1e-12."""
+    from pcrp.summary import nmi, nmi_vi, vi
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a = rng.integers(0, rng.integers(1, 6), 50)
+        b = rng.integers(0, rng.integers(1, 6), 50) * 3 - 4
+        got = nmi_vi(a, b)
+        assert got[0] == pytest.approx(nmi(a, b), abs=1e-12) and got[1] == pytest.approx(vi(a, b), abs=1e-12)
+
+
+def test_pcrp_run_prints_times_metrics_and_saves_modes(tmp_path, capsys):
+    import json
+
+    from pcrp.cli import main
+
+    out = tmp_path / "r.npz"
+    assert main(["run", "sim1", "--n", "120", "--iters", "80", "--burn-in", "40", "--thin", "4", "--chains", "2",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "time: sampling " in text and " s, summaries " in text
+    assert "against the true labels: NMI " in text and "(MCSE " in text
+    with np.load(out) as f:
+        modes = json.loads(str(f["modes"]))
+        assert "psm" in f.files  # N = 120 <= MAX_POINTS
+    assert sum(len(m["chains"]) for m in modes) == 2 and modes[0]["point_clusters"] >= 1
