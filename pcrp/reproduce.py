@@ -888,7 +888,8 @@ def run_all(keys, protocol=FULL, seed=0, n_seeds=None, *, extra=True, n_jobs=-1,
         res = run_over_seeds(experiment, protocol, seed, n_seeds, extra=extra, n_jobs=n_jobs, scheduler=scheduler)
         if log is not None:
             log(f"{experiment.title}: r = {', '.join(str(run.methods['pCRP'].r) for run in res.runs)}; mean K "
-                + ", ".join(f"{row['method']} {row['K']:.2f}" for row in seed_rows(res) if row["method"] != "Ground truth")
+                + ", ".join(f"{row['method']} {row['K']:.2f}" for row in seed_rows(res)
+                            if row["method"] != "Ground truth")
                 + f" ({time.perf_counter() - start:.0f} s so far)")
         results.append(res)
     return results, time.perf_counter() - start
