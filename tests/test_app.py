@@ -237,77 +237,6 @@ def test_upload_good_then_bad_csv_keeps_the_good_data_and_a_second_file_gets_its
     assert at.session_state["dataset"].n == 30  # the previous data stay loaded
 
 
-def rich_get_richer():
-    at = AppTest.from_file("../app_pages/rich_get_richer.py", default_timeout=TIMEOUT)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def chart_data(chart, name):
-    """The rows of a named dataset of a Vega-Lite chart element, as Streamlit sends them."""
-    import pyarrow as pa
-
-    for dataset in chart.proto.datasets:
-        if dataset.name == name:
-            return pa.ipc.open_stream(dataset.data.data).read_all().to_pylist()
-    raise KeyError(name)
-
-
-def test_rich_get_richer_steps_play_and_shared_scales():
-    at = rich_get_richer()
-    at.button(key="rgr_step10").click().run()
-    assert at.session_state["rgr_shown"] == 11
-    at.button(key="rgr_step").click().run()
-    assert at.session_state["rgr_shown"] == 12
-    at.slider(key="rgr_r").set_value(2.0).run()
-    assert not at.exception
-    tables = [c for c in at.get("vega_lite_chart") if "table (in opening order)" in c.proto.spec]
-    assert len(tables) == 2  # CRP and pCRP
-    seated = [sum(row["customers"] for row in chart_data(c, "tables")) for c in tables]
-    assert seated == [12, 12]
-    y_domains = [json.loads(c.proto.spec)["encoding"]["y"]["scale"]["domain"] for c in tables]
-    assert y_domains[0] == y_domains[1]  # one y scale for both rules
-    # playing advances the seating on every redraw of the animation, by the chosen speed
-    at.select_slider(key="rgr_speed").set_value("very fast (100 per second)")
-    at.button(key="rgr_play").click().run()
-    assert at.session_state["rgr_playing"] is True
-    shown = at.session_state["rgr_shown"]
-    at.run()
-    assert at.session_state["rgr_shown"] == min(shown + 20, 200)  # 20 customers per redraw at that speed
-
-
-def test_rich_get_richer_distributions_orders_and_one_customer():
-    from pcrp import data
-    from pcrp.model import CRP, resolve_niw
-    from pcrp.sampler import run
-
-    at = rich_get_richer()
-    at.select_slider(key="rgr_n_at").set_value(100).run()
-    assert not at.exception, at.exception
-    assert any("K_N at N = 100" in str(c.proto.spec) for c in at.get("plotly_chart"))
-    at.text_input(key="rgr_blocks").set_value("2,x").run()
-    assert "is not a list of positive block sizes" in at.error[0].value
-    at.text_input(key="rgr_blocks").set_value("2,2,1").run()
-    assert not at.error
-    assert "the pCRP's depends on who arrives when" in " ".join(c.value for c in at.caption)
-    at.text_input(key="rgr_blocks").set_value("3,3,2").run()  # 560 orders: a histogram, not 560 bars
-    assert sum("over its 560 arrival orders" in str(c.proto.spec) for c in at.get("plotly_chart")) == 1
-    at.button(key="rgr_pick_small").click().run()
-    assert not at.exception, at.exception
-    # the picked point is in a smallest cluster of the draw the page shows (the same cached chain)
-    ds = data.old_faithful()
-    labels = run(ds.X, CRP(1.0), resolve_niw(ds.X), iters=300, burn_in=299, thin=1, seed=0).labels[-1]
-    sizes = np.bincount(labels)
-    assert sizes[labels[at.session_state["rgr_point"]]] == sizes[sizes > 0].min()
-    at.radio(key="rgr_choice_data").set_value("Sim 1").run()
-    assert not at.exception, at.exception
-    at.slider(key="rgr_point").set_value(299).run()
-    at.radio(key="rgr_choice_data").set_value("Old Faithful").run()
-    assert not at.exception, at.exception
-    assert at.session_state["rgr_point"] == 0  # reset: 299 is past Old Faithful's 272 points
-
-
 def test_app_navigation_renders_the_explorer():
     at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
     at.run()
@@ -360,16 +289,18 @@ def test_reproduce_page_runs_a_quick_experiment(monkeypatch):
 
     # a smaller "quick" protocol so the test takes seconds; the page code path is the same
     monkeypatch.setattr(reproduce, "QUICK", reproduce.Protocol(iters=100, burn_in=50, thin=10, cv_iters=40,
-                                                                cv_burn_in=20, cv_thin=10, cv_folds=2))
+                                                                cv_burn_in=20, cv_thin=10, cv_folds=2, n_seeds=2,
+                                                                cv_check=False))
     at = app_on("app_pages/reproduce.py")
     at.selectbox(key="repro_experiment").set_value("Old Faithful, N = 172")
     at.button(key="repro_run").click().run()
     assert not at.exception, at.exception
     mode, seed, result = at.session_state["repro_results"]["old-faithful"]
-    assert mode == "quick" and set(result.methods) == {"CRP-Oracle", "CRP", "pCRP"}
+    assert mode == "quick" and result.seeds == [0]  # Old Faithful is one data set, not simulated again
+    assert list(result.methods) == ["CRP-Oracle", "CRP", "pCRP", "MFM", "SFM"]
     table = at.table[0].value.set_index("method")  # ours next to the paper's, SE in plain notation
-    assert list(table.index) == ["CRP-Oracle", "CRP", "pCRP"]
-    assert table.loc["CRP", "K, paper"] == "4" and "±" in table.loc["pCRP", "K, ours"]
+    assert list(table.index) == ["CRP-Oracle", "CRP", "pCRP", "MFM (beyond the paper)", "SFM (beyond the paper)"]
+    assert table.loc["CRP", "K, paper"] == "4" and "(MCSE" in table.loc["pCRP", "K, ours"]
     assert len(at.get("plotly_chart")) >= 4
 
 

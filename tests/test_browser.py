@@ -155,29 +155,6 @@ def test_explorer_streams_both_chains_on_one_projector_screen_and_handles_upload
     page.close()
 
 
-def test_rich_get_richer_animation_advances(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1700})
-    page.goto(server + "/rich_get_richer")
-    expect(page.get_by_text("customers seated")).to_be_visible(timeout=60_000)
-    page.get_by_role("button", name="Play / pause").click()
-    seated = page.get_by_text(re.compile(r"\d+ customers seated"))
-    deadline = time.monotonic() + 30
-    while int(seated.inner_text().split()[0]) <= 3 and time.monotonic() < deadline:
-        page.wait_for_timeout(500)
-    assert int(seated.inner_text().split()[0]) > 3
-    expect(page.get_by_text("One customer's choice in a real posterior")).to_be_visible()
-    expect(page.get_by_text(re.compile("where point 0 goes")).first).to_be_visible(timeout=30_000)
-    if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
-        page.get_by_role("button", name="Play / pause").click()  # pause, so the charts hold still
-        page.get_by_text("Exchangeability").scroll_into_view_if_needed()
-        page.wait_for_timeout(2000)
-        page.screenshot(path=str(SCREENSHOT_DIR / "rich_get_richer.png"))
-        page.get_by_text("Both panels use the same partition").scroll_into_view_if_needed()
-        page.wait_for_timeout(1500)
-        page.screenshot(path=str(SCREENSHOT_DIR / "one_customer.png"))
-    page.close()
-
-
 def test_choose_r_runs_and_sends_r_to_the_explorer(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
     page.goto(server + "/choose_r")
