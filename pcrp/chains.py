@@ -100,7 +100,8 @@ def _describe_init(value):
 def run_config(prior, niw, *, iters, burn_in, thin, seed, chain_seeds=None, inits=None, moves=None, data=None):
     """The settings of a run as one JSON-serialisable dict: the one shape used everywhere.
 
-    prior: a seating prior (``prior``, ``alpha``, and ``r``: 1.0 for the CRP, which is the pCRP with r = 1).
+    prior: a seating prior from pcrp.model.PRIORS: its ``prior.params()`` (``prior``, the registry name, and its own
+        parameters only, e.g. ``alpha`` and ``r`` for the pCRP, ``gamma`` and ``lam`` for the MFM).
     niw: the resolved NIW hyperparameters (``m0``, ``kappa0``, ``nu0``, ``S0``).
     iters, burn_in, thin: the schedule; seed: the run's seed as given; chain_seeds: the per-chain seeds.
     inits: the start of each chain ('labels' for a given array); ``n_chains`` is its length.
@@ -110,7 +111,6 @@ def run_config(prior, niw, *, iters, burn_in, thin, seed, chain_seeds=None, init
     inits = list(inits or [])
     config = {
         **prior.params(),
-        "r": float(getattr(prior, "r", 1.0)),
         **niw.as_dict(),
         "iters": int(iters),
         "burn_in": int(burn_in),

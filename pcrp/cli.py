@@ -28,10 +28,6 @@ import sys
 import warnings
 from pathlib import Path
 
-# Four chains: R-hat needs two or more, and four from different starts (DEFAULT_INITS cycled) is the
-# usual check (Vehtari et al. 2021) that the result does not depend on the start.
-DEFAULT_CHAINS = 4
-
 # Defaults of the options that only some data sets use (None in argparse, so that giving one for a data set
 # that ignores it can be refused).
 DATA_SEED_DEFAULT = 0
@@ -117,9 +113,12 @@ def _add_prior_options(p):
 
 
 def prior_from_args(args):
-    """The prior that --prior and its parameter flags describe (registry defaults for flags not given).
+    """The prior that --prior and its parameter flags describe (registry defaults for flags not given), and a
+    note on where r came from (None for other priors or a given --r).
 
-    A flag that the chosen prior does not use is a CliError naming the prior's own flags."""
+    The pCRP's r, when not given, is the cross-validated r shipped for a built-in data set
+    (:func:`pcrp.cv.builtin_r`), else the registry default, with a sentence saying which. A flag that the chosen
+    prior does not use is a CliError naming the prior's own flags."""
     from .model import PRIORS, make_prior
 
     spec = PRIORS[args.prior]
@@ -132,7 +131,12 @@ def prior_from_args(args):
         flags = " and ".join(_flag(name) for name in stray)
         raise CliError(f"{flags} {'does' if len(stray) == 1 else 'do'} not apply to --prior {spec.name} "
                        f"({spec.label}); its parameters are {have}. Leave {flags} out.")
-    return make_prior(spec.name, **given)
+    note = None
+    if spec.name == "pcrp" and "r" not in given:
+        from .cv import builtin_r
+
+        given["r"], note = builtin_r(args.data)
+    return make_prior(spec.name, **given), note
 
 
 def _add_data_options(p):
@@ -158,9 +162,9 @@ def _add_data_options(p):
 
 
 def build_parser():
-    from .chains import DEFAULT_INITS
+    from .chains import DEFAULT_BURN_IN, DEFAULT_CHAINS, DEFAULT_INITS, DEFAULT_ITERS, DEFAULT_N_JOBS, DEFAULT_THIN
     from .cv import DEFAULT_GRID
-    from .partition import LOSSES
+    from .partition import DEFAULT_LOSS, LOSSES
     from .reproduce import EXPERIMENTS
 
     parser = _Parser(prog="pcrp", description="Powered Chinese restaurant process mixtures.")
@@ -179,10 +183,11 @@ def build_parser():
     )
     _add_data_options(p)
     _add_prior_options(p)
-    p.add_argument("--iters", type=_whole, default=2000, help="Gibbs sweeps in all (default 2000)")
-    p.add_argument("--burn-in", type=_whole, default=1000,
-                   help="sweeps discarded before keeping draws (default 1000)")
-    p.add_argument("--thin", type=_whole, default=5, help="keep every thin-th sweep after burn-in (default 5)")
+    p.add_argument("--iters", type=_whole, default=DEFAULT_ITERS, help="Gibbs sweeps in all (default %(default)s)")
+    p.add_argument("--burn-in", type=_whole, default=DEFAULT_BURN_IN,
+                   help="sweeps discarded before keeping draws (default %(default)s)")
+    p.add_argument("--thin", type=_whole, default=DEFAULT_THIN,
+                   help="keep every thin-th sweep after burn-in (default %(default)s)")
     p.add_argument("--seed", type=_whole, default=0,
                    help="seed of the run, >= 0; each chain gets its own stream (default 0)")
     p.add_argument("--chains", type=_whole, default=DEFAULT_CHAINS,
@@ -193,12 +198,16 @@ def build_parser():
                    help="start of each chain: one | random:K | kmeans:K (K at most the number of points), or a "
                         f"comma-separated list used per chain and cycled (default {','.join(DEFAULT_INITS)}: a good "
                         "start, one cluster and many clusters)")
-    p.add_argument("--loss", choices=LOSSES, default="vi",
+    p.add_argument("--loss", choices=LOSSES, default=DEFAULT_LOSS,
                    help="loss whose posterior expectation the point estimate minimises: vi (variation of "
                         "information, default) or binder")
-    p.add_argument("--n-jobs", type=_whole, default=-1, help="threads for the chains (default -1: all cores)")
+    p.add_argument("--n-jobs", type=_whole, default=DEFAULT_N_JOBS,
+                   help="threads for the chains (default %(default)s: all cores)")
     p.add_argument("--no-split-merge", action="store_true",
                    help="plain Gibbs as in the paper (split-merge moves are on by default)")
+    p.add_argument("--psm", action="store_true",
+                   help="save the N x N posterior similarity matrix (4 N^2 bytes) whatever N; by default it is "
+                        "saved only up to 3,000 points (pcrp.posterior.MAX_POINTS)")
     _add_niw_options(p)
     p.add_argument("--out", required=True,
                    help="where to write RESULT.npz (.npz is added if missing; its folder must exist)")
@@ -220,7 +229,14 @@ def build_parser():
                    help="increasing comma-separated r values (default 1.01,1.05,...,2)")
     p.add_argument("--alpha", type=float, default=1.0, help="concentration (default 1)")
     p.add_argument("--folds", type=_whole, default=5, help="folds (default 5)")
-    p.add_argument("--repeats", type=_whole, default=1, help="repeat the folds with new shuffles (default 1)")
+    p.add_argument("--repeats", type=_whole, default=3,
+                   help="repeat the folds with new shuffles (default 3: the robust rule compares the repeats)")
+    p.add_argument("--rule", choices=("robust", "mean"), default="robust",
+                   help="change-point rule: robust (default: the smallest repeat's proposal and the lower quartile "
+                        "of the splits') or mean (the change point of the mean curve, the rule before Dec. 2026)")
+    p.add_argument("--no-chain-check", action="store_true",
+                   help="skip the check of the proposed r by 4 chains on all the data (by default r steps down "
+                        "the grid, at most 4 steps, while their R-hat on K is above 1.05)")
     p.add_argument("--iters", type=_whole, default=2000, help="sweeps per fit (default 2000)")
     p.add_argument("--burn-in", type=_whole, default=1000, help="burn-in per fit (default 1000)")
     p.add_argument("--thin", type=_whole, default=10, help="thinning of the scored draws (default 10)")
@@ -238,7 +254,8 @@ def build_parser():
             "Run the paper's experiments (Sim 1 and Sim 2 at N = 300 and 2000, MNIST digits 1-4 at N = 1000 "
             "and 2000, Old Faithful) with CRP-Oracle, CRP and pCRP (r by cross validation), 4 chains each from "
             "different starts (R-hat flags rows whose chains disagree), under the paper's "
-            "protocol (20,000 sweeps, burn-in 10,000, thin 5, alpha = 1), and write tables.md / tables.csv "
+            "protocol (20,000 sweeps, burn-in 10,000, thin 5, alpha = 1), on several simulated data sets "
+            "(mean, spread between data sets and within-run MCSE), and write tables.md / tables.csv "
             "next to the paper's numbers, the CV curves and the figures (HTML) into --out."
         ),
     )
@@ -247,7 +264,14 @@ def build_parser():
     p.add_argument("--experiments", default=",".join(EXPERIMENTS),
                    help=f"comma-separated subset of: {', '.join(EXPERIMENTS)} (default all)")
     p.add_argument("--out", default="reproduce-output", help="output folder (default reproduce-output)")
-    p.add_argument("--seed", type=_whole, default=0, help="seed for data, folds and chains, >= 0 (default 0)")
+    p.add_argument("--seed", type=_whole, default=0,
+                   help="first data seed, and seed for folds and chains, >= 0 (default 0)")
+    p.add_argument("--data-sets", type=_whole,
+                   help="simulated data sets drawn per simulation, each with its own CV of r (default: 3 with "
+                        "--quick, 10 without); Old Faithful and MNIST are one data set")
+    p.add_argument("--no-extra", action="store_true",
+                   help="only the paper's methods (by default MFM and the sparse finite mixture follow, "
+                        "labelled as beyond the paper)")
     p.add_argument("--no-split-merge", action="store_true", help="the paper's plain Gibbs sampler")
     _add_parallel_options(p)
     _add_path_parser(sub)
@@ -388,7 +412,7 @@ def cmd_run(args):
 
     check_seed(args.seed, "--seed")
     iters, burn_in, thin = check_schedule(args.iters, args.burn_in, args.thin)
-    prior = prior_from_args(args)
+    prior, r_note = prior_from_args(args)
     check_n_jobs(args.n_jobs)
     init_values = [v.strip() for v in args.init.split(",")]
     parsed_inits = [parse_init(v) for v in init_values]
@@ -447,7 +471,8 @@ def cmd_run(args):
         chains.save(out_path, extra=out)
     except OSError as err:
         raise _cannot_write(out_path, err) from None
-    _print_run(prior, ds, args, chains, diagnostics, estimate, out_path, modes=modes, modes_warning=modes_warning,
+    _print_run(prior, ds, args, chains, diagnostics, estimate, out_path, r_note=r_note, modes=modes,
+               modes_warning=modes_warning,
                metrics=metrics, timing=timing)
 
 
@@ -465,7 +490,7 @@ def _json_safe(value):
 
 
 def _print_run(prior, ds, args, chains, diagnostics, estimate, out_path, modes=(), modes_warning="", metrics=None,
-               timing=None):
+               timing=None, r_note=None):
     import numpy as np
 
     from .summary import rhat_warnings
@@ -474,6 +499,8 @@ def _print_run(prior, ds, args, chains, diagnostics, estimate, out_path, modes=(
     print(f"{prior.label()}: N={ds.n}, d={ds.dim}, {chains.n_chains} chain(s) x {args.iters} sweeps "
           f"(burn-in {args.burn_in}, thin {args.thin}: {chains.n_kept} kept draws each) at "
           f"{ms.min():.3f}-{ms.max():.3f} ms/sweep")
+    if r_note:
+        print(f"  where r came from: {r_note}")
     k_diag, lj_diag = diagnostics["K"], diagnostics["log_joint"]
     after = chains.K[:, args.burn_in:]
     for c in range(chains.n_chains):
@@ -572,7 +599,7 @@ def cmd_cv(args):
             ds.X, niw_overrides(args), standardize=ds.standardized, r_grid=r_grid, alpha=args.alpha,
             folds=args.folds, repeats=args.repeats, iters=args.iters, burn_in=args.burn_in, thin=args.thin,
             seed=args.seed, split_merge=not args.no_split_merge, n_jobs=args.n_jobs, scheduler=args.scheduler,
-            progress=progress,
+            progress=progress, rule=args.rule,
         )
     rows = result.table()
     print(f"{'r':>6s} {'loss':>10s} {'(SE)':>8s} {'log pred':>10s} {'(SE)':>8s} {'mean K':>7s}")
@@ -580,7 +607,22 @@ def cmd_cv(args):
         mark = "  <- proposed" if row["r"] == result.chosen_r else ""
         print(f"{row['r']:6.2f} {row['loss']:10.4f} {row['loss_se']:8.4f} {row['log_pred']:10.4f} "
               f"{row['log_pred_se']:8.4f} {row['mean_k']:7.2f}{mark}")
-    print(f"proposed r = {result.chosen_r:g}: {result.blow_up.reason}")
+    print(f"cross validation proposes r = {result.chosen_r:g}: {result.blow_up.reason}")
+    chosen, check = result.chosen_r, None
+    if not args.no_chain_check:
+        from .cv import check_with_chains
+
+        print("checking it with 4 chains on all the data ...", file=sys.stderr, flush=True)
+        chosen, check = check_with_chains(ds.X, result.chosen_r, r_grid, niw_from_args(args, ds.X),
+                                          alpha=args.alpha, seed=args.seed, n_jobs=args.n_jobs)
+        for t in check["tried"]:
+            print(f"  r = {t['r']:g}: R-hat on K {t['rhat_K']:.3f}, mean K per chain "
+                  + ", ".join(f"{k:.2f}" for k in t["mean_K_per_chain"]))
+        if chosen != result.chosen_r:
+            print(f"the chains disagreed at {result.chosen_r:g} (some fall to fewer clusters: real clusters are "
+                  f"within a few nats of merged there), so r steps down to {chosen:g}"
+                  + ("" if check["agreed"] else ", the lowest tried; they never agreed: run longer chains"))
+    print(f"proposed r = {chosen:g}")
     if out_csv:
         def write_csv(f):
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -589,7 +631,8 @@ def cmd_cv(args):
         _write(out_csv, write_csv)
         print(f"wrote {out_csv}")
     if out_json:
-        payload = {"chosen_r": result.chosen_r, "blow_up_index": result.blow_up.index,
+        payload = {"chosen_r": chosen, "cv_r": result.chosen_r, "chain_check": check,
+                   "blow_up_index": result.blow_up.index,
                    "reason": result.blow_up.reason, "curve": rows,
                    "settings": {**result.settings, "data": args.data, "data_source": ds.source}}
         _write(out_json, lambda f: json.dump(payload, f, indent=2, default=float))
@@ -597,9 +640,10 @@ def cmd_cv(args):
 
 
 def cmd_reproduce(args, argv):
+    import time
     from dataclasses import replace
 
-    from .reproduce import EXPERIMENTS, FULL, METHODS, QUICK, run_experiment, write_report
+    from .reproduce import EXPERIMENTS, FULL, QUICK, run_over_seeds, seed_rows, write_report
     from .sampler import check_seed
 
     keys = [k.strip() for k in args.experiments.split(",") if k.strip()]
@@ -607,27 +651,31 @@ def cmd_reproduce(args, argv):
     if unknown or not keys:
         raise CliError(f"unknown experiment {', '.join(unknown) or '(none given)'}; choose from {', '.join(EXPERIMENTS)}")
     check_seed(args.seed, "--seed")
+    if args.data_sets is not None and args.data_sets < 1:
+        raise CliError(f"--data-sets must be a whole number >= 1 (got {args.data_sets}).")
     check_parallel(args)
     out_dir = output_folder(args.out, "--out")
     protocol = replace(QUICK if args.quick else FULL, split_merge=not args.no_split_merge)
-    stages = ("cross validation",) + METHODS
     results = []
+    started = time.perf_counter()
     for key in keys:
-        print(f"{EXPERIMENTS[key].title} ...", file=sys.stderr, flush=True)
-        with progress_bar(total=100 * len(stages), unit="%", desc=EXPERIMENTS[key].title,
+        title = EXPERIMENTS[key].title
+        print(f"{title} ...", file=sys.stderr, flush=True)
+        with progress_bar(total=100, unit="%", desc=title,
                           bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]") as bar:
-            def progress(stage, fraction):
-                bar.set_description(f"{EXPERIMENTS[key].title}: {stage}", refresh=False)
-                bar.update(round(100 * (stages.index(stage) + fraction)) - bar.n)
+            def progress(text, fraction, bar=bar, title=title):
+                bar.set_description(f"{title}: {text}", refresh=False)
+                bar.update(round(100 * fraction) - bar.n)
 
-            res = run_experiment(EXPERIMENTS[key], protocol, seed=args.seed, n_jobs=args.n_jobs,
-                                 scheduler=args.scheduler, progress=progress)
-        print(f"  r = {res.cv.chosen_r:g}; mean K: "
-              + ", ".join(f"{m} {r.metrics['K'][0]:.2f}" for m, r in res.methods.items()), file=sys.stderr)
+            res = run_over_seeds(EXPERIMENTS[key], protocol, seed=args.seed, n_seeds=args.data_sets,
+                                 extra=not args.no_extra, n_jobs=args.n_jobs, scheduler=args.scheduler,
+                                 progress=progress)
+        means = [f"{row['method']} {row['K']:.2f}" for row in seed_rows(res) if "K" in row and row["method"] != "Ground truth"]
+        print(f"  {len(res.runs)} data set(s); mean K: " + ", ".join(means), file=sys.stderr)
         results.append(res)
     command = "pcrp " + " ".join(argv if argv is not None else sys.argv[1:])
     try:
-        path = write_report(results, out_dir, command=command)
+        path = write_report(results, out_dir, command=command, seconds=time.perf_counter() - started)
     except OSError as err:
         raise _cannot_write(Path(err.filename) if err.filename else out_dir, err) from None
     print(path.read_text())
@@ -670,11 +718,14 @@ def _add_path_parser(sub):
     p.add_argument("--thin", type=int, default=10, help="thinning of the CRP draws (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the CRP chains (default 0)")
     p.add_argument("--no-split-merge", action="store_true", help="plain Gibbs in the CRP chains")
+    p.add_argument("--with-run", metavar="RESULT.npz",
+                   help="a pcrp run result on the same data: each merge is shown with the sampler's P(those "
+                        "clusters merged) at the run's r (JSON: sampler_p_merged)")
     p.add_argument("--out", required=True, help="where to write path.json")
 
 
 def cmd_path(args):
-    from .path import crp_start, merge_path, path_table, read_labels
+    from .path import crp_start, merge_path, merge_probabilities, path_table, read_labels
 
     out = output_file(args.out, "--out", ".json", add_suffix=False)
     ds = load_data(args)
@@ -692,8 +743,13 @@ def cmd_path(args):
                           split_merge=not args.no_split_merge)
         labels, start_config = start.labels, start.config
     path = merge_path(ds.X, labels, niw, alpha=args.alpha, config={**data_config, **start_config})
-    _write(out, lambda f: json.dump(path.as_dict(), f))
-    print(path_table(path))
+    sampler = None
+    if args.with_run:
+        from .chains import ChainSet
+
+        sampler = merge_probabilities(path, ChainSet.load(args.with_run))
+    _write(out, lambda f: json.dump(path.as_dict(sampler=sampler), f))
+    print(path_table(path, sampler))
     print(f"wrote {out}")
 
 

@@ -525,7 +525,7 @@ def compute_builtin_r(names=BUILTIN_R_DATA, n_jobs=-1, progress=None):
     return out
 
 
-def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, seed=0, n_jobs=-1):
+def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0, n_jobs=-1):
     """Check a proposed r with chains on the data X (N, d): CHECK_CHAINS pCRP chains from the reproduce starts,
     CHECK_ITERS sweeps; while their R-hat on K exceeds CHECK_RHAT, try the next grid value below, at most
     CHECK_STEPS times. ``r`` must be on ``r_grid``.
@@ -544,7 +544,7 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, seed=0, n_jobs=-1)
     tried = []
     for index in range(start, max(start - CHECK_STEPS, 0) - 1, -1):
         value = grid[index]
-        chains = run_chains(X, PowerCRP(1.0, value), niw, n_chains=CHECK_CHAINS, iters=CHECK_ITERS,
+        chains = run_chains(X, PowerCRP(alpha, value), niw, n_chains=CHECK_CHAINS, iters=CHECK_ITERS,
                             burn_in=CHECK_ITERS // 2, thin=5, seed=seed, n_jobs=n_jobs)
         rhat = float(chains.diagnostics()["K"]["rhat"])
         tried.append({"r": value, "rhat_K": rhat, "mean_K_per_chain": chains.kept_K.mean(axis=1).round(3).tolist()})

@@ -174,16 +174,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     def _make_prior(self):
         """The prior from ``prior`` and the parameters given (None = the registry default)."""
-        spec = PRIORS[self.prior]
-        own = [p.name for p in spec.params]
         given = {name: getattr(self, name) for name in PRIOR_PARAMETERS if getattr(self, name) is not None}
-        stray = [name for name in given if name not in own]
-        if stray:  # refused even at another prior's default value (make_prior's transitional rule ignores those)
-            have = ", ".join(f"{p.name} in {p.interval()} (default {p.default:g})" for p in spec.params)
-            owners = {name: [s.name for s in PRIORS.values() if name in {p.name for p in s.params}] for name in stray}
-            users = "; ".join(f"{name} belongs to {', '.join(owners[name])}" for name in stray)
-            raise ValueError(f"The {spec.label} prior ({spec.name}) has no parameter {' or '.join(stray)} ({users}); "
-                             f"its parameters are: {have}. Leave {' and '.join(stray)} as None.")
         return make_prior(self.prior, **given)
 
     def _standardise(self, X):

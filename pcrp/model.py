@@ -469,9 +469,7 @@ def make_prior(name, **params):
     """Build a prior from the registry: ``make_prior("py", alpha=1, sigma=0.3)``; missing parameters take their
     registry defaults, and a value of None means "not given".
 
-    A parameter the prior does not have is a ModelError naming the prior's parameters. Transitional: a
-    parameter of another prior at exactly its registry default is ignored, because ``pcrp run`` and
-    ``PCRPMixture`` still pass r = DEFAULT_R with the CRP.
+    A parameter the prior does not have is a ModelError naming the prior's parameters.
     """
     spec = PRIORS.get(name)
     if spec is None:
@@ -485,20 +483,11 @@ def make_prior(name, **params):
             kwargs[key] = value
             continue
         elsewhere = [s for s in PRIORS.values() if key in {p.name for p in s.params}]
-        if any(_same(value, s.param(key).default) for s in elsewhere):
-            continue
         users = f" ({key} belongs to {', '.join(s.name for s in elsewhere)})" if elsewhere else ""
         have = ", ".join(f"{p.name} in {p.interval()}" for p in spec.params)
         raise ModelError(f"The {spec.label} prior ({name}) has no parameter {key}{users}; its parameters are: "
                          f"{have}. Leave {key} out.")
     return spec.cls(**kwargs)
-
-
-def _same(a, b):
-    try:
-        return float(a) == float(b)
-    except (TypeError, ValueError):
-        return False
 
 
 def log_weight_table(prior, n_max):

@@ -458,7 +458,9 @@ def merge_probabilities(path, chains):
         raise PathError(f"The run has draws of shape {np.shape(labels)}, but the path has "
                         f"{path.partition.shape[0]} points: give a run on the same data.")
     config = getattr(chains, "config", {}) or {}
-    r = float(config.get("r", np.nan))
+    # the run's power: the pCRP's r, 1 for the CRP (the pCRP at r = 1), none for the other priors
+    r = {"pcrp": config.get("r"), "crp": 1.0}.get(config.get("prior"), config.get("r"))
+    r = np.nan if r is None else float(r)
     draws = draws.astype(np.int64, copy=False)
     draws = draws - draws.min(axis=1, keepdims=True)
     width = int(draws.max()) + 1

@@ -876,42 +876,9 @@ def _json_default(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def run_all(keys, protocol=FULL, seed=0, n_seeds=None, *, extra=True, n_jobs=-1, scheduler=None, log=None):
-    """:func:`run_over_seeds` for each experiment key, in order. log(text): a line per finished data set.
-    Returns (SeedsResults, wall seconds)."""
-    import time
-
-    start = time.perf_counter()
-    results = []
-    for key in keys:
-        experiment = EXPERIMENTS[key]
-        res = run_over_seeds(experiment, protocol, seed, n_seeds, extra=extra, n_jobs=n_jobs, scheduler=scheduler)
-        if log is not None:
-            log(f"{experiment.title}: r = {', '.join(str(run.methods['pCRP'].r) for run in res.runs)}; mean K "
-                + ", ".join(f"{row['method']} {row['K']:.2f}" for row in seed_rows(res)
-                            if row["method"] != "Ground truth")
-                + f" ({time.perf_counter() - start:.0f} s so far)")
-        results.append(res)
-    return results, time.perf_counter() - start
-
-
-if __name__ == "__main__":
-    import argparse
+if __name__ == "__main__":  # the same as `pcrp reproduce ...` (docs/reproduce was made this way)
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m pcrp.reproduce", description="The paper's experiments over "
-                                     "data sets (what pcrp reproduce runs).")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--data-sets", type=int, default=None, help="data sets per simulation (quick 3, full 10)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--experiments", default=",".join(EXPERIMENTS))
-    parser.add_argument("--no-extra", action="store_true", help="only the paper's three methods")
-    parser.add_argument("--n-jobs", type=int, default=-1)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    chosen = QUICK if args.quick else FULL
-    found, seconds = run_all([k.strip() for k in args.experiments.split(",") if k.strip()], chosen, args.seed,
-                             args.data_sets, extra=not args.no_extra, n_jobs=args.n_jobs,
-                             log=lambda text: print(text, file=sys.stderr, flush=True))
-    print(write_report(found, args.out, command="python -m pcrp.reproduce " + " ".join(sys.argv[1:]),
-                       seconds=seconds).read_text())
+    from .cli import main
+
+    sys.exit(main(["reproduce", *sys.argv[1:]]))

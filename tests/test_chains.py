@@ -60,7 +60,7 @@ def test_same_seed_same_chains_whatever_the_threads(X, chains):
 def test_one_chain_keeps_the_axis_and_sampler_options_pass_through(X):
     one = run_chains(X, CRP(1.0), resolve_niw(X), n_chains=1, iters=10, burn_in=0, thin=1, seed=0, split_merge=0)
     assert one.K.shape == (1, 10) and one.labels.shape == (1, 10, 50)
-    assert one.config["split_merge"] == 0 and one.config["r"] == 1.0 and one.inits == [DEFAULT_INITS[0]]
+    assert one.config["split_merge"] == 0 and one.config["prior"] == "crp" and one.inits == [DEFAULT_INITS[0]]
     assert one.split_merge_stats.sum() == 0
 
 
@@ -370,7 +370,7 @@ def test_run_config_is_one_json_shape():
     config = run_config(CRP(2.0), niw, iters=100, burn_in=50, thin=2, seed=3, chain_seeds=[1, 2],
                         inits=["one", np.zeros(10, int)], moves={"split_merge": 1},
                         data={"data": "x.csv", "columns": ["a", "b"], "n": np.int64(10)})
-    assert config["prior"] == "crp" and config["r"] == 1.0 and config["alpha"] == 2.0
+    assert config["prior"] == "crp" and config["alpha"] == 2.0 and "r" not in config  # its own parameters
     assert config["init"] == ["one", "labels"] and config["n_chains"] == 2 and config["n"] == 10
     assert json.loads(json.dumps(config)) == config
 

@@ -114,7 +114,7 @@ def test_no_standardize_sees_the_file_numbers_and_overrides_niw(csv_path, tmp_pa
     config = json.loads(str(np.load(out)["config"]))
     assert config["standardize"] is False and config["split_merge"] == 0
     assert config["m0"] == [7.0] and config["kappa0"] == 0.1 and config["nu0"] == 4.0 and config["S0"] == [[3.0]]
-    assert config["columns"] == ["b"] and config["r"] == 1.0
+    assert config["columns"] == ["b"] and config["prior"] == "crp" and "r" not in config  # its own parameters only
     # without --m0 the default m0 is the mean of the raw file column
     main(["run", str(csv_path), "--iters", "5", "--burn-in", "0", "--no-standardize", "--columns", "b",
           "--out", str(out)])
@@ -478,6 +478,8 @@ REPRODUCE_BAD_INPUTS = [
     (["--n-jobs", "1e9"], r"--n-jobs must be a whole number from 1 to"),
     (["--experiments", ""], r"unknown experiment \(none given\)"),
     (["--scheduler", " "], r"--scheduler is empty"),
+    (["--data-sets", "0"], r"--data-sets must be a whole number >= 1 \(got 0\)"),
+    (["--data-sets", "2.5"], r"argument --data-sets: must be a whole number \(got '2.5'\)"),
 ]
 
 

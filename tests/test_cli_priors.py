@@ -112,3 +112,31 @@ def test_pcrp_run_with_each_prior_samples_its_exact_posterior(csv5, tmp_path, ca
     p_k = k_distribution(partitions, probs)
     assert 0.5 * np.abs(k_distribution(partitions, freq) - p_k).sum() < K_FACTOR * expected_tv(p_k, ess)
     assert 0.5 * np.abs(freq - probs).sum() < PARTITION_FACTOR * expected_tv(probs, ess)
+
+
+def test_the_pcrp_r_of_a_built_in_data_set_is_its_shipped_cv_choice_and_says_so(tmp_path, capsys):
+    """No silent default: without --r, pcrp run on a built-in data set uses the r shipped in
+    pcrp/datasets/cv_r.json and prints where it came from; a CSV gets the registry default, said to be one;
+    a given --r is used as typed."""
+    from pcrp.cv import builtin_r
+    from pcrp.model import DEFAULT_R
+
+    short = ["--iters", "30", "--burn-in", "10", "--thin", "5", "--chains", "1"]
+    assert main(["run", "old-faithful", *short, "--out", str(tmp_path / "a.npz")]) == 0
+    printed = capsys.readouterr().out
+    r, provenance = builtin_r("old-faithful")
+    assert r != DEFAULT_R  # else this test could not tell the two apart
+    assert ChainSet.load(tmp_path / "a.npz").config["r"] == r
+    assert f"where r came from: r = {r:g} for old-faithful" in printed and "cross validation" in printed
+    assert main(["run", "old-faithful", "--r", "1.3", *short, "--out", str(tmp_path / "b.npz")]) == 0
+    assert ChainSet.load(tmp_path / "b.npz").config["r"] == 1.3
+    assert "where r came from" not in capsys.readouterr().out
+
+
+def test_a_csv_gets_the_default_r_and_is_told_it_is_one(csv5, tmp_path, capsys):
+    from pcrp.model import DEFAULT_R
+
+    assert main(["run", str(csv5), "--iters", "20", "--burn-in", "0", "--chains", "1",
+                 "--out", str(tmp_path / "a.npz")]) == 0
+    assert ChainSet.load(tmp_path / "a.npz").config["r"] == DEFAULT_R
+    assert f"where r came from: r = {DEFAULT_R:g} is pcrp's default, not chosen for these data" in capsys.readouterr().out

@@ -354,7 +354,13 @@ def test_cli_cv_prints_the_curve_and_writes_files(tmp_path, capsys):
     assert "proposed r =" in printed and "<- proposed" in printed
     payload = json.loads(out_json.read_text())
     # Old Faithful's two clusters merge near r = 1.8 (its merge path): r = 3 blows the loss up
-    assert payload["chosen_r"] == 1.5 and payload["blow_up_index"] == 2
+    assert payload["cv_r"] == 1.5 and payload["blow_up_index"] == 2
+    # the chain check starts at CV's r and the proposed r is the first it tried whose chains agree
+    check = payload["chain_check"]
+    assert check["tried"][0]["r"] == 1.5 and check["chains"] == 4
+    agreed = [t["r"] for t in check["tried"] if t["rhat_K"] <= check["rhat_limit"]]
+    assert payload["chosen_r"] == (agreed[0] if agreed else check["tried"][-1]["r"])
+    assert f"proposed r = {payload['chosen_r']:g}" in printed
     assert payload["settings"]["folds"] == 2 and payload["settings"]["data"] == "old-faithful"
     assert len(out_csv.read_text().strip().splitlines()) == 4
 

@@ -440,3 +440,21 @@ def test_merge_probability_from_the_sampler_on_two_blobs():
                     for r in (r_star - 0.4, r_star + 0.4))
     assert below.r == pytest.approx(r_star - 0.4) and below.draws == 80
     assert below.p_merged[0] < 0.05 and above.p_merged[0] > 0.95
+
+
+def test_cli_path_with_a_run_shows_the_samplers_merge_probability(tmp_path, capsys):
+    """--with-run: each merge carries P(merged) from the run's draws, at the run's r, and the JSON says r."""
+    from pcrp import cli
+
+    run = tmp_path / "run.npz"
+    assert cli.main(["run", "old-faithful", "--r", "3", "--iters", "60", "--burn-in", "20", "--thin", "4",
+                     "--chains", "1", "--out", str(run)]) == 0
+    out = tmp_path / "path.json"
+    assert cli.main(["path", "old-faithful", "--chains", "1", "--iters", "60", "--burn-in", "20",
+                     "--with-run", str(run), "--out", str(out)]) == 0
+    payload = json.loads(out.read_text())
+    assert "caveat" in payload and all(0.0 <= m["sampler_p_merged"] <= 1.0 for m in payload["merges"])
+    assert payload["sampler"]["r"] == 3.0
+    assert "P merged" in capsys.readouterr().out
+    # at r = 3, far above Old Faithful's r* of about 1.8, the sampler keeps the two eruption types merged
+    assert payload["merges"][-1]["sampler_p_merged"] > 0.9

@@ -174,7 +174,8 @@ def test_registry_entries_match_their_classes_and_build_at_their_defaults():
 def test_one_default_for_r():
     from pcrp.estimator import PCRPMixture
 
-    assert PRIORS["pcrp"].param("r").default == DEFAULT_R == PowerCRP().r == PCRPMixture().r == 1.1
+    assert PRIORS["pcrp"].param("r").default == DEFAULT_R == PowerCRP().r == 1.1
+    assert PCRPMixture()._make_prior().r == DEFAULT_R  # the estimator's r=None is the registry's default
 
 
 def test_make_prior_builds_each_prior_from_its_parameters():
@@ -208,9 +209,9 @@ def test_make_prior_errors_name_the_parameter_its_bounds_and_what_to_do(call, me
         call()
 
 
-def test_a_parameter_of_another_prior_at_its_default_is_ignored_for_now():
-    """Transitional (pcrp run and PCRPMixture still pass r = DEFAULT_R with --prior crp)."""
-    assert make_prior("crp", alpha=2.0, r=DEFAULT_R) == CRP(2.0)
+def test_a_parameter_of_another_prior_is_refused_even_at_its_default():
+    with pytest.raises(ModelError, match=r"The CRP prior \(crp\) has no parameter r \(r belongs to pcrp\)"):
+        make_prior("crp", alpha=2.0, r=DEFAULT_R)
 
 
 # ---------------------------------------------------------------------------------------------------------------
