@@ -521,6 +521,13 @@ def guess_label_column(table):
     return None
 
 
+def _listed(names):
+    """Column names as one line of a message: "a, b, c", with control characters (a quoted header may hold a
+    line break) shown as escapes such as \\n."""
+    return ", ".join("".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in name)
+                     for name in names)
+
+
 def default_columns(table, label_column=None):
     """The columns clustered when none are chosen, and notes saying what was left out and why.
 
@@ -553,7 +560,7 @@ def default_columns(table, label_column=None):
         else:
             columns.append(c)
     if text_only:
-        notes.append(f"Column(s) holding text were not clustered: {', '.join(text_only)}.")
+        notes.append(f"Column(s) holding text were not clustered: {_listed(text_only)}.")
     return columns, notes
 
 
@@ -570,7 +577,7 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
     """
     notes = list(table.notes)
     if label_column is not None and label_column not in table.header:
-        raise DataError(f"There is no column {label_column!r} for labels; columns are: {', '.join(table.header)}.")
+        raise DataError(f"There is no column {label_column!r} for labels; columns are: {_listed(table.header)}.")
     if columns is None:
         columns, left_out = default_columns(table, label_column)
         notes += left_out
@@ -582,7 +589,7 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
         raise DataError("Choose at least one column to cluster.")
     for c in columns:
         if c not in table.header:
-            raise DataError(f"There is no column {c!r}; columns are: {', '.join(table.header)}.")
+            raise DataError(f"There is no column {c!r}; columns are: {_listed(table.header)}.")
         if c == label_column:
             raise DataError(f"Column {c!r} is the label column; it cannot also be clustered.")
         if c not in table.numeric:
@@ -633,7 +640,7 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
                         "Choose fewer columns or add rows.")
     return _finish(
         name, X, columns, standardize_data=standardize_data,
-        description=f"CSV data: {n} rows, columns {', '.join(columns)}",
+        description=f"CSV data: {n} rows, columns {_listed(columns)}",
         labels=labels, label_names=label_names, notes=notes,
         source={"kind": "csv", "columns": columns, "label_column": label_column},
     )
@@ -668,7 +675,7 @@ def old_faithful(standardize_data=True, columns=None):
     ds.description = ("Old Faithful geyser: 272 eruptions, eruption duration (min) and waiting time to "
                       "the next eruption (min); R datasets::faithful. No true labels.")
     if columns is not None:
-        ds.description += f" Columns: {', '.join(ds.columns)}."
+        ds.description += f" Columns: {_listed(ds.columns)}."
     ds.source = {"kind": "builtin", "name": "old-faithful"}
     if columns is not None:
         ds.source["columns"] = list(ds.columns)
