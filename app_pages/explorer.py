@@ -20,7 +20,7 @@ import streamlit as st
 
 from app_pages.shared import browser_key, guarded, inert, keep_browser_key, registry, render_slot, session_owner
 from pcrp import data, explorer_settings as es, live_view, plots
-from pcrp.density import mixture_density
+from pcrp.density import predictive_density
 from pcrp.live import PAUSED, RELOAD_SECONDS, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
 from pcrp.model import PRIORS, WITHIN_SCALE, ModelError, resolve_niw
 from pcrp.posterior import summarise
@@ -40,6 +40,7 @@ def settings():
         parsed, problems = es.from_query(st.query_params.to_dict())
         values.update(parsed)
         state.explorer = values
+        state.explorer_r_set = address_r_keys(st.query_params.to_dict(), parsed)
         state.explorer_url_problems = problems
         if "run" in st.query_params:  # an address of an older version: it grants nothing now
             state.explorer_run_in_address = True
@@ -49,6 +50,38 @@ def settings():
             if data_key and data_key[0] == "csv":  # ... and the file it uploaded: the run's own data
                 state.csv_dataset, state.csv_key = state.run.dataset, data_key
     return state.explorer
+
+
+R_KEYS = {row: es.row_key("r", row) for row in es.ROWS}
+
+
+def address_r_keys(query, parsed):
+    """The rows' r settings ("r1", "r2") that the address sets (itself or by an older key) and that were kept:
+    the visitor's choice, which the built-in r never replaces."""
+    given = set(query) | ({"r2"} if "r" in query else set())
+    widget = es.param_widget("pcrp", "r")
+    return {key for key in R_KEYS.values()
+            if key in given and key in parsed and widget.low <= parsed[key] <= widget.high}
+
+
+def r_set_by_visitor():
+    """The rows' r settings the visitor chose (address, widget, Choose r's "use this r")."""
+    return state.setdefault("explorer_r_set", set())
+
+
+def automatic_r_rows(values):
+    """Rows whose prior is the pCRP and whose r the visitor has not chosen: their r follows the data set."""
+    return [row for row in es.ROWS
+            if values[es.prior_key(row)] == "pcrp" and R_KEYS[row] not in r_set_by_visitor()]
+
+
+def address_values(values):
+    """``values`` as the address shows them: an automatic r (from the data set) is left out, so a reload or
+    a demo link picks the data set's r again rather than fixing this one."""
+    out = dict(values)
+    for row in automatic_r_rows(values):
+        out[R_KEYS[row]] = es.param_widget("pcrp", "r").default
+    return out
 
 
 def bind(name):
@@ -72,7 +105,7 @@ def remember(names=None):
     for name in names if names is not None else es.BY_NAME:
         if "w_" + name in state:
             values[name] = state["w_" + name]
-    query = es.to_query(values)
+    query = es.to_query(address_values(values))
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
 
@@ -231,8 +264,61 @@ def on_prior_change(row):
     values = settings()
     values[es.prior_key(row)] = state["w_" + es.prior_key(row)]
     es.reset_row(values, row)
+    r_set_by_visitor().discard(R_KEYS[row])  # a new pCRP row starts from the data set's r
+    r_set_by_visitor_origin().pop(R_KEYS[row], None)
     for name in es.row_param_names(values, row):
         state["w_" + es.row_key(name, row)] = values[es.row_key(name, row)]
+
+
+def on_r_change(row):
+    """The visitor moved a row's r: theirs from now on (the data set's r no longer replaces it)."""
+    r_set_by_visitor().add(R_KEYS[row])
+    r_set_by_visitor_origin()[R_KEYS[row]] = None  # said with the data set's own r (see r_caption)
+
+
+def builtin_r_matches(name, values):
+    """Whether the data settings in ``values`` are those the built-in r of data set ``name`` was chosen on."""
+    from pcrp.cv import builtin_r_table
+
+    chosen = builtin_r_table()[name]["data"]
+    if name in ("sim1", "sim2"):
+        return (values["sim_n"], values["sim_seed"]) == (chosen["n"], chosen["seed"])
+    if name == "mnist":
+        return (list(values["digits"]), values["mnist_n"], values["embedding"], values["dims"]) == (
+            list(chosen["digits"]), chosen["n"], chosen["embedding"], chosen["dims"])
+    return True
+
+
+def r_origin(values):
+    """(r, one short line, the full provenance) of the r a pCRP row gets when the visitor has not chosen one:
+    the cross-validated r shipped for a built-in data set, or pcrp's default for a CSV (pcrp.cv.builtin_r)."""
+    from pcrp.cv import builtin_r
+
+    name = values["data"]
+    r, provenance = builtin_r(name if name != "csv" else None)
+    if name == "csv":
+        return r, (f"r = {r:g} is the default, not chosen for your data: run **Choose r** (page menu) first."), \
+            provenance
+    where = "these data" if builtin_r_matches(name, values) else f"{es.SOURCE_LABELS[name]} at its default settings"
+    return r, f"r = {r:g}: cross-validated for {where} (shipped with pcrp).", provenance
+
+
+def r_caption(row):
+    """One line under a pCRP row's r: where its r came from (full provenance in the help)."""
+    r, line, provenance = r_origin(S)
+    if R_KEYS[row] not in r_set_by_visitor():
+        st.caption(line, help=provenance)
+        return
+    origin = r_set_by_visitor_origin().get(R_KEYS[row])
+    if origin is None:  # moved with the widget
+        origin = (f"Your r (pcrp's default is {r:g}; Choose r picks one for your data)." if S["data"] == "csv"
+                  else f"Your r (cross-validated for {es.SOURCE_LABELS[S['data']]}: {r:g}).")
+    st.caption(origin, help=provenance)
+
+
+def r_set_by_visitor_origin():
+    """{r setting: how the visitor chose it, in words; None: with the widget}."""
+    return state.setdefault("explorer_r_origin", {})
 
 
 def prior_widgets(row):
@@ -247,7 +333,10 @@ def prior_widgets(row):
         state[key] = min(max(state[key], w.low), w.high)  # a value another prior allowed
         label = f"{PRIORS[prior].label} {w.label}"
         if w.slider_step:
-            st.slider(label, float(w.low), float(w.high), step=w.slider_step, key=key, help=w.help)
+            st.slider(label, float(w.low), float(w.high), step=w.slider_step, key=key, help=w.help,
+                      on_change=on_r_change if w.name == "r" else None, args=(row,) if w.name == "r" else None)
+            if w.name == "r" and prior == "pcrp":
+                r_caption(row)
         elif w.integer:
             state[key] = int(state[key])
             st.number_input(label, int(w.low), int(w.high), step=1, key=key, help=w.help)
@@ -276,7 +365,15 @@ if "pending_r" in state:  # sent by the "Choose r" page: every pCRP row takes it
             for name in es.row_param_names(S, row):
                 state["w_" + es.row_key(name, row)] = S[es.row_key(name, row)]
         S[es.row_key("r", row)] = state["w_" + es.row_key("r", row)] = r_value
+        r_set_by_visitor().add(R_KEYS[row])
+        r_set_by_visitor_origin()[R_KEYS[row]] = f"r = {r_value:g} from Choose r's cross validation."
     st.toast(f"pCRP power set to r = {r_value:g} from cross validation.")
+
+if "explorer_r_origin" not in state:
+    r_set_by_visitor_origin().update({key: "r from the address." for key in r_set_by_visitor()})
+for row in automatic_r_rows(S):  # no silent default: the data set's own r, said under the widget
+    r_auto = float(np.clip(r_origin(S)[0], es.BY_NAME[R_KEYS[row]].low, es.BY_NAME[R_KEYS[row]].high))
+    S[R_KEYS[row]] = state["w_" + R_KEYS[row]] = r_auto
 
 with st.sidebar:
     st.header("Model")
@@ -316,7 +413,7 @@ with st.sidebar:
         st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
                    "their own with these settings, never your run or your data"
                    + (": an uploaded CSV must be uploaded again." if source == "csv" else "."))
-        st.code(es.demo_link(st.context.url, settings()), language=None, wrap_lines=True)
+        st.code(es.demo_link(st.context.url, address_values(settings())), language=None, wrap_lines=True)
     keep_browser_key()
 
 
@@ -489,6 +586,11 @@ def controls(run):
 
 
 # ----------------------------------------------------------------------------- the live panel
+def run_prior(run, group):
+    """The seating prior (pcrp.model) of one group of a run: that of its first chain."""
+    return run.chains[run.groups[group][0]].prior
+
+
 def chain_label(run, name):
     """A row's heading: its group name and its prior's parameters ("CRP (α = 1)", "pCRP (α = 1, r = 1.1)")."""
     params = dict(run.config["priors"][name])
@@ -675,9 +777,11 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     x_domain = (float(x.min() - 0.05 * np.ptp(x)), float(x.max() + 0.05 * np.ptp(x)))
     if ds_run.dim == 1:
         grid = np.linspace(*x_domain, 200)
-        density, comps = mixture_density(grid, x, np.asarray(labels), run.niw)
+        # the model's predictive density of a new point given this partition (the prior's seating weights,
+        # the new-cluster term included in the total); the clusters' terms drawn dashed
+        density, comps = predictive_density(grid, x, np.asarray(labels), run_prior(run, group), run.niw)
         first_point = np.unique(np.asarray(labels), return_index=True)[1]  # components: in np.unique order
-        chart = plots.density_chart(grid, density, comps, colours[first_point], x[shown], colours[shown],
+        chart = plots.density_chart(grid, density, comps[:-1], colours[first_point], x[shown], colours[shown],
                                     x_domain=x_domain, x_title=titles[0], **common)
     else:
         y = xy[:, 1]
@@ -756,7 +860,8 @@ def posterior_summaries(run):
         if key not in cache:
             if len(cache) > 8:  # summaries of old runs: let them go
                 cache.clear()
-            cache[key] = summarise(chain_set, run.dataset.X, run.niw, seed=run.config.get("seed") or 0)
+            cache[key] = summarise(chain_set, run.dataset.X, run.niw, seed=run.config.get("seed") or 0, scale=True,
+                                   prior=run_prior(run, group))
         out[group] = cache[key]
     return out
 
@@ -784,6 +889,7 @@ def posterior_tab(run):
             for line in rhat_warnings({"K": summary.diagnostics["K"],
                                        "the log joint": summary.diagnostics["log_joint"]}):
                 st.warning(line)
+            modes_section(group, summary)
             if summary.point is not None:
                 sizes = ", ".join(str(n) for n in np.bincount(summary.point.labels))
                 text = (f"Point estimate: {summary.point.n_clusters} clusters (sizes {sizes}); expected VI "
@@ -802,16 +908,49 @@ def posterior_tab(run):
                     fig = None
                 if fig is not None:
                     st.plotly_chart(fig, key=f"point-{group}", width="stretch", config=PLOT_CONFIG)
-                st.plotly_chart(plots.similarity_heatmap(summary.psm, summary.point.labels,
-                                                         f"{group}: P(two points share a cluster)"),
-                                key=f"psm-{group}", width="stretch", config=PLOT_CONFIG)
+                if summary.psm is not None:
+                    sampled = "" if summary.psm_rows is None else f", {summary.psm_rows.size:,} sampled points"
+                    st.plotly_chart(plots.similarity_heatmap(summary.psm, summary.psm_labels,
+                                                             f"{group}: P(two points share a cluster){sampled}"),
+                                    key=f"psm-{group}", width="stretch", config=PLOT_CONFIG)
             point_labels = summary.point.labels if summary.point is not None else summary.chains.labels[0, -1]
-            st.plotly_chart(plots.posterior_density(summary.density, point_labels, ds_run.columns,
-                                                    f"{group}: posterior density (mean over draws)"),
-                            key=f"postdens-{group}", width="stretch", config=PLOT_CONFIG)
+            fig = plots.posterior_density(summary.density, point_labels, ds_run.columns,
+                                          f"{group}: {summary.density.density.label.split(' (')[0]} (mean over draws)")
+            plots.add_new_cluster_term(fig, summary.density)
+            st.plotly_chart(fig, key=f"postdens-{group}", width="stretch", config=PLOT_CONFIG)
+            st.caption(density_caption(summary.density))
             if summary.note:
                 st.caption(summary.note)
             downloads(group, summary)
+
+
+def modes_section(group, summary):
+    """The modes warning (the chains settled in different places) and, with more than one mode, each mode's
+    figures: chains (1-based), mean K, mean log joint and its MCSE, the mode's own point estimate."""
+    if summary.modes_warning:
+        st.warning(f"{inert(group)}: {summary.modes_warning}")  # the library's sentence: numbers, no visitor text
+    if len(summary.modes) > 1:
+        rows = []
+        for m in summary.modes:
+            d = m.as_dict()
+            rows.append({"chains": ", ".join(str(c) for c in d["chains"]), "mean K": round(d["mean_K"], 2),
+                         "mean log joint": round(d["mean_log_joint"], 1),
+                         "MCSE": None if d["mcse_log_joint"] is None else round(d["mcse_log_joint"], 2),
+                         "point estimate": f"{d.get('point_clusters', '—')} clusters"
+                                           + (f" (sizes {', '.join(map(str, d['point_sizes']))})"
+                                              if "point_sizes" in d else "")})
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"modes-{group}")
+
+
+def density_caption(panel):
+    """What the posterior density figure draws, in one line."""
+    dens = panel.density
+    text = (f"Black: the {dens.label}, mean over {dens.n_draws} draws"
+            + (f" with its {dens.level:.0%} pointwise band" if dens.lower is not None and panel.dim == 1 else "")
+            + "; coloured dashes: the point estimate's clusters")
+    if panel.new_component is not None:
+        text += "; grey dashes: the new-cluster term (a point unlike any cluster)"
+    return text + "."
 
 
 def downloads(group, summary):
@@ -830,6 +969,7 @@ def downloads(group, summary):
         c[0].download_button("point estimate (CSV)", lambda: pd.DataFrame({"cluster": summary.point.labels})
                              .to_csv(index_label="point"), f"{stem}_point_estimate.csv", key=f"dl-point-{group}",
                              on_click="ignore")
+    if summary.psm is not None and summary.psm_rows is None:  # the full matrix exists (not a row sample)
         c[1].download_button("similarity matrix (.npy)", lambda: npy_bytes(summary.psm), f"{stem}_similarity.npy",
                              key=f"dl-psm-{group}", on_click="ignore", help="(N, N) float32; numpy.load reads it.")
 
@@ -863,10 +1003,13 @@ def details(run):
     with tabs[2]:
         cols = st.columns(len(firsts))
         for col, (group, snap) in zip(cols, firsts.items()):
+            prior = run_prior(run, group)
             if ds_run.dim == 1:
-                fig = plots.density_1d(ds_run.X, snap.labels, run.niw, f"{group}: posterior density now")
+                fig = plots.density_1d(ds_run.X, snap.labels, run.niw, f"{group}: predictive density now",
+                                       prior=prior)
             else:
-                fig = plots.density_2d(ds_run.X, snap.labels, run.niw, ds_run.columns, f"{group}: density now")
+                fig = plots.density_2d(ds_run.X, snap.labels, run.niw, ds_run.columns,
+                                       f"{group}: predictive density now", prior=prior)
             col.plotly_chart(fig, key=f"density-{group}", width="stretch", config=PLOT_CONFIG)
     with tabs[3]:
         if ds_run.raw is not None and ds_run.raw.shape[1] == 784:
@@ -960,8 +1103,9 @@ if not presentation:
             "variance.\n"
             "- **Trace of K**: clusters after every sweep; the band is the range of K within each pixel column, the "
             "line its mean; the grey part is burn-in.\n"
-            "- **Density now** (1-D data): the density of the current partition (black) and its clusters (dashed); "
-            "the rug below shows the points in their clusters' colours.\n"
+            "- **Density now** (1-D data): the model's predictive density of a new point given the current "
+            "partition (black: the prior's seating weights, the new-cluster term included) and its clusters' terms "
+            "(dashed); the rug below shows the points in their clusters' colours.\n"
             "- **Posterior of K**: share of post-burn-in sweeps with each K (grey while only burn-in sweeps exist).\n"
             "- **NMI** = I(U;V)/sqrt(H(U)H(V)) (1 = identical); **VI** = H(U|V)+H(V|U) in bits (0 = identical).\n"
             "- For a fixed data set the sampler targets an exchangeable partition posterior, "

@@ -1,0 +1,93 @@
+"""The Explorer with the library's summaries: the data set's own r for a pCRP row (never a silent default),
+the model's predictive density and the modes of disagreeing chains in the posterior tab (AppTest)."""
+
+import pytest
+
+from pcrp.cv import builtin_r
+from pcrp.model import DEFAULT_R
+from tests.test_app import explorer, fast, texts, wait_for
+
+
+def sidebar_captions(at):
+    return [c.value for c in at.sidebar.caption]
+
+
+def test_the_pcrp_row_on_sim2_starts_at_the_shipped_r_with_its_caption_and_follows_the_data_set():
+    at = explorer({"data": "sim2"})
+    shipped, provenance = builtin_r("sim2")
+    assert shipped != DEFAULT_R  # else this test could not tell the shipped r from the default
+    assert at.slider(key="w_r2").value == pytest.approx(shipped)
+    assert "r = 1.25: cross-validated for these data (shipped with pcrp)." in sidebar_captions(at)
+    assert "r2" not in at.query_params  # the address does not fix the data set's r ...
+    at.selectbox(key="w_data").set_value("old-faithful").run()
+    assert not at.exception, at.exception
+    assert at.slider(key="w_r2").value == pytest.approx(builtin_r("old-faithful")[0])  # ... so it follows the data
+    at.selectbox(key="w_data").set_value("sim2").run()
+    at.number_input(key="w_sim_n").set_value(400).run()
+    assert at.slider(key="w_r2").value == pytest.approx(shipped)
+    assert "r = 1.25: cross-validated for Sim 2 at its default settings (shipped with pcrp)." in sidebar_captions(at)
+    assert "r = 1.25 for sim2" in provenance  # the full provenance is the caption's help
+
+
+def test_a_csv_gets_the_default_and_is_told_to_choose_r():
+    at = explorer({"data": "csv"})
+    assert at.slider(key="w_r2").value == pytest.approx(DEFAULT_R)
+    assert any("not chosen for your data" in c and "Choose r" in c for c in sidebar_captions(at))
+
+
+def test_an_r_from_the_address_from_the_widget_or_from_choose_r_is_kept():
+    at = explorer({"data": "sim2", "r2": "1.4"})
+    assert at.slider(key="w_r2").value == pytest.approx(1.4)
+    assert "r from the address." in sidebar_captions(at)
+    at.selectbox(key="w_data").set_value("old-faithful").run()
+    assert at.slider(key="w_r2").value == pytest.approx(1.4)
+    assert at.query_params["r2"] in ("1.4", ["1.4"])
+
+    at = explorer({"data": "sim2"})
+    at.slider(key="w_r2").set_value(1.5).run()
+    assert not at.exception, at.exception
+    at.selectbox(key="w_data").set_value("old-faithful").run()
+    assert at.slider(key="w_r2").value == pytest.approx(1.5)
+    assert "Your r (cross-validated for Old Faithful: 1.7)." in sidebar_captions(at)
+
+    at = explorer({"data": "sim2"})
+    at.session_state["pending_r"] = 1.35  # what Choose r's "use this r" sends
+    at.run()
+    assert at.slider(key="w_r2").value == pytest.approx(1.35)
+    assert "r = 1.35 from Choose r's cross validation." in sidebar_captions(at)
+    at.selectbox(key="w_data").set_value("sim1").run()
+    assert at.slider(key="w_r2").value == pytest.approx(1.35)
+
+    # a row that becomes a pCRP row starts from the data set's r
+    at = explorer({"data": "sim2", "r2": "1.4"})
+    at.selectbox(key="w_prior1").set_value("pcrp").run()
+    assert not at.exception, at.exception
+    assert at.slider(key="w_r1").value == pytest.approx(builtin_r("sim2")[0])
+    assert at.slider(key="w_r2").value == pytest.approx(1.4)
+
+
+@pytest.mark.slow
+def test_the_posterior_tab_shows_the_models_density_and_the_modes_of_disagreeing_chains():
+    """Plain Gibbs at r = 2 on Old Faithful: the pCRP chain started in one cluster stays there (DESIGN.md,
+    Mixing), so its two chains settle in different modes and the page must say so with each mode's figures."""
+    at = explorer({"r2": "2", "split_merge": "0", "sweeps": "600", "burn_in": "200", "pace": "full speed"})
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    at.button(key="summarise").click().run()
+    assert not at.exception, at.exception
+    specs = [str(c.proto.spec) for c in at.get("plotly_chart")]
+    for prior in ("CRP", "pCRP"):
+        assert sum(f'"{prior}: posterior predictive density (mean over draws)' in s for s in specs) == 1, prior
+        assert sum(f'"{prior}: predictive density now' in s for s in specs) == 1, prior
+    shown = texts(at)
+    assert "posterior predictive density (the prior's seating weights, new-cluster term included)" in shown
+    assert "grey dashes: the new-cluster term" in shown
+    assert "plug-in" not in " ".join(specs)
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("pCRP: the chains settled in 2 modes") for w in warnings), warnings
+    tables = [d.value for d in at.dataframe if "mean log joint" in d.value.columns]
+    assert tables and sorted(tables[0]["chains"]) == ["1", "2"]
+    summary = next(s for k, s in at.session_state["posterior_cache"].items() if k[1] == "pCRP")
+    assert summary.density.density.kind == "predictive" and summary.density.new_component is not None
