@@ -144,8 +144,11 @@ if state.pop("explorer_missing_run", False):
 
 
 # ----------------------------------------------------------------------------- data
-# One line per built-in data set, for the default pair CRP over pCRP (figures: bench/default_demo.py, 2,000
-# sweeps = 20 s at 100 sweeps/s, seeds 0-3, k-means start; MNIST: DESIGN.md's 2 chains of 2,000 sweeps).
+# One line per built-in data set, for the default pair CRP over pCRP at the pCRP row's shipped r (figures:
+# bench/default_demo.py's functions with the candidates (old-faithful, 1.7), (sim2, 1.25) and its (sim1, 1.1),
+# 2,000 sweeps = 20 s at 100 sweeps/s, seeds 0-3, k-means start: Old Faithful CRP more coloured clusters in 62%
+# of sweeps (58% at r = 1.1), Sim 2 tiny clusters CRP 1.32, pCRP 0.26; MNIST: DESIGN.md's 2 chains of 2,000
+# sweeps at r = 1.1).
 WATCH_FOR = {
     "old-faithful": "two eruption types. The CRP keeps opening extra clusters beside them (grey = tiny); in the "
                     "first 20 s it shows more coloured clusters than the pCRP in about 6 sweeps of 10.",
@@ -153,9 +156,10 @@ WATCH_FOR = {
             "r = 1.1 keeps about 3 + 1 tiny. Raise r to 1.3 and the pCRP merges two true clusters (its row says "
             "which).",
     "sim2": "three equal, well-separated clusters. Both rows find them; the CRP adds about 1.3 tiny clusters in "
-            "the tails at any moment, the pCRP about half as many.",
+            "the tails at any moment, the pCRP at r = 1.25 about a fifth as many.",
     "mnist": "handwritten digits in a low-dimensional embedding. The CRP splits digits into styles (about 7.5 clusters for digits 1-4), "
-             "the pCRP at r = 1.1 about 6.5; NMI compares each with the true digits.",
+             "the pCRP at r = 1.1 about 6.5 (its row starts at the cross-validated 1.15); NMI compares each with "
+             "the true digits.",
 }
 @st.cache_data(max_entries=16, show_spinner=False)
 def builtin_dataset(source, sim_n, sim_seed, digits, mnist_n, embedding, dims):
@@ -292,15 +296,17 @@ def builtin_r_matches(name, values):
 def r_origin(values):
     """(r, one short line, the full provenance) of the r a pCRP row gets when the visitor has not chosen one:
     the cross-validated r shipped for a built-in data set, or pcrp's default for a CSV (pcrp.cv.builtin_r)."""
-    from pcrp.cv import builtin_r
+    from pcrp.cv import builtin_r, builtin_r_table
 
     name = values["data"]
     r, provenance = builtin_r(name if name != "csv" else None)
     if name == "csv":
-        return r, (f"r = {r:g} is the default, not chosen for your data: run **Choose r** (page menu) first."), \
-            provenance
-    where = "these data" if builtin_r_matches(name, values) else f"{es.SOURCE_LABELS[name]} at its default settings"
-    return r, f"r = {r:g}: cross-validated for {where} (shipped with pcrp).", provenance
+        return r, f"r = {r:g}: a default, not chosen for your data; the **Choose r** page chooses one.", provenance
+    if builtin_r_matches(name, values):
+        return r, f"r = {r:g}: cross-validated for these data.", provenance
+    chosen = builtin_r_table()[name]["data"]
+    where = (f"N = {chosen['n']}, seed {chosen['seed']}" if name in ("sim1", "sim2") else "its default settings")
+    return r, f"r = {r:g}: cross-validated for {es.SOURCE_LABELS[name]} at {where}.", provenance
 
 
 def r_caption(row):
@@ -949,7 +955,7 @@ def density_caption(panel):
             + (f" with its {dens.level:.0%} pointwise band" if dens.lower is not None and panel.dim == 1 else "")
             + "; coloured dashes: the point estimate's clusters")
     if panel.new_component is not None:
-        text += "; grey dashes: the new-cluster term (a point unlike any cluster)"
+        text += "; grey dots: the new-cluster term (a point unlike any cluster)"
     return text + "."
 
 

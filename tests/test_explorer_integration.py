@@ -17,7 +17,7 @@ def test_the_pcrp_row_on_sim2_starts_at_the_shipped_r_with_its_caption_and_follo
     shipped, provenance = builtin_r("sim2")
     assert shipped != DEFAULT_R  # else this test could not tell the shipped r from the default
     assert at.slider(key="w_r2").value == pytest.approx(shipped)
-    assert "r = 1.25: cross-validated for these data (shipped with pcrp)." in sidebar_captions(at)
+    assert "r = 1.25: cross-validated for these data." in sidebar_captions(at)
     assert "r2" not in at.query_params  # the address does not fix the data set's r ...
     at.selectbox(key="w_data").set_value("old-faithful").run()
     assert not at.exception, at.exception
@@ -25,14 +25,14 @@ def test_the_pcrp_row_on_sim2_starts_at_the_shipped_r_with_its_caption_and_follo
     at.selectbox(key="w_data").set_value("sim2").run()
     at.number_input(key="w_sim_n").set_value(400).run()
     assert at.slider(key="w_r2").value == pytest.approx(shipped)
-    assert "r = 1.25: cross-validated for Sim 2 at its default settings (shipped with pcrp)." in sidebar_captions(at)
+    assert "r = 1.25: cross-validated for Sim 2 at N = 300, seed 0." in sidebar_captions(at)
     assert "r = 1.25 for sim2" in provenance  # the full provenance is the caption's help
 
 
 def test_a_csv_gets_the_default_and_is_told_to_choose_r():
     at = explorer({"data": "csv"})
     assert at.slider(key="w_r2").value == pytest.approx(DEFAULT_R)
-    assert any("not chosen for your data" in c and "Choose r" in c for c in sidebar_captions(at))
+    assert any("a default, not chosen for your data" in c and "Choose r" in c for c in sidebar_captions(at))
 
 
 def test_an_r_from_the_address_from_the_widget_or_from_choose_r_is_kept():
@@ -83,7 +83,7 @@ def test_the_posterior_tab_shows_the_models_density_and_the_modes_of_disagreeing
         assert sum(f'"{prior}: predictive density now' in s for s in specs) == 1, prior
     shown = texts(at)
     assert "posterior predictive density (the prior's seating weights, new-cluster term included)" in shown
-    assert "grey dashes: the new-cluster term" in shown
+    assert "grey dots: the new-cluster term" in shown
     assert "plug-in" not in " ".join(specs)
     warnings = [w.value for w in at.warning]
     assert any(w.startswith("pCRP: the chains settled in 2 modes") for w in warnings), warnings
