@@ -91,3 +91,33 @@ def test_the_posterior_tab_shows_the_models_density_and_the_modes_of_disagreeing
     assert tables and sorted(tables[0]["chains"]) == ["1", "2"]
     summary = next(s for k, s in at.session_state["posterior_cache"].items() if k[1] == "pCRP")
     assert summary.density.density.kind == "predictive" and summary.density.new_component is not None
+
+
+def test_density_figures_draw_the_models_predictive_with_its_new_cluster_term_or_say_plug_in():
+    import numpy as np
+
+    from pcrp import plots
+    from pcrp.density import density_panel, mixture_density, predictive_density
+    from pcrp.model import make_prior, resolve_niw
+
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(-3, 1, 40), rng.normal(3, 1, 60)])[:, None]
+    labels = (X[:, 0] > 0).astype(int)
+    niw, prior = resolve_niw(X), make_prior("pcrp", r=1.5)
+    model = plots.density_1d(X, labels, niw, "t", prior=prior)
+    grid = model.data[-1].x
+    assert np.allclose(model.data[-1].y, predictive_density(grid, X[:, 0], labels, prior, niw)[0])
+    assert [t.name for t in model.data].count("new cluster") == 1 and model.layout.title.text == "t"
+    plug = plots.density_1d(X, labels, niw, "t")
+    assert np.allclose(plug.data[-1].y, mixture_density(grid, X[:, 0], labels, niw)[0])
+    assert "plug-in" in plug.layout.title.text and all(t.name != "new cluster" for t in plug.data)
+    # r = 1.5 favours the larger cluster beyond its share N_k / N: the two densities must differ
+    assert not np.allclose(model.data[-1].y, plug.data[-1].y, rtol=0.02)
+
+    draws = np.tile(labels, (3, 1))
+    for with_prior, new_traces in ((prior, 1), (None, 0)):
+        panel = density_panel(X, draws, labels, niw, prior=with_prior, max_draws=3)
+        fig = plots.posterior_density(panel, labels, ["x"], "t")
+        before = len(fig.data)
+        plots.add_new_cluster_term(fig, panel)
+        assert len(fig.data) - before == new_traces
