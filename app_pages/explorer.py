@@ -457,6 +457,10 @@ def changed_since(cfg, now):
             names.append(words[key])
     if "data" in names and "NIW prior" in names:
         names.remove("NIW prior")  # its defaults follow the data
+    if "data" in names:  # ... and so does an r the visitor has not chosen (the data set's own)
+        for row in automatic_r_rows(S):
+            if cfg.get(es.prior_key(row)) == now[es.prior_key(row)] and f"{PRIORS['pcrp'].label} r" in names:
+                names.remove(f"{PRIORS['pcrp'].label} r")
     return names
 
 
