@@ -134,7 +134,7 @@ def test_results_are_marked_as_the_previous_run_after_the_data_change():
     assert at.session_state["dataset"].name == "sim1"
     assert at.session_state["run"] is run  # kept, but said to be the previous run, on its own data
     warning = " ".join(w.value for w in at.warning)
-    assert "Showing the previous run, on Old Faithful" in warning and "Changed since it started: data." in warning
+    assert "Showing the previous run, on Old Faithful" in warning and "Changed since it started: data" in warning
     at.slider(key="w_r2").set_value(1.5)
     at.selectbox(key="w_data").set_value("old-faithful").run()
     warning = " ".join(w.value for w in at.warning)
@@ -362,7 +362,7 @@ def test_posterior_summary_and_r_hat_show_when_chains_disagree():
     at.button(key="summarise").click().run()
     assert not at.exception, at.exception
     specs = [str(c.proto.spec) for c in at.get("plotly_chart")]
-    for what in ("MCMC diagnostics", "P(two points share a cluster)", "posterior density (mean over draws)",
+    for what in ("MCMC diagnostics", "P(two points share a cluster)", "posterior predictive density (mean over draws)",
                  "point estimate (faint = unsure)"):
         for prior in ("CRP", "pCRP"):  # one figure per prior
             assert sum(f'"{prior}: {what}' in spec for spec in specs) == 1, (prior, what)
