@@ -688,7 +688,11 @@ def figures(result):
     pooled = {m: r.chains.pooled_labels() for m, r in result.methods.items()}
     last = {m: r.labels[0, -1] for m, r in result.methods.items()}
     if ds.dim == 1:
-        figs["density"] = plots.density_side_by_side(ds.X, pooled, result.niw, f"{e.title}: posterior density")
+        from .posterior import prior_of
+
+        priors = {m: prior_of(r.chains.config) for m, r in result.methods.items()}
+        figs["density"] = plots.density_side_by_side(ds.X, pooled, result.niw, f"{e.title}: posterior density",
+                                                     priors=priors)
     else:
         figs["clusters"] = plots.scatter_side_by_side(ds.X, last, ds.columns, f"{e.title}: last kept draw (chain 1)")
     if e.data == "old-faithful":

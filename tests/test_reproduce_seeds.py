@@ -66,6 +66,9 @@ def test_rows_carry_mean_spread_and_mcse_over_data_sets(over_seeds, tmp_path):
     path = write_report([res], tmp_path, command="pcrp reproduce --quick", seconds=90)
     text = path.read_text()
     assert "Wall time: 1.5 min." in text and "Data sets (seeds): 2, 3, 4." in text
+    # 1-D data: the density figure is each method's own predictive (its prior's weights), never the plug-in
+    density = list((tmp_path / "figures").glob("*density*.html"))
+    assert density and not any("plug-in" in f.read_text() for f in density)
     by_seed = (tmp_path / "tables_by_seed.csv").read_text().splitlines()
     assert len(by_seed) == 1 + 3 * (1 + len(METHODS + EXTRA_METHODS))  # header, then truth + 5 methods per data set
 
