@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from pcrp.cv import CVError
-from pcrp.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, SPREAD_MULT, claims, data_seeds, display_seed_rows,
-                            extra_lines, figures, run_over_seeds, seed_disagreement_lines, seed_gap_lines)
+from pcrp.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, SPREAD_MULT, TOLERANCE, claims, data_seeds,
+                            display_seed_rows, extra_lines, figures, run_over_seeds, seed_disagreement_lines, seed_gap_lines)
 from pcrp.sampler import SamplerError, warm_up
 
 state = st.session_state
@@ -30,7 +30,8 @@ st.markdown(
     "clustering with the true one; K is the mean number of clusters and K max the largest seen. Over several "
     "data sets a cell reads *mean ± spread (MCSE ...)*: the mean over data sets, the standard deviation between "
     "data sets, and the typical Monte Carlo standard error within one run. The paper's number comes from one data "
-    f"set; '(outside)' marks one more than {SPREAD_MULT:g} spreads from our mean. **R-hat** compares "
+    f"set; '(outside)' marks one more than {SPREAD_MULT:g} spreads from our mean and beyond the calibration's "
+    f"tolerance ({', '.join(f'{v:g} {k}' for k, v in TOLERANCE.items())}). **R-hat** compares "
     "the chains: near 1 they agree; above 1.01 they disagree, the row is flagged with the data sets where it "
     "happened, and there its numbers depend on where the chains started. A pCRP row is also flagged where, at the "
     "cross-validated r, the true clusters beat the best merged state of the exact merge path by only a few nats "
