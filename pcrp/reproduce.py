@@ -507,11 +507,7 @@ def display_seed_rows(result):
 def markdown_seed_table(result):
     """The over-data-sets table in Markdown: ours (mean ± spread between data sets, within-run MCSE) next to the
     paper's."""
-    rows = display_seed_rows(result)
-    header = list(rows[0])
-    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
-    lines += ["| " + " | ".join(row[h] for h in header) + " |" for row in rows]
-    return "\n".join(lines)
+    return _markdown(display_seed_rows(result))
 
 
 def seed_gap_lines(result):
@@ -645,7 +641,11 @@ def _rhat(value):
 
 def markdown_table(result):
     """One Markdown table: our numbers (± MCSE) next to the paper's, R-hat per method."""
-    rows = display_rows(result)
+    return _markdown(display_rows(result))
+
+
+def _markdown(rows):
+    """Rows of {column: text} (the first row's keys are the header) as a Markdown table."""
     header = list(rows[0])
     lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
     lines += ["| " + " | ".join(row[h] for h in header) + " |" for row in rows]

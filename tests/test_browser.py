@@ -1,65 +1,29 @@
-"""Real-browser test: Playwright drives Debian's chromium against `streamlit run app.py`.
-
-Needs /usr/bin/chromium (`apt-get install -y chromium`). Outside CI the test skips with a
-message when it is missing; with PCRP_REQUIRE_BROWSER=1 (set by .ci/run) it must run.
-"""
+"""Real-browser test: Playwright drives Debian's chromium against `streamlit run app.py`
+(tests/browser_support.py: the chromium requirement and the server)."""
 
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 from pcrp import live
 
-CHROMIUM = "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parent.parent
+from browser_support import CHROMIUM, LAUNCH_ARGS, ROOT, require_chromium, streamlit_app
+
 SCREENSHOT_DIR = ROOT / "docs"
 
 pytestmark = pytest.mark.browser
 
-if not os.path.exists(CHROMIUM):
-    if os.environ.get("PCRP_REQUIRE_BROWSER"):
-        raise RuntimeError(f"{CHROMIUM} is missing but PCRP_REQUIRE_BROWSER is set: install Debian's chromium.")
-    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) "
-                "to run the browser tests", allow_module_level=True)
+require_chromium(module_level=True)
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server_process():
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                output = proc.stdout.read().decode(errors="replace")[-2000:]
-                pytest.fail(f"streamlit did not start (exit code {proc.poll()}):\n{output}")
-            time.sleep(0.3)
-    yield url, proc
-    proc.terminate()
-    proc.wait(10)
+    with streamlit_app() as (url, proc):
+        yield url, proc
 
 
 @pytest.fixture(scope="module")
@@ -70,9 +34,7 @@ def server(server_process):
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         yield b
         b.close()
 

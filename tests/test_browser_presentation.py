@@ -2,27 +2,16 @@
 at 1280 x 800 with ?present=1 both rows of charts lie inside the screen, the status text is at least
 18 px, and the keys drive the run (Space starts and pauses, Right arrow = exactly one sweep, R resets)."""
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parent.parent
+from browser_support import CHROMIUM, LAUNCH_ARGS, require_chromium, streamlit_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-if not os.path.exists(CHROMIUM):
-    if os.environ.get("PCRP_REQUIRE_BROWSER"):
-        raise RuntimeError(f"{CHROMIUM} is missing but PCRP_REQUIRE_BROWSER is set: install Debian's chromium.")
-    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) "
-                "to run the browser tests", allow_module_level=True)
+require_chromium(module_level=True)
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
@@ -31,34 +20,14 @@ STATUS = re.compile(r"(\w+) (running|paused|finished|stopped): ([\d,]+) / ([\d,]
 
 @pytest.fixture(scope="module")
 def server():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"streamlit did not start: {proc.stdout.read().decode(errors='replace')[-2000:]}")
-            time.sleep(0.3)
-    yield url
-    proc.terminate()
-    proc.wait(10)
+    with streamlit_app() as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                              args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         yield b
         b.close()
 

@@ -191,42 +191,15 @@ def test_one_customer_default_is_informative_and_its_legend_clears_the_title():
 # In a real browser (Playwright + Debian's chromium): the restaurant on the first screen of a 1280 x 800 projector,
 # Play / Pause with visible state.
 
-CHROMIUM = "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="module")
 def rgr_server():
-    import os
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-    from pathlib import Path
+    from browser_support import require_chromium, streamlit_app
 
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium to run the browser tests")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    root = Path(__file__).resolve().parent.parent
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.headless", "true", "--server.address", "127.0.0.1"],
-                            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"streamlit did not start (exit code {proc.poll()})")
-            time.sleep(0.3)
-    yield url
-    proc.terminate()
-    proc.wait(10)
+    require_chromium()
+    with streamlit_app() as (url, _):
+        yield url
 
 
 @pytest.mark.browser
@@ -235,8 +208,10 @@ def test_restaurant_fits_the_projector_and_play_shows_its_state(rgr_server):
 
     from playwright.sync_api import expect, sync_playwright
 
+    from browser_support import CHROMIUM, LAUNCH_ARGS
+
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(rgr_server + "/rich_get_richer")
         status = page.get_by_text(re.compile(r"seated of 200"))

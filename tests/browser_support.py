@@ -1,0 +1,65 @@
+"""What the real-browser tests share: Debian's chromium, and `streamlit run app.py` on a free port.
+
+Needs /usr/bin/chromium (`apt-get install -y chromium`). Outside CI a browser test skips with a message when
+it is missing; with PCRP_REQUIRE_BROWSER=1 (set by .ci/run) it must run.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parent.parent
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def require_chromium(module_level=False):
+    """Skip (or, with PCRP_REQUIRE_BROWSER set, fail) when Debian's chromium is missing."""
+    if os.path.exists(CHROMIUM):
+        return
+    if os.environ.get("PCRP_REQUIRE_BROWSER"):
+        raise RuntimeError(f"{CHROMIUM} is missing but PCRP_REQUIRE_BROWSER is set: install Debian's chromium.")
+    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) to run the "
+                "browser tests", allow_module_level=module_level)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_app(start_seconds=90):
+    """`streamlit run app.py` on a free local port; yields (url, process) once its health check answers, and
+    stops it afterwards. A server that does not start fails the test with the end of its output."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + start_seconds
+    while True:
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                output = proc.stdout.read().decode(errors="replace")[-2000:]
+                pytest.fail(f"streamlit did not start (exit code {proc.poll()}):\n{output}")
+            time.sleep(0.3)
+    try:
+        yield url, proc
+    finally:
+        proc.terminate()
+        proc.wait(10)
