@@ -276,7 +276,10 @@ def test_closing_the_tab_stops_a_running_cross_validation_within_seconds(server_
     set_number(page, "sweeps per fit", 2500)
     page.get_by_role("button", name="Run cross validation").click()
     expect(page.get_by_text(re.compile("cross validation: "))).to_be_visible(timeout=60_000)
-    assert busy_cores(2) > 0.8  # the fits run
+    # the fits run: at least half a core busy within 15 s (more than that when the machine is not shared)
+    deadline = time.monotonic() + 15
+    while busy_cores(1) <= 0.5:
+        assert time.monotonic() < deadline, "the cross-validation fits never kept half a core busy"
     context.close()
     time.sleep(5)
     assert busy_cores(2) < 0.2  # a fit would keep a core busy: they stopped
