@@ -38,6 +38,19 @@ def free_port():
 
 
 @contextmanager
+def chromium():
+    """Debian's chromium under Playwright, headless; closed afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
 def streamlit_app(start_seconds=90):
     """`streamlit run app.py` on a free local port; yields (url, process) once its health check answers, and
     stops it afterwards. A server that does not start fails the test with the end of its output."""

@@ -9,7 +9,7 @@ import pytest
 
 from pcrp import live
 
-from browser_support import CHROMIUM, LAUNCH_ARGS, ROOT, require_chromium, streamlit_app
+from browser_support import ROOT, chromium, require_chromium, streamlit_app
 
 SCREENSHOT_DIR = ROOT / "docs"
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 require_chromium(module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +33,8 @@ def server(server_process):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def set_number(page, label, value):

@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from browser_support import CHROMIUM, LAUNCH_ARGS, require_chromium, streamlit_app
+from browser_support import chromium, require_chromium, streamlit_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 require_chromium(module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 STATUS = re.compile(r"(\w+) (running|paused|finished|stopped): ([\d,]+) / ([\d,]+) sweeps")
 
@@ -26,10 +26,8 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def status(page):

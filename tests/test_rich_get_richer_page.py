@@ -206,12 +206,11 @@ def rgr_server():
 def test_restaurant_fits_the_projector_and_play_shows_its_state(rgr_server):
     import re
 
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    from browser_support import CHROMIUM, LAUNCH_ARGS
+    from browser_support import chromium
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(rgr_server + "/rich_get_richer")
         status = page.get_by_text(re.compile(r"seated of 200"))
@@ -244,7 +243,6 @@ def test_restaurant_fits_the_projector_and_play_shows_its_state(rgr_server):
         held = seated()
         page.wait_for_timeout(1500)
         assert seated() == held
-        browser.close()
 
 
 def test_restaurant_chart_areas_probabilities_and_overflow():
