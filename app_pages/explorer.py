@@ -194,14 +194,15 @@ with st.sidebar:
         number("Data seed", "sim_seed")
     remember()
     if source == "csv":
-        st.caption(f"Limits: {data.MAX_BYTES // 2**20} MiB, {data.MAX_ROWS:,} rows, "
+        st.caption(f"Limits: {data.APP_MAX_BYTES // 2**20} MiB, {data.APP_MAX_ROWS:,} rows, "
                    f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
         upload = st.file_uploader("CSV file (header row, numeric columns)", type=["csv", "txt", "tsv"],
                                   key="upload")
         if upload is not None:
             table = None
             try:
-                table = data.read_csv_table(upload.getvalue())
+                table = data.read_csv_table(upload.getvalue(), max_rows=data.APP_MAX_ROWS,
+                                             max_bytes=data.APP_MAX_BYTES)
             except data.DataError as err:
                 st.error(f"{inert(upload.name)}: {inert(err)}")
             if table is not None:

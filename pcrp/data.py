@@ -23,12 +23,14 @@ from pathlib import Path
 
 import numpy as np
 
-# Limits, chosen so that one sweep stays interactive on 2 cores: at N = 10,000
-# rows, d = 2 and K = 10 clusters a sweep is about 10,000 x 11 x 50 ns = 6 ms;
-# at the 50-column limit one point-cluster evaluation costs about 1-2 us, so
-# N = 2,000 and K = 5 take about 20 ms per sweep.
-MAX_BYTES = 10 * 1024 * 1024
-MAX_ROWS = 10_000
+# Limits. The library and the command line take up to MAX_ROWS rows from files of up to MAX_BYTES (a
+# 1,000,000 x 2 CSV is about 20-40 MB; parsing holds every cell as a Python string for a moment, about 60 bytes
+# a cell). The app takes APP_MAX_ROWS rows from uploads of up to APP_MAX_BYTES, so that one visitor's sweep stays
+# interactive on 2 cores: at N = 100,000, d = 2 and K = 10 clusters a sweep is about 100,000 x 11 x 50 ns = 55 ms.
+MAX_BYTES = 128 * 1024 * 1024
+MAX_ROWS = 1_000_000
+APP_MAX_BYTES = 10 * 1024 * 1024
+APP_MAX_ROWS = 100_000
 MAX_FILE_COLUMNS = 500
 MAX_CLUSTER_COLUMNS = 50
 
@@ -166,8 +168,8 @@ def _size(n_bytes):
     return f"{n_bytes:,} bytes" if n_bytes < 2**20 else f"{n_bytes / 2**20:.1f} MiB"
 
 
-def _too_big(what):
-    return DataError(f"The file is {what}; the limit is {_size(MAX_BYTES)}. Sample rows or keep fewer columns first.")
+def _too_big(what, limit):
+    return DataError(f"The file is {what}; the limit is {_size(limit)}. Sample rows or keep fewer columns first.")
 
 
 def _not_a_regular_file(mode):
@@ -215,7 +217,7 @@ def read_file_bytes(path, limit):
     if what:
         raise _refuse_kind(path, what)
     if info.st_size > limit:
-        raise _too_big(_size(info.st_size))
+        raise _too_big(_size(info.st_size), limit)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
@@ -235,7 +237,7 @@ def read_file_bytes(path, limit):
             raise DataError(f"{path} could not be read ({err.strerror}): it is not an ordinary file on disk; "
                             "copy the data into a CSV file and give its path.") from None
     if len(data) > limit:
-        raise _too_big(f"larger than {_size(limit)} (more than the size the system reported for it)")
+        raise _too_big(f"larger than {_size(limit)} (more than the size the system reported for it)", limit)
     return data
 
 
@@ -376,12 +378,12 @@ def _check_header(row):
     return header
 
 
-def _read_rows(text, delimiter):
+def _read_rows(text, delimiter, max_rows):
     """(header, rows, lines) of CSV ``text``: blank rows skipped, shape checked row by row.
 
     lines[i] is the file line on which rows[i] ends (where it starts too, unless
     a quoted cell spans lines). Reading stops at the first ragged row and as soon
-    as there are more than MAX_ROWS rows, or more than MAX_ROWS rows of empty
+    as there are more than ``max_rows`` rows, or more than ``max_rows`` rows of empty
     cells, so the work is linear in the text and bounded by the limits; empty
     lines are skipped inside the C reader.
     """
@@ -391,8 +393,8 @@ def _read_rows(text, delimiter):
         for row in filter(None, reader):  # an empty line gives [], dropped here without Python code per line
             if not any(cell.strip() for cell in row):
                 n_blank += 1
-                if n_blank > MAX_ROWS:
-                    raise DataError(f"The file has more than {MAX_ROWS:,} rows of empty cells (lines such as ',,,'): "
+                if n_blank > max_rows:
+                    raise DataError(f"The file has more than {max_rows:,} rows of empty cells (lines such as ',,,'): "
                                     "delete them and try again.")
                 continue
             if header is None:
@@ -401,9 +403,9 @@ def _read_rows(text, delimiter):
             if len(row) != len(header):
                 raise DataError(f"Row {reader.line_num} has {len(row)} fields but the header has {len(header)}. "
                                 "Every row needs one value per column (check separators and quotes).")
-            if len(rows) == MAX_ROWS:
-                raise DataError(f"The file has more than {MAX_ROWS:,} rows, the limit, so that sweeps stay "
-                                "interactive. Take a random sample of rows first.")
+            if len(rows) == max_rows:
+                raise DataError(f"The file has more than {max_rows:,} rows, the limit here. "
+                                "Take a random sample of rows first.")
             rows.append(row)
             lines.append(reader.line_num)
     except csv.Error as err:
@@ -441,22 +443,27 @@ def _parse_column(cells):
     return values, text
 
 
-def read_csv_table(source):
+def read_csv_table(source, *, max_rows=None, max_bytes=None):
     """Parse CSV bytes (or a path) into a :class:`CsvTable`, validating its shape.
 
     Raises DataError for: a path that is not a readable regular file (see
-    :func:`read_file_bytes`), more than MAX_BYTES, an empty file, binary
+    :func:`read_file_bytes`), more than ``max_bytes``, an empty file, binary
     content, a header with no rows, ragged rows, duplicate or empty column
-    names, and more than MAX_FILE_COLUMNS columns or MAX_ROWS rows.
+    names, and more than MAX_FILE_COLUMNS columns or ``max_rows`` rows.
+
+    max_rows, max_bytes: the limits (default MAX_ROWS and MAX_BYTES, the library's; the app passes
+    APP_MAX_ROWS and APP_MAX_BYTES).
     """
+    max_rows = MAX_ROWS if max_rows is None else max_rows  # read at call time: tests lower the module's limits
+    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
     if isinstance(source, (str, os.PathLike)):
-        data = read_file_bytes(source, MAX_BYTES)
+        data = read_file_bytes(source, max_bytes)
     elif isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     else:
         raise TypeError(f"read_csv_table takes a path or bytes, not {type(source).__name__}")
-    if len(data) > MAX_BYTES:
-        raise _too_big(_size(len(data)))
+    if len(data) > max_bytes:
+        raise _too_big(_size(len(data)), max_bytes)
     notes = []
     text = _decode(data, notes)
     if not text.strip():
@@ -464,7 +471,7 @@ def read_csv_table(source):
     delimiter = detect_delimiter(text)
     if delimiter != ",":
         notes.append(f"Columns are separated by {'tab' if delimiter == chr(9) else repr(delimiter)}.")
-    header, cells, lines = _read_rows(text, delimiter)
+    header, cells, lines = _read_rows(text, delimiter, max_rows)
     numeric = {}
     for j, (name, column) in enumerate(zip(header, zip(*cells))):
         values, text_cells = _parse_column(column)

@@ -16,7 +16,7 @@ Addresses of older versions still work: ``crp_alpha`` -> ``alpha1``, ``pcrp_alph
 import math
 from dataclasses import dataclass
 
-from .data import MAX_ROWS
+from .data import APP_MAX_ROWS
 from .model import DEFAULT_PRIOR, PRIORS, ModelError
 
 SOURCES = ("old-faithful", "mnist", "sim1", "sim2", "csv")
@@ -183,7 +183,7 @@ LEGACY_KEYS = {"crp_alpha": "alpha1", "pcrp_alpha": "alpha2", "r": "r2"}
 
 SETTINGS = (
     Setting("data", "choice", "old-faithful", choices=SOURCES, label="data set"),
-    Setting("sim_n", "int", 300, 10, MAX_ROWS, label="simulation N"),
+    Setting("sim_n", "int", 300, 10, APP_MAX_ROWS, label="simulation N"),
     Setting("sim_seed", "int", 0, 0, 10_000, label="simulation data seed"),
     Setting("digits", "digits", [1, 2, 3, 4], label="MNIST digits"),
     Setting("mnist_n", "int", 1000, 50, 5000, label="MNIST N"),

@@ -122,7 +122,7 @@ def test_size_row_and_width_limits(tmp_path, monkeypatch):
         load_csv(big)
     load_csv(b"x,y\n" + b"1,2\n3,4\n" * 12)  # 100 bytes: at the limit is allowed
     monkeypatch.undo()
-    assert data._size(data.MAX_BYTES) == "10.0 MiB"
+    assert data._size(data.APP_MAX_BYTES) == "10.0 MiB"
     monkeypatch.setattr(data, "MAX_ROWS", 10)
     with pytest.raises(DataError, match="The file has more than 10 rows, the limit"):
         load_csv(b"x,y\n" + b"1,2\n3,4\n" * 5 + b"1,2\n")
@@ -285,7 +285,7 @@ def test_mnist_idx_folder(tmp_path, gz):
 # each; any quadratic step takes minutes at this size (1e12 character steps), and csv.Sniffer
 # took over 30 s on the 78 kB file alone. The bound is 1 s of this thread's CPU time (not wall
 # time, so other work on a shared machine does not count): generous for linear code, far
-# below what quadratic code needs.
+# below what quadratic code needs. The files are parsed under the app's limits (what a visitor can upload).
 ADVERSARIAL = {
     "sniffer line (issue 10)": b"x,y\n" + b',"a' * 26_000,
     "sniffer line, 1 MB": b"x,y\n" + b',"a' * 350_000,
@@ -307,7 +307,7 @@ ADVERSARIAL = {
 def test_parsing_is_fast_on_adversarial_files(content):
     start = time.thread_time()
     try:
-        table = read_csv_table(content)
+        table = read_csv_table(content, max_rows=data.APP_MAX_ROWS, max_bytes=data.APP_MAX_BYTES)
     except DataError as err:
         assert str(err)
     else:
@@ -594,3 +594,16 @@ def test_utf16_and_utf32_with_a_byte_order_mark_are_decoded_not_refused_as_binar
 def test_a_wide_byte_order_mark_with_broken_text_is_named():
     with pytest.raises(DataError, match="UTF-16 byte-order mark but byte 6 is not valid UTF-16"):
         read_csv_table(b"\xff\xfe" + "a,".encode("utf-16-le") + b"\x00\xdc")  # a lone low surrogate
+
+
+def test_the_app_limit_is_tighter_than_the_library_limit():
+    """A file one row over the app's limit is refused with the app's limits (what the Explorer passes) and read
+    whole with the library's (the command line's), which take up to 1,000,000 rows."""
+    assert data.APP_MAX_ROWS < data.MAX_ROWS == 1_000_000
+    content = b"x\n" + b"1\n2\n" * (data.APP_MAX_ROWS // 2) + b"3\n"
+    with pytest.raises(DataError, match=f"more than {data.APP_MAX_ROWS:,} rows, the limit here"):
+        read_csv_table(content, max_rows=data.APP_MAX_ROWS, max_bytes=data.APP_MAX_BYTES)
+    assert read_csv_table(content).n_rows == data.APP_MAX_ROWS + 1
+    assert data.simulation("sim1", n=data.MAX_ROWS).n == 1_000_000
+    with pytest.raises(DataError, match="N must be between 2 and 1,000,000"):
+        data.simulation("sim1", n=data.MAX_ROWS + 1)
