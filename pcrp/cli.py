@@ -657,6 +657,7 @@ def cmd_reproduce(args, argv):
     out_dir = output_folder(args.out, "--out")
     protocol = replace(QUICK if args.quick else FULL, split_merge=not args.no_split_merge)
     results = []
+    command = "pcrp " + " ".join(argv if argv is not None else sys.argv[1:])
     started = time.perf_counter()
     for key in keys:
         title = EXPERIMENTS[key].title
@@ -673,11 +674,13 @@ def cmd_reproduce(args, argv):
         means = [f"{row['method']} {row['K']:.2f}" for row in seed_rows(res) if "K" in row and row["method"] != "Ground truth"]
         print(f"  {len(res.runs)} data set(s); mean K: " + ", ".join(means), file=sys.stderr)
         results.append(res)
-    command = "pcrp " + " ".join(argv if argv is not None else sys.argv[1:])
-    try:
-        path = write_report(results, out_dir, command=command, seconds=time.perf_counter() - started)
-    except OSError as err:
-        raise _cannot_write(Path(err.filename) if err.filename else out_dir, err) from None
+        # the report is rewritten after every experiment, so stopping a long run keeps what is done
+        pending = [EXPERIMENTS[k].title for k in keys[len(results):]]
+        try:
+            path = write_report(results, out_dir, command=command, seconds=time.perf_counter() - started,
+                                pending=pending)
+        except OSError as err:
+            raise _cannot_write(Path(err.filename) if err.filename else out_dir, err) from None
     print(path.read_text())
     print(f"wrote {path} and the figures in {path.parent / 'figures'}")
 

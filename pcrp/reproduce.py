@@ -756,11 +756,12 @@ def extra_lines(result):
             f"{'; '.join(cell(m) for m in ['pCRP'] + extras)}: {verdict}."]
 
 
-def write_report(results, out_dir, command="", seconds=None):
+def write_report(results, out_dir, command="", seconds=None, pending=()):
     """Write tables.md, tables.csv (one row per method over data sets), tables_by_seed.csv (one row per method and
     data set), cv_<key>.csv (first data set), summary.json and figures/<key>_<name>.html (first data set; with the
     figures' shared figures/plotly.min.js). ``results``: SeedsResults (or ExperimentResults, one data set each).
-    seconds: the wall time of the run, stated in tables.md when given. Each file is written whole or not at all
+    seconds: the wall time of the run, stated in tables.md when given. pending: titles of experiments still to
+    run (a report written part way through a run says so at its top). Each file is written whole or not at all
     (:func:`pcrp.files.atomic_write`): an OSError (a full disk) leaves every earlier file as it was."""
     from .files import atomic_write
 
@@ -771,7 +772,9 @@ def write_report(results, out_dir, command="", seconds=None):
     if command:
         md += ["Made by:", "", "```", command, "```", ""]
     if seconds is not None:
-        md += [f"Wall time: {seconds / 60:.1f} min.", ""]
+        md += [f"Wall time: {seconds / 60:.1f} min" + (" so far." if pending else "."), ""]
+    if pending:
+        md += [f"**Incomplete: still to run when this was written: {', '.join(pending)}.**", ""]
     if results:
         p = results[0].protocol
         n_sim = max(len(res.runs) for res in results)

@@ -65,7 +65,9 @@ def test_rows_carry_mean_spread_and_mcse_over_data_sets(over_seeds, tmp_path):
     assert "Beyond the paper" in line and "pCRP K" in line and "MFM K" in line
     path = write_report([res], tmp_path, command="pcrp reproduce --quick", seconds=90)
     text = path.read_text()
-    assert "Wall time: 1.5 min." in text and "Data sets (seeds): 2, 3, 4." in text
+    assert "Wall time: 1.5 min." in text and "Data sets (seeds): 2, 3, 4." in text and "Incomplete" not in text
+    partial = write_report([res], tmp_path / "partial", seconds=90, pending=["Sim 2, N = 2000"]).read_text()
+    assert "Wall time: 1.5 min so far." in partial and "still to run when this was written: Sim 2, N = 2000" in partial
     # 1-D data: the density figure is each method's own predictive (its prior's weights), never the plug-in
     density = list((tmp_path / "figures").glob("*density*.html"))
     assert density and not any("plug-in" in f.read_text() for f in density)
