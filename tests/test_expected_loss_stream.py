@@ -1,0 +1,32 @@
+"""The one-draw-at-a-time expected loss (pcrp._kernels.expected_loss) against the references of pcrp.partition."""
+
+import numpy as np
+import pytest
+
+from pcrp._kernels.expected_loss import expected_numerator
+from pcrp.partition import _loss_table, expected_binder, expected_vi, similarity_matrix
+
+
+def _stream(labels, draws, loss, weights):
+    _, codes = np.unique(labels, return_inverse=True)
+    N = labels.shape[0]
+    numerator = expected_numerator(codes.astype(np.int64), int(codes.max()) + 1, draws, weights, _loss_table(loss, N))
+    return numerator / (N if loss == "vi" else N * (N - 1) / 2)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.int64])
+def test_streamed_loss_equals_the_references_on_random_draws(dtype):
+    """Draws with label values far from 0..K-1 (as a sampler's slots are), more clusters in some draws than the
+    kernel's first table width (64), unequal weights; agreement to 1e-9 (sums of a few thousand doubles)."""
+    rng = np.random.default_rng(3)
+    N, S = 150, 40
+    draws = rng.integers(0, 6, size=(S, N)) * 7 + 3
+    draws[5] = rng.permutation(N) % 90  # 90 clusters in one draw
+    draws = draws.astype(dtype)
+    labels = rng.integers(0, 4, size=N) * 11
+    w = rng.random(S)
+    w /= w.sum()
+    assert _stream(labels, draws, "vi", w) == pytest.approx(expected_vi(labels, draws, w), abs=1e-9)
+    psm = similarity_matrix(draws, w)
+    assert _stream(labels, draws, "binder", w) == pytest.approx(expected_binder(labels, psm), abs=1e-6)
+    assert _stream(draws[0], draws[:1], "vi", np.ones(1)) == pytest.approx(0.0, abs=1e-12)
