@@ -475,13 +475,14 @@ def _check_sampler_options(options):
         raise SamplerError(f"unknown sampler option {', '.join(unknown)}; the sampler accepts: {', '.join(known)}.")
 
 
-def _run_one(X, prior, niw, iters, burn_in, thin, seed, init, index, callback, sampler_options, work=None):
+def _run_one(X, prior, niw, iters, burn_in, thin, seed, init, index, callback, sampler_options, work=None,
+             labels_out=None):
     def report(sampler, done):
         if callback is not None:
             callback(index, done)
 
     chain = run(X, prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed, init=init, callback=report,
-                work=work, **sampler_options)
+                work=work, labels_out=labels_out, **sampler_options)
     history = np.diff(chain.split_merge_at_kept, axis=0, prepend=np.zeros((1, 4), dtype=np.int64))
     return chain, history
 
@@ -513,18 +514,24 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
     inits = resolve_inits(init, n_chains)
     seeds = chain_seeds(seed, n_chains)
     X = np.ascontiguousarray(X, dtype=np.float64)
-    if X.ndim == 2:  # every chain's record and state, before any is allocated
-        N, d = X.shape
-        need = sum(record_bytes(N, iters, burn_in, thin) + state_bytes(N, d, start_clusters(i, N)) for i in inits)
-        check_memory(need, f"This run of {n_chains} chain(s) ({iters:,} sweeps, {(iters - burn_in) // thin:,} kept "
-                           f"draws of {N:,} labels each)", "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
+    if X.ndim != 2:
+        raise SamplerError(f"X must be an (N, d) array (got shape {X.shape}).")
+    N, d = X.shape
+    threads = min(n_jobs, n_chains) if n_jobs is not None and n_jobs > 0 else n_jobs
+    # every chain's kept draws and the samplers running at once, before any is allocated
+    running = min(n_chains, (os.cpu_count() or 1) if threads is None or threads < 0 else threads)
+    states = sorted((state_bytes(N, d, start_clusters(i, N)) for i in inits), reverse=True)
+    check_memory(n_chains * record_bytes(N, iters, burn_in, thin) + sum(states[:running]),
+                 f"This run of {n_chains} chain(s) ({iters:,} sweeps, {(iters - burn_in) // thin:,} kept "
+                 f"draws of {N:,} labels each)", "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
+    # the chains write their kept draws straight into one (C, kept, N) array: no stacking copy at the end
+    all_labels = np.empty((n_chains, keep_schedule(iters, burn_in, thin).size, N), dtype=label_dtype(N))
     sampler_options.setdefault("split_merge", True)
     _check_sampler_options(sampler_options)
     if work is not None:
         work.reserve(n_chains * iters * X.shape[0], f"{n_chains} chain(s) of {iters:,} sweeps")
     tasks = [joblib.delayed(_run_one)(X, prior, niw, iters, burn_in, thin, seeds[c], inits[c], c, callback,
-                                      sampler_options, work) for c in range(n_chains)]
-    threads = min(n_jobs, n_chains) if n_jobs is not None and n_jobs > 0 else n_jobs
+                                      sampler_options, work, all_labels[c]) for c in range(n_chains)]
     started = time.perf_counter()
     results = joblib.Parallel(n_jobs=threads, prefer="threads")(tasks)
     wall_seconds = time.perf_counter() - started
@@ -539,7 +546,7 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
     return ChainSet(
         K=np.stack([c.K for c in chains]),
         log_joint=np.stack([c.log_joint for c in chains]),
-        labels=np.stack([c.labels for c in chains]).astype(label_dtype(N), copy=False),
+        labels=all_labels,
         kept_sweeps=chains[0].kept_sweeps.copy(),
         seconds_per_sweep=np.array([c.seconds_per_sweep for c in chains]),
         split_merge_stats=np.stack([np.asarray(c.split_merge_stats[:4], dtype=np.int64) for c in chains]),

@@ -426,6 +426,14 @@ def cmd_run(args):
         if k is not None and k > ds.n:
             print(f"note: --init {value} asks for {k:,} clusters but there are {ds.n:,} points: starting from "
                   f"at most {start_clusters(value, ds.n):,}.", file=sys.stderr)
+    from .memory_plan import check_run_memory, run_memory_plan
+    from .posterior import MAX_POINTS
+
+    want_psm = getattr(args, "psm", False) or ds.n <= MAX_POINTS  # the N x N similarity matrix, 4 N^2 bytes
+    plan = run_memory_plan(ds.n, ds.dim, n_chains=args.chains, iters=iters, burn_in=burn_in, thin=thin,
+                           inits=inits, n_jobs=args.n_jobs, similarity=want_psm)
+    check_run_memory(plan, f"This run of {args.chains} chain(s) of {iters:,} sweeps keeping "
+                           f"{(iters - burn_in) // thin:,} draws each of {ds.n:,} labels, with its summaries")
     with progress_bar(total=iters * args.chains, unit="sweep", desc=prior.label()) as bar:
         done = [0] * args.chains
 
@@ -439,14 +447,11 @@ def cmd_run(args):
     import time
 
     from .modes import find_modes, modes_json
-    from .posterior import MAX_POINTS
     from .summary import metric_summary, nmi_vi
 
     summaries_started = time.perf_counter()
     chains.config["loss"] = args.loss
     draws = chains.pooled_labels()
-    # the N x N similarity matrix (4 N^2 bytes) only up to MAX_POINTS points, or when asked (--psm)
-    want_psm = getattr(args, "psm", False) or ds.n <= MAX_POINTS
     psm = similarity_matrix(draws) if want_psm else None
     estimate = point_estimate(draws, args.loss, seed=args.seed)
     diagnostics = chains.diagnostics()

@@ -97,7 +97,7 @@ def find_modes(chain_set, *, loss="vi", seed=0, pooled=None, diagnostics=None, p
         if len(groups) == 1:
             point = pooled if pooled is not None else point_estimate(chain_set.labels, loss, seed=seed, **options)
         else:
-            point = point_estimate(chain_set.labels[g], loss, seed=seed, **options)
+            point = point_estimate(chain_set.labels, loss, seed=seed, chains=list(g), **options)
         modes.append(Mode(chains=list(g), mean_K=float(kept_K[g].mean()), mean_log_joint=mean_lj,
                           mcse_log_joint=mcse_lj, point=point))
     modes.sort(key=lambda m: -m.mean_log_joint)

@@ -225,13 +225,32 @@ def expected_binder(labels, psm):
 
 
 def expected_loss(labels, draws, loss="vi", weights=None, psm=None):
-    """Posterior expected ``loss`` ('vi' or 'binder') of ``labels`` (N,) under the (weighted) draws, from per-draw
-    contingency tables (:class:`DrawTables`: O(N S) time and memory). ``psm`` is accepted for older callers and
-    not needed."""
+    """Posterior expected ``loss`` ('vi' or 'binder') of ``labels`` (N,) under the (weighted) draws (S, N) or
+    (C, S, N), one draw's contingency table at a time (:mod:`pcrp._kernels.expected_loss`: O(N S) time, O(N + K L)
+    memory, the draws read in place). ``psm`` is accepted for older callers and not needed."""
     _check_loss(loss)
     draws = _as_draws(draws)
-    compact, _ = compact_labels(draws)
-    return DrawTables(compact, _as_weights(weights, draws.shape[0]), loss).expected_loss(labels)
+    return _streamed_loss(labels, [draws], _as_weights(weights, draws.shape[0]), loss)
+
+
+def _streamed_loss(labels, blocks, weights, loss):
+    """Expected loss of ``labels`` (N,) over the draws of ``blocks`` (a list of (S_b, N) integer arrays, read in
+    place) with ``weights`` (sum of S_b,) summing to 1."""
+    from ._kernels.expected_loss import expected_numerator
+
+    _, codes = np.unique(np.asarray(labels), return_inverse=True)
+    codes = codes.reshape(-1).astype(np.int64)
+    N = codes.shape[0]
+    F = _loss_table(loss, N)
+    numerator, start = 0.0, 0
+    for block in blocks:
+        block = np.ascontiguousarray(block)
+        if block.min() < 0:
+            raise ValueError("label draws must be integers >= 0.")
+        numerator += expected_numerator(codes, int(codes.max()) + 1, block, weights[start:start + block.shape[0]], F)
+        start += block.shape[0]
+    denominator = float(N) if loss == "vi" else max(N * (N - 1) / 2, 1.0)
+    return max(numerator / denominator, 0.0)
 
 
 def _check_loss(loss):
@@ -291,7 +310,7 @@ def search_draws(n_points, n_draws, max_draws=None):
 
 
 def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=None, max_scans=50, zealous_attempts=10,
-                   max_clusters=None, seed=0, max_draws=None, n_jobs=-1):
+                   max_clusters=None, seed=0, max_draws=None, n_jobs=-1, chains=None):
     """Partition minimising the posterior expected ``loss`` by SALSO-style randomised greedy search from the draws.
 
     draws: (S, N) or (C, S, N) integer labels (identical draws are merged first); weights: optional
@@ -306,6 +325,8 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     max_draws: draws the search uses, evenly spaced (default :func:`search_draws` for unweighted draws, all of
         them with ``weights``, which describe a distribution rather than a chain); the expected loss reported
         is over all the draws given. n_jobs: threads for the runs (-1 = all cores; the kernels release the GIL).
+    chains: with (C, S, N) draws, the chains to use (default all); their draws are read in place, never copied
+        whole (only the draws the search uses are), so a mode's point estimate needs no copy of its chains.
     """
     import os
     from concurrent.futures import ThreadPoolExecutor
@@ -314,13 +335,23 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     from ._kernels.search import greedy_search
 
     _check_loss(loss)
-    all_draws = draws = _as_draws(draws)
-    total, N = draws.shape
+    if chains is not None:
+        draws = np.asarray(draws)
+        if draws.ndim != 3:
+            raise ValueError(f"chains= needs (n_chains, n_draws, N) draws (got shape {draws.shape}).")
+        blocks = [_as_draws(draws[c]) for c in chains]
+    else:
+        blocks = [_as_draws(draws)]
+    per_block = blocks[0].shape[0]
+    total, N = sum(b.shape[0] for b in blocks), blocks[0].shape[1]
     w_given = w_all = _as_weights(weights, total)
     use = search_draws(N, total, max_draws) if weights is None or max_draws is not None else total
-    if use < total:
+    if use < total or len(blocks) > 1:
         picks = np.unique(np.linspace(0, total - 1, use).round().astype(int))
-        draws, w_all = draws[picks], w_all[picks] / w_all[picks].sum()
+        draws = np.stack([blocks[p // per_block][p % per_block] for p in picks])  # chains= blocks share S
+        w_all = w_all[picks] / w_all[picks].sum()
+    else:
+        draws = blocks[0]
     used = draws.shape[0]
     draws, w = unique_draws(draws, w_all)
     if n_runs is None:
@@ -354,9 +385,9 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     for labels, value in results:  # in run order: the same winner whatever the threads
         if value < best_value - 1e-9:
             best_labels, best_value = labels, value
-    if used < total:  # the loss over every draw given, not only those the search used
-        tables = DrawTables(*unique_draws(all_draws, w_given), loss)
-    return PointEstimate(labels=_by_size(best_labels), expected_loss=tables.expected_loss(best_labels), loss=loss,
+    # the loss over every draw given, not only those the search used, one draw at a time (no copy of the draws)
+    value = tables.expected_loss(best_labels) if used == total else _streamed_loss(best_labels, blocks, w_given, loss)
+    return PointEstimate(labels=_by_size(best_labels), expected_loss=value, loss=loss,
                          n_runs=n_runs, n_draws=int(used), n_draws_total=int(total))
 
 

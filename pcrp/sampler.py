@@ -388,7 +388,7 @@ CALL_SWEEPS = 500  # sweeps per kernel call of a batch run (progress callbacks c
 
 
 def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
-        init="kmeans:10", callback=None, work=None, **sampler_options):
+        init="kmeans:10", callback=None, work=None, labels_out=None, **sampler_options):
     """Run a chain and record K, the log joint and the thinned label draws.
 
     Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters
@@ -400,17 +400,27 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
     holds a compute slot and lasts about ``pcrp.compute.CALL_SECONDS`` (the first is one sweep), and a
     cancelled ticket ends the run with WorkCancelled within about that time. None (the command line, the
     library): calls of CALL_SWEEPS sweeps, no slot.
+    labels_out: an array of shape (kept draws, N) and dtype :func:`label_dtype` (N) that receives the kept
+        draws and becomes ``Chain.labels`` (run_chains passes each chain its slice of one (C, kept, N) array,
+        so the draws are never copied); None allocates it here.
     """
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     X = np.asarray(X)
-    if X.ndim == 2:
+    if X.ndim == 2 and labels_out is None:  # (run_chains has checked the whole run before allocating labels_out)
         N = X.shape[0]
         check_memory(record_bytes(N, iters, burn_in, thin) + state_bytes(N, X.shape[1], start_clusters(init, N)),
                      f"This run ({iters:,} sweeps, {(iters - burn_in) // thin:,} kept draws of {N:,} labels)",
                      "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
     sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed, **sampler_options)
     kept_sweeps = keep_schedule(iters, burn_in, thin)
-    labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=label_dtype(X.shape[0]))
+    shape, dtype = (kept_sweeps.size, X.shape[0]), label_dtype(X.shape[0])
+    if labels_out is None:
+        labels = np.empty(shape, dtype=dtype)
+    elif labels_out.shape != shape or labels_out.dtype != dtype:
+        raise ValueError(f"labels_out must have shape {shape} and dtype {dtype} "
+                         f"(got {labels_out.shape}, {labels_out.dtype}).")
+    else:
+        labels = labels_out
     kept_sm = np.empty((kept_sweeps.size, 4), dtype=np.int64)
     K = np.empty(iters, dtype=np.int64)
     log_joint = np.empty(iters)

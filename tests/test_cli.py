@@ -203,8 +203,9 @@ RUN_BAD_INPUTS = [
     (["--seed", "-1"], "CSV", r"--seed must be a whole number >= 0 \(got -1\)"),
     (["--seed", "1.5"], "CSV", r"argument --seed: must be a whole number \(got '1.5'\)"),
     (["--iters", "1e11", "--thin", "1"], "CSV",
-     r"This run of 4 chain\(s\) \(100,000,000,000 sweeps, 99,999,999,000 kept draws of 40 labels each\) would need about [\d,.]+ GiB "
-     r"of memory, more than the [\d,.]+ [GM]iB available now\. Use fewer sweeps"),
+     r"This run of 4 chain\(s\) of 100,000,000,000 sweeps keeping 99,999,999,000 draws each of 40 labels, with its "
+     r"summaries would need about [\d,.]+ GiB of memory \(data [\d,.]+ MiB, draws [\d,.]+ GiB, samplers [\d,.]+ MiB, "
+     r"summaries [\d,.]+ MiB\), more than the [\d,.]+ [GM]iB available now\. Keep fewer draws"),
     (["--iters", "1e400"], "CSV", r"argument --iters: must be a whole number \(got '1e400'\)"),
     (["--iters", "nan"], "CSV", r"argument --iters: must be a whole number \(got 'nan'\)"),
     (["--iters", ""], "CSV", r"argument --iters: must be a whole number \(got ''\)"),

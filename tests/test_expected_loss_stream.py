@@ -30,3 +30,21 @@ def test_streamed_loss_equals_the_references_on_random_draws(dtype):
     psm = similarity_matrix(draws, w)
     assert _stream(labels, draws, "binder", w) == pytest.approx(expected_binder(labels, psm), abs=1e-6)
     assert _stream(draws[0], draws[:1], "vi", np.ones(1)) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_modes_point_estimate_reads_its_chains_in_place():
+    """point_estimate(draws, chains=g) searches and scores exactly the draws of labels[g] (same seed, same search
+    draws), so modes need no copy of their chains; the reported loss is over all of the chains' draws."""
+    from pcrp.partition import expected_loss, point_estimate
+
+    rng = np.random.default_rng(1)
+    truth = np.repeat(np.arange(3), 40)
+    labels = np.stack([[np.where(rng.random(120) < 0.1, rng.integers(0, 4, 120), truth + 3 * c) for _ in range(30)]
+                       for c in range(4)]).astype(np.int16)
+    for max_draws in (None, 20):
+        copied = point_estimate(labels[[0, 2]], seed=5, max_draws=max_draws)
+        in_place = point_estimate(labels, seed=5, chains=[0, 2], max_draws=max_draws)
+        assert np.array_equal(copied.labels, in_place.labels)
+        assert in_place.expected_loss == pytest.approx(copied.expected_loss, abs=1e-12)
+        assert in_place.expected_loss == pytest.approx(expected_loss(in_place.labels, labels[[0, 2]]), abs=1e-12)
+        assert in_place.n_draws_total == 60

@@ -1,0 +1,74 @@
+"""Memory plans: the bytes a batch run and its summaries add to the process, checked before anything starts.
+
+A run holds the data and every chain's kept draws throughout; on top of them it needs, at different times,
+the samplers' state (one per chain running at once, while sampling) or the summaries' working memory (the
+point estimate's search and, for small N, the similarity matrix). The plan is the data, the draws and the
+larger of the two. What every process pays whatever N is (the interpreter, NumPy, the compiled kernels,
+scikit-learn and ArviZ: about 400 MiB) is not in it. ``python bench/run_memory.py`` measures a `pcrp run`'s
+peak against its plan at N = 100,000 and 1,000,000.
+"""
+
+import os
+from dataclasses import dataclass, field
+
+from .sampler import label_dtype, record_bytes, start_clusters, state_bytes
+
+
+@dataclass
+class MemoryPlan:
+    """parts: bytes by what needs them (data, draws, samplers, summaries); total: the peak in bytes (the data
+    and the draws, plus the larger of the samplers and the summaries)."""
+
+    parts: dict = field(default_factory=dict)
+    total: int = 0
+
+
+def search_bytes(n_points, n_draws_total):
+    """Working bytes of the point estimate of ``n_draws_total`` draws of ``n_points`` labels (pcrp.partition):
+    the draws it searches over as given, relabelled and deduplicated, their (N, draws) cells, and each greedy
+    run's start and labels."""
+    from .partition import SMALL_SEARCH, search_draws
+
+    used = search_draws(n_points, n_draws_total)
+    n_runs = 16 if n_points * used <= SMALL_SEARCH else 8
+    return n_points * used * (label_dtype(n_points).itemsize + 12) + 3 * n_runs * 8 * n_points
+
+
+def run_memory_plan(n_points, dim, *, n_chains, iters, burn_in, thin, inits=("kmeans:10",), n_jobs=-1,
+                    similarity=None):
+    """The :class:`MemoryPlan` of ``n_chains`` chains (:func:`pcrp.chains.run_chains`) and the summaries of
+    `pcrp run` (point estimate, modes, diagnostics, metrics) on ``n_points`` x ``dim`` data.
+
+    inits: the chains' starts (cycled); n_jobs: threads (-1: all cores); similarity: whether the N x N
+    similarity matrix (4 N^2 bytes) is made (default: up to pcrp.posterior.MAX_POINTS points, as `pcrp run`).
+    """
+    from .posterior import MAX_POINTS
+
+    cores = os.cpu_count() or 1
+    threads = min(n_chains, cores if n_jobs is None or n_jobs < 0 else n_jobs)
+    starts = [inits[c % len(inits)] for c in range(n_chains)]
+    per_state = sorted((state_bytes(n_points, dim, start_clusters(i, n_points)) for i in starts), reverse=True)
+    if similarity is None:
+        similarity = n_points <= MAX_POINTS
+    parts = {
+        "data": n_points * (16 * dim + 16),  # the data as read and as the sampler sees it, and true labels
+        "draws": n_chains * record_bytes(n_points, iters, burn_in, thin),
+        "samplers": sum(per_state[:threads]),
+        "summaries": search_bytes(n_points, n_chains * ((iters - burn_in) // thin))
+                     + (4 * n_points ** 2 if similarity else 0),
+    }
+    total = parts["data"] + parts["draws"] + max(parts["samplers"], parts["summaries"])
+    return MemoryPlan(parts=parts, total=int(total))
+
+
+def check_run_memory(plan, what):
+    """Raise SamplerError when ``plan`` exceeds the memory available now; the message names ``what`` needs it and
+    the plan's parts."""
+    from .sampler import SamplerError, _gib, available_memory
+
+    available = available_memory()
+    if plan.total > available:
+        parts = ", ".join(f"{name} {_gib(value)}" for name, value in plan.parts.items())
+        raise SamplerError(f"{what} would need about {_gib(plan.total)} of memory ({parts}), more than the "
+                           f"{_gib(available)} available now. Keep fewer draws (a larger --thin), run fewer chains "
+                           "at once (--n-jobs), or use fewer points.")
