@@ -1,6 +1,6 @@
 """Peak memory of `pcrp run` against its memory plan (pcrp.memory_plan), at up to 1,000,000 points.
 
-    python bench/run_memory.py [--cases 100000:500:250:1,1000000:40:20:1] [--n-jobs -1]
+    python bench/run_memory.py [--cases 100000:500:250:1,1000000:40:20:1] [--n-jobs -1] [--source DIR]
 
 Each case N:iters:burn_in:thin runs `pcrp run sim1 --n N --iters ... --chains 4` (the default prior, starts,
 summaries and output file) in a child process whose resident memory is sampled every 5 ms (psutil). The fixed
@@ -8,6 +8,8 @@ cost of a run (the interpreter, NumPy, numba's kernels, scikit-learn, ArviZ, fir
 the same command at N = 200; the plan covers what a run adds to it. Prints, per case: the measured peak, the
 fixed cost, the peak above it, the plan (what `pcrp run` checks against the free memory before it starts) and
 their ratio, with the plan's parts, and the run's own `time:` line. Load average before and after.
+--source runs the child from another checkout of pcrp (e.g. `git worktree add /tmp/old 413c02b`), for a
+before / after comparison; the plan printed is still this checkout's.
 """
 
 import argparse
@@ -20,13 +22,14 @@ import time
 import psutil
 
 
-def measure(n, iters, burn_in, thin, n_jobs, out_dir):
-    """(peak RSS bytes of the child, its `time:` line) for one `pcrp run`."""
+def measure(n, iters, burn_in, thin, n_jobs, out_dir, source=None):
+    """(peak RSS bytes of the child, its `time:` line) for one `pcrp run` (of the checkout ``source``)."""
     out = os.path.join(out_dir, f"run_{n}.npz")
     command = [sys.executable, "-m", "pcrp.cli", "run", "sim1", "--n", str(n), "--iters", str(iters),
                "--burn-in", str(burn_in), "--thin", str(thin), "--chains", "4", "--n-jobs", str(n_jobs),
                "--out", out]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    env = dict(os.environ, PYTHONPATH=source) if source else None
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     proc = psutil.Process(child.pid)
     peak = 0
     while child.poll() is None:
@@ -48,14 +51,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default="100000:500:250:1,1000000:40:20:1")
     parser.add_argument("--n-jobs", type=int, default=-1)
+    parser.add_argument("--source", help="run `pcrp run` from this checkout of pcrp instead")
     args = parser.parse_args()
     cases = [tuple(int(v) for v in case.split(":")) for case in args.cases.split(",")]
     mib = 2**20
     print(f"load average before: {os.getloadavg()}; cores: {os.cpu_count()}", flush=True)
     with tempfile.TemporaryDirectory() as out_dir:
         for n, iters, burn_in, thin in cases:
-            fixed, _ = measure(200, iters, burn_in, thin, args.n_jobs, out_dir)
-            peak, line = measure(n, iters, burn_in, thin, args.n_jobs, out_dir)
+            fixed, _ = measure(200, iters, burn_in, thin, args.n_jobs, out_dir, args.source)
+            peak, line = measure(n, iters, burn_in, thin, args.n_jobs, out_dir, args.source)
             plan = run_memory_plan(n, 1, n_chains=4, iters=iters, burn_in=burn_in, thin=thin, n_jobs=args.n_jobs)
             kept = 4 * ((iters - burn_in) // thin)
             above = peak - fixed
