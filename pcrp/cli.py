@@ -206,8 +206,8 @@ def build_parser():
     p.add_argument("--no-split-merge", action="store_true",
                    help="plain Gibbs as in the paper (split-merge moves are on by default)")
     p.add_argument("--psm", action="store_true",
-                   help="save the N x N posterior similarity matrix (4 N^2 bytes) whatever N; by default it is "
-                        "saved only up to 3,000 points (pcrp.posterior.MAX_POINTS)")
+                   help="also compute and save the N x N posterior similarity matrix (4 N^2 bytes: 16 MB at "
+                        "2,000 points); not made by default, since the point estimate works from the draws")
     _add_niw_options(p)
     p.add_argument("--out", required=True,
                    help="where to write RESULT.npz (.npz is added if missing; its folder must exist)")
@@ -427,13 +427,14 @@ def cmd_run(args):
             print(f"note: --init {value} asks for {k:,} clusters but there are {ds.n:,} points: starting from "
                   f"at most {start_clusters(value, ds.n):,}.", file=sys.stderr)
     from .memory_plan import check_run_memory, run_memory_plan
-    from .posterior import MAX_POINTS
+    from .summary import preload_in_background
 
-    want_psm = getattr(args, "psm", False) or ds.n <= MAX_POINTS  # the N x N similarity matrix, 4 N^2 bytes
+    want_psm = getattr(args, "psm", False)  # the N x N similarity matrix (4 N^2 bytes) only when asked
     plan = run_memory_plan(ds.n, ds.dim, n_chains=args.chains, iters=iters, burn_in=burn_in, thin=thin,
                            inits=inits, n_jobs=args.n_jobs, similarity=want_psm)
     check_run_memory(plan, f"This run of {args.chains} chain(s) of {iters:,} sweeps keeping "
                            f"{(iters - burn_in) // thin:,} draws each of {ds.n:,} labels, with its summaries")
+    preload_in_background()  # the summaries' imports load while the chains run
     with progress_bar(total=iters * args.chains, unit="sweep", desc=prior.label()) as bar:
         done = [0] * args.chains
 

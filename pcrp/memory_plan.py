@@ -2,7 +2,7 @@
 
 A run holds the data and every chain's kept draws throughout; on top of them it needs, at different times,
 the samplers' state (one per chain running at once, while sampling) or the summaries' working memory (the
-point estimate's search and, for small N, the similarity matrix). The plan is the data, the draws and the
+point estimate's search and, when asked for, the similarity matrix). The plan is the data, the draws and the
 larger of the two. What every process pays whatever N is (the interpreter, NumPy, the compiled kernels,
 scikit-learn and ArviZ: about 400 MiB) is not in it. ``python bench/run_memory.py`` measures a `pcrp run`'s
 peak against its plan at N = 100,000 and 1,000,000.
@@ -35,21 +35,17 @@ def search_bytes(n_points, n_draws_total):
 
 
 def run_memory_plan(n_points, dim, *, n_chains, iters, burn_in, thin, inits=("kmeans:10",), n_jobs=-1,
-                    similarity=None):
+                    similarity=False):
     """The :class:`MemoryPlan` of ``n_chains`` chains (:func:`pcrp.chains.run_chains`) and the summaries of
     `pcrp run` (point estimate, modes, diagnostics, metrics) on ``n_points`` x ``dim`` data.
 
     inits: the chains' starts (cycled); n_jobs: threads (-1: all cores); similarity: whether the N x N
-    similarity matrix (4 N^2 bytes) is made (default: up to pcrp.posterior.MAX_POINTS points, as `pcrp run`).
+    similarity matrix (4 N^2 bytes) is made (`pcrp run --psm`).
     """
-    from .posterior import MAX_POINTS
-
     cores = os.cpu_count() or 1
     threads = min(n_chains, cores if n_jobs is None or n_jobs < 0 else n_jobs)
     starts = [inits[c % len(inits)] for c in range(n_chains)]
     per_state = sorted((state_bytes(n_points, dim, start_clusters(i, n_points)) for i in starts), reverse=True)
-    if similarity is None:
-        similarity = n_points <= MAX_POINTS
     parts = {
         "data": n_points * (16 * dim + 16),  # the data as read and as the sampler sees it, and true labels
         "draws": n_chains * record_bytes(n_points, iters, burn_in, thin),

@@ -15,6 +15,7 @@ The posterior density lives in :mod:`pcrp.density`, partition summaries in :mod:
 """
 
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -104,11 +105,37 @@ def _chain_draw(values):
     return values
 
 
+_ARVIZ_LOCK = threading.Lock()
+
+
 def _quiet(fn, values, **kwargs):
-    """Call an ArviZ diagnostic on a (chain, draw) array; a float (nan where it is undefined)."""
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+    """Call an ArviZ diagnostic on a (chain, draw) array; a float (nan where it is undefined).
+
+    ArviZ's own numba path is switched off for the call (and restored after): it is compiled afresh in every
+    process (about 0.4-1 s on the first diagnostic), and its NumPy path gives the same numbers on these small
+    arrays (checked in tests/test_summaries_fast.py)."""
+    import arviz as az
+
+    with _ARVIZ_LOCK, warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")
-        return float(np.asarray(fn(values, **kwargs)).reshape(-1)[0])
+        jit = az.Numba.numba_flag
+        az.Numba.disable_numba()
+        try:
+            return float(np.asarray(fn(values, **kwargs)).reshape(-1)[0])
+        finally:
+            if jit:
+                az.Numba.enable_numba()
+
+
+def preload_in_background():
+    """Start importing ArviZ in a daemon thread and return it: about 1.5-2 s of imports that the summaries need,
+    done while the chains run (their kernels release the GIL) instead of after them. A later ``import arviz``
+    waits for this one to finish."""
+    import importlib
+
+    thread = threading.Thread(target=importlib.import_module, args=("arviz",), name="pcrp-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def mean_and_mcse(values):

@@ -32,7 +32,7 @@ def test_run_writes_the_documented_result(csv_path, tmp_path, capsys):
     start = time.perf_counter()
     rc = main(["run", str(csv_path), "--prior", "pcrp", "--alpha", "0.5", "--r", "1.4", "--iters", "60",
                "--burn-in", "20", "--thin", "4", "--seed", "3", "--chains", "2", "--init", "random:3,one",
-               "--out", str(out)])
+               "--psm", "--out", str(out)])
     wall = time.perf_counter() - start
     assert rc == 0
     printed = capsys.readouterr().out

@@ -218,7 +218,8 @@ def test_similarity_heatmap_and_diagnostics_table_draw_what_they_are_given():
     diag = {"K": chain_diagnostics(np.array([[1.0] * 10, [2.0] * 10]))}
     table = plots.diagnostics_table(diag).data[0]
     assert list(table.cells.values[1]) == ["all chains", "chain 1", "chain 2"]
-    assert float(table.cells.values[3][0]) > 1.01 and table.cells.fill.color[3][0] != "white"  # R-hat flagged
+    # chains constant at different values: R-hat is infinite (ArviZ's NumPy path; its numba path gave 9e7)
+    assert table.cells.values[3][0] == "inf" and table.cells.fill.color[3][0] != "white"  # R-hat flagged
     assert table.cells.fill.color[3][1] == "white"  # a chain's own R-hat (halves of a constant chain): undefined
 
 

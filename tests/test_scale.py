@@ -89,5 +89,5 @@ def test_pcrp_run_prints_times_metrics_and_saves_modes(tmp_path, capsys):
     assert "against the true labels: NMI " in text and "(MCSE " in text
     with np.load(out) as f:
         modes = json.loads(str(f["modes"]))
-        assert "psm" in f.files  # N = 120 <= MAX_POINTS
+        assert "psm" not in f.files  # the similarity matrix only with --psm
     assert sum(len(m["chains"]) for m in modes) == 2 and modes[0]["point_clusters"] >= 1

@@ -124,6 +124,9 @@ def _fmt_ess(value):
 
 
 def _fmt_rhat(value):
+    """R-hat to 3 decimals; "inf" for chains constant at different values (their R-hat is infinite)."""
+    if value is not None and np.isinf(float(value)):
+        return "inf"
     return "—" if _undefined(value) else f"{float(value):.3f}"
 
 
