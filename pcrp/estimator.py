@@ -29,10 +29,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .chains import (DEFAULT_BURN_IN, DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_N_JOBS, DEFAULT_THIN, run_chains)
+from .chains import (DEFAULT_BURN_IN, DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_N_JOBS, DEFAULT_THIN, resolve_inits,
+                     run_chains)
+from .memory_plan import check_run_memory, run_memory_plan
 from .density import seating_log_predictive
 from .model import DEFAULT_PRIOR, PRIORS, make_prior, resolve_niw
 from .partition import DEFAULT_LOSS, LOSSES, point_estimate, similarity_matrix
+from .summary import preload_in_background
 
 
 def _prior_parameter_names():
@@ -205,6 +208,15 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         self.seed_ = self._seed()
         self.niw_ = resolve_niw(Z, m0=self.m0, kappa0=self.kappa0, nu0=self.nu0, S0=self.S0)
         init = list(self.init) if isinstance(self.init, (list, tuple)) else self.init
+        inits = resolve_inits(init, self.n_chains)
+        N, d = Z.shape
+        plan = run_memory_plan(N, d, n_chains=self.n_chains, iters=self.iters, burn_in=self.burn_in, thin=self.thin,
+                               inits=inits, n_jobs=self.n_jobs, similarity=self.psm)
+        check_run_memory(plan, f"This fit of {self.n_chains} chain(s) of {self.iters:,} sweeps keeping "
+                               f"{(self.iters - self.burn_in) // self.thin:,} draws each of {N:,} labels, with "
+                               "its summaries", advice="Keep fewer draws (a larger thin), run fewer chains at once "
+                                                "(n_jobs), or use fewer points.")
+        preload_in_background()  # the summaries' imports load while the chains run
         started = time.perf_counter()
         with self._progress() as advance:
             self.chains_ = run_chains(Z, self.prior_, self.niw_, n_chains=self.n_chains, init=init,

@@ -57,14 +57,16 @@ def run_memory_plan(n_points, dim, *, n_chains, iters, burn_in, thin, inits=("km
     return MemoryPlan(parts=parts, total=int(total))
 
 
-def check_run_memory(plan, what):
-    """Raise SamplerError when ``plan`` exceeds the memory available now; the message names ``what`` needs it and
-    the plan's parts."""
+CLI_ADVICE = "Keep fewer draws (a larger --thin), run fewer chains at once (--n-jobs), or use fewer points."
+
+
+def check_run_memory(plan, what, advice=CLI_ADVICE):
+    """Raise SamplerError when ``plan`` exceeds the memory available now; the message names what needs it
+    (``what``), the plan's parts and what to do (``advice``, in the caller's terms)."""
     from .sampler import SamplerError, _gib, available_memory
 
     available = available_memory()
     if plan.total > available:
         parts = ", ".join(f"{name} {_gib(value)}" for name, value in plan.parts.items())
         raise SamplerError(f"{what} would need about {_gib(plan.total)} of memory ({parts}), more than the "
-                           f"{_gib(available)} available now. Keep fewer draws (a larger --thin), run fewer chains "
-                           "at once (--n-jobs), or use fewer points.")
+                           f"{_gib(available)} available now. {advice}")

@@ -40,3 +40,18 @@ def test_diagnostics_equal_arvizs_own_numba_path(seed):
         assert not az.Numba.numba_flag  # a user's choice to switch it off stays
     finally:
         az.Numba.enable_numba()
+
+
+def test_the_estimator_checks_its_memory_plan_before_sampling(monkeypatch):
+    """With 50 MiB free, a fit keeping 4 x 200 draws of 100,000 labels (305 MiB of draws alone) is refused
+    before any chain runs, naming the plan's parts and the estimator's own parameters."""
+    from pcrp import sampler
+    from pcrp.estimator import PCRPMixture
+    from pcrp.sampler import SamplerError
+
+    monkeypatch.setattr(sampler, "available_memory", lambda: 50 * 2**20)
+    X = np.random.default_rng(0).normal(size=(100_000, 1))
+    with pytest.raises(SamplerError, match=r"This fit of 4 chain\(s\) of 2,000 sweeps keeping 200 draws each of "
+                                           r"100,000 labels.*\(data .*, draws 305 MiB, samplers .*, summaries .*\)"
+                                           r".*a larger thin\), run fewer chains at once \(n_jobs\)"):
+        PCRPMixture(random_state=0).fit(X)
