@@ -17,7 +17,7 @@ st.html("<style>[data-testid='stStatusWidget'] {display: none;} "
         "[data-testid='stMainBlockContainer'] {padding-top: 2.5rem; padding-bottom: 2rem;}</style>")
 
 pages = [
-    st.Page("app_pages/explorer.py", title="Explorer: CRP vs pCRP", default=True),
+    st.Page("app_pages/explorer.py", title="Explorer: two priors live", default=True),
     st.Page("app_pages/choose_r.py", title="Choose r"),
     st.Page("app_pages/reproduce.py", title="Reproduce the paper"),
     st.Page("app_pages/rich_get_richer.py", title="Rich get richer"),

@@ -1,8 +1,8 @@
 """Explorer: two priors (CRP and pCRP by default; any of pcrp.model.PRIORS) cluster the same data live,
 one above the other.
 
-The page only arranges widgets and calls the library: runs are pcrp.live.LiveRun objects (threads,
-memory plan, lifetime), display summaries come from pcrp.live_view, figures from pcrp.plots.
+The page only arranges widgets and calls the library: runs are pcrp.app.live_runs.LiveRun objects (threads,
+memory plan, lifetime), display summaries come from pcrp.app.live_view, figures from pcrp.plots.
 Settings live in st.session_state["explorer"] for the whole session and are mirrored in the URL; a run
 never is: it belongs to the browser that started it (app_pages.shared.browser_key), whose reload finds it
 again. Every string a visitor supplies (file and column names, cells, address values) goes through
@@ -19,9 +19,10 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.shared import browser_key, guarded, inert, keep_browser_key, registry, render_slot, session_owner
-from pcrp import data, explorer_settings as es, live_view, plots
+from pcrp import data, plots
+from pcrp.app import explorer_settings as es, live_charts, live_view
 from pcrp.density import predictive_density
-from pcrp.live import PAUSED, RELOAD_SECONDS, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
+from pcrp.app.live_runs import PAUSED, RELOAD_SECONDS, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
 from pcrp.model import PRIORS, WITHIN_SCALE, ModelError, resolve_niw
 from pcrp.posterior import summarise
 from pcrp.projection import id_like_columns, pca_projection
@@ -766,7 +767,7 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     (the first chain now). Vega-Lite charts whose specifications stay the same between redraws, so only
     their data are sent again. Rows share their x axes; only the last row labels them."""
     ds_run, plan = run.dataset, run.plan
-    colour = plots.CHAIN_COLOURS[index % len(plots.CHAIN_COLOURS)]
+    colour = live_charts.CHAIN_COLOURS[index % len(live_charts.CHAIN_COLOURS)]
     height = (PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT) + (45 if last else 0)
     labels, marker = row_labels(snaps, replay_index)
     badge = rhat_badge(run, group)
@@ -775,11 +776,11 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
                 + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
     cols = st.columns(CHART_COLUMNS)
     common = dict(presentation=presentation, x_axis=last)
-    cols[0].vega_lite_chart(plots.trace_chart([live_view.trace_envelope(s.K) for s in snaps], burn_in=plan.burn_in,
+    cols[0].vega_lite_chart(live_charts.trace_chart([live_view.trace_envelope(s.K) for s in snaps], burn_in=plan.burn_in,
                                               total_sweeps=plan.iters, k_max=k_max, colour=colour,
                                               marker_sweep=marker, **common),
                             key=f"trace-{group}", width="stretch", height=height)
-    cols[1].vega_lite_chart(plots.k_histogram_chart(live_view.running_k_histogram([s.K for s in snaps], plan.burn_in),
+    cols[1].vega_lite_chart(live_charts.k_histogram_chart(live_view.running_k_histogram([s.K for s in snaps], plan.burn_in),
                                                     k_max=k_max, colour=colour, **common),
                             key=f"khist-{group}", width="stretch", height=height)
     shown = live_view.display_subset(ds_run.n)
@@ -792,12 +793,12 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
         # the new-cluster term included in the total); the clusters' terms drawn dashed
         density, comps = predictive_density(grid, x, np.asarray(labels), run_prior(run, group), run.niw)
         first_point = np.unique(np.asarray(labels), return_index=True)[1]  # components: in np.unique order
-        chart = plots.density_chart(grid, density, comps[:-1], colours[first_point], x[shown], colours[shown],
+        chart = live_charts.density_chart(grid, density, comps[:-1], colours[first_point], x[shown], colours[shown],
                                     x_domain=x_domain, x_title=titles[0], **common)
     else:
         y = xy[:, 1]
         y_domain = (float(y.min() - 0.05 * np.ptp(y)), float(y.max() + 0.05 * np.ptp(y)))
-        chart = plots.clusters_chart(x[shown], y[shown], colours[shown], x_domain=x_domain,
+        chart = live_charts.clusters_chart(x[shown], y[shown], colours[shown], x_domain=x_domain,
                                      y_domain=y_domain, x_title=titles[0],
                                      y_title=titles[1], **common)
     cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from pcrp.compute import SessionWork
-from pcrp.live import RunRegistry, SessionOwner
+from pcrp.app.live_runs import RunRegistry, SessionOwner
 
 LOG = logging.getLogger("pcrp.app")
 

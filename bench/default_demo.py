@@ -2,7 +2,7 @@
 within its first ~20 seconds? Prints, per candidate, what the page shows of the animated chain (the first
 chain of each prior, k-means start, the page's defaults otherwise) over the sweeps that fit in the time:
 
-- mean K and mean number of "tiny" clusters (under pcrp.live_view.TINY_SHARE of the points), the CRP and
+- mean K and mean number of "tiny" clusters (under pcrp.app.live_view.TINY_SHARE of the points), the CRP and
   the pCRP, over sweeps burn-in..S, where S = pace x seconds;
 - the share of those sweeps at which the two rows' "clusters + tiny" counts differ (what the row headings
   show), at which the CRP has more non-tiny clusters than the pCRP (a difference in the pictures' colours),
@@ -20,7 +20,7 @@ import numpy as np
 from pcrp import data
 from pcrp.chains import chain_seeds
 from pcrp.cv import builtin_r
-from pcrp.live_view import TINY_SHARE, cluster_counts
+from pcrp.app.live_view import TINY_SHARE, cluster_counts
 from pcrp.model import make_prior, resolve_niw
 from pcrp.sampler import Sampler
 

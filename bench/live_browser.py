@@ -93,7 +93,7 @@ def batch_rates(data_name, sweeps, chains, n=None):
     """Sweeps/s of the app's chains (``chains`` per prior, as the page starts them) run in their threads
     with nobody watching, for as long as the watched run is watched."""
     from pcrp import data
-    from pcrp.live import contrasting_starts, new_run
+    from pcrp.app.live_runs import contrasting_starts, new_run
     from pcrp.model import CRP, DEFAULT_R, PowerCRP, resolve_niw
     from pcrp.sampler import warm_up
 

@@ -120,7 +120,7 @@ def main():
     server = start_server(port)
     mib = 2**20
     if args.defaults:
-        from pcrp.explorer_settings import defaults
+        from pcrp.app.explorer_settings import defaults
 
         d = defaults()
         print(f"{args.sessions} sessions at the Explorer's defaults: 2 priors x {d['chains']} chain(s) on {d['data']}, "

@@ -8,7 +8,7 @@ in one run on the same data, prior and seed.
 import time
 
 from pcrp.data import old_faithful, simulation
-from pcrp.live import LiveChain
+from pcrp.app.live_runs import LiveChain
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.sampler import Sampler, warm_up
 

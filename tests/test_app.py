@@ -330,7 +330,7 @@ def test_choose_r_has_no_scheduler_field_and_uses_the_server_side_cluster(monkey
 
 def test_an_unexpected_error_shows_one_line_not_a_traceback(monkeypatch):
     """Visitors never see a traceback or server paths: the page guard shows one line (and logs)."""
-    from pcrp import live_view
+    from pcrp.app import live_view
 
     def broken(K, n_bins=None):
         raise RuntimeError("/srv/secret/path exploded")
@@ -435,7 +435,7 @@ def test_a_hostile_header_and_file_name_are_shown_as_literal_text():
 
 
 def test_the_demo_link_carries_the_settings_and_nothing_of_the_run():
-    from pcrp import explorer_settings as es
+    from pcrp.app import explorer_settings as es
 
     values = {**es.defaults(), "data": "sim1", "r2": 1.3, "pace": "full speed"}
     assert es.demo_link("http://host:8501", values) == "http://host:8501/?data=sim1&r2=1.3&pace=full+speed"

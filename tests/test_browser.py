@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pcrp import live
+from pcrp.app import live_runs as live
 
 from browser_support import ROOT, chromium, require_chromium, streamlit_app
 

@@ -4,7 +4,7 @@ projections of d > 2 data, ID-like columns (no browser; see test_browser_present
 import numpy as np
 import pytest
 
-from pcrp import explorer_settings as es
+from pcrp.app import explorer_settings as es
 from pcrp.model import PRIORS, make_prior
 
 
@@ -63,7 +63,7 @@ def test_a_demo_link_carries_the_rows_priors_and_their_parameters():
 
 
 # ----------------------------------------------------------------------------- colours and tiny clusters
-from pcrp import live_view  # noqa: E402
+from pcrp.app import live_view  # noqa: E402
 from pcrp.data import simulation  # noqa: E402
 from pcrp.model import resolve_niw  # noqa: E402
 from pcrp.sampler import Sampler  # noqa: E402

@@ -1,4 +1,4 @@
-"""The live engine (pcrp.live): what a run stores, that it records exactly the batch chain, and
+"""The live engine (pcrp.app.live_runs): what a run stores, that it records exactly the batch chain, and
 that its threads end when they should (Stop, Reset, a closed tab) and never for redraw timing."""
 
 import time
@@ -6,9 +6,9 @@ import time
 import numpy as np
 import pytest
 
-from pcrp import live
+from pcrp.app import live_runs as live
 from pcrp.data import simulation
-from pcrp.live import LiveChain, RunRegistry, ServerBusy, SessionOwner, new_run, plan_storage
+from pcrp.app.live_runs import LiveChain, RunRegistry, ServerBusy, SessionOwner, new_run, plan_storage
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.sampler import SamplerError, label_dtype, run
 
@@ -266,7 +266,7 @@ NO_PLAN = type("Plan", (), {"bytes": 0})()  # runs whose chains are stand-ins: n
 def test_eight_visitors_fit_the_server_at_the_explorers_defaults():
     """8 visitors pressing Start at the Explorer's defaults (CRP + pCRP, `chains` each) must all be accepted,
     and a ninth refused with a message; the default registry's cap is what the page uses."""
-    from pcrp.explorer_settings import defaults
+    from pcrp.app.explorer_settings import defaults
 
     chains = defaults()["chains"]
     registry = RunRegistry()

@@ -40,7 +40,7 @@ def test_column_names_from_a_csv_reach_plotly_as_literal_text():
 
 
 def test_live_cluster_views_draw_tiny_clusters_grey_on_top_and_keep_matched_colours():
-    from pcrp.plots import live as live_plots
+    from pcrp.app import live_charts as live_plots
 
     x, y = np.arange(6.0), np.arange(6.0)
     colour = np.array([0, 0, 3, 3, -1, 12])  # 12 wraps around the palette; -1 is a tiny cluster's point

@@ -10,7 +10,6 @@ from .choose_r import choose_r_figure, cv_curves
 from .clusters import (cluster_scatter, cluster_sizes, cluster_sizes_compare, digit_gallery, highlight_point,
                        scatter_side_by_side)
 from .density import add_new_cluster_term, density_1d, density_2d, density_side_by_side
-from .live import CHAIN_COLOURS, clusters_chart, density_chart, k_histogram_chart, trace_chart
 from .posterior import diagnostics_table, point_estimate_scatter, posterior_density, similarity_heatmap
 from .reproduce import k_traces_by_method
 from .style import LAYOUT, PALETTE, cluster_colours, side_by_side

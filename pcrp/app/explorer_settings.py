@@ -16,8 +16,8 @@ Addresses of older versions still work: ``crp_alpha`` -> ``alpha1``, ``pcrp_alph
 import math
 from dataclasses import dataclass
 
-from .data import APP_MAX_ROWS
-from .model import DEFAULT_PRIOR, PRIORS, ModelError
+from ..data import APP_MAX_ROWS
+from ..model import DEFAULT_PRIOR, PRIORS, ModelError
 
 SOURCES = ("old-faithful", "mnist", "sim1", "sim2", "csv")
 SOURCE_LABELS = {"old-faithful": "Old Faithful", "mnist": "MNIST", "sim1": "Sim 1", "sim2": "Sim 2",
@@ -248,7 +248,7 @@ def from_query(params):
 def check_rows(values):
     """The priors of both rows built from ``values`` ({row: prior object}); raises pcrp.model.ModelError
     (whose message names the parameter and its bounds) for a value the prior refuses."""
-    from .model import make_prior
+    from ..model import make_prior
 
     out = {}
     for row in ROWS:

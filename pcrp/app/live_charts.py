@@ -10,12 +10,12 @@ only receives new data. So each builder returns a specification that depends onl
 rarely change (axis ranges, colours, sizes) and puts everything that changes every redraw into
 named ``datasets``, which Streamlit sends separately.
 
-Inputs are the display summaries of :mod:`pcrp.live_view`; nothing here computes statistics.
+Inputs are the display summaries of :mod:`pcrp.app.live_view`; nothing here computes statistics.
 """
 
 import numpy as np
 
-from .style import PALETTE
+from ..plots.style import PALETTE
 
 CHAIN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 BURN_IN_GREY = "#9a9a9a"
@@ -51,7 +51,7 @@ def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep
     """Trace of K of one or more chains of a prior: burn-in shaded grey, the first chain's min/max band
     per column of sweeps, the mean of K per column of each chain (the first solid, the others dashed),
     and an optional dotted marker at ``marker_sweep`` (replay). envelopes: one
-    pcrp.live_view.TraceEnvelope or a list of them, one per chain."""
+    pcrp.app.live_view.TraceEnvelope or a list of them, one per chain."""
     if not isinstance(envelopes, (list, tuple)):
         envelopes = [envelopes]
     first = envelopes[0]
@@ -94,7 +94,7 @@ def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep
 
 def k_histogram_chart(hist, *, k_max, colour, x_axis=True, presentation=False):
     """Posterior of K: share of sweeps after burn-in with each K; grey while only burn-in sweeps exist
-    (the page says so). hist: pcrp.live_view.KHistogram."""
+    (the page says so). hist: pcrp.app.live_view.KHistogram."""
     phase = "burn-in so far" if hist.burn_in_only else "after burn-in"
     return {
         "height": "container", "width": "container", "config": _config(presentation),
@@ -129,7 +129,7 @@ def _cluster_colour_scale():
 def clusters_chart(x, y, colour, *, x_domain, y_domain, x_title, y_title, x_axis=True, presentation=False):
     """Points (two columns, or a projection) coloured by cluster; points of tiny clusters (colour -1) grey,
     larger and drawn on top with a dark outline, so over-clustering is visible. x, y, colour: (n,) for the
-    points shown; colour from pcrp.live_view.matched_colours (the same index means the same cluster in every
+    points shown; colour from pcrp.app.live_view.matched_colours (the same index means the same cluster in every
     row)."""
     colour = _colour_index(colour)
     tiny = colour < 0

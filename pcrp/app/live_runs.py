@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .compute import COMPUTE_SLOTS
-from .sampler import SamplerError, Sampler, check_schedule, keep_schedule, label_dtype
+from ..compute import COMPUTE_SLOTS
+from ..sampler import SamplerError, Sampler, check_schedule, keep_schedule, label_dtype
 
 LOG = logging.getLogger(__name__)
 
@@ -530,7 +530,7 @@ class LiveRun:
         """The chains of one prior as a :class:`pcrp.chains.ChainSet`, cut to the sweeps and kept draws
         that every one of them has (chains stopped or paused at different sweeps), or None before any
         draw is kept. Copies: safe to keep after the run goes on."""
-        from .chains import ChainSet
+        from ..chains import ChainSet
 
         chains = [self.chains[name] for name in self.groups[group]]
         snaps = [chain.snapshot() for chain in chains]
@@ -573,7 +573,7 @@ def new_run(dataset, priors, niw, *, iters, burn_in, thin, seed, inits=("kmeans:
     same NIW and schedule; chain c of every prior has the same start inits[c] and the same seed (spawned
     from ``seed``, as :func:`pcrp.chains.run_chains` does), so the priors differ only in the seating rule.
     Not started yet. Raises SamplerError / ModelError on bad settings."""
-    from .chains import chain_seeds, data_description, resolve_inits, run_config
+    from ..chains import chain_seeds, data_description, resolve_inits, run_config
 
     inits = resolve_inits(list(inits), len(inits))
     seeds = chain_seeds(seed, len(inits))
