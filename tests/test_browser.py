@@ -1,7 +1,6 @@
 """Real-browser test: Playwright drives Debian's chromium against `streamlit run app.py`
 (tests/browser_support.py: the chromium requirement and the server)."""
 
-import os
 import re
 import time
 
@@ -9,9 +8,8 @@ import pytest
 
 from pcrp.app import live_runs as live
 
-from browser_support import ROOT, chromium, require_chromium, streamlit_app
+from browser_support import chromium, require_chromium, streamlit_app
 
-SCREENSHOT_DIR = ROOT / "docs"
 
 pytestmark = pytest.mark.browser
 
@@ -89,12 +87,6 @@ def test_explorer_streams_both_chains_on_one_projector_screen_and_handles_upload
     page.mouse.move(640, 795)  # no tooltip over the page; the "Started ..." toast goes after 4 s
     expect(page.locator('[data-testid="stToast"]')).to_have_count(0, timeout=15_000)
     page.screenshot(path=str(tmp_path / "explorer-1280x800.png"))
-    if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
-        page.screenshot(path=str(SCREENSHOT_DIR / "explorer-1280x800.png"))
-        page.set_viewport_size({"width": 1500, "height": 1000})  # the README's picture
-        page.wait_for_timeout(1500)
-        page.screenshot(path=str(SCREENSHOT_DIR / "explorer.png"))
-        page.set_viewport_size({"width": 1280, "height": 800})
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_text(re.compile("stopped because you pressed Stop")).first).to_be_visible(timeout=10_000)
 
@@ -125,9 +117,6 @@ def test_choose_r_runs_and_sends_r_to_the_explorer(server, browser):
     page.get_by_role("button", name="Run cross validation").click()
     expect(page.get_by_text(re.compile("Proposed r ="))).to_be_visible(timeout=120_000)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
-    if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
-        page.wait_for_timeout(1000)
-        page.screenshot(path=str(SCREENSHOT_DIR / "choose_r.png"), full_page=True)
     set_number(page, "r to use (override if you disagree)", 1.37)
     page.get_by_role("button", name="Use r = 1.37 in the Explorer").click()
     expect(page.get_by_text("CRP vs pCRP, live")).to_be_visible(timeout=60_000)
@@ -148,9 +137,6 @@ def test_reproduce_page_runs_a_quick_experiment(server, browser):
     expect(page.get_by_role("cell", name="pCRP").first).to_be_visible()
     expect(page.get_by_role("columnheader", name="K, paper").first).to_be_visible()
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=60_000)
-    if os.environ.get("PCRP_UPDATE_SCREENSHOTS"):
-        page.wait_for_timeout(2000)
-        page.screenshot(path=str(SCREENSHOT_DIR / "reproduce.png"), full_page=False)
     page.close()
 
 

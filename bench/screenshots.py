@@ -1,0 +1,125 @@
+"""Screenshots of every page of the app, as a visitor sees them, at a projector's 1280 x 800 and at 1920 x 1080.
+
+    python bench/screenshots.py [--out docs/screenshots] [--pages explorer,present,choose_r,reproduce,rich]
+
+Starts `streamlit run app.py` on a free port and drives Debian's chromium (Playwright; never `playwright
+install`). Each page is shown after it has something on it: the Explorer after its default demo has run about
+20 s (and again with `?present=1`, the presentation mode), Choose r after a run at its default settings (Old
+Faithful; about half a minute), Reproduce the paper with our published run opened, Rich get richer after
+twenty customers. Files: <out>/<page>-<width>x<height>.png. Look at them before committing.
+"""
+
+import argparse
+import os
+import re
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+SIZES = ((1280, 800), (1920, 1080))
+
+
+def shoot(page, out, name, width, height):
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_timeout(1500)  # charts re-lay out to the new width
+    page.mouse.move(width - 5, height - 5)  # no tooltip over the content
+    path = os.path.join(out, f"{name}-{width}x{height}.png")
+    page.screenshot(path=path)
+    print(f"wrote {path}", flush=True)
+
+
+def explorer(browser, url, out, present):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(url + ("/?present=1" if present else "/"))
+    expect(page.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=90_000)
+    if not present:  # the sidebar's collapse button shows on hover
+        page.locator('[data-testid="stSidebar"]').hover()
+        page.get_by_label("Collapse sidebar").click()
+    page.get_by_role("button", name="Start", exact=True).click()
+    expect(page.locator('[data-testid="stVegaLiteChart"]').nth(5)).to_be_visible(timeout=90_000)
+    page.wait_for_timeout(20_000)
+    expect(page.locator('[data-testid="stToast"]')).to_have_count(0, timeout=15_000)
+    sizes = SIZES[:1] if present else SIZES
+    for width, height in sizes:
+        shoot(page, out, "explorer-present" if present else "explorer", width, height)
+    page.close()
+
+
+def choose_r(browser, url, out):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(url + "/choose_r")
+    expect(page.get_by_text("Choose r by cross validation")).to_be_visible(timeout=90_000)
+    page.get_by_role("button", name="Run cross validation").click()
+    expect(page.get_by_text(re.compile("Proposed r ="))).to_be_visible(timeout=600_000)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
+    page.get_by_text(re.compile("Proposed r =")).first.scroll_into_view_if_needed()
+    for width, height in SIZES:
+        shoot(page, out, "choose_r", width, height)
+    page.close()
+
+
+def reproduce(browser, url, out):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(url + "/reproduce")
+    expect(page.get_by_text("Reproduce the paper").first).to_be_visible(timeout=90_000)
+    for width, height in SIZES:
+        shoot(page, out, "reproduce", width, height)
+    page.get_by_text("Our full run of every experiment").click()
+    table = page.get_by_role("heading", name=re.compile("Sim 1, N = 300")).first
+    expect(table).to_be_visible(timeout=30_000)
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        table.evaluate("element => element.scrollIntoView({block: 'start'})")
+        shoot(page, out, "reproduce-published", width, height)
+    page.close()
+
+
+def rich(browser, url, out):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(url + "/rich_get_richer")
+    expect(page.get_by_role("button", name="+10")).to_be_visible(timeout=90_000)
+    for _ in range(2):
+        page.get_by_role("button", name="+10").click()
+        page.wait_for_timeout(1500)
+    for width, height in SIZES:
+        shoot(page, out, "rich_get_richer", width, height)
+    page.close()
+
+
+def main():
+    from browser_support import chromium, streamlit_app
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "screenshots"))
+    parser.add_argument("--pages", default="explorer,present,choose_r,reproduce,rich")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    started = time.perf_counter()
+    with streamlit_app() as (url, _), chromium() as browser:
+        for name in args.pages.split(","):
+            if name in ("explorer", "present"):
+                explorer(browser, url, args.out, present=name == "present")
+            elif name == "choose_r":
+                choose_r(browser, url, args.out)
+            elif name == "reproduce":
+                reproduce(browser, url, args.out)
+            elif name == "rich":
+                rich(browser, url, args.out)
+            else:
+                raise SystemExit(f"unknown page {name!r}")
+    print(f"{time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
