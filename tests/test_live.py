@@ -318,3 +318,36 @@ def test_pause_is_a_freeze_and_one_sweep_moves_every_chain_by_exactly_one(ds):
     time.sleep(0.3)
     assert [s.sweeps_done for s in r.snapshots().values()] == stopped  # Stop returns once nothing is in flight
     r.join(5)
+
+
+def test_a_run_at_the_apps_row_limit_fits_the_session_budget_with_fewer_replay_frames():
+    """100,000 points (pcrp.data.APP_MAX_ROWS) in 4 chains: 200 replay frames alone would take 320 MB, more than
+    the 200 MiB budget; the plan keeps fewer frames (half the budget at most) and still keeps draws."""
+    from pcrp.data import APP_MAX_ROWS
+
+    plan = plan_storage(APP_MAX_ROWS, 2000, 500, 5, n_chains=4)
+    per_draw = APP_MAX_ROWS * 4
+    assert 2 <= plan.replay_sweeps.size < live.REPLAY_FRAMES
+    assert 4 * plan.replay_sweeps.size * per_draw <= live.SESSION_BUDGET_BYTES // 2
+    assert plan.kept_sweeps.size >= 10 and plan.bytes <= live.SESSION_BUDGET_BYTES
+    assert plan_storage(272, 2000, 500, 5, n_chains=4).replay_sweeps.size == live.REPLAY_FRAMES  # small data: all
+
+
+def test_resume_pressed_before_a_pause_takes_effect_cancels_the_pause(ds):
+    """Pause while a kernel call is in flight is only requested (the call's sweeps still count); a Resume before
+    that call ends must cancel it. Before the fix the pause took effect after the Resume and the chain stayed
+    paused (seen in the browser at 100,000 points, where calls are long)."""
+    niw = resolve_niw(ds.X)
+    chain = LiveChain(ds.X, PowerCRP(1.0, 1.3), niw, plan_storage(ds.n, 300, 100, 7, n_chains=1), seed=11)
+    with chain._lock:
+        chain.state, chain._in_call = live.RUNNING, True  # as the worker is during a kernel call
+    chain.pause()
+    assert chain.state == live.RUNNING and chain._paused  # requested, not yet in effect
+    chain.resume()
+    with chain._lock:
+        chain._call_ended()  # the call in flight is recorded
+    assert chain.state == live.RUNNING and not chain._paused
+    chain.pause()
+    with chain._lock:
+        chain._call_ended()
+    assert chain.state == live.PAUSED  # without a Resume the pause takes effect when the call ends

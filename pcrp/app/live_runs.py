@@ -16,8 +16,9 @@ redraws. Kernel calls of all chains share ``COMPUTE_SLOTS``, one per core.
 
 Memory. :func:`plan_storage` fixes, before a run starts, every buffer it will hold: traces of K
 and of the log joint, the kept label draws (stored as :func:`pcrp.sampler.label_dtype`) and up
-to ``REPLAY_FRAMES`` states for replay. If the kept draws would exceed the budget
-(``SESSION_BUDGET_BYTES`` for all chains of a run), thinning is raised and the plan says so.
+to ``REPLAY_FRAMES`` states for replay (fewer when they would take more than half the budget). If the kept
+draws would exceed the budget (``SESSION_BUDGET_BYTES`` for all chains of a run), thinning is raised and the
+plan says so.
 :class:`RunRegistry` keeps runs for reload within a server-wide budget and limits how many
 chains run at once.
 """
@@ -106,7 +107,10 @@ def plan_storage(n_points, iters, burn_in, thin, n_chains=2, budget=SESSION_BUDG
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     requested = thin
     per_draw = n_points * label_dtype(n_points).itemsize
-    replay_sweeps = np.unique(np.linspace(1, iters, min(REPLAY_FRAMES, iters)).round().astype(np.int64))
+    # replay frames take at most half the budget (200 frames of 100,000 labels in 4 chains would take 320 MB):
+    # fewer frames for large data, at least 2
+    frames = int(min(REPLAY_FRAMES, iters, max(2, (budget // 2) // (n_chains * per_draw))))
+    replay_sweeps = np.unique(np.linspace(1, iters, frames).round().astype(np.int64))
     fixed = n_chains * (_trace_bytes(iters) + replay_sweeps.size * per_draw + 2 * per_draw)
     room = budget - fixed
     wanted = keep_schedule(iters, burn_in, thin).size
@@ -252,8 +256,10 @@ class LiveChain:
                 lambda: not self._in_call and (self._steps_requested == 0 or self._stop_requested), timeout)
 
     def resume(self):
+        """Resume a paused chain, or cancel a pause still waiting for the call in flight (otherwise that pause
+        would take effect after the Resume, and the chain would stay paused although Resume was pressed)."""
         with self._lock:
-            if self.state == PAUSED:
+            if self.state == PAUSED or (self.state == RUNNING and self._paused):
                 self._paused = False
                 self.state = RUNNING
         self._wake.set()
