@@ -176,8 +176,8 @@ def restaurants():
 
 
 restaurants()
-st.markdown("The rule for every prior, with n customers seated at K tables (V_{n+1}(K): the prior's weight of K "
-            "tables among the n + 1 customers once the newcomer sits; W(n): its weight of a table of n):")
+st.markdown("The rule for every prior, with $n$ customers seated at $K$ tables ($V_{n+1}(K)$: the prior's weight "
+            "of $K$ tables among the $n + 1$ customers once the newcomer sits; $W(n)$: its weight of a table of $n$):")
 st.latex(r"p(\text{table } k) \propto \frac{W(N_k + 1)}{W(N_k)},\quad "
          r"p(\text{new}) \propto W(1)\,\frac{V_{n+1}(K + 1)}{V_{n+1}(K)}\qquad "
          r"\text{CRP: } N_k,\ \alpha;\ \ \text{pCRP: } N_k^{\,r},\ \alpha")
