@@ -29,7 +29,9 @@ def measure(n, iters, burn_in, thin, n_jobs, out_dir, source=None):
                "--burn-in", str(burn_in), "--thin", str(thin), "--chains", "4", "--n-jobs", str(n_jobs),
                "--out", out]
     env = dict(os.environ, PYTHONPATH=source) if source else None
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    # run from out_dir: `python -m` puts the working directory first on sys.path, before PYTHONPATH
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                             cwd=out_dir)
     proc = psutil.Process(child.pid)
     peak = 0
     while child.poll() is None:
