@@ -247,6 +247,8 @@ def _streamed_loss(labels, blocks, weights, loss):
         block = np.ascontiguousarray(block)
         if block.min() < 0:
             raise ValueError("label draws must be integers >= 0.")
+        if block.max() >= 4 * N:  # the kernel holds a table indexed by label value: map far-off values first
+            block = np.unique(block, return_inverse=True)[1].reshape(block.shape)
         numerator += expected_numerator(codes, int(codes.max()) + 1, block, weights[start:start + block.shape[0]], F)
         start += block.shape[0]
     denominator = float(N) if loss == "vi" else max(N * (N - 1) / 2, 1.0)

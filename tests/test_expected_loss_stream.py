@@ -32,6 +32,19 @@ def test_streamed_loss_equals_the_references_on_random_draws(dtype):
     assert _stream(draws[0], draws[:1], "vi", np.ones(1)) == pytest.approx(0.0, abs=1e-12)
 
 
+def test_label_values_far_beyond_n_are_scored_without_a_table_that_large():
+    """Labels such as 10**12 (a user's own codes) give the same expected loss as their ranks, without a table
+    indexed up to 10**12 (which would need terabytes)."""
+    from pcrp.partition import expected_loss
+
+    rng = np.random.default_rng(0)
+    draws = rng.integers(0, 4, size=(20, 50))
+    labels = rng.integers(0, 3, size=50)
+    far = draws.astype(np.int64) * 10**12
+    assert expected_loss(labels, far) == pytest.approx(expected_loss(labels, draws), abs=1e-12)
+    assert expected_loss(labels, far) == pytest.approx(expected_vi(labels, draws), abs=1e-9)
+
+
 def test_a_modes_point_estimate_reads_its_chains_in_place():
     """point_estimate(draws, chains=g) searches and scores exactly the draws of labels[g] (same seed, same search
     draws), so modes need no copy of their chains; the reported loss is over all of the chains' draws."""
