@@ -1100,9 +1100,7 @@ KEYS_SCRIPT = ("<script>const host = window.parent; if (!host.pcrpKeys) { host.p
 
 
 def keyboard_shortcuts():
-    import streamlit.components.v1 as components
-
-    components.html(KEYS_SCRIPT, height=0)
+    st.iframe(KEYS_SCRIPT, height=1)  # same-origin: may reach the page (st.components.v1.html is deprecated)
 
 
 if not presentation:

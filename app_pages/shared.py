@@ -77,11 +77,11 @@ def keep_browser_key():
     key = browser_key()
     if st.session_state.get("browser_key_stored"):
         return
-    import streamlit.components.v1 as components
-
     max_age = BROWSER_COOKIE_DAYS * 86400
-    components.html(f"<script>window.parent.document.cookie = '{BROWSER_COOKIE}={key}; path=/; "
-                    f"max-age={max_age}; SameSite=Strict';</script>", height=0)
+    # st.iframe runs this HTML same-origin (it may set the app's cookie); nothing in it comes from a visitor:
+    # the key is our own random token. (st.components.v1.html, used before, is deprecated.)
+    st.iframe(f"<script>window.parent.document.cookie = '{BROWSER_COOKIE}={key}; path=/; "
+              f"max-age={max_age}; SameSite=Strict';</script>", height=1)
 
 
 # Building the live view's charts is pure Python and holds the GIL. When every session redraws at once,
