@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .files import FileRefused, atomic_write, npz_bytes_needed, open_npz, read_npz_array
-from .sampler import (SamplerError, check_memory, check_schedule, keep_schedule, label_dtype, parse_init, record_bytes,
-                      run, start_clusters, state_bytes)
+from .memory_plan import run_memory_plan
+from .sampler import SamplerError, check_memory, check_schedule, keep_schedule, label_dtype, parse_init, run
 
 # Starts used per chain when none is given, cycled: k-means++ (a good start, and the single-chain
 # default), everything in one cluster (under-dispersed in K) and 20 random clusters
@@ -519,9 +519,9 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
     N, d = X.shape
     threads = min(n_jobs, n_chains) if n_jobs is not None and n_jobs > 0 else n_jobs
     # every chain's kept draws and the samplers running at once, before any is allocated
-    running = min(n_chains, (os.cpu_count() or 1) if threads is None or threads < 0 else threads)
-    states = sorted((state_bytes(N, d, start_clusters(i, N)) for i in inits), reverse=True)
-    check_memory(n_chains * record_bytes(N, iters, burn_in, thin) + sum(states[:running]),
+    plan = run_memory_plan(N, d, n_chains=n_chains, iters=iters, burn_in=burn_in, thin=thin, inits=inits,
+                           n_jobs=n_jobs)
+    check_memory(plan.parts["draws"] + plan.parts["samplers"],
                  f"This run of {n_chains} chain(s) ({iters:,} sweeps, {(iters - burn_in) // thin:,} kept "
                  f"draws of {N:,} labels each)", "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
     # the chains write their kept draws straight into one (C, kept, N) array: no stacking copy at the end

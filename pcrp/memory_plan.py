@@ -63,10 +63,7 @@ CLI_ADVICE = "Keep fewer draws (a larger --thin), run fewer chains at once (--n-
 def check_run_memory(plan, what, advice=CLI_ADVICE):
     """Raise SamplerError when ``plan`` exceeds the memory available now; the message names what needs it
     (``what``), the plan's parts and what to do (``advice``, in the caller's terms)."""
-    from .sampler import SamplerError, _gib, available_memory
+    from .sampler import _gib, check_memory
 
-    available = available_memory()
-    if plan.total > available:
-        parts = ", ".join(f"{name} {_gib(value)}" for name, value in plan.parts.items())
-        raise SamplerError(f"{what} would need about {_gib(plan.total)} of memory ({parts}), more than the "
-                           f"{_gib(available)} available now. {advice}")
+    parts = ", ".join(f"{name} {_gib(value)}" for name, value in plan.parts.items())
+    check_memory(plan.total, what, advice, detail=f" ({parts})")

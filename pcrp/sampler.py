@@ -53,11 +53,12 @@ def _gib(n_bytes):
     return f"{n_bytes / 2**30:,.1f} GiB" if n_bytes >= 2**30 else f"{n_bytes / 2**20:,.0f} MiB"
 
 
-def check_memory(n_bytes, what, advice):
-    """Raise SamplerError when ``n_bytes`` exceed the memory available now; ``what`` needs them."""
+def check_memory(n_bytes, what, advice, detail=""):
+    """Raise SamplerError when ``n_bytes`` exceed the memory available now; ``what`` needs them (``detail``, e.g.
+    the parts of a plan, is said after the amount)."""
     available = available_memory()
     if n_bytes > available:
-        raise SamplerError(f"{what} would need about {_gib(n_bytes)} of memory, more than the {_gib(available)} "
+        raise SamplerError(f"{what} would need about {_gib(n_bytes)} of memory{detail}, more than the {_gib(available)} "
                            f"available now. {advice}")
 
 

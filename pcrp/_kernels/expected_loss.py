@@ -12,6 +12,8 @@ draw's contingency table at a time: O(S N) time and O(N + K L) memory, whatever 
 import numpy as np
 from numba import njit
 
+from .search import relabel_row
+
 
 @njit(cache=True, nogil=True)
 def expected_numerator(codes, n_codes, draws, w, F):
@@ -32,23 +34,19 @@ def expected_numerator(codes, n_codes, draws, w, F):
         for i in range(N):
             if draws[s, i] > top:
                 top = draws[s, i]
-    code = np.full(top + 1, -1, dtype=np.int64)  # a draw's label -> 0..L_s - 1, reset after each draw
+    code = np.full(top + 1, -1, dtype=np.int64)  # scratch of relabel_row
+    row = np.empty(N, dtype=np.int64)              # a draw's labels as 0..L_s - 1
     counts = np.zeros(N + 1, dtype=np.int64)      # b_sl
     table = np.zeros(n_codes * 64, dtype=np.int64)  # n_skl at k * width + l, grown when a draw has more clusters
     width = 64
     total = 0.0
     for s in range(S):
-        n_labels = 0
-        for i in range(N):
-            z = draws[s, i]
-            if code[z] < 0:
-                code[z] = n_labels
-                n_labels += 1
+        n_labels = relabel_row(draws[s], code, row)
         if n_labels > width:
             width = n_labels
             table = np.zeros(n_codes * width, dtype=np.int64)
         for i in range(N):
-            l = code[draws[s, i]]
+            l = row[i]
             counts[l] += 1
             table[codes[i] * width + l] += 1
         value = own
@@ -60,6 +58,4 @@ def expected_numerator(codes, n_codes, draws, w, F):
                 value -= 2.0 * F[table[k * width + l]]
                 table[k * width + l] = 0
         total += w[s] * value
-        for i in range(N):
-            code[draws[s, i]] = -1
     return total

@@ -163,6 +163,22 @@ def loss_numerator(labels, cell, w, dF, cap, n_table):
 
 
 @njit(cache=True, nogil=True)
+def relabel_row(row, code, out):
+    """Relabel ``row`` (N,) to 0..K - 1 in order of first appearance into ``out`` (N,); returns K. ``code`` is
+    scratch indexed by label value (all -1 on entry and again on return)."""
+    k = 0
+    for i in range(row.shape[0]):
+        z = row[i]
+        if code[z] < 0:
+            code[z] = k
+            k += 1
+        out[i] = code[z]
+    for i in range(row.shape[0]):
+        code[row[i]] = -1
+    return k
+
+
+@njit(cache=True, nogil=True)
 def compact_rows(draws, out):
     """Relabel each row of ``draws`` (S, N) to 0..K_s - 1 in order of first appearance into ``out``; returns K (S,).
     Labels must lie in 0..N - 1."""
@@ -170,14 +186,5 @@ def compact_rows(draws, out):
     K = np.empty(S, dtype=np.int64)
     code = np.full(N, -1, dtype=np.int64)
     for s in range(S):
-        k = 0
-        for i in range(N):
-            z = draws[s, i]
-            if code[z] < 0:
-                code[z] = k
-                k += 1
-            out[s, i] = code[z]
-        for i in range(N):
-            code[draws[s, i]] = -1
-        K[s] = k
+        K[s] = relabel_row(draws[s], code, out[s])
     return K
