@@ -560,7 +560,7 @@ def on_stop():
     if run is not None:
         run.stop("you pressed Stop")
         say("Stopped; the results so far stay on the page.")
-    state.app_rerun = True
+    # no full redraw here: the live panel shows "stopped" first and then redraws the page (see its end)
 
 
 def on_present():
@@ -573,7 +573,7 @@ def on_reset():
     if run is not None:
         run.stop("you pressed Reset")
     say("Cleared.")
-    state.app_rerun = True
+    state.app_rerun = True  # the details and notes below the live panel go too
 
 
 def controls(run):
@@ -842,7 +842,9 @@ def live_panel():
         if not run.running and len(options) > 1:
             st.select_slider("Replay: show the clusters at sweep", options=options, value=choice, key="scrub")
         if state.get("polling") and not run.live:
-            st.rerun(scope="app")  # the run ended: redraw once with its details, and stop polling
+            # the run ended (finished, or Stop: this redraw already says so): redraw the whole page once,
+            # with its details, and stop polling
+            st.rerun(scope="app")
 
 
 run = state.get("run")

@@ -65,6 +65,9 @@ def test_presentation_mode_fits_a_projector_and_the_keys_drive_the_run(server, b
         box = charts.nth(i).bounding_box()
         assert box["x"] >= 0 and box["y"] >= 0, box
         assert box["x"] + box["width"] <= 1280 and box["y"] + box["height"] <= 800, (i, box)
+        # drawn on a canvas: as SVG, every redraw made and removed one element per point, and a press of
+        # Pause waited behind that work (bench/live_browser.py)
+        assert charts.nth(i).locator("canvas").count() == 1 and charts.nth(i).locator("svg").count() == 0, i
     size = page.locator(".st-key-status p").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     assert size >= 18
     assert page.locator("[data-testid='stElementToolbar']:visible").count() == 0

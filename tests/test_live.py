@@ -1,12 +1,14 @@
 """The live engine (pcrp.app.live_runs): what a run stores, that it records exactly the batch chain, and
 that its threads end when they should (Stop, Reset, a closed tab) and never for redraw timing."""
 
+import os
 import time
 
 import numpy as np
 import pytest
 
 from pcrp.app import live_runs as live
+from pcrp.compute import BACKGROUND_NICE
 from pcrp.data import simulation
 from pcrp.app.live_runs import LiveChain, RunRegistry, ServerBusy, SessionOwner, new_run, plan_storage
 from pcrp.model import CRP, PowerCRP, resolve_niw
@@ -351,3 +353,19 @@ def test_resume_pressed_before_a_pause_takes_effect_cancels_the_pause(ds):
     with chain._lock:
         chain._call_ended()
     assert chain.state == live.PAUSED  # without a Resume the pause takes effect when the call ends
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="threads have their own priority on Linux only")
+def test_chain_threads_run_below_the_pages_priority(ds):
+    """The web server and the page's script runs must get a core before the chains (Pause answers within a
+    fraction of a second on a machine whose cores the chains fill): each chain thread lowers its own priority."""
+    r = small_run(ds, iters=50_000, burn_in=100, thin=50)
+    r.start(paused=True)
+    try:
+        assert wait_until(lambda: all(c._thread.native_id for c in r.chains.values()))
+        time.sleep(0.3)  # the threads have entered their loops
+        for chain in r.chains.values():
+            assert os.getpriority(os.PRIO_PROCESS, chain._thread.native_id) >= BACKGROUND_NICE
+    finally:
+        r.stop("test over")
+        r.join(5)

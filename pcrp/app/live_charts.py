@@ -29,7 +29,14 @@ def _config(presentation):
         "axis": {"labelFontSize": size, "titleFontSize": size, "labelColor": INK, "titleColor": INK,
                  "titleFontWeight": "normal", "grid": True, "gridColor": "#e8e8e8"},
         "view": {"stroke": None},
+        "mark": {"aria": False},  # no per-mark accessibility attributes: the rows' text says what they show
     }
+
+
+# Drawn on a canvas, not as SVG elements: the charts are redrawn twice a second, and with SVG the browser
+# spent most of each redraw creating and removing one element per point, so clicks on Pause waited behind
+# it (bench/live_browser.py). Streamlit switches to canvas by itself only above 2,000 data rows.
+CANVAS = {"embedOptions": {"renderer": "canvas"}}
 
 
 def _x_axis(shown):
@@ -63,7 +70,7 @@ def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep
                      chain=np.concatenate([[f"chain {c + 1}"] * len(env.sweep) for c, env in enumerate(envelopes)]))
     names = [f"chain {c + 1}" for c in range(len(envelopes))]
     return {
-        "height": "container", "width": "container", "config": _config(presentation),
+        "height": "container", "width": "container", "config": _config(presentation), "usermeta": CANVAS,
         "datasets": {
             "burn": _records(x0=[0] if burn_in else [], x1=[burn_in] if burn_in else []),
             "band": _records(sweep=first.sweep, low=first.low, high=first.high),
@@ -97,7 +104,7 @@ def k_histogram_chart(hist, *, k_max, colour, x_axis=True, presentation=False):
     (the page says so). hist: pcrp.app.live_view.KHistogram."""
     phase = "burn-in so far" if hist.burn_in_only else "after burn-in"
     return {
-        "height": "container", "width": "container", "config": _config(presentation),
+        "height": "container", "width": "container", "config": _config(presentation), "usermeta": CANVAS,
         "datasets": {"hist": _records(k=hist.k, share=hist.share, phase=[phase] * len(hist.k))},
         "data": {"name": "hist"},
         "mark": {"type": "bar", "width": {"band": 0.8}},
@@ -142,7 +149,7 @@ def clusters_chart(x, y, colour, *, x_domain, y_domain, x_title, y_title, x_axis
     }
     size = 30 if presentation else 18
     return {
-        "height": "container", "width": "container", "config": _config(presentation),
+        "height": "container", "width": "container", "config": _config(presentation), "usermeta": CANVAS,
         "datasets": {"points": _records(x=x[~tiny], y=y[~tiny], colour=colour[~tiny]),
                      "tiny": _records(x=x[tiny], y=y[tiny], colour=colour[tiny])},
         "layer": [
@@ -172,7 +179,7 @@ def density_chart(grid, density, components, component_colours, x_data, data_col
          "axis": _x_axis(x_axis)}
     colour = {"field": "colour", "type": "ordinal", "scale": _cluster_colour_scale(), "legend": None}
     return {
-        "height": "container", "width": "container", "config": _config(presentation),
+        "height": "container", "width": "container", "config": _config(presentation), "usermeta": CANVAS,
         "datasets": {"components": comps, "density": _records(x=grid, density=density),
                      "rug": _records(x=x_data[~tiny], colour=data_colours[~tiny]),
                      "tiny": _records(x=x_data[tiny], colour=data_colours[tiny])},

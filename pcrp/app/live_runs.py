@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..compute import COMPUTE_SLOTS
+from ..compute import COMPUTE_SLOTS, lower_thread_priority
 from ..sampler import SamplerError, Sampler, check_schedule, keep_schedule, label_dtype
 
 LOG = logging.getLogger(__name__)
@@ -302,6 +302,7 @@ class LiveChain:
         return self._stored[self.done:self.done + n]
 
     def _loop(self):
+        lower_thread_priority()
         try:
             while True:
                 reason = self._should_stop()
