@@ -15,78 +15,83 @@ from pcrp.sampler import SamplerError, warm_up
 
 state = st.session_state
 
-st.title("Choose r by cross validation")
-st.caption(
-    "This page chooses the pCRP's power r. The other priors in the Explorer are not chosen here: the CRP's and "
-    "Pitman-Yor's alpha, the MFM's gamma and lam and the sparse finite mixture's gamma and k_max are prior "
-    "beliefs about the number and sizes of clusters, which the paper's loss (eq. 5) was not designed to tune.")
-st.markdown(
-    "**What r does.** For a fixed clustering, raising r tips the balance towards fewer, larger clusters: every "
-    "pair of clusters has a *critical power* r\\* above which the pCRP prefers the two merged. r\\* compares a "
-    "per-point penalty for keeping clusters apart with the per-point likelihood gain of doing so, so it does not "
-    "fade as the data grow: **a fixed r above a data set's threshold merges real clusters at any N**, however many "
-    "points you have. On our Sim 1 (three clusters), r = 1.3 keeps only two at every N from 300 to 10,000 (mean "
-    "K 2.16 to 2.04), while r = 1.1, below its threshold, keeps about 3.6 at every N and the CRP's count grows "
-    "from about 5.4 to 7. So r has to be chosen for each data set; this page does it.")
-st.markdown(
-    "**How.** For each r on a grid, a pCRP chain is fitted on the training folds (the data's scaling and the "
-    "prior are set from those folds alone); each held-out point then joins the existing cluster with the highest "
-    "posterior seating probability N_k^r p(x | cluster k), and the held-out clustering is scored by the loss of "
-    "the paper's eq. (5):")
-st.latex(r"L = \sum_{k=1}^{K} \sqrt{\sum_{j \in C_k} \lVert x_j - \bar x_k \rVert^2}")
-st.markdown(
-    "The square root makes two clusters with the same mean cost more than one. The loss stays flat while r only "
-    "removes small spurious clusters and jumps when r becomes large enough to merge real ones; the proposed r is "
-    "the last one before the jump. Below the loss, on the same r axis: the number of clusters the sampler finds "
-    "on all the data for each r, and the exact merge path, which shows at which r each pair of clusters of a "
-    "CRP fit would be merged.")
-st.markdown(
-    "**Why not the largest r that looks safe.** An r just below where real clusters merge is fragile: on Sim 2 at "
-    "r = 1.30 the three true clusters and one cluster differ by only a few nats, so some chains fall to one "
-    "cluster. So the proposed r is the one before any repeat of the folds, or a quarter of the splits, sees the "
-    "loss jump, and `pcrp cv` checks it with four chains on all the data and lowers it where they disagree.")
-
-ds = state.get("dataset")
-if ds is None:
-    ds = data.old_faithful()
-    st.info("No data loaded in the Explorer yet: using Old Faithful. Load other data on the Explorer page.")
-st.markdown(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}.")
-# The Dask cluster, if any, is the server's setting; a visitor can never make the server connect anywhere.
-scheduler = configured_scheduler(st.secrets)
-st.caption(f"Cross-validation fits run on the Dask cluster at {scheduler}, set by this server's administrator."
-           if scheduler else "Fits run on this server's cores (a Dask cluster can be set server-side: see README).")
-
-with st.form("cv_settings"):
-    cols = st.columns(4)
-    r_start = cols[0].number_input("first r (1 + eps)", 0.05, 5.0, 1.01, step=0.01, format="%.2f", key="cv_r_start")
-    r_stop = cols[1].number_input("last r", 0.1, 6.0, 2.0, step=0.05, format="%.2f", key="cv_r_stop")
-    r_step = cols[2].number_input("step", 0.01, 1.0, 0.05, step=0.01, format="%.2f", key="cv_r_step")
-    folds = cols[3].number_input("folds", 2, 20, 5, key="cv_folds")
-    cols = st.columns(4)
-    iters = cols[0].number_input("sweeps per fit", 20, 50_000, 1000, step=100, key="cv_iters")
-    burn_in = cols[1].number_input("burn-in per fit", 0, 49_999, 500, step=100, key="cv_burn_in")
-    seed = cols[2].number_input("seed", 0, 2**31 - 1, 0, key="cv_seed")
-    repeats = cols[3].number_input("repeats of the folds", 1, 10, 1, key="cv_repeats")
-    submitted = st.form_submit_button("Run cross validation", type="primary", key="cv_run")
-
-
 def r_grid(start, stop, step):
     """The r values from start to stop (inclusive) on multiples of step, start first."""
     grid = np.round(np.r_[start, np.arange(np.ceil(start / step + 1e-9) * step, stop + 1e-9, step)], 4)
     return np.unique(grid[grid <= stop + 1e-9])
 
+def introduction():
+    """What r does, how cross validation chooses it, and why not the largest r that looks safe."""
+    st.title("Choose r by cross validation")
+    st.caption(
+        "This page chooses the pCRP's power r. The other priors in the Explorer are not chosen here: the CRP's and "
+        "Pitman-Yor's alpha, the MFM's gamma and lam and the sparse finite mixture's gamma and k_max are prior "
+        "beliefs about the number and sizes of clusters, which the paper's loss (eq. 5) was not designed to tune.")
+    st.markdown(
+        "**What r does.** For a fixed clustering, raising r tips the balance towards fewer, larger clusters: every "
+        "pair of clusters has a *critical power* r\\* above which the pCRP prefers the two merged. r\\* compares a "
+        "per-point penalty for keeping clusters apart with the per-point likelihood gain of doing so, so it does not "
+        "fade as the data grow: **a fixed r above a data set's threshold merges real clusters at any N**, however many "
+        "points you have. On our Sim 1 (three clusters), r = 1.3 keeps only two at every N from 300 to 10,000 (mean "
+        "K 2.16 to 2.04), while r = 1.1, below its threshold, keeps about 3.6 at every N and the CRP's count grows "
+        "from about 5.4 to 7. So r has to be chosen for each data set; this page does it.")
+    st.markdown(
+        "**How.** For each r on a grid, a pCRP chain is fitted on the training folds (the data's scaling and the "
+        "prior are set from those folds alone); each held-out point then joins the existing cluster with the highest "
+        "posterior seating probability N_k^r p(x | cluster k), and the held-out clustering is scored by the loss of "
+        "the paper's eq. (5):")
+    st.latex(r"L = \sum_{k=1}^{K} \sqrt{\sum_{j \in C_k} \lVert x_j - \bar x_k \rVert^2}")
+    st.markdown(
+        "The square root makes two clusters with the same mean cost more than one. The loss stays flat while r only "
+        "removes small spurious clusters and jumps when r becomes large enough to merge real ones; the proposed r is "
+        "the last one before the jump. Below the loss, on the same r axis: the number of clusters the sampler finds "
+        "on all the data for each r, and the exact merge path, which shows at which r each pair of clusters of a "
+        "CRP fit would be merged.")
+    st.markdown(
+        "**Why not the largest r that looks safe.** An r just below where real clusters merge is fragile: on Sim 2 at "
+        "r = 1.30 the three true clusters and one cluster differ by only a few nats, so some chains fall to one "
+        "cluster. So the proposed r is the one before any repeat of the folds, or a quarter of the splits, sees the "
+        "loss jump, and `pcrp cv` checks it with four chains on all the data and lowers it where they disagree.")
 
-grid = r_grid(r_start, r_stop, r_step)
-work = choose_r_point_sweeps(ds.n, grid.size, int(folds), int(repeats), int(iters))
-seconds = work / POINT_SWEEPS_PER_SECOND
-st.caption(f"This run: {grid.size} values of r x {folds} folds x {repeats} repeat(s) x {iters:,} sweeps, plus one "
-           f"chain per r and {CHOOSE_R_START_CHAINS} CRP chains on all {ds.n:,} points = {work / 1e6:,.0f} million point-sweeps, about "
-           f"{seconds:,.0f} s of one core at {POINT_SWEEPS_PER_SECOND / 1e6:g} million point-sweeps per second "
-           f"(measured on Old Faithful; larger d is slower). A run may use at most {CHOOSE_R_BUDGET / 1e6:,.0f} million "
-           f"(about {CHOOSE_R_BUDGET / POINT_SWEEPS_PER_SECOND / 60:.0f} minutes of one core); its fits take turns "
-           "with every visitor's live chains on this server's cores, and stop when you leave the page.")
 
-if submitted:
+def page_data():
+    """The Explorer's data (Old Faithful until it loads some) and the server's Dask scheduler (or None)."""
+    ds = state.get("dataset")
+    if ds is None:
+        ds = data.old_faithful()
+        st.info("No data loaded in the Explorer yet: using Old Faithful. Load other data on the Explorer page.")
+    st.markdown(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}.")
+    # The Dask cluster, if any, is the server's setting; a visitor can never make the server connect anywhere.
+    scheduler = configured_scheduler(st.secrets)
+    st.caption(f"Cross-validation fits run on the Dask cluster at {scheduler}, set by this server's administrator."
+               if scheduler else "Fits run on this server's cores (a Dask cluster can be set server-side: see README).")
+    return ds, scheduler
+
+
+def settings_form():
+    """The cross validation's settings; returns them as a dict and whether Run was pressed."""
+    with st.form("cv_settings"):
+        cols = st.columns(4)
+        r_start = cols[0].number_input("first r (1 + eps)", 0.05, 5.0, 1.01, step=0.01, format="%.2f", key="cv_r_start")
+        r_stop = cols[1].number_input("last r", 0.1, 6.0, 2.0, step=0.05, format="%.2f", key="cv_r_stop")
+        r_step = cols[2].number_input("step", 0.01, 1.0, 0.05, step=0.01, format="%.2f", key="cv_r_step")
+        folds = cols[3].number_input("folds", 2, 20, 5, key="cv_folds")
+        cols = st.columns(4)
+        iters = cols[0].number_input("sweeps per fit", 20, 50_000, 1000, step=100, key="cv_iters")
+        burn_in = cols[1].number_input("burn-in per fit", 0, 49_999, 500, step=100, key="cv_burn_in")
+        seed = cols[2].number_input("seed", 0, 2**31 - 1, 0, key="cv_seed")
+        repeats = cols[3].number_input("repeats of the folds", 1, 10, 1, key="cv_repeats")
+        submitted = st.form_submit_button("Run cross validation", type="primary", key="cv_run")
+    settings = dict(r_start=r_start, r_stop=r_stop, r_step=r_step, folds=int(folds), iters=int(iters),
+                    burn_in=int(burn_in), seed=int(seed), repeats=int(repeats))
+    return settings, submitted
+
+
+def run_cross_validation(ds, scheduler, grid, work, settings):
+    """Cross validation, K for each r and the merge path, with a progress bar; results go to the session
+    (cv_result, choose_r_k, choose_r_path). ``work``: the run's point-sweeps, checked against the budget;
+    ``settings``: from settings_form."""
+    folds, iters, burn_in, seed, repeats = (settings[k] for k in ("folds", "iters", "burn_in", "seed", "repeats"))
     bar = st.progress(0.0, text="Preparing the sampler…")
     stages = ("cross validation", "clusters for each r", "merge path")
 
@@ -127,42 +132,68 @@ if submitted:
     finally:
         session_work().finish(ticket)
 
-result = state.get("cv_result")
-if result is None:
-    st.stop()
-k_curve, path = state.get("choose_r_k"), state.get("choose_r_path")
-proposed = result.chosen_r
 
-st.plotly_chart(plots.choose_r_figure(result, k_curve, path, proposed, f"Proposed r = {proposed:g}"),
-                key="choose-r-figure", width="stretch")
-if result.blow_up.index is None:
-    st.warning(f"Proposed r = {proposed:g}: {result.blow_up.reason}.")
-else:
-    st.success(f"Proposed r = **{proposed:g}**: {result.blow_up.reason}.")
-if path is not None:
-    st.markdown(describe_r(path, proposed))
+def results():
+    """The proposed r, its figure and table, and the button that sends the chosen r to the Explorer."""
+    result = state.get("cv_result")
+    if result is None:
+        return
+    k_curve, path = state.get("choose_r_k"), state.get("choose_r_path")
+    proposed = result.chosen_r
 
-log_pred, _ = result.curve("log_pred")
-best = int(np.argmax(log_pred))
-at_proposed = int(np.flatnonzero(np.isclose(result.r_grid, proposed))[0])
-st.markdown(
-    "**Why the held-out log predictive density (in the table) does not pick the same r.** It scores how much "
-    "density the fitted mixture puts on each held-out point, and a mixture that keeps extra small clusters spreads "
-    "its density a little more widely, so it usually does best at the smallest r. The loss of eq. (5) asks "
-    "another question: whether the held-out points fall into compact groups. Read the two together: on these "
-    f"data the log predictive is highest at r = {result.r_grid[best]:g}, and the proposed r costs "
-    f"{log_pred[best] - log_pred[at_proposed]:.3f} nats per held-out point against it"
-    + (f"; from there to r = {result.r_grid[result.blow_up.index]:g}, where the loss jumps because real clusters "
-       f"are merged, it changes by {log_pred[result.blow_up.index] - log_pred[at_proposed]:+.3f} nats per point."
-       if result.blow_up.index is not None else "."))
-st.caption(f"Fitted on: {inert(state.get('cv_data_description', ''))}  Standard errors are over "
-           f"{result.loss.shape[0]} folds; folds share training points, so they are somewhat optimistic. "
-           "The clusters-for-each-r chains and the CRP fit of the merge path use all the data.")
-st.dataframe(pd.DataFrame(result.table()).round(4), hide_index=True)
+    st.plotly_chart(plots.choose_r_figure(result, k_curve, path, proposed, f"Proposed r = {proposed:g}"),
+                    key="choose-r-figure", width="stretch")
+    if result.blow_up.index is None:
+        st.warning(f"Proposed r = {proposed:g}: {result.blow_up.reason}.")
+    else:
+        st.success(f"Proposed r = **{proposed:g}**: {result.blow_up.reason}.")
+    if path is not None:
+        st.markdown(describe_r(path, proposed))
 
-cols = st.columns([1, 2])
-chosen = cols[0].number_input("r to use (override if you disagree)", 0.05, 3.0, round(proposed, 2),
-                              step=0.01, format="%.2f", key="cv_use_r")
-if cols[1].button(f"Use r = {chosen:g} in the Explorer", key="use_r"):
-    state.pending_r = float(chosen)
-    st.switch_page("app_pages/explorer.py")
+    log_pred, _ = result.curve("log_pred")
+    best = int(np.argmax(log_pred))
+    at_proposed = int(np.flatnonzero(np.isclose(result.r_grid, proposed))[0])
+    st.markdown(
+        "**Why the held-out log predictive density (in the table) does not pick the same r.** It scores how much "
+        "density the fitted mixture puts on each held-out point, and a mixture that keeps extra small clusters spreads "
+        "its density a little more widely, so it usually does best at the smallest r. The loss of eq. (5) asks "
+        "another question: whether the held-out points fall into compact groups. Read the two together: on these "
+        f"data the log predictive is highest at r = {result.r_grid[best]:g}, and the proposed r costs "
+        f"{log_pred[best] - log_pred[at_proposed]:.3f} nats per held-out point against it"
+        + (f"; from there to r = {result.r_grid[result.blow_up.index]:g}, where the loss jumps because real clusters "
+           f"are merged, it changes by {log_pred[result.blow_up.index] - log_pred[at_proposed]:+.3f} nats per point."
+           if result.blow_up.index is not None else "."))
+    st.caption(f"Fitted on: {inert(state.get('cv_data_description', ''))}  Standard errors are over "
+               f"{result.loss.shape[0]} folds; folds share training points, so they are somewhat optimistic. "
+               "The clusters-for-each-r chains and the CRP fit of the merge path use all the data.")
+    st.dataframe(pd.DataFrame(result.table()).round(4), hide_index=True)
+
+    cols = st.columns([1, 2])
+    chosen = cols[0].number_input("r to use (override if you disagree)", 0.05, 3.0, round(proposed, 2),
+                                  step=0.01, format="%.2f", key="cv_use_r")
+    if cols[1].button(f"Use r = {chosen:g} in the Explorer", key="use_r"):
+        state.pending_r = float(chosen)
+        st.switch_page("app_pages/explorer.py")
+
+
+def page():
+    """Choose r, top to bottom."""
+    introduction()
+    ds, scheduler = page_data()
+    settings, submitted = settings_form()
+    grid = r_grid(settings["r_start"], settings["r_stop"], settings["r_step"])
+    folds, repeats, iters = settings["folds"], settings["repeats"], settings["iters"]
+    work = choose_r_point_sweeps(ds.n, grid.size, folds, repeats, iters)
+    seconds = work / POINT_SWEEPS_PER_SECOND
+    st.caption(f"This run: {grid.size} values of r x {folds} folds x {repeats} repeat(s) x {iters:,} sweeps, plus one "
+               f"chain per r and {CHOOSE_R_START_CHAINS} CRP chains on all {ds.n:,} points = {work / 1e6:,.0f} million point-sweeps, about "
+               f"{seconds:,.0f} s of one core at {POINT_SWEEPS_PER_SECOND / 1e6:g} million point-sweeps per second "
+               f"(measured on Old Faithful; larger d is slower). A run may use at most {CHOOSE_R_BUDGET / 1e6:,.0f} million "
+               f"(about {CHOOSE_R_BUDGET / POINT_SWEEPS_PER_SECOND / 60:.0f} minutes of one core); its fits take turns "
+               "with every visitor's live chains on this server's cores, and stop when you leave the page.")
+    if submitted:
+        run_cross_validation(ds, scheduler, grid, work, settings)
+    results()
+
+
+page()

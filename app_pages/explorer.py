@@ -13,6 +13,7 @@ import io
 import json
 import re
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -111,8 +112,6 @@ def remember(names=None):
         st.query_params.from_dict(query)
 
 
-S = settings()
-presentation = bool(S["present"])
 # Presentation mode (?present=1, or the Present toggle): no sidebar, header or chart toolbars, every text
 # larger (status text 20 px), charts sized so both rows fit a 1280 x 800 projector without scrolling.
 PRESENT_CSS = """<style>
@@ -124,24 +123,30 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], hea
 [data-testid='stMainBlockContainer'] button, [data-testid='stCaptionContainer'] {font-size: 20px !important;}
 [data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] {gap: 0.35rem;}
 </style>"""
-# The live charts have no toolbar (fullscreen, export): four tab stops per chart, 24 in all, before the buttons.
-st.html("<style>div:has(> [data-testid='stVegaLiteChart']) > [data-testid='stElementToolbar'] "
-        "{display: none !important;}</style>")
-if presentation:
-    st.html(PRESENT_CSS)
-if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
-    state.run = None
-    state.explorer_missing_run = True
-st.title(f"{PRIORS[S['prior1']].label} vs {PRIORS[S['prior2']].label}, live"
-         + (f" · {(es.SOURCE_LABELS[S['data']] if S['data'] != 'csv' else 'your data')}" if presentation else ""))
-for problem in state.pop("explorer_url_problems", []):
-    st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
-if state.pop("explorer_run_in_address", False):
-    st.info("Addresses no longer name runs: a run is shown only in the browser that started it. This page "
-            "starts with the settings of the address; press **Start** to run them.")
-if state.pop("explorer_missing_run", False):
-    st.info(f"Your run is no longer kept on this server (a run is kept for {RELOAD_SECONDS:.0f} s after its "
-            "page closes, so that a reload finds it). Press **Start** to run again.")
+
+
+def page_top(S, presentation):
+    """Styles, the title, and notes about the address or a run the server no longer keeps."""
+    # The live charts have no toolbar (fullscreen, export): four tab stops per chart, 24 in all, before the buttons.
+    st.html("<style>div:has(> [data-testid='stVegaLiteChart']) > [data-testid='stElementToolbar'] "
+            "{display: none !important;}</style>")
+    if presentation:
+        st.html(PRESENT_CSS)
+    if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
+        state.run = None
+        state.explorer_missing_run = True
+    st.title(f"{PRIORS[S['prior1']].label} vs {PRIORS[S['prior2']].label}, live"
+             + (f" · {(es.SOURCE_LABELS[S['data']] if S['data'] != 'csv' else 'your data')}" if presentation else ""))
+    for problem in state.pop("explorer_url_problems", []):
+        st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
+    if state.pop("explorer_run_in_address", False):
+        st.info("Addresses no longer name runs: a run is shown only in the browser that started it. This page "
+                "starts with the settings of the address; press **Start** to run them.")
+    if state.pop("explorer_missing_run", False):
+        st.info(f"Your run is no longer kept on this server (a run is kept for {RELOAD_SECONDS:.0f} s after its "
+                "page closes, so that a reload finds it). Press **Start** to run again.")
+
+
 
 
 # ----------------------------------------------------------------------------- data
@@ -180,85 +185,97 @@ def builtin_key(values):
         return (source, values["sim_n"], values["sim_seed"])
     return (source,)
 
+def data_sidebar():
+    """The sidebar's data widgets (a CSV's upload and column choices included); returns the chosen source."""
+    with st.sidebar:
+        st.header("Data")
+        st.selectbox("Data set", es.SOURCES, format_func=es.SOURCE_LABELS.get, key=bind("data"))
+        source = state["w_data"]
+        if source == "mnist":
+            st.multiselect("Digits", list(range(10)), key=bind("digits"))
+            number("N (bundled file: 500 per digit)", "mnist_n", step=50)
+            st.selectbox("Embedding", ["spectral", "pca"], key=bind("embedding"))
+            number("Dimensions", "dims")
+        if source in ("sim1", "sim2"):
+            number("N", "sim_n", step=50)
+            number("Data seed", "sim_seed")
+        remember()
+        if source == "csv":
+            st.caption(f"Limits: {data.APP_MAX_BYTES // 2**20} MiB, {data.APP_MAX_ROWS:,} rows, "
+                       f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
+            upload = st.file_uploader("CSV file (header row, numeric columns)", type=["csv", "txt", "tsv"],
+                                      key="upload")
+            if upload is not None:
+                table = None
+                try:
+                    table = data.read_csv_table(upload.getvalue(), max_rows=data.APP_MAX_ROWS,
+                                                 max_bytes=data.APP_MAX_BYTES)
+                except data.DataError as err:
+                    st.error(f"{inert(upload.name)}: {inert(err)}")
+                if table is not None:
+                    fid = upload.file_id  # fresh column widgets for every new file
+                    guessed = data.guess_label_column(table)
+                    label_col = st.selectbox("True labels (optional)", ["(none)"] + table.header,
+                                             index=0 if guessed is None else 1 + table.header.index(guessed),
+                                             key=f"csv_label_{fid}",
+                                             help="Preselected when a column obviously holds class labels (integer "
+                                                  "codes or text with few values, named like class, label, species).")
+                    if guessed is not None and label_col == guessed:
+                        st.caption(f"{inert(repr(guessed))} looks like class labels: used for NMI / VI, not clustered.")
+                    label = None if label_col == "(none)" else label_col
+                    usable, notes = data.default_columns(table, label)
+                    ids = id_like_columns({c: table.numeric[c] for c in usable})
+                    usable = [c for c in usable if c not in ids]
+                    notes += [f"Column {c!r} was not clustered: {why}, like an identifier. Add it under Columns to "
+                              "cluster to use it." for c, why in ids.items()]
+                    cols = st.multiselect("Columns to cluster", [c for c in table.header if c != label],
+                                          default=usable[: data.MAX_CLUSTER_COLUMNS], key=f"csv_columns_{fid}")
+                    for note in notes:
+                        st.caption(f"Note: {inert(note)}")
+                    standardise = st.checkbox("Standardise columns", True, key=f"csv_standardise_{fid}")
+                    if st.button("Use this CSV", key="use_csv"):
+                        try:
+                            state.csv_dataset = data.dataset_from_table(
+                                table, columns=cols, label_column=label, standardize_data=standardise, name=upload.name)
+                            state.csv_key = ("csv", upload.name, fid, tuple(cols), label, standardise)
+                            st.toast(f"Using {inert(upload.name)}: {state.csv_dataset.n} rows.")
+                        except data.DataError as err:
+                            st.error(f"{inert(upload.name)}: {inert(err)}")
+    return source
 
-with st.sidebar:
-    st.header("Data")
-    st.selectbox("Data set", es.SOURCES, format_func=es.SOURCE_LABELS.get, key=bind("data"))
-    source = state["w_data"]
-    if source == "mnist":
-        st.multiselect("Digits", list(range(10)), key=bind("digits"))
-        number("N (bundled file: 500 per digit)", "mnist_n", step=50)
-        st.selectbox("Embedding", ["spectral", "pca"], key=bind("embedding"))
-        number("Dimensions", "dims")
-    if source in ("sim1", "sim2"):
-        number("N", "sim_n", step=50)
-        number("Data seed", "sim_seed")
-    remember()
+
+def current_data(S, source):
+    """(data set or None, its key) for the chosen source: a built-in one (cached for all sessions) or the
+    CSV this session chose with "Use this CSV"."""
     if source == "csv":
-        st.caption(f"Limits: {data.APP_MAX_BYTES // 2**20} MiB, {data.APP_MAX_ROWS:,} rows, "
-                   f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
-        upload = st.file_uploader("CSV file (header row, numeric columns)", type=["csv", "txt", "tsv"],
-                                  key="upload")
-        if upload is not None:
-            table = None
-            try:
-                table = data.read_csv_table(upload.getvalue(), max_rows=data.APP_MAX_ROWS,
-                                             max_bytes=data.APP_MAX_BYTES)
-            except data.DataError as err:
-                st.error(f"{inert(upload.name)}: {inert(err)}")
-            if table is not None:
-                fid = upload.file_id  # fresh column widgets for every new file
-                guessed = data.guess_label_column(table)
-                label_col = st.selectbox("True labels (optional)", ["(none)"] + table.header,
-                                         index=0 if guessed is None else 1 + table.header.index(guessed),
-                                         key=f"csv_label_{fid}",
-                                         help="Preselected when a column obviously holds class labels (integer "
-                                              "codes or text with few values, named like class, label, species).")
-                if guessed is not None and label_col == guessed:
-                    st.caption(f"{inert(repr(guessed))} looks like class labels: used for NMI / VI, not clustered.")
-                label = None if label_col == "(none)" else label_col
-                usable, notes = data.default_columns(table, label)
-                ids = id_like_columns({c: table.numeric[c] for c in usable})
-                usable = [c for c in usable if c not in ids]
-                notes += [f"Column {c!r} was not clustered: {why}, like an identifier. Add it under Columns to "
-                          "cluster to use it." for c, why in ids.items()]
-                cols = st.multiselect("Columns to cluster", [c for c in table.header if c != label],
-                                      default=usable[: data.MAX_CLUSTER_COLUMNS], key=f"csv_columns_{fid}")
-                for note in notes:
-                    st.caption(f"Note: {inert(note)}")
-                standardise = st.checkbox("Standardise columns", True, key=f"csv_standardise_{fid}")
-                if st.button("Use this CSV", key="use_csv"):
-                    try:
-                        state.csv_dataset = data.dataset_from_table(
-                            table, columns=cols, label_column=label, standardize_data=standardise, name=upload.name)
-                        state.csv_key = ("csv", upload.name, fid, tuple(cols), label, standardise)
-                        st.toast(f"Using {inert(upload.name)}: {state.csv_dataset.n} rows.")
-                    except data.DataError as err:
-                        st.error(f"{inert(upload.name)}: {inert(err)}")
+        ds, ds_key = state.get("csv_dataset"), state.get("csv_key")
+    else:
+        ds, ds_key = None, builtin_key(S)
+        try:
+            with st.spinner("Loading data…"):
+                ds = builtin_dataset(S["data"], S["sim_n"], S["sim_seed"], tuple(S["digits"]), S["mnist_n"],
+                                     S["embedding"], S["dims"])
+        except data.DataError as err:
+            st.error(inert(err))
+    state.dataset = ds  # the Choose r page clusters the same data
+    return ds, ds_key
 
-if source == "csv":
-    ds, ds_key = state.get("csv_dataset"), state.get("csv_key")
-else:
-    ds, ds_key = None, builtin_key(S)
-    try:
-        with st.spinner("Loading data…"):
-            ds = builtin_dataset(S["data"], S["sim_n"], S["sim_seed"], tuple(S["digits"]), S["mnist_n"],
-                                 S["embedding"], S["dims"])
-    except data.DataError as err:
-        st.error(inert(err))
-state.dataset = ds  # the Choose r page clusters the same data
 
-if ds is None:
-    st.info("Upload a CSV file in the sidebar and press **Use this CSV** to begin." if source == "csv"
-            else "Choose a data set in the sidebar to begin.")
-elif not presentation:
-    st.caption(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}"
-               f"{', standardised' if ds.standardized else ''}"
-               f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}.")
-    for note in ds.notes:
-        st.caption(f"Note: {inert(note)}")
-if ds is not None and (S["prior1"], S["prior2"]) == ("crp", "pcrp") and S["data"] in WATCH_FOR:
-    st.markdown(f"**What to watch for:** {WATCH_FOR[S['data']]}")
+def data_lines(S, ds, source, presentation):
+    """What the data are, their notes and what to watch for (one line per built-in data set)."""
+    if ds is None:
+        st.info("Upload a CSV file in the sidebar and press **Use this CSV** to begin." if source == "csv"
+                else "Choose a data set in the sidebar to begin.")
+    elif not presentation:
+        st.caption(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}"
+                   f"{', standardised' if ds.standardized else ''}"
+                   f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}.")
+        for note in ds.notes:
+            st.caption(f"Note: {inert(note)}")
+    if ds is not None and (S["prior1"], S["prior2"]) == ("crp", "pcrp") and S["data"] in WATCH_FOR:
+        st.markdown(f"**What to watch for:** {WATCH_FOR[S['data']]}")
+
+
 
 # ----------------------------------------------------------------------------- model and run settings
 ROW_NAMES = {1: "Top row", 2: "Bottom row"}
@@ -313,6 +330,7 @@ def r_origin(values):
 
 def r_caption(row):
     """One line under a pCRP row's r: where its r came from (full provenance in the help)."""
+    S = settings()
     r, line, provenance = r_origin(S)
     if R_KEYS[row] not in r_set_by_visitor():
         st.caption(line, help=provenance)
@@ -354,75 +372,81 @@ def prior_widgets(row):
                             format="%.3f", key=key, help=w.help)
 
 
-def on_oracle():
-    """Every CRP row's alpha = K_true / ln N (the paper's CRP-Oracle)."""
+def on_oracle(ds):
+    """Every CRP row's alpha = K_true / ln N (the paper's CRP-Oracle), for the data set ``ds``."""
+    S = settings()
     value = round(oracle_alpha(ds.true_k, ds.n), 3)
     for row in es.ROWS:
         if S[es.prior_key(row)] == "crp":
             state["w_" + es.row_key("alpha", row)] = settings()[es.row_key("alpha", row)] = value
     say(f"CRP alpha set to K_true / ln N = {ds.true_k} / ln {ds.n} = {value:g}.")
 
+def apply_pending_r(S):
+    """An r sent by the Choose r page, and each automatic pCRP row's r (the data set's own)."""
+    if "pending_r" in state:  # sent by the "Choose r" page: every pCRP row takes it (the bottom row becomes one)
+        r_value = float(np.clip(state.pop("pending_r"), es.BY_NAME["r2"].low, es.BY_NAME["r2"].high))
+        rows = [row for row in es.ROWS if S[es.prior_key(row)] == "pcrp"] or [es.ROWS[-1]]
+        for row in rows:
+            if S[es.prior_key(row)] != "pcrp":
+                S[es.prior_key(row)] = state["w_" + es.prior_key(row)] = "pcrp"
+                es.reset_row(S, row)
+                for name in es.row_param_names(S, row):
+                    state["w_" + es.row_key(name, row)] = S[es.row_key(name, row)]
+            S[es.row_key("r", row)] = state["w_" + es.row_key("r", row)] = r_value
+            r_set_by_visitor().add(R_KEYS[row])
+            r_set_by_visitor_origin()[R_KEYS[row]] = f"r = {r_value:g} from Choose r's cross validation."
+        st.toast(f"pCRP power set to r = {r_value:g} from cross validation.")
 
-if "pending_r" in state:  # sent by the "Choose r" page: every pCRP row takes it (the bottom row becomes one)
-    r_value = float(np.clip(state.pop("pending_r"), es.BY_NAME["r2"].low, es.BY_NAME["r2"].high))
-    rows = [row for row in es.ROWS if S[es.prior_key(row)] == "pcrp"] or [es.ROWS[-1]]
-    for row in rows:
-        if S[es.prior_key(row)] != "pcrp":
-            S[es.prior_key(row)] = state["w_" + es.prior_key(row)] = "pcrp"
-            es.reset_row(S, row)
-            for name in es.row_param_names(S, row):
-                state["w_" + es.row_key(name, row)] = S[es.row_key(name, row)]
-        S[es.row_key("r", row)] = state["w_" + es.row_key("r", row)] = r_value
-        r_set_by_visitor().add(R_KEYS[row])
-        r_set_by_visitor_origin()[R_KEYS[row]] = f"r = {r_value:g} from Choose r's cross validation."
-    st.toast(f"pCRP power set to r = {r_value:g} from cross validation.")
+    if "explorer_r_origin" not in state:
+        r_set_by_visitor_origin().update({key: "r from the address." for key in r_set_by_visitor()})
+    for row in automatic_r_rows(S):  # no silent default: the data set's own r, said under the widget
+        r_auto = float(np.clip(r_origin(S)[0], es.BY_NAME[R_KEYS[row]].low, es.BY_NAME[R_KEYS[row]].high))
+        S[R_KEYS[row]] = state["w_" + R_KEYS[row]] = r_auto
 
-if "explorer_r_origin" not in state:
-    r_set_by_visitor_origin().update({key: "r from the address." for key in r_set_by_visitor()})
-for row in automatic_r_rows(S):  # no silent default: the data set's own r, said under the widget
-    r_auto = float(np.clip(r_origin(S)[0], es.BY_NAME[R_KEYS[row]].low, es.BY_NAME[R_KEYS[row]].high))
-    S[R_KEYS[row]] = state["w_" + R_KEYS[row]] = r_auto
 
-with st.sidebar:
-    st.header("Model")
-    for row in es.ROWS:
-        prior_widgets(row)
-    if ds is not None and ds.labels is not None and any(S[es.prior_key(row)] == "crp" for row in es.ROWS):
-        st.button("CRP-Oracle alpha = K_true / ln N", key="oracle", on_click=on_oracle)
-    remember([es.prior_key(row) for row in es.ROWS]
-             + [es.row_key(name, row) for row in es.ROWS for name in es.row_param_names(S, row)])
-    niw_choice = {}
-    if ds is not None:
-        default = resolve_niw(ds.X)
-        with st.expander("NIW prior (defaults from the data)"):
-            st.caption("mu_k | Sigma_k ~ N(m0, Sigma_k / kappa0), Sigma_k ~ IW(S0, nu0). "
-                       f"m0 = column means; kappa0 = {WITHIN_SCALE**2:g}; nu0 = d + 3; S0 = s * I. "
-                       "Larger S0 = broader clusters a priori = fewer clusters; smaller kappa0 = means expected "
-                       "far apart = fewer clusters.")
-            niw_choice["kappa0"] = st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4,
-                                                   float(default.kappa0), format="%.4f", key=f"kappa0_{ds_key}")
-            niw_choice["nu0"] = st.number_input(f"nu0: degrees of freedom (> d - 1 = {ds.dim - 1})",
-                                                float(ds.dim - 1) + 0.01, 1e4, float(default.nu0), key=f"nu0_{ds_key}")
-            niw_choice["S0"] = st.number_input("S0 = s * identity, s =", 1e-6, 1e6, float(default.S0[0, 0]),
-                                               format="%.4f", key=f"s0_{ds_key}")
-    st.header("Run")
-    number("Sweeps", "sweeps", step=100)
-    number("Burn-in", "burn_in", step=100)
-    number("Thin", "thin")
-    number("Seed", "seed")
-    st.checkbox("Split-merge moves", key=bind("split_merge"),
-                help="Off = the paper's plain Gibbs; pCRP chains then tend to stay where they start.")
-    st.selectbox("Start", es.STARTS, key=bind("start"))
-    number("Chains per prior", "chains",
-           help="The first starts as chosen above; the others from unlike starts (one cluster, random "
-                "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the start.")
-    remember()
-    with st.popover("Copy demo link"):
-        st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
-                   "their own with these settings, never your run or your data"
-                   + (": an uploaded CSV must be uploaded again." if source == "csv" else "."))
-        st.code(es.demo_link(st.context.url, address_values(settings())), language=None, wrap_lines=True)
-    keep_browser_key()
+def model_and_run_sidebar(S, ds, ds_key, source):
+    """The sidebar's prior, NIW and run widgets and the demo link; returns the NIW choice {name: value}."""
+    with st.sidebar:
+        st.header("Model")
+        for row in es.ROWS:
+            prior_widgets(row)
+        if ds is not None and ds.labels is not None and any(S[es.prior_key(row)] == "crp" for row in es.ROWS):
+            st.button("CRP-Oracle alpha = K_true / ln N", key="oracle", on_click=on_oracle, args=(ds,))
+        remember([es.prior_key(row) for row in es.ROWS]
+                 + [es.row_key(name, row) for row in es.ROWS for name in es.row_param_names(S, row)])
+        niw_choice = {}
+        if ds is not None:
+            default = resolve_niw(ds.X)
+            with st.expander("NIW prior (defaults from the data)"):
+                st.caption("mu_k | Sigma_k ~ N(m0, Sigma_k / kappa0), Sigma_k ~ IW(S0, nu0). "
+                           f"m0 = column means; kappa0 = {WITHIN_SCALE**2:g}; nu0 = d + 3; S0 = s * I. "
+                           "Larger S0 = broader clusters a priori = fewer clusters; smaller kappa0 = means expected "
+                           "far apart = fewer clusters.")
+                niw_choice["kappa0"] = st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4,
+                                                       float(default.kappa0), format="%.4f", key=f"kappa0_{ds_key}")
+                niw_choice["nu0"] = st.number_input(f"nu0: degrees of freedom (> d - 1 = {ds.dim - 1})",
+                                                    float(ds.dim - 1) + 0.01, 1e4, float(default.nu0), key=f"nu0_{ds_key}")
+                niw_choice["S0"] = st.number_input("S0 = s * identity, s =", 1e-6, 1e6, float(default.S0[0, 0]),
+                                                   format="%.4f", key=f"s0_{ds_key}")
+        st.header("Run")
+        number("Sweeps", "sweeps", step=100)
+        number("Burn-in", "burn_in", step=100)
+        number("Thin", "thin")
+        number("Seed", "seed")
+        st.checkbox("Split-merge moves", key=bind("split_merge"),
+                    help="Off = the paper's plain Gibbs; pCRP chains then tend to stay where they start.")
+        st.selectbox("Start", es.STARTS, key=bind("start"))
+        number("Chains per prior", "chains",
+               help="The first starts as chosen above; the others from unlike starts (one cluster, random "
+                    "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the start.")
+        remember()
+        with st.popover("Copy demo link"):
+            st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
+                       "their own with these settings, never your run or your data"
+                       + (": an uploaded CSV must be uploaded again." if source == "csv" else "."))
+            st.code(es.demo_link(st.context.url, address_values(settings())), language=None, wrap_lines=True)
+        keep_browser_key()
+    return niw_choice
 
 
 # Settings of a run, as the run's config records them (setting name -> config key).
@@ -430,10 +454,11 @@ RUN_SETTINGS = {"sweeps": "iters", "burn_in": "burn_in", "thin": "requested_thin
                 "split_merge": "split_merge", "start": "init", "chains": "chains"}
 
 
-def current_config():
-    """The settings a Start press would use now (for comparing with the shown run): the data, each row's
-    prior and its parameters, the run settings and the NIW choice."""
-    config = {"data_key": ds_key, "niw_choice": {k: float(v) for k, v in niw_choice.items()}}
+def current_config(data):
+    """The settings a Start press would use now (for comparing with the shown run): the data (a PageData),
+    each row's prior and its parameters, the run settings and the NIW choice."""
+    S = settings()
+    config = {"data_key": data.key, "niw_choice": {k: float(v) for k, v in data.niw_choice.items()}}
     config.update({key: S[name] for name, key in RUN_SETTINGS.items()})
     for row in es.ROWS:
         config[es.prior_key(row)] = S[es.prior_key(row)]
@@ -460,7 +485,7 @@ def changed_since(cfg, now):
     if "data" in names and "NIW prior" in names:
         names.remove("NIW prior")  # its defaults follow the data
     if "data" in names:  # ... and so does an r the visitor has not chosen (the data set's own)
-        for row in automatic_r_rows(S):
+        for row in automatic_r_rows(settings()):
             if cfg.get(es.prior_key(row)) == now[es.prior_key(row)] and f"{PRIORS['pcrp'].label} r" in names:
                 names.remove(f"{PRIORS['pcrp'].label} r")
     return names
@@ -469,6 +494,7 @@ def changed_since(cfg, now):
 def row_priors():
     """{group name: prior} of the two rows: the prior's label, or its label with parameters (and the row)
     when both rows pick the same prior."""
+    S = settings()
     priors = es.check_rows(S)
     labels = {row: PRIORS[S[es.prior_key(row)]].label for row in es.ROWS}
     if labels[1] == labels[2]:
@@ -483,14 +509,16 @@ def in_page_words(message):
     return re.sub(r"\biters\b", "sweeps", message).replace("burn_in", "burn-in")
 
 
-def start_run():
-    """Build, register and start a run from the current settings; returns an error message or None."""
+def start_run(data):
+    """Build, register and start a run on ``data`` (a PageData) with the current settings; returns an error
+    message or None."""
+    ds, S = data.dataset, settings()
     if ds is None:
         return "Load a data set first."
     try:
-        niw = resolve_niw(ds.X, **niw_choice)
+        niw = resolve_niw(ds.X, **data.niw_choice)
         priors = row_priors()
-        config = {**current_config(), "data": ds.description, "source": ds.source, "columns": ds.columns,
+        config = {**current_config(data), "data": ds.description, "source": ds.source, "columns": ds.columns,
                   "standardized": ds.standardized, "niw": niw.as_dict(),
                   "priors": {k: p.params() for k, p in priors.items()}}
         with st.spinner("Preparing the sampler (compiling on first use)…"):
@@ -523,12 +551,13 @@ def say(message):
     state.toast_message = message
 
 
-def on_start():
-    error = start_run()
+def on_start(data):
+    error = start_run(data)
     if error:
         state.start_error = error
     else:
-        say(f"Started {' and '.join(state.run.groups)} on {ds.name}, {S['chains']} chain(s) each: "
+        S = settings()
+        say(f"Started {' and '.join(state.run.groups)} on {data.dataset.name}, {S['chains']} chain(s) each: "
             f"{S['sweeps']:,} sweeps at {S['pace']}.")
     state.app_rerun = True  # polling starts with a full redraw
 
@@ -576,13 +605,15 @@ def on_reset():
     state.app_rerun = True  # the details and notes below the live panel go too
 
 
-def controls(run):
-    """Start / Pause / Resume / One sweep / Stop / Reset, each enabled only where it does something."""
+def controls(run, data):
+    """Start / Pause / Resume / One sweep / Stop / Reset, each enabled only where it does something (Start
+    runs the settings on ``data``, a PageData)."""
     states = set(run.states.values()) if run is not None else set()
     running, paused = RUNNING in states, PAUSED in states
     # no tooltips here: after a click they covered the text under the buttons (keys: see keyboard_shortcuts)
     b = st.columns([1, 1, 1.15, 1.4, 1, 1, 2.6, 1.3], vertical_alignment="center")
-    b[0].button("Start", type="primary", key="start", disabled=ds is None, on_click=on_start)
+    b[0].button("Start", type="primary", key="start", disabled=data.dataset is None, on_click=on_start,
+                args=(data,))
     b[1].button("Pause", key="pause", disabled=not running, on_click=on_pause)
     b[2].button("Resume", key="resume", disabled=not paused, on_click=on_resume)
     b[3].button("One sweep", key="step", disabled=not paused, on_click=on_step)
@@ -804,13 +835,15 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)
 
 
-@st.fragment(run_every=REDRAW_SECONDS if state.get("run") is not None and state.run.live else None)
-def live_panel():
+def live_panel(data, presentation):
+    """The controls, the status line and one row of charts per prior: a fragment (see live_section) that
+    redraws itself every REDRAW_SECONDS while the run is live. data: a PageData."""
     with guarded("the live view"), render_slot():
         if state.pop("app_rerun", False):
             st.rerun(scope="app")
         run = state.get("run")
-        controls(run)
+        S = settings()
+        controls(run, data)
         if run is None:
             st.info(f"Press **Start** to run {PRIORS[S['prior1']].label} and {PRIORS[S['prior2']].label} side by "
                     "side on these data.")
@@ -847,15 +880,20 @@ def live_panel():
             st.rerun(scope="app")
 
 
-run = state.get("run")
-state.polling = run is not None and run.live
-if run is not None:
-    session_owner().adopt(run)
-    changed = changed_since(run.config, current_config())
-    if changed:
-        st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed since it "
-                   f"started: {', '.join(changed)}. Press **Start** to run with the current settings.")
-live_panel()
+def live_section(data, presentation):
+    """The previous run's "changed since" note and the live panel (polling while the run is live)."""
+    run = state.get("run")
+    state.polling = run is not None and run.live
+    if run is not None:
+        session_owner().adopt(run)
+        changed = changed_since(run.config, current_config(data))
+        if changed:
+            st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed since it "
+                       f"started: {', '.join(changed)}. Press **Start** to run with the current settings.")
+    # a fragment made on each full run: whether it polls follows the run as this page run finds it
+    st.fragment(live_panel, run_every=REDRAW_SECONDS if state.polling else None)(data, presentation)
+
+
 
 
 # ----------------------------------------------------------------------------- details (not while running)
@@ -1060,13 +1098,18 @@ def now_csv(chain):
     return pd.DataFrame({"label": chain.snapshot().labels}).to_csv(index_label="point")
 
 
-if run is not None:
-    with guarded("the details"):
-        if run.running:
-            st.caption("The posterior summary, cluster sizes, densities, digits and files appear here when the "
-                       "run is paused or finished.")
-        else:
-            details(run)
+def details_section():
+    """The tabs below the live panel, once the run is paused or over."""
+    run = state.get("run")
+    if run is not None:
+        with guarded("the details"):
+            if run.running:
+                st.caption("The posterior summary, cluster sizes, densities, digits and files appear here when the "
+                           "run is paused or finished.")
+            else:
+                details(run)
+
+
 
 # Keyboard: Space = pause / resume (or start), Right arrow = one sweep, R = reset. A listener on the page
 # (added once, from an invisible same-origin component) clicks the enabled button, so keys and buttons do the
@@ -1105,7 +1148,8 @@ def keyboard_shortcuts():
     st.iframe(KEYS_SCRIPT, height=1)  # same-origin: may reach the page (st.components.v1.html is deprecated)
 
 
-if not presentation:
+def how_to_read():
+    """The expander that explains every chart and key (not in presentation mode)."""
     with st.expander("How to read this"):
         st.markdown(
             "- Both rows see the same data, NIW model, seed and start; only the partition prior differs.\n"
@@ -1128,4 +1172,37 @@ if not presentation:
             "settings, never a run, so a projected or shared address shows nobody your run or your data.\n"
             "- **Keys**: Space = pause / resume (start when there is no run), → = one sweep, R = reset. **Present** "
             "(or `?present=1` in the address) shows the comparison alone, in large type, for a projector.")
-keyboard_shortcuts()
+
+
+@dataclass(frozen=True)
+class PageData:
+    """What one run of the page works on, passed to the functions and callbacks that need it.
+
+    dataset: the pcrp.data.Dataset shown (None until one is loaded); key: what identifies it (a built-in data
+    set's settings, or the uploaded file and its column choices), compared with a run's; niw_choice: the NIW
+    settings of the sidebar {"kappa0", "nu0", "S0": float}, empty until a data set is loaded."""
+
+    dataset: object
+    key: tuple
+    niw_choice: dict
+
+
+def page():
+    """The Explorer, top to bottom."""
+    S = settings()
+    presentation = bool(S["present"])
+    page_top(S, presentation)
+    source = data_sidebar()
+    ds, ds_key = current_data(S, source)
+    data_lines(S, ds, source, presentation)
+    apply_pending_r(S)
+    niw_choice = model_and_run_sidebar(S, ds, ds_key, source)
+    data = PageData(ds, ds_key, niw_choice)
+    live_section(data, presentation)
+    details_section()
+    if not presentation:
+        how_to_read()
+    keyboard_shortcuts()
+
+
+page()

@@ -13,48 +13,57 @@ from pcrp.sampler import SamplerError, warm_up
 state = st.session_state
 PUBLISHED_RUN = Path(__file__).resolve().parent.parent / "docs" / "reproduce" / "tables.md"
 
-st.title("Reproduce the paper")
-st.markdown(
-    "Each experiment cross-validates r on a separate sample, then runs **CRP-Oracle** "
-    "(alpha = K_true / ln N), **CRP** (alpha = 1) and **pCRP** (alpha = 1, the cross-validated r) on the same "
-    f"data, {N_CHAINS} chains per method from different starts. *Full* is the paper's protocol (20,000 sweeps, "
-    "burn-in 10,000, thin 5; minutes per experiment and data set); *quick* uses 2,000 sweeps. A simulation is "
-    f"drawn afresh several times (quick: {QUICK.n_seeds} data sets, full: {FULL.n_seeds}), each with its own cross "
-    "validation, because one data set's numbers differ from the next's by as much as the methods differ. After "
-    "the paper's three methods come two priors **beyond the paper**, the mixture of finite mixtures (MFM) and the "
-    "sparse finite mixture (SFM), at their defaults on the same data and chains.")
-st.markdown(
-    "**Reading the table.** Our numbers stand next to the paper's. Ours are means over the kept draws of all "
-    "chains, written *value ± standard error*; the standard error is the Monte Carlo one (it allows for "
-    "successive draws being alike). NMI (higher is better) and VI in bits (lower is better) compare the "
-    "clustering with the true one; K is the mean number of clusters and K max the largest seen. Over several "
-    "data sets a cell reads *mean ± spread (MCSE ...)*: the mean over data sets, the standard deviation between "
-    "data sets, and the typical Monte Carlo standard error within one run. The paper's number comes from one data "
-    f"set; '(outside)' marks one more than {SPREAD_MULT:g} spreads from our mean and beyond the calibration's "
-    f"tolerance ({', '.join(f'{v:g} {k}' for k, v in TOLERANCE.items())}). **R-hat** compares "
-    "the chains: near 1 they agree; above 1.01 they disagree, the row is flagged with the data sets where it "
-    "happened, and there its numbers depend on where the chains started. A pCRP row is also flagged where, at the "
-    "cross-validated r, the true clusters beat the best merged state of the exact merge path by only a few nats "
-    "(the pCRP may then settle on fewer clusters than the truth, as on Sim 2). "
-    "The paper does not give its simulation parameters: our Sim 1 and Sim 2 are calibrated "
-    "to its CRP and CRP-Oracle rows, so those rows are a check of the calibration and the pCRP rows are the "
-    "actual comparison.")
+def introduction():
+    """What each experiment runs and how to read its table."""
+    st.title("Reproduce the paper")
+    st.markdown(
+        "Each experiment cross-validates r on a separate sample, then runs **CRP-Oracle** "
+        "(alpha = K_true / ln N), **CRP** (alpha = 1) and **pCRP** (alpha = 1, the cross-validated r) on the same "
+        f"data, {N_CHAINS} chains per method from different starts. *Full* is the paper's protocol (20,000 sweeps, "
+        "burn-in 10,000, thin 5; minutes per experiment and data set); *quick* uses 2,000 sweeps. A simulation is "
+        f"drawn afresh several times (quick: {QUICK.n_seeds} data sets, full: {FULL.n_seeds}), each with its own cross "
+        "validation, because one data set's numbers differ from the next's by as much as the methods differ. After "
+        "the paper's three methods come two priors **beyond the paper**, the mixture of finite mixtures (MFM) and the "
+        "sparse finite mixture (SFM), at their defaults on the same data and chains.")
+    st.markdown(
+        "**Reading the table.** Our numbers stand next to the paper's. Ours are means over the kept draws of all "
+        "chains, written *value ± standard error*; the standard error is the Monte Carlo one (it allows for "
+        "successive draws being alike). NMI (higher is better) and VI in bits (lower is better) compare the "
+        "clustering with the true one; K is the mean number of clusters and K max the largest seen. Over several "
+        "data sets a cell reads *mean ± spread (MCSE ...)*: the mean over data sets, the standard deviation between "
+        "data sets, and the typical Monte Carlo standard error within one run. The paper's number comes from one data "
+        f"set; '(outside)' marks one more than {SPREAD_MULT:g} spreads from our mean and beyond the calibration's "
+        f"tolerance ({', '.join(f'{v:g} {k}' for k, v in TOLERANCE.items())}). **R-hat** compares "
+        "the chains: near 1 they agree; above 1.01 they disagree, the row is flagged with the data sets where it "
+        "happened, and there its numbers depend on where the chains started. A pCRP row is also flagged where, at the "
+        "cross-validated r, the true clusters beat the best merged state of the exact merge path by only a few nats "
+        "(the pCRP may then settle on fewer clusters than the truth, as on Sim 2). "
+        "The paper does not give its simulation parameters: our Sim 1 and Sim 2 are calibrated "
+        "to its CRP and CRP-Oracle rows, so those rows are a check of the calibration and the pCRP rows are the "
+        "actual comparison.")
 
-titles = {e.title: key for key, e in EXPERIMENTS.items()}
-cols = st.columns([2, 1, 1, 1])
-title = cols[0].selectbox("Experiment", list(titles), key="repro_experiment")
-mode = cols[1].radio("Protocol", ["quick", "full"], horizontal=True, key="repro_mode")
-seed = cols[2].number_input("First data seed", 0, 2**31 - 1000, 0, key="repro_seed")
-protocol = QUICK if mode == "quick" else FULL
-key = titles[title]
-simulated = len(data_seeds(EXPERIMENTS[key], 0, 2)) > 1
-n_sets = cols[3].number_input("Data sets", 1, 10, protocol.n_seeds if simulated else 1, key=f"repro_sets_{mode}",
-                              disabled=not simulated,
-                              help="Simulations only: how many data sets to draw (seeds from the first data seed "
-                                   "on). MNIST and Old Faithful are one fixed data set.")
-extra = st.checkbox("Also run MFM and the sparse finite mixture (beyond the paper)", value=True, key="repro_extra")
 
-if st.button("Run", type="primary", key="repro_run"):
+def choices():
+    """The experiment, protocol, first data seed, number of data sets and the extra priors; returns
+    (experiment key, protocol name, protocol, seed, data sets, extra)."""
+    titles = {e.title: key for key, e in EXPERIMENTS.items()}
+    cols = st.columns([2, 1, 1, 1])
+    title = cols[0].selectbox("Experiment", list(titles), key="repro_experiment")
+    mode = cols[1].radio("Protocol", ["quick", "full"], horizontal=True, key="repro_mode")
+    seed = cols[2].number_input("First data seed", 0, 2**31 - 1000, 0, key="repro_seed")
+    protocol = QUICK if mode == "quick" else FULL
+    key = titles[title]
+    simulated = len(data_seeds(EXPERIMENTS[key], 0, 2)) > 1
+    n_sets = cols[3].number_input("Data sets", 1, 10, protocol.n_seeds if simulated else 1, key=f"repro_sets_{mode}",
+                                  disabled=not simulated,
+                                  help="Simulations only: how many data sets to draw (seeds from the first data seed "
+                                       "on). MNIST and Old Faithful are one fixed data set.")
+    extra = st.checkbox("Also run MFM and the sparse finite mixture (beyond the paper)", value=True, key="repro_extra")
+    return key, mode, protocol, int(seed), int(n_sets), extra
+
+
+def run_experiment(key, mode, protocol, seed, n_sets, extra):
+    """Run one experiment over its data sets with a progress bar; the result goes to the session."""
     bar = st.progress(0.0, text="Preparing the sampler…")
 
     def progress(text, fraction):
@@ -70,37 +79,51 @@ if st.button("Run", type="primary", key="repro_run"):
         bar.empty()
         st.error(str(err))
 
-stored = state.get("repro_results", {}).get(key)
-if stored is None:
-    st.info("Press **Run** to run this experiment.")
-else:
-    run_mode, run_seed, result = stored
-    e, first = result.experiment, result.first
-    sets = (f"{len(result.runs)} data sets, seeds {result.seeds[0]}-{result.seeds[-1]}" if len(result.runs) > 1
-            else f"data seed {run_seed}")
-    st.subheader(f"{e.title} ({run_mode} protocol, {sets})")
-    st.markdown("Cross validation proposed **r = " + ", ".join(f"{run.cv.chosen_r:g}" for run in result.runs)
-                + "**; the pCRP ran at **r = " + ", ".join(f"{run.methods['pCRP'].r:g}" for run in result.runs)
-                + "** (where chains on the CV data disagreed at the proposed r, the next lower r at which they "
-                f"agree); on data set {first.seed}, {first.cv.blow_up.reason}.")
-    table = pd.DataFrame(display_seed_rows(result))
-    st.table(table.loc[:, (table != "").any()], hide_index=True)  # no empty columns (Old Faithful: no NMI/VI)
-    for line in seed_disagreement_lines(result):
-        st.warning(line)
-    for line in seed_gap_lines(result):
-        st.info(line)
-    for line in extra_lines(result):
-        st.markdown(line)
-    if e.paper_note:
-        st.caption(e.paper_note)
-    done = [res for _, _, res in state.get("repro_results", {}).values()]
-    for line in claims(done):
-        st.markdown(f"- {line}")
-    if len(result.runs) > 1:
-        st.caption(f"The figures show data set {first.seed}.")
-    for name, fig in figures(first).items():
-        st.plotly_chart(fig, key=f"repro-{key}-{name}", width="stretch")
 
-if PUBLISHED_RUN.is_file():
-    with st.expander("Our full run of every experiment (docs/reproduce/tables.md)"):
-        st.markdown(PUBLISHED_RUN.read_text())
+def experiment_results(key):
+    """The stored result of experiment ``key``: its table, notes, claims and figures."""
+    stored = state.get("repro_results", {}).get(key)
+    if stored is None:
+        st.info("Press **Run** to run this experiment.")
+    else:
+        run_mode, run_seed, result = stored
+        e, first = result.experiment, result.first
+        sets = (f"{len(result.runs)} data sets, seeds {result.seeds[0]}-{result.seeds[-1]}" if len(result.runs) > 1
+                else f"data seed {run_seed}")
+        st.subheader(f"{e.title} ({run_mode} protocol, {sets})")
+        st.markdown("Cross validation proposed **r = " + ", ".join(f"{run.cv.chosen_r:g}" for run in result.runs)
+                    + "**; the pCRP ran at **r = " + ", ".join(f"{run.methods['pCRP'].r:g}" for run in result.runs)
+                    + "** (where chains on the CV data disagreed at the proposed r, the next lower r at which they "
+                    f"agree); on data set {first.seed}, {first.cv.blow_up.reason}.")
+        table = pd.DataFrame(display_seed_rows(result))
+        st.table(table.loc[:, (table != "").any()], hide_index=True)  # no empty columns (Old Faithful: no NMI/VI)
+        for line in seed_disagreement_lines(result):
+            st.warning(line)
+        for line in seed_gap_lines(result):
+            st.info(line)
+        for line in extra_lines(result):
+            st.markdown(line)
+        if e.paper_note:
+            st.caption(e.paper_note)
+        done = [res for _, _, res in state.get("repro_results", {}).values()]
+        for line in claims(done):
+            st.markdown(f"- {line}")
+        if len(result.runs) > 1:
+            st.caption(f"The figures show data set {first.seed}.")
+        for name, fig in figures(first).items():
+            st.plotly_chart(fig, key=f"repro-{key}-{name}", width="stretch")
+
+
+def page():
+    """Reproduce the paper, top to bottom."""
+    introduction()
+    key, mode, protocol, seed, n_sets, extra = choices()
+    if st.button("Run", type="primary", key="repro_run"):
+        run_experiment(key, mode, protocol, seed, n_sets, extra)
+    experiment_results(key)
+    if PUBLISHED_RUN.is_file():
+        with st.expander("Our full run of every experiment (docs/reproduce/tables.md)"):
+            st.markdown(PUBLISHED_RUN.read_text())
+
+
+page()

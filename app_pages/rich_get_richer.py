@@ -6,7 +6,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from app_pages.shared import guarded
+from app_pages.shared import guarded, inert
 from pcrp import data, plots
 from pcrp.model import CRP, PRIORS, ModelError, make_prior, resolve_niw
 from pcrp.one_customer import contrast, seating_choice
@@ -17,11 +17,14 @@ from pcrp.seating import (arrival_orders, growth, order_probability_prior, seat_
                           simulate_k_growth_prior, simulate_tables_prior)
 
 state = st.session_state
-st.title("Rich get richer")
-st.markdown(
-    "Customers enter a restaurant one by one; each joins a table with a weight that grows with its size, or opens "
-    "a new one. **What to watch for:** the big tables get bigger, and under the pCRP (sizes to the power r > 1) "
-    "they pull harder, so fewer tables open than under the CRP.")
+def introduction():
+    """The title and what to watch for."""
+    st.title("Rich get richer")
+    st.markdown(
+        "Customers enter a restaurant one by one; each joins a table with a weight that grows with its size, or opens "
+        "a new one. **What to watch for:** the big tables get bigger, and under the pCRP (sizes to the power r > 1) "
+        "they pull harder, so fewer tables open than under the CRP.")
+
 
 # ----------------------------------------------------------------------------- priors and their parameters
 NAMES = list(PRIORS)
@@ -53,53 +56,54 @@ def param_widget(container, param):
         step=step, format=None if param.integer else "%g", help=param.help, key=param_key(param))
 
 
-c = st.columns([3, 1, 1])
-chosen = c[0].multiselect("priors in the restaurant", NAMES, default=["crp", "pcrp"], max_selections=3,
-                          format_func=lambda n: PRIORS[n].label, key="rgr_priors",
-                          help="Up to three restaurants side by side, seated with the same random numbers.")
-n_total = int(c[1].number_input("customers", 10, 2000, 200, step=10, key="rgr_n"))
-seed = int(c[2].number_input("seed", 0, 10_000, 0, key="rgr_seed"))
-growth_names = st.session_state.get("rgr_growth_priors", NAMES)
-used = [n for n in NAMES if n in set(chosen) | set(growth_names)]
+def prior_choices():
+    """The priors in the restaurant, customers, seed and every used prior's parameters; returns
+    (chosen names, customers, seed, {name: prior} of the priors whose parameters are valid)."""
+    c = st.columns([3, 1, 1])
+    chosen = c[0].multiselect("priors in the restaurant", NAMES, default=["crp", "pcrp"], max_selections=3,
+                              format_func=lambda n: PRIORS[n].label, key="rgr_priors",
+                              help="Up to three restaurants side by side, seated with the same random numbers.")
+    n_total = int(c[1].number_input("customers", 10, 2000, 200, step=10, key="rgr_n"))
+    seed = int(c[2].number_input("seed", 0, 10_000, 0, key="rgr_seed"))
+    growth_names = st.session_state.get("rgr_growth_priors", NAMES)
+    used = [n for n in NAMES if n in set(chosen) | set(growth_names)]
 
-values = {}
-shown_params = {}
-parameters = st.expander("Parameters of the priors (bounds and defaults from the prior registry; a parameter two "
-                         "priors share has one box)")
-cols = parameters.columns(max(len(used), 1))
-for col, name in zip(cols, used):
-    spec = PRIORS[name]
-    col.markdown(f"**{spec.label}**")
-    for p in spec.params:
-        key = param_key(p)
-        if key not in shown_params:
-            shown_params[key] = spec.label
-            values[key] = param_widget(col, p)
-        else:
-            col.caption(f"{p.name}: as the {shown_params[key]}'s")
+    values = {}
+    shown_params = {}
+    parameters = st.expander("Parameters of the priors (bounds and defaults from the prior registry; a parameter two "
+                             "priors share has one box)")
+    cols = parameters.columns(max(len(used), 1))
+    for col, name in zip(cols, used):
+        spec = PRIORS[name]
+        col.markdown(f"**{spec.label}**")
+        for p in spec.params:
+            key = param_key(p)
+            if key not in shown_params:
+                shown_params[key] = spec.label
+                values[key] = param_widget(col, p)
+            else:
+                col.caption(f"{p.name}: as the {shown_params[key]}'s")
 
-priors = {}
-for name in used:
-    spec = PRIORS[name]
-    try:
-        priors[name] = make_prior(name, **{p.name: values[param_key(p)] for p in spec.params})
-    except ModelError as err:
-        st.error(f"{spec.label}: {err}")
+    priors = {}
+    for name in used:
+        spec = PRIORS[name]
+        try:
+            priors[name] = make_prior(name, **{p.name: values[param_key(p)] for p in spec.params})
+        except ModelError as err:
+            st.error(f"{spec.label}: {err}")
+    return chosen, n_total, seed, priors
 
 
 # ----------------------------------------------------------------------------- the restaurant
 SPEEDS = {"slow (2 per second)": (0.5, 1), "medium (5 per second)": (0.2, 1), "fast (25 per second)": (0.2, 5),
           "very fast (100 per second)": (0.2, 20)}
-state.setdefault("rgr_shown", 1)
-state.setdefault("rgr_playing", False)
-state.rgr_shown = min(state.rgr_shown, n_total)
 
 
-def _step(k):
+def _step(k, n_total):
     state.rgr_shown = min(state.rgr_shown + k, n_total)
 
 
-def _toggle():
+def _toggle(n_total):
     if not state.rgr_playing and state.rgr_shown >= n_total:
         state.rgr_shown = 1  # Play at the end starts again
     state.rgr_playing = not state.rgr_playing
@@ -108,17 +112,6 @@ def _toggle():
 def _restart():
     state.rgr_shown = 1
     state.rgr_playing = False
-
-
-b = st.columns([1, 1, 1.3, 1, 3])
-b[0].button("Step", key="rgr_step", on_click=_step, args=(1,))
-b[1].button("+10", key="rgr_step10", on_click=_step, args=(10,))
-b[2].button("Pause" if state.rgr_playing else "Play", key="rgr_play", on_click=_toggle,
-            icon=":material/pause:" if state.rgr_playing else ":material/play_arrow:",
-            type="primary" if state.rgr_playing else "secondary")  # no tooltip: it would cover the status
-b[3].button("Restart", key="rgr_restart", on_click=_restart)
-speed = b[4].select_slider("speed", options=list(SPEEDS), value="medium (5 per second)", key="rgr_speed")
-interval, per_tick = SPEEDS[speed]
 
 
 @st.cache_data(max_entries=64)
@@ -133,8 +126,10 @@ def plural(n, word, words=None):
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
-@st.fragment(run_every=interval if state.get("rgr_playing") else None)
-def restaurants():
+def restaurants(chosen, priors, n_total, seed, speed):
+    """The restaurants and their status line: a fragment (see restaurant_section) that seats the next customers
+    on every tick while playing."""
+    per_tick = SPEEDS[speed][1]
     with guarded("the seating animation"):
         if state.rgr_playing:
             state.rgr_shown = min(state.rgr_shown + per_tick, n_total)
@@ -175,12 +170,28 @@ def restaurants():
                    "panels differ only by the prior.")
 
 
-restaurants()
-st.markdown("The rule for every prior, with $n$ customers seated at $K$ tables ($V_{n+1}(K)$: the prior's weight "
-            "of $K$ tables among the $n + 1$ customers once the newcomer sits; $W(n)$: its weight of a table of $n$):")
-st.latex(r"p(\text{table } k) \propto \frac{W(N_k + 1)}{W(N_k)},\quad "
-         r"p(\text{new}) \propto W(1)\,\frac{V_{n+1}(K + 1)}{V_{n+1}(K)}\qquad "
-         r"\text{CRP: } N_k,\ \alpha;\ \ \text{pCRP: } N_k^{\,r},\ \alpha")
+def restaurant_section(chosen, priors, n_total, seed):
+    """Step / +10 / Play / Restart, the speed, the animated restaurants and the seating rule."""
+    state.setdefault("rgr_shown", 1)
+    state.setdefault("rgr_playing", False)
+    state.rgr_shown = min(state.rgr_shown, n_total)
+    b = st.columns([1, 1, 1.3, 1, 3])
+    b[0].button("Step", key="rgr_step", on_click=_step, args=(1, n_total))
+    b[1].button("+10", key="rgr_step10", on_click=_step, args=(10, n_total))
+    b[2].button("Pause" if state.rgr_playing else "Play", key="rgr_play", on_click=_toggle, args=(n_total,),
+                icon=":material/pause:" if state.rgr_playing else ":material/play_arrow:",
+                type="primary" if state.rgr_playing else "secondary")  # no tooltip: it would cover the status
+    b[3].button("Restart", key="rgr_restart", on_click=_restart)
+    speed = b[4].select_slider("speed", options=list(SPEEDS), value="medium (5 per second)", key="rgr_speed")
+    interval = SPEEDS[speed][0]
+    animated = st.fragment(restaurants, run_every=interval if state.rgr_playing else None)
+    animated(chosen, priors, n_total, seed, speed)
+    st.markdown("The rule for every prior, with $n$ customers seated at $K$ tables ($V_{n+1}(K)$: the prior's "
+                "weight of $K$ tables among the $n + 1$ customers once the newcomer sits; $W(n)$: its weight of a "
+                "table of $n$):")
+    st.latex(r"p(\text{table } k) \propto \frac{W(N_k + 1)}{W(N_k)},\quad "
+             r"p(\text{new}) \propto W(1)\,\frac{V_{n+1}(K + 1)}{V_{n+1}(K)}\qquad "
+             r"\text{CRP: } N_k,\ \alpha;\ \ \text{pCRP: } N_k^{\,r},\ \alpha")
 
 
 # ----------------------------------------------------------------------------- growth of K
@@ -195,103 +206,104 @@ def tables_at(prior, n, runs, seed):
     return simulate_tables_prior(prior, n, runs, seed=seed)
 
 
-st.header("Growth of K")
-c = st.columns([3, 1])
-growth_chosen = c[0].multiselect("priors", NAMES, default=NAMES, format_func=lambda n: PRIORS[n].label,
-                                 key="rgr_growth_priors")
-runs = c[1].slider("simulated seatings per prior", 20, 200, 50, step=10, key="rgr_runs")
-growth_priors = [priors[n] for n in growth_chosen if n in priors]
-n_max = 1000
-N = np.arange(1, n_max + 1)
-curves = []
-for prior in growth_priors:
-    sims = k_growth(prior, n_max, int(runs), seed)
-    known = growth(prior, n_max)
-    curves.append({"label": prior.spec.label, "N": N, "mean": sims.mean(axis=0),
-                   "se": sims.std(axis=0, ddof=1) / np.sqrt(runs), "exact": known.exact, "limit": known.limit})
-if curves:
-    st.plotly_chart(rplots.k_growth_priors(curves, f"E[K_N]: simulated (bands ±2 standard errors, {runs} seatings), "
-                                                   "exact dashed, limits dotted"),
-                    key="rgr-growth", width="stretch", config={"displayModeBar": False})
-    notes = [(p.label(), growth(p, 1)) for p in growth_priors]
-    st.markdown("\n".join(f"- **{label}**: {g.formula}" + (f"; K_N {g.rate}." if g.rate else ".")
-                          for label, g in notes))
-else:
-    st.info("Choose at least one prior for the growth of K.")
+def growth_section(priors, seed):
+    """E[K_N] curves and the distribution of the tables after N customers, for the priors chosen here."""
+    st.header("Growth of K")
+    c = st.columns([3, 1])
+    growth_chosen = c[0].multiselect("priors", NAMES, default=NAMES, format_func=lambda n: PRIORS[n].label,
+                                     key="rgr_growth_priors")
+    runs = c[1].slider("simulated seatings per prior", 20, 200, 50, step=10, key="rgr_runs")
+    growth_priors = [priors[n] for n in growth_chosen if n in priors]
+    n_max = 1000
+    N = np.arange(1, n_max + 1)
+    curves = []
+    for prior in growth_priors:
+        sims = k_growth(prior, n_max, int(runs), seed)
+        known = growth(prior, n_max)
+        curves.append({"label": prior.spec.label, "N": N, "mean": sims.mean(axis=0),
+                       "se": sims.std(axis=0, ddof=1) / np.sqrt(runs), "exact": known.exact, "limit": known.limit})
+    if curves:
+        st.plotly_chart(rplots.k_growth_priors(curves, f"E[K_N]: simulated (bands ±2 standard errors, {runs} seatings), "
+                                                       "exact dashed, limits dotted"),
+                        key="rgr-growth", width="stretch", config={"displayModeBar": False})
+        notes = [(p.label(), growth(p, 1)) for p in growth_priors]
+        st.markdown("\n".join(f"- **{label}**: {g.formula}" + (f"; K_N {g.rate}." if g.rate else ".")
+                              for label, g in notes))
+    else:
+        st.info("Choose at least one prior for the growth of K.")
 
-N_AT = [10, 30, 100, 300, 1000]
-n_at = st.radio("distribution of the tables after N customers", N_AT, index=3, horizontal=True,
-                format_func=lambda v: f"N = {v:,}", key="rgr_n_at")
-if growth_priors:
-    at = {p.spec.label: tables_at(p, int(n_at), int(runs), seed) for p in growth_priors}
-    # one legend for the three charts, in the figures' own colours (registry labels, escaped all the same)
-    st.html("<div style='font-size: 1rem'>Colours as above: " + " · ".join(
-        f"<b style='color: {PALETTE[i % len(PALETTE)]}'>{html.escape(label)}</b>" for i, label in enumerate(at))
-            + "</div>")
-    cols = st.columns(3)
-    cols[0].plotly_chart(rplots.distribution_lines({k: v["K"] for k, v in at.items()}, f"K_N at N = {n_at}",
-                                                   "tables K", showlegend=False),
-                         key="rgr-kdist", width="stretch", config={"displayModeBar": False})
-    cols[1].plotly_chart(rplots.distribution_lines({k: v["largest_share"] for k, v in at.items()},
-                                                   "share of the largest table", "largest table / N",
-                                                   integer=False, x_range=(0, 1), showlegend=False),
-                         key="rgr-largest", width="stretch", config={"displayModeBar": False})
-    cols[2].plotly_chart(rplots.distribution_lines({k: v["singletons"] for k, v in at.items()},
-                                                   "tables with one customer", "singletons",
-                                                   showlegend=False),
-                         key="rgr-singletons", width="stretch", config={"displayModeBar": False})
-    st.caption(" · ".join(f"{k}: mean K {v['K'].mean():.2f}, largest table {v['largest_share'].mean():.0%}, "
-                          f"{v['singletons'].mean():.2f} singletons" for k, v in at.items())
-               + f" ({runs} seatings each).")
+    N_AT = [10, 30, 100, 300, 1000]
+    n_at = st.radio("distribution of the tables after N customers", N_AT, index=3, horizontal=True,
+                    format_func=lambda v: f"N = {v:,}", key="rgr_n_at")
+    if growth_priors:
+        at = {p.spec.label: tables_at(p, int(n_at), int(runs), seed) for p in growth_priors}
+        # one legend for the three charts, in the figures' own colours (registry labels, escaped all the same)
+        st.html("<div style='font-size: 1rem'>Colours as above: " + " · ".join(
+            f"<b style='color: {PALETTE[i % len(PALETTE)]}'>{html.escape(label)}</b>" for i, label in enumerate(at))
+                + "</div>")
+        cols = st.columns(3)
+        cols[0].plotly_chart(rplots.distribution_lines({k: v["K"] for k, v in at.items()}, f"K_N at N = {n_at}",
+                                                       "tables K", showlegend=False),
+                             key="rgr-kdist", width="stretch", config={"displayModeBar": False})
+        cols[1].plotly_chart(rplots.distribution_lines({k: v["largest_share"] for k, v in at.items()},
+                                                       "share of the largest table", "largest table / N",
+                                                       integer=False, x_range=(0, 1), showlegend=False),
+                             key="rgr-largest", width="stretch", config={"displayModeBar": False})
+        cols[2].plotly_chart(rplots.distribution_lines({k: v["singletons"] for k, v in at.items()},
+                                                       "tables with one customer", "singletons",
+                                                       showlegend=False),
+                             key="rgr-singletons", width="stretch", config={"displayModeBar": False})
+        st.caption(" · ".join(f"{k}: mean K {v['K'].mean():.2f}, largest table {v['largest_share'].mean():.0%}, "
+                              f"{v['singletons'].mean():.2f} singletons" for k, v in at.items())
+                   + f" ({runs} seatings each).")
+
 
 # ----------------------------------------------------------------------------- exchangeability
-st.header("Exchangeability")
-compared = [priors[name] for name in chosen if name in priors]
-if compared:
-    st.markdown("The paper's three-customer example: customers 1 and 2 at one table, or at two tables; where does "
-                "customer 3 sit?")
-    st.markdown("\n".join(
-        f"- **{p.label()}**: p(z3 = 2 | z1 = 1, z2 = 1) = **{seating_probabilities_prior(p, [2])[-1]:.3f}**, "
-        f"p(z3 = 1 | z1 = 1, z2 = 2) = **{seating_probabilities_prior(p, [1, 1])[0]:.3f}**" for p in compared))
-blocks_text = st.text_input("a partition, as block sizes (at most 8 customers)", "3,1", key="rgr_blocks")
-try:
-    block_sizes = [int(v) for v in blocks_text.split(",")]
-    if not block_sizes or min(block_sizes) < 1 or sum(block_sizes) > 8:
-        raise ValueError
-except ValueError:
-    st.error(f"'{blocks_text}' is not a list of positive block sizes adding up to at most 8, e.g. 3,1 or 2,2,1.")
-else:
+def exchangeability_section(chosen, priors):
+    """The three-customer example and the probability of a partition by arrival order; returns the priors
+    compared (those chosen for the restaurant)."""
+    st.header("Exchangeability")
+    compared = [priors[name] for name in chosen if name in priors]
     if compared:
-        orders = arrival_orders(block_sizes)
-        letters = "ABCDEFGH"
-        names = ["".join(letters[b] for b in o) for o in orders]
-        probs = {p.label(): [order_probability_prior(o, p) for o in orders] for p in compared}
-        st.plotly_chart(plots.order_probabilities(names, probs,
-                                                  f"p(partition {'/'.join(map(str, block_sizes))}) by arrival order"),
-                        key="rgr-orders", width="stretch", config={"displayModeBar": False})
-        same = [k for k, v in probs.items() if max(v) - min(v) <= 1e-9 * max(v)]
-        varies = [k for k in probs if k not in same]
-        parts = [f"{k}: from {min(v):.4g} to {max(v):.4g}" for k, v in probs.items()]
-        verdict = []
-        if same:
-            verdict.append(f"every order has the same probability under {' and '.join(same)}")
-        if varies:
-            verdict.append(f"under {' and '.join(varies)} it depends on who arrives when")
-        verdict = "; ".join(verdict)
-        st.caption(" · ".join(parts) + ". " + verdict[:1].upper() + verdict[1:] + ".")
-st.info("For a fixed data set the Gibbs sampler does not seat customers in arrival order: it targets the "
-        "exchangeable partition distribution p(z) = V_N(K) ∏ W(N_k) (for the pCRP ∝ alpha^K ∏ ((N_k - 1)!)^r), "
-        "whose full conditionals are exactly the seating weights above. The order dependence belongs to the "
-        "pCRP's seating process as N grows.")
+        st.markdown("The paper's three-customer example: customers 1 and 2 at one table, or at two tables; where does "
+                    "customer 3 sit?")
+        st.markdown("\n".join(
+            f"- **{p.label()}**: p(z3 = 2 | z1 = 1, z2 = 1) = **{seating_probabilities_prior(p, [2])[-1]:.3f}**, "
+            f"p(z3 = 1 | z1 = 1, z2 = 2) = **{seating_probabilities_prior(p, [1, 1])[0]:.3f}**" for p in compared))
+    blocks_text = st.text_input("a partition, as block sizes (at most 8 customers)", "3,1", key="rgr_blocks")
+    try:
+        block_sizes = [int(v) for v in blocks_text.split(",")]
+        if not block_sizes or min(block_sizes) < 1 or sum(block_sizes) > 8:
+            raise ValueError
+    except ValueError:
+        st.error(f"'{inert(blocks_text)}' is not a list of positive block sizes adding up to at most 8, e.g. 3,1 or 2,2,1.")
+    else:
+        if compared:
+            orders = arrival_orders(block_sizes)
+            letters = "ABCDEFGH"
+            names = ["".join(letters[b] for b in o) for o in orders]
+            probs = {p.label(): [order_probability_prior(o, p) for o in orders] for p in compared}
+            st.plotly_chart(plots.order_probabilities(names, probs,
+                                                      f"p(partition {'/'.join(map(str, block_sizes))}) by arrival order"),
+                            key="rgr-orders", width="stretch", config={"displayModeBar": False})
+            same = [k for k, v in probs.items() if max(v) - min(v) <= 1e-9 * max(v)]
+            varies = [k for k in probs if k not in same]
+            parts = [f"{k}: from {min(v):.4g} to {max(v):.4g}" for k, v in probs.items()]
+            verdict = []
+            if same:
+                verdict.append(f"every order has the same probability under {' and '.join(same)}")
+            if varies:
+                verdict.append(f"under {' and '.join(varies)} it depends on who arrives when")
+            verdict = "; ".join(verdict)
+            st.caption(" · ".join(parts) + ". " + verdict[:1].upper() + verdict[1:] + ".")
+    st.info("For a fixed data set the Gibbs sampler does not seat customers in arrival order: it targets the "
+            "exchangeable partition distribution p(z) = V_N(K) ∏ W(N_k) (for the pCRP ∝ alpha^K ∏ ((N_k - 1)!)^r), "
+            "whose full conditionals are exactly the seating weights above. The order dependence belongs to the "
+            "pCRP's seating process as N grows.")
+    return compared
+
 
 # ----------------------------------------------------------------------------- one customer, real posterior
-st.header("One customer's choice in a real posterior")
-st.markdown("Algorithm 1's inner loop: take one point out of its cluster, weigh each cluster's seating prior by "
-            "the point's posterior predictive density, and sample from the normalised products:")
-st.latex(r"p(z_i = k \mid z_{-i}, X) \propto \frac{W(N_{k,-i} + 1)}{W(N_{k,-i})}\, p(x_i \mid X_{k,-i}),\qquad "
-         r"p(z_i = \text{new} \mid z_{-i}, X) \propto W(1)\frac{V_N(K + 1)}{V_N(K)}\, p(x_i)")
-
-
 @st.cache_data(max_entries=8)
 def posterior_state(name, seed):
     """A CRP posterior draw (300 sweeps) of a small data set: the partition every prior is shown on."""
@@ -309,35 +321,55 @@ def disagreement(name, seed, priors):
     return contrast(ds.X, labels, niw, list(priors))[0]
 
 
-c = st.columns([1, 3])
-dataset_name = c[0].radio("data", ["Old Faithful", "Sim 1"], key="rgr_choice_data")
-ds, niw, labels = posterior_state(dataset_name, seed)
-sizes = np.bincount(labels)
-smallest = int(np.flatnonzero(labels == np.argmin(np.where(sizes > 0, sizes, ds.n + 1)))[0])
-tv = disagreement(dataset_name, seed, tuple(compared)) if len(compared) >= 2 else None
-informative = int(np.argmax(tv)) if tv is not None else smallest
-if state.get("rgr_point_context") != (dataset_name, seed) or state.get("rgr_point", 0) >= ds.n:
-    state.rgr_point = informative  # a new draw: start at the point the priors disagree on most
-    state.rgr_point_context = (dataset_name, seed)
-if c[0].button("a point of the smallest cluster", key="rgr_pick_small"):
-    state.rgr_point = smallest
-if tv is not None and c[0].button("the point the priors disagree on most", key="rgr_pick_informative"):
-    state.rgr_point = informative
-point = c[1].slider("point", 0, ds.n - 1, key="rgr_point")
-if tv is not None:
-    c[0].caption(f"Point {informative} is where the priors' choices differ most (total variation "
-                 f"{tv[informative]:.2f}); for {np.mean(tv < 0.01):.0%} of the points they differ by under 0.01, "
-                 "because the predictive densities decide.")
-c[1].plotly_chart(plots.highlight_point(ds.X, labels, point, ds.columns,
-                                        f"{dataset_name}: a CRP posterior draw, point {point} ringed"),
-                  key="rgr-choice-scatter", width="stretch", config={"displayModeBar": False})
-if compared:
-    cols = st.columns(len(compared))
-    for col, prior in zip(cols, compared):
-        choice = seating_choice(ds.X, labels, point, niw, prior)
-        col.plotly_chart(rplots.choice_bars(choice, f"{prior.label()}: where point {point} goes"),
-                         key=f"rgr-choice-{prior.name}", width="stretch", config={"displayModeBar": False})
-    st.caption("Every panel uses the same partition of the other points and the same predictive densities; only "
-               "the prior weights differ. Under the pCRP the big clusters' weights grow as N_k^r, so a point that "
-               "fits a small cluster is pulled towards a big one unless its predictive clearly prefers the small "
-               "one.")
+def one_customer_section(compared, seed):
+    """Algorithm 1's inner loop for one point of a real posterior draw, under each compared prior."""
+    st.header("One customer's choice in a real posterior")
+    st.markdown("Algorithm 1's inner loop: take one point out of its cluster, weigh each cluster's seating prior by "
+                "the point's posterior predictive density, and sample from the normalised products:")
+    st.latex(r"p(z_i = k \mid z_{-i}, X) \propto \frac{W(N_{k,-i} + 1)}{W(N_{k,-i})}\, p(x_i \mid X_{k,-i}),\qquad "
+             r"p(z_i = \text{new} \mid z_{-i}, X) \propto W(1)\frac{V_N(K + 1)}{V_N(K)}\, p(x_i)")
+    c = st.columns([1, 3])
+    dataset_name = c[0].radio("data", ["Old Faithful", "Sim 1"], key="rgr_choice_data")
+    ds, niw, labels = posterior_state(dataset_name, seed)
+    sizes = np.bincount(labels)
+    smallest = int(np.flatnonzero(labels == np.argmin(np.where(sizes > 0, sizes, ds.n + 1)))[0])
+    tv = disagreement(dataset_name, seed, tuple(compared)) if len(compared) >= 2 else None
+    informative = int(np.argmax(tv)) if tv is not None else smallest
+    if state.get("rgr_point_context") != (dataset_name, seed) or state.get("rgr_point", 0) >= ds.n:
+        state.rgr_point = informative  # a new draw: start at the point the priors disagree on most
+        state.rgr_point_context = (dataset_name, seed)
+    if c[0].button("a point of the smallest cluster", key="rgr_pick_small"):
+        state.rgr_point = smallest
+    if tv is not None and c[0].button("the point the priors disagree on most", key="rgr_pick_informative"):
+        state.rgr_point = informative
+    point = c[1].slider("point", 0, ds.n - 1, key="rgr_point")
+    if tv is not None:
+        c[0].caption(f"Point {informative} is where the priors' choices differ most (total variation "
+                     f"{tv[informative]:.2f}); for {np.mean(tv < 0.01):.0%} of the points they differ by under 0.01, "
+                     "because the predictive densities decide.")
+    c[1].plotly_chart(plots.highlight_point(ds.X, labels, point, ds.columns,
+                                            f"{dataset_name}: a CRP posterior draw, point {point} ringed"),
+                      key="rgr-choice-scatter", width="stretch", config={"displayModeBar": False})
+    if compared:
+        cols = st.columns(len(compared))
+        for col, prior in zip(cols, compared):
+            choice = seating_choice(ds.X, labels, point, niw, prior)
+            col.plotly_chart(rplots.choice_bars(choice, f"{prior.label()}: where point {point} goes"),
+                             key=f"rgr-choice-{prior.name}", width="stretch", config={"displayModeBar": False})
+        st.caption("Every panel uses the same partition of the other points and the same predictive densities; only "
+                   "the prior weights differ. Under the pCRP the big clusters' weights grow as N_k^r, so a point that "
+                   "fits a small cluster is pulled towards a big one unless its predictive clearly prefers the small "
+                   "one.")
+
+
+def page():
+    """Rich get richer, top to bottom."""
+    introduction()
+    chosen, n_total, seed, priors = prior_choices()
+    restaurant_section(chosen, priors, n_total, seed)
+    growth_section(priors, seed)
+    compared = exchangeability_section(chosen, priors)
+    one_customer_section(compared, seed)
+
+
+page()

@@ -151,6 +151,9 @@ def test_distributions_with_labelled_n_and_orders():
     assert len(k_chart["data"]) == len(PRIORS)
     at.text_input(key="rgr_blocks").set_value("2,x").run()
     assert any("is not a list of positive block sizes" in e.value for e in at.error)
+    at.text_input(key="rgr_blocks").set_value("![t](http://198.51.100.7/t.png)").run()  # shown as text, not fetched
+    shown = next(e.value for e in at.error if "is not a list of positive block sizes" in e.value)
+    assert "![t](" not in shown and "http://" not in shown, shown
     at.text_input(key="rgr_blocks").set_value("2,2,1").run()
     captions = " ".join(c.value for c in at.caption)
     assert "Every order has the same probability under CRP (alpha=1)" in captions
