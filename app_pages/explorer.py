@@ -449,17 +449,12 @@ def model_and_run_sidebar(S, ds, ds_key, source):
     return niw_choice
 
 
-# Settings of a run, as the run's config records them (setting name -> config key).
-RUN_SETTINGS = {"sweeps": "iters", "burn_in": "burn_in", "thin": "requested_thin", "seed": "seed",
-                "split_merge": "split_merge", "start": "init", "chains": "chains"}
-
-
 def current_config(data):
     """The settings a Start press would use now (for comparing with the shown run): the data (a PageData),
     each row's prior and its parameters, the run settings and the NIW choice."""
     S = settings()
     config = {"data_key": data.key, "niw_choice": {k: float(v) for k, v in data.niw_choice.items()}}
-    config.update({key: S[name] for name, key in RUN_SETTINGS.items()})
+    config.update({key: S[name] for name, key in es.RUN_SETTINGS.items()})
     for row in es.ROWS:
         config[es.prior_key(row)] = S[es.prior_key(row)]
         config.update({es.row_key(name, row): value for name, value in es.row_params(S, row).items()})
@@ -470,7 +465,7 @@ def changed_since(cfg, now):
     """Names (in the widgets' words) of the settings in which ``now`` (current_config) differs from the
     run's ``cfg``; a row whose prior changed is named once, not with each of its parameters."""
     words = {"data_key": "data", "niw_choice": "NIW prior",
-             **{key: es.BY_NAME[name].label for name, key in RUN_SETTINGS.items()},
+             **{key: es.BY_NAME[name].label for name, key in es.RUN_SETTINGS.items()},
              **{es.prior_key(row): f"{ROW_NAMES[row].lower()}'s prior" for row in es.ROWS}}
     names = []
     for key, value in now.items():

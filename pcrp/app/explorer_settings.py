@@ -30,7 +30,8 @@ MAX_VALUE_CHARS = 64
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting: kind is 'int', 'float', 'bool', 'choice' or 'digits' (a set of digits 0-9)."""
+    """One setting: kind is 'int', 'float', 'bool', 'choice' or 'digits' (a set of digits 0-9); run_key: the
+    name under which a run's config records it ("" for settings that are not the run's, such as the pace)."""
 
     name: str
     kind: str
@@ -39,6 +40,7 @@ class Setting:
     high: float = None
     choices: tuple = ()
     label: str = ""
+    run_key: str = ""
 
     def parse(self, text):
         """The value of a query-string ``text``; raises ValueError with a message for the user."""
@@ -190,17 +192,18 @@ SETTINGS = (
     Setting("embedding", "choice", "spectral", choices=("spectral", "pca"), label="MNIST embedding"),
     Setting("dims", "int", 2, 1, 50, label="MNIST dimensions"),
 ) + _row_settings() + (
-    Setting("sweeps", "int", 2000, 10, 100_000, label="sweeps"),
-    Setting("burn_in", "int", 500, 0, 99_999, label="burn-in"),
-    Setting("thin", "int", 5, 1, 1000, label="thin"),
-    Setting("seed", "int", 0, 0, 2**31 - 1, label="seed"),
-    Setting("split_merge", "bool", True, label="split-merge moves"),
-    Setting("start", "choice", "kmeans:10", choices=STARTS, label="start"),
-    Setting("chains", "int", 2, 1, 4, label="chains per prior"),
+    Setting("sweeps", "int", 2000, 10, 100_000, label="sweeps", run_key="iters"),
+    Setting("burn_in", "int", 500, 0, 99_999, label="burn-in", run_key="burn_in"),
+    Setting("thin", "int", 5, 1, 1000, label="thin", run_key="requested_thin"),
+    Setting("seed", "int", 0, 0, 2**31 - 1, label="seed", run_key="seed"),
+    Setting("split_merge", "bool", True, label="split-merge moves", run_key="split_merge"),
+    Setting("start", "choice", "kmeans:10", choices=STARTS, label="start", run_key="init"),
+    Setting("chains", "int", 2, 1, 4, label="chains per prior", run_key="chains"),
     Setting("pace", "choice", "100 sweeps/s", choices=tuple(PACES), label="pace"),
     Setting("present", "bool", False, label="presentation mode"),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
+RUN_SETTINGS = {s.name: s.run_key for s in SETTINGS if s.run_key}  # setting -> its key in a run's config
 PARAM_NAMES = tuple(dict.fromkeys(p.name for spec in PRIORS.values() for p in spec.params))
 ROW_PARAMS = {row_key(name, row): (row, name) for row in ROWS for name in PARAM_NAMES}  # setting -> (row, param)
 
