@@ -186,9 +186,11 @@ def page():
     work = choose_r_point_sweeps(ds.n, grid.size, folds, repeats, iters)
     seconds = work / POINT_SWEEPS_PER_SECOND
     st.caption(f"This run: {grid.size} values of r x {folds} folds x {repeats} repeat(s) x {iters:,} sweeps, plus one "
-               f"chain per r and {CHOOSE_R_START_CHAINS} CRP chains on all {ds.n:,} points = {work / 1e6:,.0f} million point-sweeps, about "
+               f"chain per r and {CHOOSE_R_START_CHAINS} CRP chains on all {ds.n:,} points = {work / 1e6:,.0f} million "
+               "point-sweeps, about "
                f"{seconds:,.0f} s of one core at {POINT_SWEEPS_PER_SECOND / 1e6:g} million point-sweeps per second "
-               f"(measured on Old Faithful; larger d is slower). A run may use at most {CHOOSE_R_BUDGET / 1e6:,.0f} million "
+               "(measured on Old Faithful; larger d is slower). A run may use at most "
+               f"{CHOOSE_R_BUDGET / 1e6:,.0f} million "
                f"(about {CHOOSE_R_BUDGET / POINT_SWEEPS_PER_SECOND / 60:.0f} minutes of one core); its fits take turns "
                "with every visitor's live chains on this server's cores, and stop when you leave the page.")
     if submitted:

@@ -425,7 +425,8 @@ def model_and_run_sidebar(S, ds, ds_key, source):
                 niw_choice["kappa0"] = st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4,
                                                        float(default.kappa0), format="%.4f", key=f"kappa0_{ds_key}")
                 niw_choice["nu0"] = st.number_input(f"nu0: degrees of freedom (> d - 1 = {ds.dim - 1})",
-                                                    float(ds.dim - 1) + 0.01, 1e4, float(default.nu0), key=f"nu0_{ds_key}")
+                                                    float(ds.dim - 1) + 0.01, 1e4, float(default.nu0),
+                                                    key=f"nu0_{ds_key}")
                 niw_choice["S0"] = st.number_input("S0 = s * identity, s =", 1e-6, 1e6, float(default.S0[0, 0]),
                                                    format="%.4f", key=f"s0_{ds_key}")
         st.header("Run")
@@ -883,8 +884,8 @@ def live_section(data, presentation):
         session_owner().adopt(run)
         changed = changed_since(run.config, current_config(data))
         if changed:
-            st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed since it "
-                       f"started: {', '.join(changed)}. Press **Start** to run with the current settings.")
+            st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
+                       f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     st.fragment(live_panel, run_every=REDRAW_SECONDS if state.polling else None)(data, presentation)
 

@@ -276,7 +276,8 @@ def exchangeability_section(chosen, priors):
         if not block_sizes or min(block_sizes) < 1 or sum(block_sizes) > 8:
             raise ValueError
     except ValueError:
-        st.error(f"'{inert(blocks_text)}' is not a list of positive block sizes adding up to at most 8, e.g. 3,1 or 2,2,1.")
+        st.error(f"'{inert(blocks_text)}' is not a list of positive block sizes adding up to at most 8, e.g. 3,1 "
+                 "or 2,2,1.")
     else:
         if compared:
             orders = arrival_orders(block_sizes)
