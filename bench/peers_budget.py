@@ -17,14 +17,10 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers import data  # noqa: E402
+from peers import data, fit_bgm  # noqa: E402
 
 
 def main():
-    from sklearn.mixture import BayesianGaussianMixture
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
     from pcrp.chains import DEFAULT_CHAINS, DEFAULT_ITERS
     from pcrp.estimator import PCRPMixture
     from pcrp.summary import nmi
@@ -42,11 +38,7 @@ def main():
           f"{'ESS logp':>8s} {'ESS K':>6s} {'R-hat':>6s}")
     for name in args.data.split(","):
         X, y = data(name, args.n)
-        bgm = make_pipeline(StandardScaler(), BayesianGaussianMixture(
-            n_components=20, weight_concentration_prior_type="dirichlet_process", random_state=0, max_iter=1000))
-        t0 = time.perf_counter()
-        bgm_labels = bgm.fit(X).predict(X)
-        t_bgm = time.perf_counter() - t0
+        bgm_labels, t_bgm = fit_bgm(X)
         print(f"{name:6s} {args.n:6,} {'BGM':>8s} | {t_bgm:6.2f} {1:6.2f} {np.unique(bgm_labels).size:3d} "
               f"{nmi(y, bgm_labels):6.3f}", flush=True)
         for chains, iters in budgets:
