@@ -28,7 +28,7 @@ from pcrp.model import PRIORS, WITHIN_SCALE, ModelError, resolve_niw
 from pcrp.posterior import summarise
 from pcrp.projection import id_like_columns, pca_projection
 from pcrp.sampler import SamplerError, warm_up
-from pcrp.summary import MIN_DRAWS, RHAT_THRESHOLD, nmi, oracle_alpha, rhat_warnings, vi
+from pcrp.summary import MIN_DRAWS, chains_agree, nmi, oracle_alpha, rhat_warnings, vi
 
 state = st.session_state
 REDRAW_SECONDS = 0.5
@@ -696,16 +696,15 @@ def rhat_badge(run, group):
         value = None
         if chain_set is not None and chain_set.n_kept >= MIN_DRAWS:
             diag = chain_set.diagnostics()
-            value = (diag["K"]["rhat"], diag["log_joint"]["rhat"])
+            value = (diag["K"]["rhat"], diag["log_joint"]["rhat"],
+                     chains_agree(diag["K"]) and chains_agree(diag["log_joint"]))
         cache[key] = (now, value, run.running)
     value = cache[key][1]
     if value is None:
         return "R-hat after a few kept draws"
-    worst = max((v for v in value if v is not None and np.isfinite(v)), default=float("nan"))
-    if not np.isfinite(worst):
-        return ":green[chains agree (R-hat undefined: K and the log joint do not vary)]"
-    text = f"R-hat {worst:.3f}"  # the worse of K's and the log joint's (both in the posterior tab)
-    return f":green[{text}: chains agree]" if worst <= RHAT_THRESHOLD else f":orange[{text}: chains disagree]"
+    worst = max((v for v in value[:2] if v is not None and np.isfinite(v)), default=float("nan"))
+    text = f"R-hat {worst:.3f}" if np.isfinite(worst) else "R-hat undefined"  # the worse of K's and the log joint's
+    return f":green[{text}: chains agree]" if value[2] else f":orange[{text}: chains disagree]"
 
 
 TINY_WORDS = f"grey = tiny, < {live_view.TINY_SHARE:.0%} of points"

@@ -39,7 +39,7 @@ from . import data as data_mod
 from .chains import run_chains
 from .cv import DEFAULT_GRID, cross_validate
 from .model import CRP, PRIORS, PowerCRP, make_prior, resolve_niw
-from .summary import RHAT_THRESHOLD, k_posterior, mean_and_mcse, metric_summary, oracle_alpha
+from .summary import RHAT_THRESHOLD, chains_agree, k_posterior, mean_and_mcse, metric_summary, oracle_alpha
 
 N_CHAINS = 4
 # A gap between our number and the paper's larger than this is explained on the page and in the report.
@@ -203,8 +203,9 @@ class MethodResult:
 
     @property
     def chains_agree(self):
-        """False when R-hat on K or on the log joint exceeds RHAT_THRESHOLD."""
-        return not any(value > RHAT_THRESHOLD for value in self.rhat.values())
+        """False when the chains disagree on K or on the log joint (:func:`pcrp.summary.chains_agree`: R-hat above
+        RHAT_THRESHOLD, or settled chains holding different values)."""
+        return chains_agree(self.diagnostics["K"]) and chains_agree(self.diagnostics["log_joint"])
 
 
 @dataclass

@@ -153,14 +153,30 @@ def mean_and_mcse(values):
     return mean, _quiet(az.mcse, values, method="mean")
 
 
+# A quantity is "settled" in a chain when at least this share of the chain's draws equal its most common value (a
+# K that almost never moves, a chain that stays on one partition). Rank-normalised R-hat and ESS rank such ties
+# and say nothing useful there: one stray draw in one chain reads as R-hat 1.1, and chains that hold different
+# constant values can read as nan. Settled quantities are judged by their values instead (:func:`chains_agree`).
+SETTLED_SHARE = 0.99
+
+
+def _settled_value(chain):
+    """(share of draws at the chain's most common value, that value) of one chain's draws (D,)."""
+    values, counts = np.unique(chain, return_counts=True)
+    top = int(np.argmax(counts))
+    return counts[top] / chain.size, float(values[top])
+
+
 def chain_diagnostics(values):
     """MCMC diagnostics of one quantity from (chain, draw) values, pooled and per chain.
 
-    Returns {"mean", "mcse", "rhat", "ess_bulk", "ess_tail", "per_chain": [{...}, ...]}.
+    Returns {"mean", "mcse", "rhat", "ess_bulk", "ess_tail", "settled", "agree", "per_chain": [{...}, ...]}.
     Pooled R-hat compares the chains (rank-normalised split R-hat; nan with one chain or
     constant values). A chain's own R-hat compares its two halves as if they were two chains
     (ArviZ splits each half again, so four quarters are compared): it flags a chain that is
     still drifting. ESS is in draws; MCSE is the Monte Carlo standard error of the mean.
+    settled: every chain holds one value in at least :data:`SETTLED_SHARE` of its draws (R-hat and ESS are then
+    not informative); agree: :func:`chains_agree` of this result.
     """
     import arviz as az
 
@@ -186,7 +202,26 @@ def chain_diagnostics(values):
               if half >= MIN_DRAWS else float("nan"))
         for chain in values
     ]
+    settled = [_settled_value(chain) for chain in values] if n_draws else []
+    out["settled"] = bool(settled) and all(share >= SETTLED_SHARE for share, _ in settled)
+    for entry, (share, value) in zip(out["per_chain"], settled):
+        entry["settled_share"], entry["settled_value"] = float(share), value
+    out["agree"] = chains_agree(out)
     return out
+
+
+def chains_agree(diag, threshold=RHAT_THRESHOLD):
+    """Whether the chains of one :func:`chain_diagnostics` result agree on that quantity.
+
+    Settled quantities (every chain at one value in at least SETTLED_SHARE of its draws) agree when every chain's
+    most common value is the same, whatever R-hat reads (ties make it meaningless: a K of 3.00 in every chain can
+    read as 1.1, and chains stuck at K = 1 and K = 3 as nan). Otherwise the chains agree when the pooled R-hat is
+    at most ``threshold`` (or undefined: a single chain, too few draws).
+    """
+    if diag.get("settled"):
+        return len({c["settled_value"] for c in diag.get("per_chain", [])}) <= 1
+    rhat = diag.get("rhat", float("nan"))
+    return rhat is None or math.isnan(rhat) or rhat <= threshold
 
 
 def _short(x):
@@ -194,19 +229,26 @@ def _short(x):
 
 
 def rhat_warnings(diagnostics, threshold=RHAT_THRESHOLD):
-    """Warning lines for every quantity whose pooled R-hat exceeds ``threshold``.
+    """Warning lines for every quantity on which the chains disagree (:func:`chains_agree`).
 
     diagnostics: {quantity name: :func:`chain_diagnostics` result}. Returns a list of strings
     (empty when the chains agree), each naming the figure and what to do.
     """
     lines = []
     for name, diag in diagnostics.items():
-        rhat = diag.get("rhat", float("nan"))
-        if rhat is not None and not math.isnan(rhat) and rhat > threshold:
-            means = ", ".join(_short(c["mean"]) for c in diag.get("per_chain", []))
+        if chains_agree(diag, threshold):
+            continue
+        if diag.get("settled"):
+            held = ", ".join(_short(c["settled_value"]) for c in diag.get("per_chain", []))
             lines.append(
-                f"R-hat on {name} is {rhat:.4f} (> {threshold}): the chains disagree (chain means {means}), so the "
-                "results still depend on where each chain started. Run more sweeps, or more split-merge moves per "
-                "sweep, and check again."
-            )
+                f"the chains hold {name} at different values (chain by chain: {held}) and never move between "
+                "them, so the results depend on where each chain started. Run more split-merge moves per sweep, "
+                "or more chains from unlike starts, and check again.")
+            continue
+        means = ", ".join(_short(c["mean"]) for c in diag.get("per_chain", []))
+        lines.append(
+            f"R-hat on {name} is {diag['rhat']:.4f} (> {threshold}): the chains disagree (chain means {means}), so the "
+            "results still depend on where each chain started. Run more sweeps, or more split-merge moves per "
+            "sweep, and check again."
+        )
     return lines

@@ -355,6 +355,26 @@ def test_rhat_flags_chains_that_disagree_and_not_chains_that_agree():
     assert np.isnan(chain_diagnostics(np.ones((2, 50)))["rhat"])  # identical constants: nothing to compare
 
 
+def test_a_settled_quantity_is_judged_by_its_values_not_by_rhat():
+    # Every chain holds K = 3 in 99.05% of 2,000 draws; 19 stray draws in two chains (at the start of one, the end of
+    # another) push rank-normalised R-hat past 1.01 through ties alone. The old rule (R-hat > 1.01) called this
+    # disagreement (the MFM false alarm on Sim 2); the chains agree.
+    K = np.full((4, 2000), 3.0)
+    K[0, :19], K[1, -19:] = 4, 2
+    near_constant = chain_diagnostics(K)
+    assert near_constant["rhat"] > 1.01 and near_constant["settled"] and near_constant["agree"]
+    assert rhat_warnings({"K": near_constant}) == []
+    # chains settled at different values disagree, whatever R-hat reads (inf here; nan for some ties)
+    collapsed = chain_diagnostics(np.array([[3.0] * 200, [3.0] * 200, [1.0] * 200, [3.0] * 199 + [2.0]]))
+    assert collapsed["settled"] and not collapsed["agree"]
+    (line,) = rhat_warnings({"K": collapsed})
+    assert "different values" in line and "3, 3, 1, 3" in line
+    # one value off 2% of the time is not settled: R-hat decides
+    moving = K.copy()
+    moving[2, :40] = 5
+    assert not chain_diagnostics(moving)["settled"]
+
+
 def test_metric_summary_pools_chains_with_mcse():
     true = np.repeat([0, 1], 5)
     draws = np.array([[true if (c + s) % 3 else np.zeros(10, int) for s in range(8)] for c in range(2)])
