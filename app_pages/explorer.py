@@ -23,9 +23,11 @@ from app_pages.shared import browser_key, guarded, inert, keep_browser_key, regi
 from pcrp import data, plots
 from pcrp.app import explorer_settings as es, live_charts, live_view
 from pcrp.density import predictive_density
-from pcrp.app.live_runs import PAUSED, RELOAD_SECONDS, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts, new_run
+from pcrp.app.live_runs import (PAUSED, RELOAD_SECONDS, RUNNING, SESSION_BUDGET_BYTES, ServerBusy, contrasting_starts,
+                                live_specs, new_run)
 from pcrp.model import PRIORS, WITHIN_SCALE, ModelError, resolve_niw
 from pcrp.posterior import summarise
+from pcrp.json_text import dumps
 from pcrp.projection import id_like_columns, pca_projection
 from pcrp.sampler import SamplerError, warm_up
 from pcrp.summary import MIN_DRAWS, chains_agree, nmi, oracle_alpha, rhat_warnings, vi
@@ -517,13 +519,13 @@ def start_run(data):
         config = {**current_config(data), "data": ds.description, "source": ds.source, "columns": ds.columns,
                   "standardized": ds.standardized, "niw": niw.as_dict(),
                   "priors": {k: p.params() for k, p in priors.items()}}
+        specs = live_specs(ds, priors, niw, iters=S["sweeps"], burn_in=S["burn_in"], thin=S["thin"], seed=S["seed"],
+                           inits=contrasting_starts(S["start"], S["chains"]), split_merge=S["split_merge"])
         with st.spinner("Preparing the sampler (compiling on first use)…"):
             warm_up()
             import arviz  # noqa: F401  (seconds on first import: here, not in the middle of the live view)
 
-            run = new_run(ds, priors, niw, iters=S["sweeps"], burn_in=S["burn_in"], thin=S["thin"], seed=S["seed"],
-                          inits=contrasting_starts(S["start"], S["chains"]), config=config,
-                          split_merge=S["split_merge"])
+            run = new_run(ds, specs, config=config)
         run.browser = browser_key()
         registry().add(run)
     except (ModelError, SamplerError, ServerBusy) as err:
@@ -1076,7 +1078,7 @@ def details(run):
             c[1].download_button(f"{name}: labels now (CSV)", lambda ch=chain: now_csv(ch),
                                  f"{file_stem(name)}_labels.csv", key=f"dl-labels-{name}",
                                  on_click="ignore")
-        st.download_button("Run configuration (JSON)", lambda: json.dumps(run.config, indent=2, default=str),
+        st.download_button("Run configuration (JSON)", lambda: dumps(run.config, indent=2),
                            "run_config.json", key="dl-config", on_click="ignore")
     with tabs[5]:
         st.caption(run.plan.describe())

@@ -96,7 +96,7 @@ def batch_rates(data_name, sweeps, chains, n=None):
     """Sweeps/s of the app's chains (``chains`` per prior, as the page starts them) run in their threads
     with nobody watching, for as long as the watched run is watched."""
     from pcrp import data
-    from pcrp.app.live_runs import contrasting_starts, new_run
+    from pcrp.app.live_runs import contrasting_starts, live_specs, new_run
     from pcrp.cv import builtin_r
     from pcrp.model import CRP, PowerCRP, resolve_niw
     from pcrp.sampler import warm_up
@@ -105,8 +105,8 @@ def batch_rates(data_name, sweeps, chains, n=None):
     ds = data.load(data_name, n=n)
     r, _ = builtin_r(data_name)  # the r the page starts with (the shipped CV r), not the default 1.1: at
     # Old Faithful's r = 1.7 the pCRP keeps about 2 clusters and sweeps about 3 times as fast as at 1.1
-    run = new_run(ds, {"CRP": CRP(1.0), "pCRP": PowerCRP(1.0, r)}, resolve_niw(ds.X), iters=sweeps,
-                  burn_in=sweeps // 4, thin=5, seed=0, inits=contrasting_starts("kmeans:10", chains))
+    run = new_run(ds, live_specs(ds, {"CRP": CRP(1.0), "pCRP": PowerCRP(1.0, r)}, resolve_niw(ds.X), iters=sweeps,
+                                 burn_in=sweeps // 4, thin=5, seed=0, inits=contrasting_starts("kmeans:10", chains)))
     run.start()
     time.sleep(2.0)
     before = {name: (time.perf_counter(), chain.done) for name, chain in run.chains.items()}

@@ -1,46 +1,36 @@
 """Several chains of the sampler, run side by side, and the container that holds them.
 
->>> chains = run_chains(X, PowerCRP(1, 1.4), resolve_niw(X), n_chains=4, iters=2000, burn_in=1000, thin=5,
-...                     seed=0, init=["one", "kmeans:10", "random:20"])
->>> chains.K.shape, chains.labels.shape          # (4, 2000), (4, 200, N)
+>>> spec = make_run_spec(X, prior="pcrp", prior_params={"r": 1.4}, seed=0)   # pcrp.run_spec
+>>> chains = run_chains(X, spec)                 # 4 chains from unlike starts, the automatic budget
+>>> chains.stop["reason"]                        # why it stopped: converged, or the cap
+>>> chains.K.shape, chains.labels.shape          # (4, T), (4, S, N)
 >>> chains.diagnostics()["K"]["rhat"]            # do the chains agree?
 >>> chains.save("run.npz"); ChainSet.load("run.npz")
 
-Chains run in threads (joblib, ``prefer="threads"``: the numba kernels release the GIL), each
-with its own seed stream spawned from one ``SeedSequence(seed)``, so a run is reproducible from
-its seed whatever the number of threads. Starts may differ per chain: chains from different starts
+The :class:`pcrp.run_spec.RunSpec` is :func:`run_chains`' only description of the run; it is saved as the
+ChainSet's ``config`` (with why the chains stopped) and a saved run reruns exactly from it. Chains run in threads
+(the numba kernels release the GIL), each with its own seed stream spawned from the spec's seed, so a run is
+reproducible from its seed whatever the number of threads. Starts differ per chain: chains from different starts
 that agree (R-hat near 1) are the evidence that the results depend on the model, not on the start.
-
-:func:`run_config` is the one shape of a run's settings (prior, NIW, schedule, seeds, moves,
-starts, data) for the CLI, the app, cross validation and the reproduction.
 """
 
 import io
 import json
 import os
+import threading
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .budget import block_numbers, judge, stop_reason
 from .files import FileRefused, atomic_write, npz_bytes_needed, open_npz, read_npz_array
-from .memory_plan import run_memory_plan
-from .sampler import SamplerError, check_memory, check_schedule, keep_schedule, label_dtype, parse_init, run
-
-# Starts used per chain when none is given, cycled: k-means++ (a good start, and the single-chain
-# default), everything in one cluster (under-dispersed in K) and 20 random clusters
-# (over-dispersed). Chains from such different starts show start dependence instead of hiding it.
-DEFAULT_INITS = ("kmeans:10", "one", "random:20")
-
-# The default run, defined once for `pcrp run` and PCRPMixture: four chains (R-hat needs two or more, and four
-# from different starts is the usual check, Vehtari et al. 2021, that the result does not depend on the start),
-# 2,000 sweeps of which the first 1,000 are burn-in, every 5th kept (200 draws per chain), all cores.
-DEFAULT_CHAINS = 4
-DEFAULT_ITERS = 2000
-DEFAULT_BURN_IN = 1000
-DEFAULT_THIN = 5
-DEFAULT_N_JOBS = -1
+from .json_text import dumps
+from .memory_plan import check_run_memory
+from .sampler import (ChainRecorder, ChainStopped, Sampler, SamplerError, check_memory, keep_schedule, label_dtype,
+                      warm_up)
 
 SM_STATS = ("splits_proposed", "splits_accepted", "merges_proposed", "merges_accepted")
 
@@ -52,90 +42,6 @@ _ARRAYS = ("K", "log_joint", "labels", "kept_sweeps", "seconds_per_sweep", "spli
 class ChainFileError(FileRefused):
     """A file :meth:`ChainSet.load` will not read: not an .npz, or arrays that disagree with each other or with
     the run's configuration. A ValueError; the message is one sentence naming the array and the problem."""
-
-
-def resolve_inits(init, n_chains):
-    """One start per chain: ``init`` is one value ('one', 'random:K', 'kmeans:K' or an (N,) array of
-    labels) used by every chain, or a list/tuple of values cycled over the chains; None means
-    :data:`DEFAULT_INITS`. Checks each value and returns a list of n_chains starts."""
-    if init is None:
-        init = DEFAULT_INITS
-    if isinstance(init, (str, np.ndarray)):
-        init = [init]
-    elif not isinstance(init, (list, tuple)) or len(init) == 0:
-        raise SamplerError(
-            "init must be one start ('one', 'random:K', 'kmeans:K' or an array of labels) or a non-empty "
-            f"list of starts, one per chain (got {init!r})."
-        )
-    starts = [value if isinstance(value, str) else np.asarray(value) for value in init]
-    for value in starts:
-        parse_init(value)
-    return [starts[c % len(starts)] for c in range(n_chains)]
-
-
-def chain_seeds(seed, n_chains):
-    """Independent per-chain seeds (ints) spawned from ``SeedSequence(seed)``; seed None draws fresh entropy."""
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise SamplerError(f"seed must be a whole number >= 0, or None for a fresh one (got {seed!r}).")
-    children = np.random.SeedSequence(seed).spawn(n_chains)
-    return [int(child.generate_state(1, dtype=np.uint64)[0]) for child in children]
-
-
-def data_description(dataset, name=None):
-    """What a run's configuration records about a :class:`pcrp.data.Dataset`."""
-    return {
-        "data": name or dataset.name,
-        "standardize": bool(dataset.standardized),
-        "columns": list(dataset.columns),
-        "n": int(dataset.n),
-        "d": int(dataset.dim),
-        "data_source": dataset.source,
-    }
-
-
-def _describe_init(value):
-    return value if isinstance(value, str) else "labels"
-
-
-def run_config(prior, niw, *, iters, burn_in, thin, seed, chain_seeds=None, inits=None, moves=None, data=None):
-    """The settings of a run as one JSON-serialisable dict: the one shape used everywhere.
-
-    prior: a seating prior from pcrp.model.PRIORS: its ``prior.params()`` (``prior``, the registry name, and its own
-        parameters only, e.g. ``alpha`` and ``r`` for the pCRP, ``gamma`` and ``lam`` for the MFM).
-    niw: the resolved NIW hyperparameters (``m0``, ``kappa0``, ``nu0``, ``S0``).
-    iters, burn_in, thin: the schedule; seed: the run's seed as given; chain_seeds: the per-chain seeds.
-    inits: the start of each chain ('labels' for a given array); ``n_chains`` is its length.
-    moves: the sampler's move options as passed to :class:`pcrp.sampler.Sampler` (``split_merge``, ...).
-    data: a description of the data (:func:`data_description`, or at least ``n`` and ``d``).
-    """
-    inits = list(inits or [])
-    config = {
-        **prior.params(),
-        **niw.as_dict(),
-        "iters": int(iters),
-        "burn_in": int(burn_in),
-        "thin": int(thin),
-        "seed": None if seed is None else int(seed),
-        "n_chains": len(inits),
-        "chain_seeds": [int(s) for s in (chain_seeds or [])],
-        "init": [_describe_init(v) for v in inits],
-        **_jsonable(moves or {}),
-        **_jsonable(data or {}),
-    }
-    return config
-
-
-def _jsonable(value):
-    """Plain Python types for json.dumps (numpy scalars and arrays converted)."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 @dataclass
@@ -150,8 +56,12 @@ class ChainSet:
     split_merge_stats: (C, 4) int64 totals [splits proposed, accepted, merges proposed, accepted].
     split_merge_history: (C, S, 4) int64, the same counts over the sweeps since the previous kept draw
         (the first kept draw counts from the start of the chain).
-    config: :func:`run_config` of the run (holds the starts, seeds and schedule).
+    config: the run's specification (:meth:`pcrp.run_spec.RunSpec.as_dict`), with the schedule it ran (``iters``,
+        ``burn_in``, ``thin``) and why it stopped (``stop``: :func:`pcrp.budget.stop_reason` and the verdict).
     wall_seconds: wall-clock seconds :func:`run_chains` spent sampling (NaN for a loaded file: not saved).
+
+    Diagnostics of K and the log joint (and their ArviZ export) use every sweep after burn-in: both are recorded
+    at every sweep; only the label draws are thinned, for memory.
     """
 
     K: np.ndarray
@@ -185,8 +95,24 @@ class ChainSet:
         return list(self.config.get("init", []))
 
     @property
+    def stop(self):
+        """Why the chains stopped: {"reason": sentence, "converged": bool or None, "verdict": ...} ({} for files
+        written before the automatic budget)."""
+        return dict(self.config.get("stop") or {})
+
+    @property
+    def K_after_burn_in(self):
+        """(C, T - burn_in) K at every sweep after burn-in: what diagnostics, mean K and modes use."""
+        return self.K[:, self.burn_in:]
+
+    @property
+    def log_joint_after_burn_in(self):
+        """(C, T - burn_in) log joint at every sweep after burn-in."""
+        return self.log_joint[:, self.burn_in:]
+
+    @property
     def kept_K(self):
-        """(C, S) K at the kept sweeps: the draws that diagnostics and summaries use."""
+        """(C, S) K at the kept sweeps (those whose labels were kept)."""
         return self.K[:, self.kept_sweeps - 1]
 
     @property
@@ -199,35 +125,38 @@ class ChainSet:
         return self.labels.reshape(-1, self.n_points)
 
     def diagnostics(self):
-        """R-hat, bulk and tail ESS and MCSE of K and of the log joint over the kept draws, pooled and
-        per chain (:func:`pcrp.summary.chain_diagnostics`), as a JSON-serialisable dict."""
+        """R-hat, bulk and tail ESS and MCSE of K and of the log joint over every sweep after burn-in, pooled and
+        per chain (:func:`pcrp.summary.chain_diagnostics`), as a JSON-serialisable dict: the numbers that
+        ``arviz.summary(self.to_inference_data())`` prints. (The log joint is recorded rounded to 1e-6 nats:
+        :data:`pcrp.sampler.LOG_JOINT_DECIMALS`.)"""
         from .summary import chain_diagnostics
 
+        T = int(self.K.shape[1])
         return {
-            "K": chain_diagnostics(self.kept_K),
-            # rounded to 1e-6 nats: the same partition's log joint differs in its last bits between the
-            # rank-one updates and a recomputation, and rank-normalised R-hat would rank that rounding noise
-            "log_joint": chain_diagnostics(np.round(self.kept_log_joint, 6)),
-            "draws": f"{self.n_kept} kept draws per chain (sweeps {self.burn_in + 1}-{int(self.K.shape[1])}, "
-                     f"thin {self.config.get('thin', 1)}), {self.n_chains} chain(s)",
+            "K": chain_diagnostics(self.K_after_burn_in),
+            "log_joint": chain_diagnostics(self.log_joint_after_burn_in),
+            "draws": f"{T - self.burn_in:,} sweeps per chain after burn-in (sweeps {self.burn_in + 1:,}-{T:,}; "
+                     f"labels kept every {self.config.get('thin', 1)}: {self.n_kept:,} draws), {self.n_chains} chain(s)",
         }
 
     def to_inference_data(self, observed=None, labels=True):
-        """The kept draws as ArviZ InferenceData.
+        """The chains as ArviZ InferenceData.
 
-        posterior: ``K`` and ``log_joint`` (chain, draw), the draw coordinate = the 1-based sweep of each kept
-        draw, so ``az.summary(idata)`` lists exactly these two; labels (when ``labels``): ``labels`` (chain, draw,
-        point) in a group of its own, ``idata.labels`` (cluster codes are arbitrary per draw: R-hat or ESS of a
-        label means nothing); sample_stats: split-merge proposals and acceptances since the previous kept draw
-        (chain, draw); observed_data: ``X`` (point, feature), the data the sampler saw, when ``observed`` (N, d)
-        is given; attrs: the run configuration as JSON.
+        posterior: ``K`` and ``log_joint`` (chain, draw) at every sweep after burn-in, the draw coordinate = the
+        1-based sweep, so ``az.summary(idata)`` lists exactly these two and prints the R-hat and ESS of
+        :meth:`diagnostics`; sample_stats: split-merge proposals and acceptances since the previous kept draw
+        (chain, draw) at the kept sweeps; labels (when ``labels``): ``labels`` (chain, draw, point) at the kept
+        sweeps in a group of its own, ``idata.labels`` (cluster codes are arbitrary per draw: R-hat or ESS of a
+        label means nothing); observed_data: ``X`` (point, feature), the data the sampler saw, when ``observed``
+        (N, d) is given; attrs: the run configuration as JSON.
         """
         import arviz as az
         import xarray as xr
 
-        coords = {"chain": np.arange(self.n_chains), "draw": self.kept_sweeps}
-        history = self.split_merge_history
-        attrs = {"config": json.dumps(self.config), "inference_library": "pcrp"}
+        sweeps = np.arange(self.burn_in + 1, int(self.K.shape[1]) + 1)
+        chain = np.arange(self.n_chains)
+        kept = {"chain": chain, "draw": self.kept_sweeps}
+        attrs = {"config": dumps(self.config), "inference_library": "pcrp"}
         groups = {}
         if observed is not None:
             observed = np.asarray(observed, dtype=float)
@@ -236,20 +165,22 @@ class ChainSet:
                                  f"{observed.shape}).")
             groups["observed_data"] = {"X": observed}
         idata = az.from_dict(
-            posterior={"K": self.kept_K, "log_joint": self.kept_log_joint},
-            sample_stats={name: history[:, :, j] for j, name in enumerate(SM_STATS)},
-            coords={**coords, "point": np.arange(self.n_points),
+            posterior={"K": self.K_after_burn_in, "log_joint": self.log_joint_after_burn_in},
+            coords={"chain": chain, "draw": sweeps, "point": np.arange(self.n_points),
                     "feature": np.arange(0 if observed is None else observed.shape[1])},
             dims={"X": ["point", "feature"]},
             attrs=attrs,
             **groups,
         )
-        if labels:
-            dataset = xr.Dataset({"labels": (("chain", "draw", "point"), self.labels)},
-                                 coords={**coords, "point": np.arange(self.n_points)}, attrs=attrs)
-            with warnings.catch_warnings():  # "labels" is not one of ArviZ's standard group names, on purpose
-                warnings.simplefilter("ignore", UserWarning)
-                idata.add_groups(labels=dataset)
+        history = self.split_merge_history
+        extra = {"sample_stats": xr.Dataset({name: (("chain", "draw"), history[:, :, j])
+                                             for j, name in enumerate(SM_STATS)}, coords=kept, attrs=attrs)}
+        if labels:  # "labels" is not one of ArviZ's standard group names, on purpose
+            extra["labels"] = xr.Dataset({"labels": (("chain", "draw", "point"), self.labels)},
+                                         coords={**kept, "point": np.arange(self.n_points)}, attrs=attrs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            idata.add_groups(extra)
         return idata
 
     def save(self, path, extra=None):
@@ -262,21 +193,23 @@ class ChainSet:
         atomic_write(path, lambda f: self._write(f, extra), "wb")
 
     def netcdf_bytes(self):
-        """K and the log joint at the kept draws as a NetCDF (version 3) file, as ``bytes`` (for a download).
+        """K and the log joint at every sweep after burn-in as a NetCDF (version 3) file, as ``bytes`` (for a
+        download): the posterior group of :meth:`to_inference_data`.
 
-        Variables ``K`` (int32) and ``log_joint`` (float64), both (chain, draw) with C chains and S kept draws;
-        coordinates ``chain`` (0..C-1) and ``draw`` (the 1-based sweep of each kept draw, as in
-        :meth:`to_inference_data`); attribute ``config``, the run configuration as JSON. Read it back with
+        Variables ``K`` (int32) and ``log_joint`` (float64), both (chain, draw) with C chains and T - burn_in sweeps;
+        coordinates ``chain`` (0..C-1) and ``draw`` (the 1-based sweep, as in :meth:`to_inference_data`);
+        attribute ``config``, the run configuration as JSON. Read it back with
         ``xarray.open_dataset(path)``; ``arviz.convert_to_inference_data(xarray.open_dataset(path))`` makes it
         the posterior group of an InferenceData.
         """
         import xarray as xr
 
         dataset = xr.Dataset(
-            {"K": (("chain", "draw"), self.kept_K.astype(np.int32)),
-             "log_joint": (("chain", "draw"), self.kept_log_joint.astype(np.float64))},
-            coords={"chain": np.arange(self.n_chains, dtype=np.int32), "draw": self.kept_sweeps.astype(np.int32)},
-            attrs={"config": json.dumps(self.config), "inference_library": "pcrp"},
+            {"K": (("chain", "draw"), self.K_after_burn_in.astype(np.int32)),
+             "log_joint": (("chain", "draw"), self.log_joint_after_burn_in.astype(np.float64))},
+            coords={"chain": np.arange(self.n_chains, dtype=np.int32),
+                    "draw": np.arange(self.burn_in + 1, int(self.K.shape[1]) + 1, dtype=np.int32)},
+            attrs={"config": dumps(self.config), "inference_library": "pcrp"},
         )
         return bytes(dataset.to_netcdf(engine="scipy"))  # without a path xarray returns a memoryview
 
@@ -288,7 +221,7 @@ class ChainSet:
 
     def _write(self, f, extra):
         arrays = {name: getattr(self, name) for name in _ARRAYS}
-        arrays["config"] = np.array(json.dumps(self.config))
+        arrays["config"] = np.array(dumps(self.config))
         arrays.update(extra or {})
         np.savez_compressed(f, **arrays)
 
@@ -463,94 +396,149 @@ def check_result_arrays(arrays, config, name="the file"):
     return data
 
 
-def _check_sampler_options(options):
-    import inspect
-
-    from .sampler import Sampler
-
-    known = [name for name, p in inspect.signature(Sampler).parameters.items()
-             if p.kind == p.KEYWORD_ONLY and name not in ("init", "seed")]
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise SamplerError(f"unknown sampler option {', '.join(unknown)}; the sampler accepts: {', '.join(known)}.")
+# Checkpoints per block: the automatic budget judges the chains at each (and may stop there, its burn-in being the
+# block's start); a fixed budget reports progress at each.
+AUTO_CHECKPOINTS = 4
+FIXED_CHECKPOINTS = 10
 
 
-def _run_one(X, prior, niw, iters, burn_in, thin, seed, init, index, callback, sampler_options, work=None,
-             labels_out=None):
-    def report(sampler, done):
-        if callback is not None:
-            callback(index, done)
+@dataclass(frozen=True)
+class Progress:
+    """What :func:`run_chains` tells ``on_block`` at a checkpoint: sweeps per chain so far, the most the budget
+    allows, seconds since sampling began, and the :class:`pcrp.budget.Verdict` of the sweeps after burn-in (None
+    while every sweep so far is burn-in)."""
 
-    chain = run(X, prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed, init=init, callback=report,
-                work=work, labels_out=labels_out, **sampler_options)
-    history = np.diff(chain.split_merge_at_kept, axis=0, prepend=np.zeros((1, 4), dtype=np.int64))
-    return chain, history
+    sweeps: int
+    max_sweeps: int
+    seconds: float
+    verdict: object
 
 
-def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1, seed=None, n_jobs=-1,
-               data=None, callback=None, work=None, **sampler_options):
-    """Run ``n_chains`` chains of the sampler in threads; returns a :class:`ChainSet`.
+class _Block:
+    """One block of sweeps (start, end]: its burn-in, the sweeps whose labels it keeps (1-based) and their buffers
+    (C, kept, N) labels and (C, kept, 4) split-merge totals, and the checkpoints where the chains are judged."""
 
-    X: (N, d) data; prior: a seating prior; niw: resolved NIW hyperparameters.
-    init: one start for every chain or a list cycled over the chains (:func:`resolve_inits`);
-        None cycles :data:`DEFAULT_INITS`.
-    iters, burn_in, thin: the schedule; draws are kept at :func:`pcrp.sampler.keep_schedule`.
-    seed: int >= 0 or None; chain c uses the c-th seed spawned from it (:func:`chain_seeds`).
-    n_jobs: threads (joblib semantics: -1 = all cores, None = 1 unless inside a joblib context).
-    data: description of the data for the configuration (:func:`data_description`); default n and d.
-    callback(chain_index, sweeps_done): called from the worker threads after each chunk of sweeps.
-    work: a :class:`pcrp.compute.WorkTicket` (the app's): the chains' point-sweeps count against its budget,
-        their kernel calls take its compute slots, and its cancellation stops them (see :func:`pcrp.sampler.run`).
-    sampler_options: passed to :class:`pcrp.sampler.Sampler` (``split_merge=...`` and other moves)
-        and recorded in the configuration.
+    def __init__(self, start, end, burn_in, thin, n_chains, n_points, checkpoints):
+        self.start, self.end, self.burn_in, self.thin = start, end, burn_in, thin
+        self.kept = keep_schedule(end, burn_in, thin)
+        self.kept = self.kept[self.kept > start]
+        self.mask = np.zeros(end - start, dtype=bool)
+        self.mask[self.kept - start - 1] = True
+        self.labels = np.empty((n_chains, self.kept.size, n_points), dtype=label_dtype(n_points))
+        self.sm = np.empty((n_chains, self.kept.size, 4), dtype=np.int64)
+        self.checkpoints = sorted({start + round((end - start) * (j + 1) / checkpoints) for j in range(checkpoints)})
+
+    def rows_before(self, sweep):
+        """How many kept sweeps of this block are at or before ``sweep``."""
+        return int(np.searchsorted(self.kept, sweep, side="right"))
+
+
+def _blocks(spec):
+    """The :class:`_Block` arguments (start, end, burn_in, thin, checkpoints) of each block the budget may run. A
+    fixed budget is one block; each block of the automatic budget keeps the labels of its own sweeps only (the
+    next block's burn-in is all of them), and its first block is judged at its end only."""
+    out, start = [], 0
+    for end, burn_in, thin in block_numbers(spec.budget, spec.thin, spec.max_kept):
+        checkpoints = FIXED_CHECKPOINTS if not spec.budget.auto else (1 if start == 0 else AUTO_CHECKPOINTS)
+        out.append((start, end, burn_in, thin, checkpoints))
+        start = end
+    return out
+
+
+def run_chains(X, spec, *, callback=None, on_block=None, work=None):
+    """Run the chains that ``spec`` (a :class:`pcrp.run_spec.RunSpec`) describes on X (N, d), in threads; returns
+    a :class:`ChainSet` whose config is the spec, the schedule it ran and why it stopped.
+
+    A fixed budget runs its sweeps; the automatic budget runs block after block, judging the chains
+    (:func:`pcrp.budget.judge`) at checkpoints within each block, and stops at the first that passes (its burn-in
+    is then the block's start: at least half of the sweeps), or at its cap (:mod:`pcrp.budget`). The memory plan
+    (``spec.memory``) is checked against the memory available before anything is allocated.
+    callback(chain_index, sweeps_done): from the chains' threads, after each kernel call.
+    on_block(progress): from this thread at each checkpoint, a :class:`Progress` (for progress lines).
+    work: a :class:`pcrp.compute.WorkTicket` (the app's): the chains' point-sweeps (at the budget's most) count
+        against its budget, their kernel calls take its compute slots, and its cancellation stops them.
     """
-    import joblib
-
-    if isinstance(n_chains, bool) or not isinstance(n_chains, (int, np.integer)) or n_chains < 1:
-        raise SamplerError(f"n_chains must be a whole number >= 1 (got {n_chains!r}).")
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
-        raise SamplerError(f"n_jobs must be a whole number: threads to use, or -1 for all cores (got {n_jobs!r}).")
-    iters, burn_in, thin = check_schedule(iters, burn_in, thin)  # also refuses a schedule that keeps no draw
-    inits = resolve_inits(init, n_chains)
-    seeds = chain_seeds(seed, n_chains)
     X = np.ascontiguousarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise SamplerError(f"X must be an (N, d) array (got shape {X.shape}).")
-    N, d = X.shape
-    threads = min(n_jobs, n_chains) if n_jobs is not None and n_jobs > 0 else n_jobs
-    # every chain's kept draws and the samplers running at once, before any is allocated
-    plan = run_memory_plan(N, d, n_chains=n_chains, iters=iters, burn_in=burn_in, thin=thin, inits=inits,
-                           n_jobs=n_jobs)
-    check_memory(plan.parts["draws"] + plan.parts["samplers"],
-                 f"This run of {n_chains} chain(s) ({iters:,} sweeps, {(iters - burn_in) // thin:,} kept "
-                 f"draws of {N:,} labels each)", "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
-    # the chains write their kept draws straight into one (C, kept, N) array: no stacking copy at the end
-    all_labels = np.empty((n_chains, keep_schedule(iters, burn_in, thin).size, N), dtype=label_dtype(N))
-    sampler_options.setdefault("split_merge", True)
-    _check_sampler_options(sampler_options)
+    if X.ndim != 2 or X.shape != (spec.n_points, spec.dim):
+        raise SamplerError(f"X must be the ({spec.n_points}, {spec.dim}) data the run was specified for "
+                           f"(got shape {X.shape}).")
+    C, N = spec.n_chains, spec.n_points
+    check_run_memory(spec.memory, f"This run of {C} chain(s) of up to {spec.max_sweeps:,} sweeps of {N:,} points, "
+                                  "with its summaries")
     if work is not None:
-        work.reserve(n_chains * iters * X.shape[0], f"{n_chains} chain(s) of {iters:,} sweeps")
-    tasks = [joblib.delayed(_run_one)(X, prior, niw, iters, burn_in, thin, seeds[c], inits[c], c, callback,
-                                      sampler_options, work, all_labels[c]) for c in range(n_chains)]
+        work.reserve(C * spec.max_sweeps * N, f"{C} chain(s) of up to {spec.max_sweeps:,} sweeps")
+    if not _kernels_ready():
+        warm_up()  # compile (or load from the cache) once, before the chains' threads start
+    stop = threading.Event()
     started = time.perf_counter()
-    results = joblib.Parallel(n_jobs=threads, prefer="threads")(tasks)
+
+    def make(c):
+        sampler = Sampler(X, spec.prior, spec.niw, split_merge=spec.split_merge, init=spec.inits[c],
+                          seed=spec.chain_seeds[c])
+        return ChainRecorder(sampler, spec.max_sweeps)
+
+    def advance(c, block, until):
+        recorder = recorders[c]
+        done, rows = recorder.done, block.rows_before(recorder.done)
+        report = None if callback is None else (lambda sweeps: callback(c, sweeps))
+        recorder.advance(until, block.mask[done - block.start:until - block.start], block.labels[c, rows:],
+                         block.sm[c, rows:], work=work, callback=report, stop=stop)
+
+    def all_chains(fn, *args):
+        futures = [pool.submit(fn, c, *args) for c in range(C)]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            stop.set()  # the other chains end at their next kernel call
+            for f in futures:
+                try:
+                    f.result()
+                except (ChainStopped, Exception):
+                    pass
+            raise
+
+    with ThreadPoolExecutor(max_workers=spec.threads, thread_name_prefix="pcrp-chain") as pool:
+        recorders = all_chains(lambda c: make(c))
+        done = False
+        for start, end, burn_in, thin, checkpoints in _blocks(spec):
+            block = _Block(start, end, burn_in, thin, C, N, checkpoints)
+            for sweep in block.checkpoints:
+                all_chains(advance, block, sweep)
+                verdict = None
+                if sweep > burn_in and (spec.budget.auto or on_block is not None or sweep == end):
+                    verdict = judge(np.stack([r.K[burn_in:sweep] for r in recorders]),
+                                    np.stack([r.log_joint[burn_in:sweep] for r in recorders]), spec.budget, sweep,
+                                    burn_in)
+                if on_block is not None:
+                    on_block(Progress(sweep, spec.max_sweeps, time.perf_counter() - started, verdict))
+                if spec.budget.auto and verdict is not None and verdict.passed:
+                    done = True
+                    break
+            if done:
+                break
     wall_seconds = time.perf_counter() - started
-    chains = [chain for chain, _ in results]
-    moves = dict(sampler_options)
-    moves["split_merge"] = int(moves["split_merge"])
-    if data is None:
-        data = {"n": int(X.shape[0]), "d": int(X.shape[1])}
-    config = run_config(prior, niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed, chain_seeds=seeds,
-                        inits=inits, moves=moves, data=data)
-    N = X.shape[0]
+    T = recorders[0].done
+    S = block.rows_before(T)
+    history = np.diff(block.sm[:, :S], axis=1, prepend=np.zeros((C, 1, 4), dtype=np.int64))
+    config = spec.as_dict()
+    config.update(iters=int(T), burn_in=int(burn_in), thin=int(thin),
+                  stop={"reason": stop_reason(spec.budget, verdict),
+                        "converged": bool(verdict.passed) if spec.budget.auto else None,
+                        "verdict": verdict.as_dict()})
     return ChainSet(
-        K=np.stack([c.K for c in chains]),
-        log_joint=np.stack([c.log_joint for c in chains]),
-        labels=all_labels,
-        kept_sweeps=chains[0].kept_sweeps.copy(),
-        seconds_per_sweep=np.array([c.seconds_per_sweep for c in chains]),
-        split_merge_stats=np.stack([np.asarray(c.split_merge_stats[:4], dtype=np.int64) for c in chains]),
-        split_merge_history=np.stack([history for _, history in results]),
+        K=np.stack([r.K[:T] for r in recorders]),
+        log_joint=np.stack([r.log_joint[:T] for r in recorders]),
+        labels=block.labels[:, :S] if S < block.kept.size else block.labels,
+        kept_sweeps=block.kept[:S].copy(),
+        seconds_per_sweep=np.array([r.kernel_seconds / T for r in recorders]),
+        split_merge_stats=np.stack([r.sampler.sm_stats[:4].astype(np.int64) for r in recorders]),
+        split_merge_history=history,
         config=config,
         wall_seconds=wall_seconds,
     )
+
+
+def _kernels_ready():
+    from ._kernels import gibbs
+
+    return bool(gibbs.gibbs_sweeps.signatures)

@@ -1,10 +1,11 @@
 """The ``pcrp`` command line.
 
     pcrp run DATA [--prior {crp,pcrp,py,mfm,sfm}] [--alpha A] [--r R] [--sigma S] [--gamma G] [--lam L]
-             [--k-max K] --iters T --burn-in B --thin S --seed SEED
-             [--chains C] [--init START[,START..]] [--loss vi|binder] [--n-jobs J] [--no-split-merge]
-             [--m0 V1,V2,..] [--kappa0 X] [--nu0 X] [--s0 X] [--standardize | --no-standardize]
+             [--k-max K] [--budget auto | --iters T [--burn-in B]] [--max-iters T] [--thin S] [--seed SEED]
+             [--chains C] [--init START[,START..]] [--loss vi|binder] [--n-jobs J] [--split-merge M |
+             --no-split-merge] [--m0 V1,V2,..] [--kappa0 X] [--nu0 X] [--s0 X] [--standardize | --no-standardize]
              [--columns c1,c2] --out RESULT.npz
+    pcrp rerun RESULT.npz --out NEW.npz
 
     pcrp cv DATA [--r-grid 1.01,1.05,..] [--folds F] [--repeats R] [--iters T] [--burn-in B] [--thin S]
              [--alpha A] [--seed SEED] [--n-jobs J] [--scheduler ADDRESS] [--out-csv F] [--out-json F]
@@ -22,7 +23,6 @@ imported inside :func:`main`'s handlers, so that Ctrl-C during start-up is one l
 """
 
 import argparse
-import json
 import os
 import sys
 import warnings
@@ -89,7 +89,7 @@ def _add_parallel_options(p):
 
 
 def _flag(name):
-    return "--" + name.replace("_", "-")
+    return "--" + name.replace("_", "-")  # the flag of a prior parameter (pcrp.params.Param.flag)
 
 
 def _add_prior_options(p):
@@ -131,6 +131,8 @@ def prior_from_args(args):
         flags = " and ".join(_flag(name) for name in stray)
         raise CliError(f"{flags} {'does' if len(stray) == 1 else 'do'} not apply to --prior {spec.name} "
                        f"({spec.label}); its parameters are {have}. Leave {flags} out.")
+    given = {name: spec.param(name).check(value, f"the {spec.label}", CliError, name=_flag(name))
+             for name, value in given.items()}
     note = None
     if spec.name == "pcrp" and "r" not in given:
         from .cv import builtin_r
@@ -161,9 +163,58 @@ def _add_data_options(p):
     p.add_argument("--dims", type=_whole, help=f"MNIST embedding dimensions, 1-50 (default {DIMS_DEFAULT})")
 
 
+# The run settings `pcrp run` takes, each a flag made from its declaration (pcrp.run_spec.RUN_PARAMS).
+RUN_FLAGS = ("n_chains", "iters", "burn_in", "thin", "max_iters", "seed", "n_jobs", "split_merge")
+
+
+def _add_run_options(p, names=RUN_FLAGS):
+    """One flag per run setting in ``names``, made from its declaration (bounds, default and meaning in the help);
+    a flag defaults to None, which the run specification resolves to the declared default. ``--budget auto`` (the
+    default) and ``--no-split-merge`` are the two words that are not numbers."""
+    from .budget import AUTO_ESS, AUTO_MAX_ITERS
+    from .run_spec import RUN_PARAMS
+
+    for name in names:
+        param = RUN_PARAMS[name]
+        default = {"iters": "none: the automatic budget", "burn_in": "half of --iters",
+                   "seed": "a fresh seed, printed and recorded"}.get(name) or f"{param.default:g}"
+        p.add_argument(param.flag, dest=name, type=_whole, metavar=name.split("_")[-1].upper(),
+                       help=f"{param.help} {param.label} in {param.interval()} (default {default})".replace("%", "%%"))
+    if "iters" in names:
+        p.add_argument("--budget", choices=("auto",),
+                       help=f"auto (the default unless --iters is given): run until split R-hat <= 1.01 and bulk ESS "
+                            f">= {AUTO_ESS:g} for K and the log joint with one mode, or --max-iters sweeps "
+                            f"(default {AUTO_MAX_ITERS:,}), and say which stopped it")
+    if "split_merge" in names:
+        p.add_argument("--no-split-merge", action="store_true",
+                       help="plain Gibbs as in the paper (same as --split-merge 0)")
+
+
+def run_settings(args, names=RUN_FLAGS):
+    """{setting: value} of the run flags given on the command line, each checked against its declaration and
+    named as typed in the message; the others are left to the run specification's defaults."""
+    from .run_spec import RUN_PARAMS
+
+    out = {}
+    for name in names:
+        value = getattr(args, name, None)
+        if value is not None:
+            param = RUN_PARAMS[name]
+            out[name] = param.check(value, "the run", CliError, name=param.flag)
+    if getattr(args, "no_split_merge", False):
+        if out.get("split_merge", 0):
+            raise CliError("--no-split-merge and --split-merge contradict each other: give one.")
+        out["split_merge"] = 0
+    if getattr(args, "budget", None) == "auto" and "iters" in out:
+        raise CliError("--budget auto and --iters contradict each other: --iters fixes the sweeps; leave one out.")
+    if "n_jobs" in out and out["n_jobs"] == 0:
+        raise CliError("--n-jobs must be -1 (all cores) or a whole number from 1 to the cores (got 0).")
+    return out
+
+
 def build_parser():
-    from .chains import DEFAULT_BURN_IN, DEFAULT_CHAINS, DEFAULT_INITS, DEFAULT_ITERS, DEFAULT_N_JOBS, DEFAULT_THIN
     from .cv import DEFAULT_GRID
+    from .run_spec import DEFAULT_INITS
     from .partition import DEFAULT_LOSS, LOSSES
     from .reproduce import EXPERIMENTS
 
@@ -183,17 +234,7 @@ def build_parser():
     )
     _add_data_options(p)
     _add_prior_options(p)
-    p.add_argument("--iters", type=_whole, default=DEFAULT_ITERS, help="Gibbs sweeps in all (default %(default)s)")
-    p.add_argument("--burn-in", type=_whole, default=DEFAULT_BURN_IN,
-                   help="sweeps discarded before keeping draws (default %(default)s)")
-    p.add_argument("--thin", type=_whole, default=DEFAULT_THIN,
-                   help="keep every thin-th sweep after burn-in (default %(default)s)")
-    p.add_argument("--seed", type=_whole, default=0,
-                   help="seed of the run, >= 0; each chain gets its own stream (default 0)")
-    p.add_argument("--chains", type=_whole, default=DEFAULT_CHAINS,
-                   help=f"chains from different starts, run in parallel threads (default {DEFAULT_CHAINS}: R-hat "
-                        "needs two or more, and four from different starts is the usual check that the result "
-                        "does not depend on where the sampler started)")
+    _add_run_options(p)
     p.add_argument("--init", default=",".join(DEFAULT_INITS),
                    help="start of each chain: one | random:K | kmeans:K (K at most the number of points), or a "
                         f"comma-separated list used per chain and cycled (default {','.join(DEFAULT_INITS)}: a good "
@@ -201,16 +242,23 @@ def build_parser():
     p.add_argument("--loss", choices=LOSSES, default=DEFAULT_LOSS,
                    help="loss whose posterior expectation the point estimate minimises: vi (variation of "
                         "information, default) or binder")
-    p.add_argument("--n-jobs", type=_whole, default=DEFAULT_N_JOBS,
-                   help="threads for the chains (default %(default)s: all cores)")
-    p.add_argument("--no-split-merge", action="store_true",
-                   help="plain Gibbs as in the paper (split-merge moves are on by default)")
     p.add_argument("--psm", action="store_true",
                    help="also compute and save the N x N posterior similarity matrix (4 N^2 bytes: 16 MB at "
                         "2,000 points); not made by default, since the point estimate works from the draws")
     _add_niw_options(p)
     p.add_argument("--out", required=True,
                    help="where to write RESULT.npz (.npz is added if missing; its folder must exist)")
+
+    p = sub.add_parser(
+        "rerun",
+        help="run again exactly what a result file records",
+        description=("Rebuild the run specification a RESULT.npz of `pcrp run` records (prior, NIW, chains and "
+                     "starts, budget, thinning, seed, moves), load the same data (a built-in data set with its "
+                     "options, or the CSV file at the recorded path, checked by its SHA-256) and run it again: "
+                     "the draws are identical."),
+    )
+    p.add_argument("result", metavar="RESULT.npz", help="a result file of pcrp run")
+    p.add_argument("--out", required=True, help="where to write the new RESULT.npz")
 
     p = sub.add_parser(
         "cv",
@@ -381,11 +429,13 @@ def output_folder(text, option):
 
 
 def check_n_jobs(n_jobs):
-    """--n-jobs: 1 to the core count, or -1 for all cores."""
-    cores = os.cpu_count() or 1
-    if n_jobs == 0 or n_jobs < -1 or n_jobs > cores:
-        raise CliError(f"--n-jobs must be a whole number from 1 to {cores} (this machine's cores), or -1 for all "
-                       f"of them (got {n_jobs}): the fits are CPU-bound, so more threads only slow them.")
+    """--n-jobs: 1 to the core count, or -1 for all cores (its declaration in pcrp.run_spec.RUN_PARAMS)."""
+    from .run_spec import RUN_PARAMS
+
+    n_jobs = RUN_PARAMS["n_jobs"].check(n_jobs, "the run", CliError, name="--n-jobs")
+    if n_jobs == 0:
+        raise CliError("--n-jobs must be -1 (all cores) or a whole number from 1 to the cores (got 0).")
+    return n_jobs
 
 
 def check_parallel(args):
@@ -404,60 +454,164 @@ def progress_bar(**kwargs):
 
 
 def cmd_run(args):
-    import numpy as np
+    from .run_spec import data_description, make_run_spec
+    from .sampler import parse_init, start_clusters
 
-    from .chains import data_description, resolve_inits, run_chains
-    from .partition import point_estimate, similarity_matrix
-    from .sampler import check_schedule, check_seed, parse_init, start_clusters
-
-    check_seed(args.seed, "--seed")
-    iters, burn_in, thin = check_schedule(args.iters, args.burn_in, args.thin)
+    settings = run_settings(args)
     prior, r_note = prior_from_args(args)
-    check_n_jobs(args.n_jobs)
     init_values = [v.strip() for v in args.init.split(",")]
     parsed_inits = [parse_init(v) for v in init_values]
-    inits = resolve_inits(init_values, args.chains)
     out_path = output_file(args.out, "--out", ".npz")
     ds = load_data(args)
-    niw = niw_from_args(args, ds.X)
     for note in ds.notes:
         print(f"note: {note}", file=sys.stderr)
     for value, (_, k) in zip(init_values, parsed_inits):
         if k is not None and k > ds.n:
             print(f"note: --init {value} asks for {k:,} clusters but there are {ds.n:,} points: starting from "
                   f"at most {start_clusters(value, ds.n):,}.", file=sys.stderr)
-    from .memory_plan import check_run_memory, run_memory_plan
-    from .summary import preload_in_background
+    spec = make_run_spec(ds.X, prior=prior, niw=niw_overrides(args), init=init_values, standardize=ds.standardized,
+                         data=data_description(ds, args.data), similarity=args.psm, **settings)
+    sample_and_report(spec, ds, out_path, loss=args.loss, r_note=r_note, seed_given="seed" in settings)
 
-    want_psm = getattr(args, "psm", False)  # the N x N similarity matrix (4 N^2 bytes) only when asked
-    plan = run_memory_plan(ds.n, ds.dim, n_chains=args.chains, iters=iters, burn_in=burn_in, thin=thin,
-                           inits=inits, n_jobs=args.n_jobs, similarity=want_psm)
-    check_run_memory(plan, f"This run of {args.chains} chain(s) of {iters:,} sweeps keeping "
-                           f"{(iters - burn_in) // thin:,} draws each of {ds.n:,} labels, with its summaries")
-    preload_in_background()  # the summaries' imports load while the chains run
-    with progress_bar(total=iters * args.chains, unit="sweep", desc=prior.label()) as bar:
-        done = [0] * args.chains
 
-        def advance(chain_index, sweeps_done):  # from the chains' threads; tqdm's update is thread-safe
-            bar.update(sweeps_done - done[chain_index])
-            done[chain_index] = sweeps_done
+def cmd_rerun(args):
+    """Run again exactly what a result file's specification records, on the same data (checked by its
+    fingerprint), and write a new result."""
+    from .chains import ChainSet
+    from .run_spec import RunSpec, data_fingerprint
 
-        chains = run_chains(ds.X, prior, niw, n_chains=args.chains, init=inits, iters=iters, burn_in=burn_in,
-                            thin=thin, seed=args.seed, n_jobs=args.n_jobs, data=data_description(ds, args.data),
-                            callback=advance, split_merge=not args.no_split_merge)
+    source = Path(args.result).expanduser()
+    out_path = output_file(args.out, "--out", ".npz")
+    config = ChainSet.load(source).config
+    spec = RunSpec.from_dict(config)
+    ds = load_recorded_data(config)
+    if ds.X.shape != (spec.n_points, spec.dim):
+        raise CliError(f"the data {config.get('data')!r} now have {ds.n:,} rows and {ds.dim} columns, but the run "
+                       f"had {spec.n_points:,} and {spec.dim}: they are not the data of {source}.")
+    recorded = config.get("data_sha256")
+    if recorded and data_fingerprint(ds.X) != recorded:
+        raise CliError(f"the data {config.get('data')!r} are not the numbers {source} was run on (their SHA-256 "
+                       "differs): a rerun needs the same data.")
+    print(f"rerunning {source} ({spec.prior.label()}, seed {spec.seed})")
+    sample_and_report(spec, ds, out_path, loss=config.get("loss", "vi"), seed_given=True)
+
+
+def load_recorded_data(config):
+    """The data set a run's config describes (its ``data`` as typed and ``data_source``: a built-in data set with
+    its options, or a CSV file with its columns), standardised as it was."""
+    from . import data as data_mod
+
+    source = config.get("data_source") or {}
+    name = config.get("data")
+    if not name:
+        raise CliError("the result file does not record which data it was run on, so it cannot be rerun.")
+    options = {k: source[k] for k in ("n", "seed", "digits", "embedding", "dims") if source.get(k) is not None}
+    if source.get("kind") == "csv":
+        options = {"columns": source.get("columns"), "label_column": source.get("label_column")}
+    return data_mod.load(name, standardize_data=bool(config.get("standardize")), **options)
+
+
+PROGRESS_LINE_SECONDS = 2.0  # without a terminal, a progress line at most this often (and at every judged block end)
+
+
+class _Progress:
+    """Progress of a run on stderr: a tqdm bar on a terminal (the ESS and R-hat so far beside it); otherwise, as in
+    a log file, CI or nohup, plain lines with the sweeps, ESS so far, worst R-hat and time left: one at the end of
+    every block the automatic budget judges, and one per checkpoint when PROGRESS_LINE_SECONDS have passed."""
+
+    def __init__(self, spec, label):
+        import time
+
+        self.spec = spec
+        self.block_ends = set(spec.budget.block_ends())
+        self.last_line = time.monotonic()
+        self.terminal = sys.stderr.isatty()
+        self.done = [0] * spec.n_chains
+        self.bar = progress_bar(total=spec.max_sweeps * spec.n_chains, unit="sweep", desc=label) \
+            if self.terminal else None
+
+    def advance(self, chain_index, sweeps_done):  # from the chains' threads; tqdm's update is thread-safe
+        if self.bar is not None:
+            self.bar.update(sweeps_done - self.done[chain_index])
+        self.done[chain_index] = sweeps_done
+
+    def checkpoint(self, progress):
+        import time
+
+        now = time.monotonic()
+        block_end = self.spec.budget.auto and progress.sweeps in self.block_ends
+        if self.bar is None and not block_end and now - self.last_line < PROGRESS_LINE_SECONDS:
+            return
+        self.last_line = now
+        v = progress.verdict
+        so_far = "burn-in" if v is None else (
+            f"ESS K {v.ess['K']:.0f}, log joint {v.ess['log_joint']:.0f}; worst R-hat "
+            + ("undefined" if v.worst_rhat != v.worst_rhat else f"{v.worst_rhat:.3f}"))
+        if self.bar is not None:
+            self.bar.set_postfix_str(so_far)
+            return
+        rate = progress.seconds / max(progress.sweeps, 1)
+        left = rate * (progress.max_sweeps - progress.sweeps)
+        when = (f"about {left:,.0f} s left" if not self.spec.budget.auto
+                else f"at most {left:,.0f} s left (to the cap)")
+        print(f"sweeps {progress.sweeps:,} of {'at most ' if self.spec.budget.auto else ''}{progress.max_sweeps:,} "
+              f"per chain; {so_far}; {progress.seconds:,.1f} s so far, {when}", file=sys.stderr, flush=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def announce_compiling():
+    """Say on stderr, once, that the kernels are being compiled (the first run only, or after an upgrade), and
+    how long that took."""
     import time
 
-    from .modes import find_modes, modes_json
-    from .summary import metric_summary, nmi_vi
+    from .sampler import COMPILE_SECONDS, kernels_need_compiling, warm_up
 
+    if not kernels_need_compiling():
+        return
+    print(f"compiling the sampler's kernels (first run only, about {COMPILE_SECONDS} s on a 2-core machine) ...",
+          file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    warm_up()
+    print(f"compiled in {time.perf_counter() - started:.0f} s; later runs load them from numba's cache.",
+          file=sys.stderr, flush=True)
+
+
+def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True):
+    """Print the run's header, sample with progress, summarise, write RESULT.npz and print the summary."""
+    import time
+
+    import numpy as np
+
+    from .chains import run_chains
+    from .json_text import dumps
+    from .modes import find_modes, modes_json
+    from .partition import point_estimate, similarity_matrix
+    from .summary import metric_summary, nmi_vi, preload_in_background
+
+    for line in spec.describe():
+        print(line)
+    if not seed_given:
+        print(f"  (the seed was drawn for this run; `pcrp rerun {out_path.name}` or --seed {spec.seed} repeats it)")
+    if r_note:
+        print(f"  where r came from: {r_note}")
+    sys.stdout.flush()
+    announce_compiling()
+    preload_in_background()  # the summaries' imports load while the chains run
+    progress = _Progress(spec, spec.prior.label())
+    try:
+        chains = run_chains(ds.X, spec, callback=progress.advance, on_block=progress.checkpoint)
+    finally:
+        progress.close()
     summaries_started = time.perf_counter()
-    chains.config["loss"] = args.loss
+    chains.config["loss"] = loss
     draws = chains.pooled_labels()
-    psm = similarity_matrix(draws) if want_psm else None
-    estimate = point_estimate(draws, args.loss, seed=args.seed)
+    psm = similarity_matrix(draws) if spec.similarity else None
+    estimate = point_estimate(draws, loss, seed=spec.seed)
     diagnostics = chains.diagnostics()
-    modes, modes_warning = find_modes(chains, loss=args.loss, seed=args.seed, pooled=estimate,
-                                      diagnostics=diagnostics)
+    modes, modes_warning = find_modes(chains, loss=loss, seed=spec.seed, pooled=estimate, diagnostics=diagnostics)
     metrics = None
     if ds.labels is not None:
         metrics = metric_summary(ds.labels, chains.labels)
@@ -466,7 +620,7 @@ def cmd_run(args):
     out = {
         "point_labels": estimate.labels,
         "point_expected_loss": np.float64(estimate.expected_loss),
-        "diagnostics": np.array(json.dumps(_json_safe(diagnostics), allow_nan=False)),
+        "diagnostics": np.array(dumps(diagnostics)),
         "modes": np.array(modes_json(modes)),
     }
     if psm is not None:
@@ -477,38 +631,22 @@ def cmd_run(args):
         chains.save(out_path, extra=out)
     except OSError as err:
         raise _cannot_write(out_path, err) from None
-    _print_run(prior, ds, args, chains, diagnostics, estimate, out_path, r_note=r_note, modes=modes,
-               modes_warning=modes_warning,
-               metrics=metrics, timing=timing)
+    _print_run(chains, diagnostics, estimate, out_path, modes=modes, modes_warning=modes_warning, metrics=metrics,
+               timing=timing)
 
 
-def _json_safe(value):
-    """nan -> null and +-inf -> "inf" / "-inf", so the JSON is valid for every reader."""
-    import numpy as np
-
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, float) and not np.isfinite(value):
-        return None if np.isnan(value) else ("inf" if value > 0 else "-inf")
-    return value
-
-
-def _print_run(prior, ds, args, chains, diagnostics, estimate, out_path, modes=(), modes_warning="", metrics=None,
-               timing=None, r_note=None):
+def _print_run(chains, diagnostics, estimate, out_path, modes=(), modes_warning="", metrics=None, timing=None):
     import numpy as np
 
     from .summary import rhat_warnings
 
     ms = chains.seconds_per_sweep * 1e3
-    print(f"{prior.label()}: N={ds.n}, d={ds.dim}, {chains.n_chains} chain(s) x {args.iters} sweeps "
-          f"(burn-in {args.burn_in}, thin {args.thin}: {chains.n_kept} kept draws each) at "
-          f"{ms.min():.3f}-{ms.max():.3f} ms/sweep")
-    if r_note:
-        print(f"  where r came from: {r_note}")
+    T, burn_in = int(chains.K.shape[1]), chains.burn_in
+    print(f"stopped: {chains.stop.get('reason', '')}")
+    print(f"{chains.n_chains} chain(s) x {T:,} sweeps (burn-in {burn_in:,}; labels kept every "
+          f"{chains.config.get('thin')}: {chains.n_kept} draws each) at {ms.min():.3f}-{ms.max():.3f} ms/sweep")
     k_diag, lj_diag = diagnostics["K"], diagnostics["log_joint"]
-    after = chains.K[:, args.burn_in:]
+    after = chains.K_after_burn_in
     for c in range(chains.n_chains):
         kc, lc = k_diag["per_chain"][c], lj_diag["per_chain"][c]
         print(f"  chain {c + 1} ({chains.inits[c]}): mean K {kc['mean']:.2f} (MCSE {kc['mcse']:.2f}), "
@@ -577,6 +715,7 @@ CV_BYTES_PER_FIT = 1024
 def cmd_cv(args):
     import csv
 
+    from .json_text import dumps
     from .cv import check_cv_settings, cross_validate
     from .model import PowerCRP
     from .sampler import check_memory, check_seed
@@ -641,7 +780,7 @@ def cmd_cv(args):
                    "blow_up_index": result.blow_up.index,
                    "reason": result.blow_up.reason, "curve": rows,
                    "settings": {**result.settings, "data": args.data, "data_source": ds.source}}
-        _write(out_json, lambda f: json.dump(payload, f, indent=2, default=float))
+        _write(out_json, lambda f: f.write(dumps(payload, indent=2)))
         print(f"wrote {out_json}")
 
 
@@ -734,6 +873,7 @@ def _add_path_parser(sub):
 
 
 def cmd_path(args):
+    from .json_text import dumps
     from .path import crp_start, merge_path, merge_probabilities, path_table, read_labels
 
     out = output_file(args.out, "--out", ".json", add_suffix=False)
@@ -757,7 +897,7 @@ def cmd_path(args):
         from .chains import ChainSet
 
         sampler = merge_probabilities(path, ChainSet.load(args.with_run))
-    _write(out, lambda f: json.dump(path.as_dict(sampler=sampler), f))
+    _write(out, lambda f: f.write(dumps(path.as_dict(sampler=sampler))))
     print(path_table(path, sampler))
     print(f"wrote {out}")
 
@@ -854,6 +994,8 @@ def main(argv=None):
                 args = build_parser().parse_args(argv)
                 if args.command == "run":
                     cmd_run(args)
+                elif args.command == "rerun":
+                    cmd_rerun(args)
                 elif args.command == "cv":
                     cmd_cv(args)
                 elif args.command == "reproduce":

@@ -38,7 +38,7 @@ from ._kernels import gibbs
 from ._kernels.niw import ROW_LOG_G
 from .model import NIW, PowerCRP, log_weight_table, resolve_niw
 from .niw_math import kernel_tables
-from .sampler import check_schedule, run
+from .sampler import check_schedule
 
 # r = 1 + eps first, as in the paper, then 1.05 .. 2.0.
 DEFAULT_GRID = tuple(np.round(np.r_[1.01, np.arange(1.05, 2.0001, 0.05)], 2))
@@ -145,12 +145,16 @@ def prepare_split(X, train, test, niw=None, standardize=False):
 def fit_and_score(part, split, r_index, r, alpha, iters, burn_in, thin, seed, split_merge, work=None):
     """Fit a pCRP chain on a :class:`PreparedSplit`'s training part and score its held-out part
     (top level so it pickles). ``work``: a :class:`pcrp.compute.WorkTicket` (see :func:`pcrp.sampler.run`)."""
+    from .chains import run_chains
+    from .run_spec import make_run_spec
+
     prior = PowerCRP(alpha, r)
-    chain = run(part.X_train, prior, part.niw, iters=iters, burn_in=burn_in, thin=thin, seed=seed,
-                split_merge=split_merge, work=work)
-    losses, lpd = score_held_out(part.X_train, chain.labels, part.X_test, prior, part.niw)
+    spec = make_run_spec(part.X_train, prior=prior, niw=part.niw, n_chains=1, init="kmeans:10", iters=iters,
+                         burn_in=burn_in, thin=thin, seed=seed, split_merge=split_merge, n_jobs=1)
+    chain = run_chains(part.X_train, spec, work=work)
+    losses, lpd = score_held_out(part.X_train, chain.labels[0], part.X_test, prior, part.niw)
     return SplitScore(split, r_index, float(losses.mean()), float(lpd.mean()),
-                      float(chain.K[burn_in:].mean()))
+                      float(chain.K_after_burn_in.mean()))
 
 
 @dataclass
@@ -493,7 +497,7 @@ def builtin_r(name):
     data = entry["data"]
     about = ", ".join(f"{k} {v}" for k, v in data.items() if k not in ("kind", "name", "idx_folder") and v is not None)
     return float(entry["r"]), (
-        f"r = {entry['r']:g} for {name} ({about}) comes from {s['folds']}-fold cross validation repeated "
+        f"r = {entry['r']:g} for {name}{f' ({about})' if about else ''} comes from {s['folds']}-fold cross validation repeated "
         f"{s['repeats']} times ({s['rule']} change-point rule, {s['iters']:,} sweeps per fit, seed {s['seed']}), "
         f"computed once with `{entry['command']}` ({entry['date']}); another N or seed may call for another r."
         + _check_text(entry))
@@ -536,6 +540,7 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
     clusters; it cannot see a threshold that differs between the CV data and other data.
     """
     from .chains import run_chains
+    from .run_spec import make_run_spec
 
     X = np.ascontiguousarray(X, dtype=float)
     niw = niw if niw is not None else resolve_niw(X)
@@ -544,8 +549,9 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
     tried = []
     for index in range(start, max(start - CHECK_STEPS, 0) - 1, -1):
         value = grid[index]
-        chains = run_chains(X, PowerCRP(alpha, value), niw, n_chains=CHECK_CHAINS, iters=CHECK_ITERS,
-                            burn_in=CHECK_ITERS // 2, thin=5, seed=seed, n_jobs=n_jobs)
+        spec = make_run_spec(X, prior=PowerCRP(alpha, value), niw=niw, n_chains=CHECK_CHAINS, iters=CHECK_ITERS,
+                             seed=seed, n_jobs=n_jobs)
+        chains = run_chains(X, spec)
         rhat = float(chains.diagnostics()["K"]["rhat"])
         tried.append({"r": value, "rhat_K": rhat, "mean_K_per_chain": chains.kept_K.mean(axis=1).round(3).tolist()})
         if not rhat > CHECK_RHAT:
@@ -587,9 +593,8 @@ def _check_text(entry):
 
 def write_builtin_r(path, names=BUILTIN_R_DATA, n_jobs=-1):
     """Compute :func:`compute_builtin_r` and write it as JSON to ``path`` (whole or not at all)."""
-    import json
-
     from .files import atomic_write
+    from .json_text import dumps
 
     def show(name, entry):
         print(f"{name}: r = {entry['r']:g} ({entry['seconds']:.0f} s); {entry['reason']}", flush=True)
@@ -597,7 +602,7 @@ def write_builtin_r(path, names=BUILTIN_R_DATA, n_jobs=-1):
     table = compute_builtin_r(names, n_jobs=n_jobs, progress=show)
     payload = {"about": "The cross-validated pCRP power r of each built-in data set at its default settings "
                         "(pcrp.cv.builtin_r reads it).", "data": table}
-    atomic_write(path, lambda f: json.dump(payload, f, indent=1, default=float))
+    atomic_write(path, lambda f: f.write(dumps(payload, indent=1)))
 
 
 if __name__ == "__main__":

@@ -1,23 +1,25 @@
 """A scikit-learn style estimator: ``PCRPMixture().fit(X)``, with the same defaults as ``pcrp run``.
 
->>> model = PCRPMixture(random_state=0).fit(X)          # pCRP (r = 1.1), 4 chains on all cores, standardised
+>>> model = PCRPMixture(random_state=0).fit(X)          # pCRP (r = 1.1), 4 chains, the automatic budget
 >>> model.labels_, model.n_clusters_        # point-estimate partition (expected VI by default)
->>> model.weights_, model.means_, model.covariances_    # its clusters, in the units of X
->>> model.predict_proba(X_new)              # (M, K + 1): each cluster of the point estimate, and a new one
->>> model.chains_.diagnostics()["K"]["rhat"]; model.modes_  # do the chains agree? modes if they do not
+>>> model.weights_, model.means_, model.covariances_    # its clusters' mixing proportions and parameters
+>>> model.predict_proba(X_new)              # (M, K): which of the K clusters each new point belongs to
+>>> model.predict_new_cluster_proba(X_new)  # (M,): the probability that it would open a new cluster
+>>> model.chains_.diagnostics()["K"]["rhat"]; model.modes_; model.stop_reason_
 >>> PCRPMixture(prior="mfm", gamma=1.0, lam=2.0)           # any prior of pcrp.model.PRIORS
 
 Follows scikit-learn's conventions: keyword-only parameters stored as given and checked at fit against a
-declarative constraint table (the prior parameters' table is generated from the registry
-:data:`pcrp.model.PRIORS`); everything resolved at fit has a trailing underscore. Defaults are those of
-``pcrp run`` and come from the same constants (:data:`pcrp.model.DEFAULT_PRIOR` and each parameter's registry
-default; :data:`pcrp.chains.DEFAULT_CHAINS`, ``DEFAULT_ITERS``, ``DEFAULT_BURN_IN``, ``DEFAULT_THIN``,
-``DEFAULT_INITS``, ``DEFAULT_N_JOBS``; :data:`pcrp.partition.DEFAULT_LOSS`). The data are z-scored by default
-(``standardize=True``, as ``pcrp run`` does for CSV files) with :func:`pcrp.data.standardize`; the NIW
-defaults are resolved from the data the sampler sees (:func:`pcrp.model.resolve_niw`, stored in ``niw_``, in
-those units), while every attribute and prediction is in the units of X.
+declarative constraint table; everything resolved at fit has a trailing underscore. The parameters are not typed
+here: the priors' parameters come from the registry (:data:`pcrp.model.PRIORS`, one parameter per name used by any
+prior, None = the chosen prior's default) and the run settings from their declarations
+(:data:`pcrp.run_spec.RUN_PARAMS`), so a new prior's parameters appear here by themselves. ``fit`` builds a
+:class:`pcrp.run_spec.RunSpec` through :func:`pcrp.run_spec.make_run_spec`, as ``pcrp run`` does, and runs it
+with :func:`pcrp.chains.run_chains`. The data are z-scored by default (``standardize=True``, as ``pcrp run``
+does for CSV files) with :func:`pcrp.data.standardize`; the NIW defaults are resolved from the data the sampler
+sees (stored in ``niw_``, in those units), while every attribute and prediction is in the units of X.
 """
 
+import inspect
 import sys
 import time
 from numbers import Integral, Real
@@ -29,12 +31,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .chains import (DEFAULT_BURN_IN, DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_N_JOBS, DEFAULT_THIN, resolve_inits,
-                     run_chains)
-from .memory_plan import check_run_memory, run_memory_plan
 from .density import seating_log_predictive
-from .model import DEFAULT_PRIOR, PRIORS, make_prior, resolve_niw
+from .model import DEFAULT_PRIOR, PRIORS
 from .partition import DEFAULT_LOSS, LOSSES, point_estimate, similarity_matrix
+from .run_spec import RUN_PARAMS, make_run_spec
 from .summary import preload_in_background
 
 
@@ -46,21 +46,37 @@ def _prior_parameter_names():
     return names
 
 
-PRIOR_PARAMETERS = tuple(_prior_parameter_names())  # ("alpha", "r", "sigma", "gamma", "lam", "k_max")
+PRIOR_PARAMETERS = tuple(_prior_parameter_names())  # ("alpha", "r", "sigma", "gamma", "lam", "k_max") today
+# The run settings the estimator takes (seed is random_state, scikit-learn's name).
+RUN_PARAMETERS = ("n_chains", "iters", "burn_in", "max_iters", "thin", "split_merge", "n_jobs")
+_CLOSED = {(True, True): "both", (True, False): "left", (False, True): "right", (False, False): "neither"}
 
 
-def _loosest_interval(name):
-    """The widest interval of parameter ``name`` over the priors that have it (each prior checks its own bounds
-    at fit through :func:`pcrp.model.make_prior`)."""
-    params = [p for spec in PRIORS.values() for p in spec.params if p.name == name]
-    lows = [p.low for p in params]
-    highs = [p.high for p in params]
-    low = None if None in lows else min(lows)
-    high = None if None in highs else max(highs)
-    low_closed = low is not None and any(p.low == low and p.low_closed for p in params)
-    high_closed = high is not None and any(p.high == high and p.high_closed for p in params)
-    closed = {(True, True): "both", (True, False): "left", (False, True): "right", (False, False): "neither"}
-    return Interval(Real, low, high, closed=closed[(low_closed, high_closed)])
+def _interval(params, kind=Real):
+    """The widest scikit-learn Interval of the declared :class:`pcrp.params.Param` s (one name may belong to
+    several priors; each prior checks its own bounds at fit). Prior parameters are Real (k_max = 10.0 is a whole
+    number to the prior); run settings Integral."""
+    low = min(p.low for p in params)
+    high = max(p.high for p in params)
+    low_closed = any(p.low == low and p.low_closed for p in params)
+    high_closed = any(p.high == high and p.high_closed for p in params)
+    if kind is Integral:
+        low, high = int(low), int(high)
+    return Interval(kind, low, high, closed=_CLOSED[(low_closed, high_closed)])
+
+
+def _prior_interval(name):
+    return _interval([p for spec in PRIORS.values() for p in spec.params if p.name == name])
+
+
+# Every parameter of PCRPMixture with its default, in order: the prior, its parameters, the run settings, then
+# the estimator's own. The __init__ signature is made from it.
+_OWN_DEFAULTS = {"standardize": True, "init": None, "loss": DEFAULT_LOSS, "m0": None, "kappa0": None, "nu0": None,
+                 "S0": None, "n_predict_draws": 200, "psm": False, "verbose": 0, "random_state": None}
+# max_iters: None (the declared cap) so that it can be left out with a fixed ``iters``
+PARAMETERS = {"prior": DEFAULT_PRIOR, **{name: None for name in PRIOR_PARAMETERS},
+              **{name: None if name == "max_iters" else RUN_PARAMS[name].default for name in RUN_PARAMETERS},
+              **_OWN_DEFAULTS}
 
 
 class PCRPMixture(ClusterMixin, BaseEstimator):
@@ -69,23 +85,31 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    prior : {"pcrp", "crp", "py", "mfm", "sfm"}, default=pcrp.model.DEFAULT_PRIOR ("pcrp")
-        Seating prior, a key of :data:`pcrp.model.PRIORS`.
-    alpha, r, sigma, gamma, lam, k_max : float or None, default=None
-        The prior's parameters (crp: alpha; pcrp: alpha, r; py: alpha, sigma; mfm: gamma, lam; sfm: gamma,
-        k_max). None takes the registry default of the chosen prior (pcrp: alpha 1, r 1.1). A parameter the
-        chosen prior does not have, given a value, is a ValueError naming the prior's parameters. Choose the
-        pCRP's r for your data with :func:`pcrp.cv.cross_validate`.
+    prior : str, default=pcrp.model.DEFAULT_PRIOR ("pcrp")
+        Seating prior, a key of :data:`pcrp.model.PRIORS` ("crp", "pcrp", "py", "mfm", "sfm").
+    alpha, r, sigma, gamma, lam, k_max, ... : float or None, default=None
+        The prior's parameters, one per name in the registry (crp: alpha; pcrp: alpha, r; py: alpha, sigma; mfm:
+        gamma, lam; sfm: gamma, k_max). None takes the registry default of the chosen prior (pcrp: alpha 1,
+        r 1.1). A parameter the chosen prior does not have, given a value, is a ValueError naming the prior's
+        parameters. Choose the pCRP's r for your data with :func:`pcrp.cv.cross_validate`.
     standardize : bool, default=True
         Z-score every column before sampling (as ``pcrp run`` does for CSV files); False uses X as given.
-    n_chains : int >= 1, default=4
-        Chains from the starts in ``init`` (R-hat needs two or more).
-    iters, burn_in, thin : int, default=2000, 1000, 5
-        Sweeps per chain, sweeps discarded, and keep every thin-th sweep after burn-in.
-    split_merge : bool or int >= 0, default=True
+    n_chains : int, default=4
+        Chains from the starts in ``init`` (R-hat needs two or more); at most 8 per core.
+    iters : int or None, default=None
+        None: the automatic budget (:mod:`pcrp.budget`): sample until split R-hat <= 1.01 and bulk ESS >= 400 for
+        K and the log joint with one mode, or ``max_iters`` sweeps. An int: exactly that many sweeps per chain.
+    burn_in : int or None, default=None
+        Sweeps discarded with a fixed ``iters`` (None: half of them).
+    max_iters : int or None, default=None
+        The automatic budget's cap (None: 20,000 sweeps).
+    thin : int, default=5
+        Keep the labels of every thin-th sweep after burn-in (the automatic budget thins more to keep at most
+        1,000 per chain).
+    split_merge : bool or int >= 0, default=1
         Split-merge moves per sweep (False = the paper's plain Gibbs).
     init : str, list of str, or None, default=None
-        Starts per chain, cycled ('one', 'random:K', 'kmeans:K'); None = :data:`pcrp.chains.DEFAULT_INITS`.
+        Starts per chain, cycled ('one', 'random:K', 'kmeans:K'); None = :data:`pcrp.run_spec.DEFAULT_INITS`.
     loss : {"vi", "binder"}, default="vi"
         Loss whose posterior expectation the point estimate ``labels_`` minimises.
     m0, kappa0, nu0, S0 : NIW hyperparameters in the units the sampler sees (standardised units when
@@ -95,44 +119,48 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     psm : bool, default=False
         Also compute ``psm_``, the N x N similarity matrix (4 N^2 bytes: 40 MB at N = 3,162; 37 GiB at
         N = 100,000). The point estimate never needs it.
-    n_jobs : int or None, default=-1
-        Threads for the chains (joblib semantics: -1 = all cores, as ``pcrp run``; None = 1).
+    n_jobs : int, default=-1
+        Threads for the chains (-1 = all cores, as ``pcrp run``).
     verbose : int, default=0
-        0 silent; 1 a progress bar of the sweeps (on stderr, when it is a terminal) and one line with the
-        sampling and summary times.
+        0 silent; 1 the run's header, a progress bar of the sweeps (tqdm: a terminal bar, or a notebook widget
+        in Jupyter), why the chains stopped and the sampling and summary times, on stderr.
     random_state : int, RandomState instance or None, default=None
-        Seed of the chains and of the point-estimate search (``pcrp run --seed S`` = ``random_state=S``).
+        Seed of the chains and of the point-estimate search (``pcrp run --seed S`` = ``random_state=S``); None
+        draws a fresh seed, recorded in ``seed_``.
 
     Attributes
     ----------
     labels_ : (N,) int64, the point-estimate partition, clusters numbered by size (0 = largest).
     n_clusters_ : int, clusters in ``labels_`` (K).
     expected_loss_ : float, posterior expected loss of ``labels_`` (bits for VI, share of pairs for Binder).
-    weights_ : (K,) float, the prior's seating weights of the point estimate's clusters, W(n_k + 1) / W(n_k)
-        normalised over the K clusters (n_k / N for the CRP, n_k^r / sum n_l^r for the pCRP).
-    weight_new_ : float, the probability that a new point opens a new cluster under the point estimate.
+    weights_ : (K,) float, the mixing proportions of the point estimate's clusters (sum to 1), as
+        BayesianGaussianMixture's ``weights_``: their posterior mean given the partition, n_k / N (under the CRP
+        the weights of the occupied clusters given z are Dirichlet(n_1, .., n_K, alpha); renormalised over the K
+        clusters, their mean is n_k / N).
+    seating_weights_ : (K + 1,) float, the prior's seating probabilities of a new point under the point estimate
+        (sum to 1): W(n_k + 1) / W(n_k) for each cluster (n_k^r for the pCRP) and, last, a new cluster.
     means_ : (K, d) posterior mean of each cluster's mean given its members (NIW posterior m_n), units of X.
     covariances_ : (K, d, d) posterior mean of each cluster's covariance, S_n / (nu_n - d - 1), units of X.
     psm_ : (N, N) float32 similarity matrix, or None unless ``psm=True``.
     modes_ : list of :class:`pcrp.modes.Mode`; one entry when the chains agree. ``modes_warning_``: a sentence
         when they do not (pooled figures then depend on the starts), else "".
     chains_ : :class:`pcrp.chains.ChainSet`, the chains (diagnostics, InferenceData, save).
+    spec_ : :class:`pcrp.run_spec.RunSpec`, the run as specified (rerun it with ``run_chains(X_sampler, spec_)``).
+    stop_reason_ : str, why the chains stopped (converged, the cap, or a fixed budget) with the R-hat and ESS.
     niw_ : :class:`pcrp.model.NIW`, resolved NIW hyperparameters (sampler units); prior_: the seating prior.
     center_, scale_ : (d,) the standardisation, X_sampler = (X - center_) / scale_ (0 and 1 when off).
-    n_iter_ : int, sweeps run per chain. seed_ : int or None, the seed the chains were spawned from.
+    n_iter_ : int, sweeps run per chain. seed_ : int, the seed the chains were spawned from.
     timing_ : {"sampling": s, "summaries": s}, wall-clock seconds of fit's two stages.
     n_features_in_ : int.
     """
 
     _parameter_constraints = {
         "prior": [StrOptions(set(PRIORS))],
-        **{name: [_loosest_interval(name), None] for name in PRIOR_PARAMETERS},
+        **{name: [_prior_interval(name), None] for name in PRIOR_PARAMETERS},
         "standardize": ["boolean"],
-        "n_chains": [Interval(Integral, 1, None, closed="left")],
-        "iters": [Interval(Integral, 1, None, closed="left")],
-        "burn_in": [Interval(Integral, 0, None, closed="left")],
-        "thin": [Interval(Integral, 1, None, closed="left")],
-        "split_merge": ["boolean", Interval(Integral, 0, None, closed="left")],
+        **{name: [_interval([RUN_PARAMS[name]], Integral)] + ([None] if PARAMETERS[name] is None else [])
+           for name in RUN_PARAMETERS},
+        "split_merge": ["boolean", _interval([RUN_PARAMS["split_merge"]], Integral)],
         "init": [str, list, tuple, None],
         "loss": [StrOptions(set(LOSSES))],
         "m0": ["array-like", None],
@@ -141,44 +169,27 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         "S0": ["array-like", Interval(Real, 0, None, closed="neither"), None],
         "n_predict_draws": [Interval(Integral, 1, None, closed="left")],
         "psm": ["boolean"],
-        "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, prior=DEFAULT_PRIOR, alpha=None, r=None, sigma=None, gamma=None, lam=None, k_max=None,
-                 standardize=True, n_chains=DEFAULT_CHAINS, iters=DEFAULT_ITERS, burn_in=DEFAULT_BURN_IN,
-                 thin=DEFAULT_THIN, split_merge=True, init=None, loss=DEFAULT_LOSS, m0=None, kappa0=None, nu0=None,
-                 S0=None, n_predict_draws=200, psm=False, n_jobs=DEFAULT_N_JOBS, verbose=0, random_state=None):
-        self.prior = prior
-        self.alpha = alpha
-        self.r = r
-        self.sigma = sigma
-        self.gamma = gamma
-        self.lam = lam
-        self.k_max = k_max
-        self.standardize = standardize
-        self.n_chains = n_chains
-        self.iters = iters
-        self.burn_in = burn_in
-        self.thin = thin
-        self.split_merge = split_merge
-        self.init = init
-        self.loss = loss
-        self.m0 = m0
-        self.kappa0 = kappa0
-        self.nu0 = nu0
-        self.S0 = S0
-        self.n_predict_draws = n_predict_draws
-        self.psm = psm
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.random_state = random_state
+    def __init__(self, **params):
+        unknown = sorted(set(params) - set(PARAMETERS))
+        if unknown:
+            raise TypeError(f"PCRPMixture got unexpected keyword argument(s) {', '.join(unknown)}; its parameters "
+                            f"are {', '.join(PARAMETERS)}.")
+        for name, default in PARAMETERS.items():
+            setattr(self, name, params.get(name, default))
 
-    def _make_prior(self):
-        """The prior from ``prior`` and the parameters given (None = the registry default)."""
-        given = {name: getattr(self, name) for name in PRIOR_PARAMETERS if getattr(self, name) is not None}
-        return make_prior(self.prior, **given)
+    # scikit-learn reads an estimator's parameters from its __init__ signature: state them one by one
+    __init__.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+           for name, default in PARAMETERS.items()])
+
+    def _prior_params(self):
+        """{parameter: value} of the chosen prior given here (None = the registry default)."""
+        return {name: getattr(self, name) for name in PRIOR_PARAMETERS if getattr(self, name) is not None}
 
     def _standardise(self, X):
         """(center, scale): :func:`pcrp.data.standardize` on the non-constant columns; a constant column
@@ -196,34 +207,35 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     def _to_sampler_units(self, X):
         return np.require((X - self.center_) / self.scale_, np.float64, ["C", "W"])
 
+    def _spec(self, Z):
+        """The :class:`pcrp.run_spec.RunSpec` of a fit on Z (the data as the sampler sees them)."""
+        niw = {k: v for k, v in dict(m0=self.m0, kappa0=self.kappa0, nu0=self.nu0, S0=self.S0).items()
+               if v is not None}
+        init = list(self.init) if isinstance(self.init, (list, tuple)) else self.init
+        return make_run_spec(Z, prior=self.prior, prior_params=self._prior_params(), niw=niw, init=init,
+                             seed=self._seed(), standardize=self.standardize, similarity=self.psm,
+                             data={"data": "X given to PCRPMixture.fit"},
+                             **{name: getattr(self, name) for name in RUN_PARAMETERS})
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Run the chains on X (N, d) and summarise them. ``y`` is ignored."""
+        from .chains import run_chains
         from .modes import find_modes
 
         X = validate_data(self, X, dtype=np.float64)
-        self.prior_ = self._make_prior()
         self.center_, self.scale_ = self._standardise(X)
         Z = self._to_sampler_units(X)  # the kernels take writable C arrays (one compiled signature)
-        self.seed_ = self._seed()
-        self.niw_ = resolve_niw(Z, m0=self.m0, kappa0=self.kappa0, nu0=self.nu0, S0=self.S0)
-        init = list(self.init) if isinstance(self.init, (list, tuple)) else self.init
-        inits = resolve_inits(init, self.n_chains)
-        N, d = Z.shape
-        plan = run_memory_plan(N, d, n_chains=self.n_chains, iters=self.iters, burn_in=self.burn_in, thin=self.thin,
-                               inits=inits, n_jobs=self.n_jobs, similarity=self.psm)
-        check_run_memory(plan, f"This fit of {self.n_chains} chain(s) of {self.iters:,} sweeps keeping "
-                               f"{(self.iters - self.burn_in) // self.thin:,} draws each of {N:,} labels, with "
-                               "its summaries", advice="Keep fewer draws (a larger thin), run fewer chains at once "
-                                                "(n_jobs), or use fewer points.")
+        self.spec_ = self._spec(Z)
+        self.prior_, self.niw_, self.seed_ = self.spec_.prior, self.spec_.niw, self.spec_.seed
+        if self.verbose:
+            print("\n".join(self.spec_.describe()), file=sys.stderr)
         preload_in_background()  # the summaries' imports load while the chains run
         started = time.perf_counter()
         with self._progress() as advance:
-            self.chains_ = run_chains(Z, self.prior_, self.niw_, n_chains=self.n_chains, init=init,
-                                      iters=self.iters, burn_in=self.burn_in, thin=self.thin, seed=self.seed_,
-                                      n_jobs=self.n_jobs, split_merge=self.split_merge, callback=advance)
-        self.chains_.config["standardize"] = bool(self.standardize)
+            self.chains_ = run_chains(Z, self.spec_, callback=advance)
         self.chains_.config["loss"] = self.loss
+        self.stop_reason_ = self.chains_.stop["reason"]
         sampled = time.perf_counter()
         draws = self.chains_.pooled_labels()
         self.psm_ = similarity_matrix(draws) if self.psm else None
@@ -238,6 +250,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         self.n_iter_ = int(self.chains_.K.shape[1])
         self.timing_ = {"sampling": sampled - started, "summaries": time.perf_counter() - sampled}
         if self.verbose:
+            print(f"stopped: {self.stop_reason_}", file=sys.stderr)
             print(f"time: sampling {self.timing_['sampling']:.2f} s, summaries {self.timing_['summaries']:.2f} s",
                   file=sys.stderr)
             if self.modes_warning_:
@@ -245,7 +258,8 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         return self
 
     def _progress(self):
-        """A context giving the chains' callback: a tqdm bar of sweeps when ``verbose``, else a no-op."""
+        """A context giving the chains' callback: when ``verbose``, a tqdm bar of sweeps (tqdm.auto: a widget in a
+        notebook, a text bar on a terminal; up to the automatic budget's cap), else a no-op."""
         from contextlib import contextmanager
 
         @contextmanager
@@ -253,10 +267,11 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
             if not self.verbose:
                 yield None
                 return
-            from tqdm import tqdm
+            from tqdm.auto import tqdm
 
-            done = [0] * self.n_chains
-            with tqdm(total=self.n_chains * self.iters, unit="sweep", desc=self.prior_.label(), file=sys.stderr,
+            spec = self.spec_
+            done = [0] * spec.n_chains
+            with tqdm(total=spec.n_chains * spec.max_sweeps, unit="sweep", desc=spec.prior.label(), file=sys.stderr,
                       disable=None) as progress:
                 def advance(chain_index, sweeps_done):  # from the chains' threads; tqdm's update is thread-safe
                     progress.update(sweeps_done - done[chain_index])
@@ -265,17 +280,16 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         return bar()
 
     def _cluster_parameters(self):
-        """weights_, weight_new_, means_, covariances_ of the point estimate's clusters (units of X)."""
+        """weights_, seating_weights_, means_, covariances_ of the point estimate's clusters (units of X)."""
         from .niw_math import posterior_params
 
         Z, labels, niw = self._Z, self.labels_, self.niw_
         N, d = Z.shape
         K = self.n_clusters_
         sizes = np.bincount(labels, minlength=K)
+        self.weights_ = sizes / N
         log_w = np.append(self.prior_.log_weight(sizes), self.prior_.log_new_weight(N + 1, [K]))
-        w = np.exp(log_w - logsumexp(log_w))
-        self.weights_ = w[:K] / w[:K].sum()
-        self.weight_new_ = float(w[K])
+        self.seating_weights_ = np.exp(log_w - logsumexp(log_w))
         means = np.empty((K, d))
         covs = np.empty((K, d, d))
         for k in range(K):
@@ -290,7 +304,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     def sample(self, n_samples=1):
         """Draw (X (n_samples, d), y (n_samples,)) from the mixture of the point estimate's clusters with
         ``weights_``, ``means_`` and ``covariances_`` (a plug-in of the posterior means, as scikit-learn's
-        mixtures sample; the new-cluster mass ``weight_new_`` is left out)."""
+        mixtures sample; a new cluster is never drawn)."""
         check_is_fitted(self)
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise ValueError(f"n_samples must be a whole number >= 1 (got {n_samples!r}).")
@@ -341,9 +355,8 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         """Mean log posterior predictive density per point of X."""
         return float(self.score_samples(X).mean())
 
-    def predict_proba(self, X):
-        """(M, K + 1) posterior probabilities that a new point x joins each cluster of ``labels_`` (columns
-        0..K-1) or opens a new one (column K), given x and the data.
+    def _cluster_and_new(self, X):
+        """(M, K + 1): P(x joins cluster k of ``labels_``) for k < K and P(x opens a new cluster) last (sum 1).
 
         For each kept draw, x is seated by the prior's rule (weights W(N_l + 1) / W(N_l) and the new-cluster
         weight, times each block's Student-t predictive); a block of the draw is mapped to the point estimate's
@@ -354,9 +367,22 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         weights = np.exp(log_px - logsumexp(log_px, axis=0))  # (S, M), each column sums to 1
         return np.einsum("sm,smk->mk", weights, cond)
 
+    def predict_proba(self, X):
+        """(M, K) posterior probability that each point of X belongs to each of the K clusters of ``labels_``
+        (rows sum to 1), as BayesianGaussianMixture's ``predict_proba``: the probability of joining cluster k
+        given that the point joins one of them. The probability that it would instead open a new cluster is
+        :meth:`predict_new_cluster_proba`."""
+        joint = self._cluster_and_new(X)[:, :-1]
+        return joint / joint.sum(axis=1, keepdims=True)
+
+    def predict_new_cluster_proba(self, X):
+        """(M,) posterior probability that each point of X would open a new cluster rather than join one of
+        ``labels_`` (the prior's new-cluster weight times the prior predictive, averaged over the draws)."""
+        return self._cluster_and_new(X)[:, -1]
+
     def predict(self, X):
-        """(M,) the most probable existing cluster of ``labels_`` for each point (new clusters excluded)."""
-        return np.argmax(self.predict_proba(X)[:, :-1], axis=1)
+        """(M,) the most probable cluster of ``labels_`` for each point (``predict_proba``'s arg max)."""
+        return np.argmax(self.predict_proba(X), axis=1)
 
     def to_inference_data(self):
         """The chains as ArviZ InferenceData (:meth:`pcrp.chains.ChainSet.to_inference_data`) with the data the

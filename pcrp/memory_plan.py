@@ -34,13 +34,14 @@ def search_bytes(n_points, n_draws_total):
     return n_points * used * (label_dtype(n_points).itemsize + 12) + 3 * n_runs * 8 * n_points
 
 
-def run_memory_plan(n_points, dim, *, n_chains, iters, burn_in, thin, inits=("kmeans:10",), n_jobs=-1,
-                    similarity=False):
+def run_memory_plan(n_points, dim, *, n_chains, iters, kept, inits=("kmeans:10",), n_jobs=-1, similarity=False):
     """The :class:`MemoryPlan` of ``n_chains`` chains (:func:`pcrp.chains.run_chains`) and the summaries of
-    `pcrp run` (point estimate, modes, diagnostics, metrics) on ``n_points`` x ``dim`` data.
+    `pcrp run` (point estimate, modes, diagnostics, metrics) on ``n_points`` x ``dim`` data; computed once per run,
+    by :class:`pcrp.run_spec.RunSpec`.
 
-    inits: the chains' starts (cycled); n_jobs: threads (-1: all cores); similarity: whether the N x N
-    similarity matrix (4 N^2 bytes) is made (`pcrp run --psm`).
+    iters: the most sweeps a chain runs (K and the log joint are recorded every sweep); kept: the most label draws
+    kept per chain; inits: the chains' starts (cycled); n_jobs: threads (-1: all cores); similarity: whether the
+    N x N similarity matrix (4 N^2 bytes) is made (`pcrp run --psm`).
     """
     cores = os.cpu_count() or 1
     threads = min(n_chains, cores if n_jobs is None or n_jobs < 0 else n_jobs)
@@ -48,19 +49,19 @@ def run_memory_plan(n_points, dim, *, n_chains, iters, burn_in, thin, inits=("km
     per_state = sorted((state_bytes(n_points, dim, start_clusters(i, n_points)) for i in starts), reverse=True)
     parts = {
         "data": n_points * (16 * dim + 16),  # the data as read and as the sampler sees it, and true labels
-        "draws": n_chains * record_bytes(n_points, iters, burn_in, thin),
+        "draws": n_chains * record_bytes(n_points, iters, kept),
         "samplers": sum(per_state[:threads]),
-        "summaries": search_bytes(n_points, n_chains * ((iters - burn_in) // thin))
-                     + (4 * n_points ** 2 if similarity else 0),
+        "summaries": search_bytes(n_points, n_chains * kept) + (4 * n_points ** 2 if similarity else 0),
     }
     total = parts["data"] + parts["draws"] + max(parts["samplers"], parts["summaries"])
     return MemoryPlan(parts=parts, total=int(total))
 
 
-CLI_ADVICE = "Keep fewer draws (a larger --thin), run fewer chains at once (--n-jobs), or use fewer points."
+ADVICE = ("Keep fewer draws (a larger thinning, or fewer sweeps), run fewer chains at once (fewer threads), or use "
+          "fewer points.")
 
 
-def check_run_memory(plan, what, advice=CLI_ADVICE):
+def check_run_memory(plan, what, advice=ADVICE):
     """Raise SamplerError when ``plan`` exceeds the memory available now; the message names what needs it
     (``what``), the plan's parts and what to do (``advice``, in the caller's terms)."""
     from .sampler import _gib, check_memory

@@ -9,14 +9,17 @@ change. For the pCRP, W(n) = ((n - 1)!)^r and V_N(K) = alpha^K / Z with Z unknow
 conditionals are those of p(z) proportional to alpha^K prod_k ((N_k - 1)!)^r.
 """
 
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 from scipy.special import gammaln
 
+from .params import Param, SettingError
 
-class ModelError(ValueError):
+
+class ModelError(SettingError):
     """A model parameter is out of range; the message says which and what to do."""
 
 
@@ -64,59 +67,6 @@ def _check_positive(name, value, hint=""):
 
 
 @dataclass(frozen=True)
-class Param:
-    """One parameter of a prior, as plain data (CLI flags, estimator parameters and app widgets come from it).
-
-    low / high: bounds (None = unbounded); low_closed / high_closed: whether the bound itself is allowed.
-    integer: a whole number. help: one line. why_high: why the upper bound exists (said when it is exceeded).
-    constraint: a condition involving other parameters (checked by the prior class), or "".
-    """
-
-    name: str
-    label: str
-    default: float
-    low: float | None
-    high: float | None
-    low_closed: bool
-    high_closed: bool
-    help: str
-    integer: bool = False
-    why_high: str = ""
-    constraint: str = ""
-
-    def interval(self):
-        """The bounds as text, e.g. "(0, 1000]"."""
-        low = "-inf" if self.low is None else f"{self.low:g}"
-        high = "inf" if self.high is None else f"{self.high:g}"
-        return f"{'[' if self.low_closed else '('}{low}, {high}{']' if self.high_closed else ')'}"
-
-    def check(self, value, prior_label):
-        """``value`` as a float (an int if ``integer``) within the bounds, else a ModelError that names the
-        parameter, its bounds and what to do."""
-        where = f"{self.label} of the {prior_label}, in {self.interval()}. {self.help}"
-        if isinstance(value, (bool, np.bool_)):
-            raise ModelError(f"{self.name} must be a number (got {value!r}): {where}")
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise ModelError(f"{self.name} must be a number (got {value!r}): {where}") from None
-        low = "" if self.low is None else f" {'>=' if self.low_closed else '>'} {self.low:g}"
-        kind = "whole number" if self.integer else "finite number"
-        if not np.isfinite(number) or (
-                self.low is not None and (number < self.low or (number == self.low and not self.low_closed))):
-            raise ModelError(f"{self.name} must be a {kind}{low} (got {number:g}): {where}")
-        if self.high is not None and (number > self.high or (number == self.high and not self.high_closed)):
-            bound = "at most" if self.high_closed else "below"
-            why = f": {self.why_high}" if self.why_high else f": {where}"
-            raise ModelError(f"{self.name} must be {bound} {self.high:g} (got {number:g}){why}")
-        if self.integer:
-            if number != int(number):
-                raise ModelError(f"{self.name} must be a whole number (got {number:g}): {where}")
-            return int(number)
-        return number
-
-
-@dataclass(frozen=True)
 class PriorSpec:
     """A registry entry: name (as typed: "crp"), label (as shown: "CRP"), the class, its parameters, a one-line
     help, and whether the log joint is the exact normalised log p(z, X) (False for the pCRP, whose V_N's
@@ -149,20 +99,29 @@ class PriorSpec:
 DEFAULT_R = 1.1
 # The prior of `pcrp run`, PCRPMixture and the Explorer's second row: the paper's.
 DEFAULT_PRIOR = "pcrp"
-# GAMMA_MAX (MFM only): V_N(t) needs log (gamma k)^(N) = lgamma(gamma k + N) - lgamma(gamma k) for k up to about
+# GAMMA_MAX (MFM; the sparse mixture's log (k_max gamma)^(N) likewise): V_N(t) needs log (gamma k)^(N) = lgamma(gamma k + N) - lgamma(gamma k) for k up to about
 # N + 2 lam; its rounding error is about 1e-16 (gamma k + N) log(gamma k + N), below 1e-6 nats for gamma up to
 # 1000 at N = 10,000. LAM_MAX: the sum over k runs to about t + 2 lam + 40 terms for each t.
 GAMMA_MAX = 1000.0
 LAM_MAX = 1000.0
+# ALPHA_MAX: with alpha = 1e6 a new cluster outweighs a cluster of a million points under every prior here, so
+# larger values describe the same "every point alone" prior. K_MAX_MAX: pcrp reads at most 1,000,000 rows
+# (pcrp.data.MAX_ROWS), so more components than that change nothing; the sparse mixture's tables hold k_max.
+ALPHA_MAX = 1e6
+K_MAX_MAX = 1_000_000
+_ALPHA_WHY = ("beyond it a new cluster outweighs a cluster of a million points, so every point sits alone; "
+              "alpha near 1 is the usual choice.")
 
-ALPHA = Param("alpha", "concentration alpha", 1.0, 0.0, None, False, False,
-              "Larger alpha opens new clusters more often; the CRP's E[K_N] is about alpha log N.")
+ALPHA = Param("alpha", "concentration alpha", 1.0, 0.0, ALPHA_MAX, False, True,
+              "Larger alpha opens new clusters more often; the CRP's E[K_N] is about alpha log N.",
+              why_high=_ALPHA_WHY)
 R = Param("r", "power r", DEFAULT_R, 0.0, R_MAX, False, True,
           "r = 1 is the CRP; r > 1 penalises small clusters (the paper's powers lie between 1 and 2).",
           why_high=("beyond it the prior's r log((n - 1)!) terms lose the log joint's decimals in double precision "
                     "(r = 1e308 overflows them). The paper's powers lie between 1 and 2."))
-PY_ALPHA = Param("alpha", "strength alpha", ALPHA.default, -1.0, None, False, False,
-                 "Larger alpha opens new clusters more often; alpha > -sigma.", constraint="alpha > -sigma")
+PY_ALPHA = Param("alpha", "strength alpha", ALPHA.default, -1.0, ALPHA_MAX, False, True,
+                 "Larger alpha opens new clusters more often; alpha > -sigma.", constraint="alpha > -sigma",
+                 why_high=_ALPHA_WHY)
 SIGMA = Param("sigma", "discount sigma", 0.25, 0.0, 1.0, True, False,
               "sigma = 0 is the CRP; larger sigma gives more, smaller clusters (K grows like N^sigma).")
 MFM_GAMMA = Param("gamma", "Dirichlet weight gamma", 1.0, 0.0, GAMMA_MAX, False, True,
@@ -172,10 +131,48 @@ MFM_GAMMA = Param("gamma", "Dirichlet weight gamma", 1.0, 0.0, GAMMA_MAX, False,
 LAM = Param("lam", "Poisson mean lam", 1.0, 0.0, LAM_MAX, False, True,
             "K - 1 ~ Poisson(lam): the prior mean of K is lam + 1.",
             why_high="V_N sums about 2 lam terms per K; use a value up to 1000 (prior mean K up to 1001).")
-SFM_GAMMA = Param("gamma", "Dirichlet weight gamma", 0.01, 0.0, None, False, False,
-                  "Symmetric Dirichlet(gamma) over k_max components; small gamma (0.01) empties the extra ones.")
-K_MAX = Param("k_max", "components k_max", 10, 1.0, None, True, False,
-              "The overfitted number of components: at most k_max clusters.", integer=True)
+SFM_GAMMA = Param("gamma", "Dirichlet weight gamma", 0.01, 0.0, GAMMA_MAX, False, True,
+                  "Symmetric Dirichlet(gamma) over k_max components; small gamma (0.01) empties the extra ones.",
+                  why_high=("beyond it log (k_max gamma)^(N) loses the log joint's decimals in double precision; "
+                            "small values (0.01) empty the extra components."))
+K_MAX = Param("k_max", "components k_max", 10, 1.0, K_MAX_MAX, True, True,
+              "The overfitted number of components: at most k_max clusters.", integer=True,
+              why_high="pcrp reads at most 1,000,000 rows, so more components than that change nothing.")
+
+
+@dataclass(frozen=True)
+class Growth:
+    """What is known about E[K_N] under one prior, for N = 1..n (the teaching page draws it).
+
+    exact: (n,) exact E[K_N], or None (no closed form is known: simulate the seating).
+    limit: the value E[K_N] tends to as N grows (None when it grows without bound, or is not known).
+    rate: how K_N grows, as a verb phrase ("grows like N^sigma = N^0.25", "is bounded by k_max = 10"); "" when
+        unknown.
+    formula: the closed form in words, or the sentence saying there is none.
+    """
+
+    exact: np.ndarray | None
+    limit: float | None
+    rate: str
+    formula: str
+
+
+def _occupied(k, gamma, n):
+    """E[occupied components after N = 1..n draws] for k components with symmetric Dirichlet(gamma) weights."""
+    i = np.arange(n, dtype=float)
+    p_empty = np.cumprod(((k - 1) * gamma + i) / (k * gamma + i))
+    return k * (1.0 - p_empty)
+
+
+def _rising_k(alpha, sigma, n):
+    """Exact E[K_N], N = 1..n, of the CRP (sigma = 0) and Pitman-Yor seating: E[K_{N+1}] = E[K_N] + (alpha + sigma
+    E[K_N]) / (alpha + N), K_1 = 1 (the new-table probability is linear in K)."""
+    out = np.empty(n)
+    k = 1.0
+    for i in range(n):
+        out[i] = k
+        k += (alpha + sigma * k) / (alpha + i + 1)
+    return out
 
 
 def _log_rising(x, n):
@@ -197,7 +194,7 @@ class GibbsPrior:
 
     def _validate(self):
         for p in self.spec.params:
-            object.__setattr__(self, p.name, p.check(getattr(self, p.name), self.spec.label))
+            object.__setattr__(self, p.name, p.check(getattr(self, p.name), f"the {self.spec.label}", ModelError))
 
     def params(self):
         """{"prior": name, parameter: value, ...}: what results files record."""
@@ -247,6 +244,12 @@ class GibbsPrior:
         sizes = _ints(sizes)
         return float(self.log_v(int(sizes.sum()), [sizes.size])[0] + self.log_w(sizes).sum())
 
+    def growth(self, n):
+        """The known growth of E[K_N] of the seating process for N = 1..n (a :class:`Growth`). A prior with no
+        closed form says so (its curve is then simulated), as the pCRP at r != 1 does."""
+        return Growth(None, None, "", f"no closed form of E[K_N] is known for the {self.spec.label}: the curve is "
+                                      "simulated only")
+
 
 @dataclass(frozen=True)
 class CRP(GibbsPrior):
@@ -272,6 +275,10 @@ class CRP(GibbsPrior):
 
     def log_new_weight(self, N, K):
         return np.where(_ints(K) == 0, 0.0, np.log(self.alpha))
+
+    def growth(self, n):
+        return Growth(_rising_k(self.alpha, 0.0, int(n)), None, f"grows like alpha log N (alpha = {self.alpha:g})",
+                      "E[K_N] = sum over i < N of alpha / (alpha + i)")
 
 
 @dataclass(frozen=True)
@@ -300,6 +307,13 @@ class PowerCRP(GibbsPrior):
 
     def log_new_weight(self, N, K):
         return np.where(_ints(K) == 0, 0.0, np.log(self.alpha))
+
+    def growth(self, n):
+        if self.r == 1:
+            return CRP(self.alpha).growth(n)
+        return Growth(None, None, "",
+                      "no closed form is known: the pCRP's seating weights N_k^r make K_N's law order dependent, "
+                      "so the curve is simulated only")
 
 
 @dataclass(frozen=True)
@@ -338,6 +352,15 @@ class PitmanYor(GibbsPrior):
     def log_new_weight(self, N, K):
         K = _ints(K)
         return np.where(K == 0, 0.0, np.log(self.alpha + self.sigma * np.maximum(K, 1)))
+
+    def growth(self, n):
+        exact = _rising_k(self.alpha, self.sigma, int(n))
+        if self.sigma == 0:
+            return Growth(exact, None, f"grows like alpha log N (alpha = {self.alpha:g})",
+                          "sigma = 0 is the CRP: E[K_N] = sum over i < N of alpha / (alpha + i)")
+        return Growth(exact, None, f"grows like N^sigma = N^{self.sigma:g}",
+                      "E[K_N] = (alpha / sigma) [Gamma(alpha + sigma + N) Gamma(alpha) / "
+                      "(Gamma(alpha + N) Gamma(alpha + sigma)) - 1]")
 
 
 # log V_N(t) of the MFM for t = 1..t_max, cached per (gamma, lam, N, t_max): a sampler builds one table per data
@@ -414,6 +437,15 @@ class MFM(_DirichletBlocks):
         table = _mfm_log_v(float(self.gamma), float(self.lam), int(N), t_max)
         return table[K - 1]
 
+    def growth(self, n):
+        # the sparse mixture's E[K_N] given k components, averaged over K - 1 ~ Poisson(lam)
+        lam, n = self.lam, int(n)
+        exact = np.zeros(n)
+        for k in range(1, int(lam + 20 * math.sqrt(lam) + 60) + 1):
+            exact += math.exp((k - 1) * math.log(lam) - lam - math.lgamma(k)) * _occupied(k, self.gamma, n)
+        return Growth(exact, lam + 1.0, f"is bounded: rises to E[K] = lam + 1 = {lam + 1:g} as N grows",
+                      "E[K_N] = sum over k of Poisson(k - 1; lam) k [1 - (gamma (k - 1))^(N) / (gamma k)^(N)]")
+
 
 @dataclass(frozen=True)
 class SparseFiniteMixture(_DirichletBlocks):
@@ -448,6 +480,11 @@ class SparseFiniteMixture(_DirichletBlocks):
         with np.errstate(divide="ignore"):
             out = np.log(self.gamma) + np.log(np.maximum(self.k_max - K, 0).astype(float))
         return np.where(K == 0, 0.0, out)
+
+    def growth(self, n):
+        return Growth(_occupied(self.k_max, self.gamma, int(n)), float(self.k_max),
+                      f"is bounded by k_max = {self.k_max}",
+                      "E[K_N] = k_max [1 - (gamma (k_max - 1))^(N) / (gamma k_max)^(N)]")
 
 
 PRIORS = {

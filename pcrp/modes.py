@@ -28,7 +28,7 @@ MODE_TOLERANCE = 1e-6
 class Mode:
     """One group of chains that agree.
 
-    chains: 0-based chain indices; mean_K, mean_log_joint: over those chains' kept draws;
+    chains: 0-based chain indices; mean_K, mean_log_joint: over those chains' sweeps after burn-in;
     mcse_log_joint: its MCSE; point: :class:`pcrp.partition.PointEstimate` from those chains' draws alone.
     """
 
@@ -70,6 +70,14 @@ def _groups(means, mcses):
     return sorted(groups.values(), key=lambda g: g[0])
 
 
+def chain_groups(log_joint_diagnostics):
+    """The groups of chains that are not told apart (lists of 0-based chain indices, by first chain), from the
+    per-chain means and MCSEs of the log joint in a :func:`pcrp.summary.chain_diagnostics` result. One group:
+    the chains agree on where the posterior is."""
+    per_chain = log_joint_diagnostics["per_chain"]
+    return _groups([c["mean"] for c in per_chain], [c["mcse"] for c in per_chain])
+
+
 def find_modes(chain_set, *, loss="vi", seed=0, pooled=None, diagnostics=None, point_options=None):
     """(modes, warning): the :class:`Mode` list of a :class:`pcrp.chains.ChainSet` and a warning sentence ("" when
     the chains form one mode).
@@ -83,22 +91,20 @@ def find_modes(chain_set, *, loss="vi", seed=0, pooled=None, diagnostics=None, p
 
     diagnostics = diagnostics or chain_set.diagnostics()
     lj = diagnostics["log_joint"]
-    means = [c["mean"] for c in lj["per_chain"]]
-    mcses = [c["mcse"] for c in lj["per_chain"]]
-    groups = _groups(means, mcses)
-    kept_K = chain_set.kept_K
-    kept_lj = chain_set.kept_log_joint
+    groups = chain_groups(lj)
+    traced_K = chain_set.K_after_burn_in
+    traced_lj = chain_set.log_joint_after_burn_in
     options = dict(point_options or {})
     modes = []
     for g in groups:
         from .summary import mean_and_mcse
 
-        mean_lj, mcse_lj = mean_and_mcse(np.round(kept_lj[g], 6))
+        mean_lj, mcse_lj = mean_and_mcse(traced_lj[g])
         if len(groups) == 1:
             point = pooled if pooled is not None else point_estimate(chain_set.labels, loss, seed=seed, **options)
         else:
             point = point_estimate(chain_set.labels, loss, seed=seed, chains=list(g), **options)
-        modes.append(Mode(chains=list(g), mean_K=float(kept_K[g].mean()), mean_log_joint=mean_lj,
+        modes.append(Mode(chains=list(g), mean_K=float(traced_K[g].mean()), mean_log_joint=mean_lj,
                           mcse_log_joint=mcse_lj, point=point))
     modes.sort(key=lambda m: -m.mean_log_joint)
     rhat = lj.get("rhat", float("nan"))
@@ -121,6 +127,6 @@ def find_modes(chain_set, *, loss="vi", seed=0, pooled=None, diagnostics=None, p
 
 def modes_json(modes):
     """The modes as a JSON string (the ``modes`` array of a RESULT.npz)."""
-    import json
+    from .json_text import dumps
 
-    return json.dumps([m.as_dict() for m in modes])
+    return dumps([m.as_dict() for m in modes])

@@ -35,7 +35,7 @@ import numpy as np
 from scipy.special import gammaln, multigammaln
 
 from .model import PowerCRP
-from .sampler import check_schedule, run
+from .sampler import check_schedule
 from .summary import k_posterior
 
 
@@ -132,9 +132,11 @@ def crp_start(X, niw, *, alpha=1.0, n_chains=4, iters=2000, burn_in=1000, thin=1
     from .chains import run_chains
     from .model import CRP
     from .partition import point_estimate
+    from .run_spec import make_run_spec
 
-    chains = run_chains(X, CRP(alpha), niw, n_chains=n_chains, iters=iters, burn_in=burn_in, thin=thin, seed=seed,
-                        n_jobs=n_jobs, split_merge=split_merge, work=work)
+    spec = make_run_spec(X, prior=CRP(alpha), niw=niw, n_chains=n_chains, iters=iters, burn_in=burn_in, thin=thin,
+                         seed=seed, n_jobs=n_jobs, split_merge=split_merge)
+    chains = run_chains(X, spec, work=work)
     estimate = point_estimate(chains.labels, loss=loss, seed=seed)
     rhat = chains.diagnostics()["K"]["rhat"]
     config = {"start": f"point estimate (expected {loss.upper()} loss) of {n_chains} CRP chains",
@@ -552,9 +554,12 @@ class KOverR:
 
 
 def _fit_k(X, r, alpha, niw, iters, burn_in, seed, split_merge, init, work=None):
-    chain = run(X, PowerCRP(alpha, r), niw, iters=iters, burn_in=burn_in, thin=iters - burn_in, seed=seed,
-                split_merge=split_merge, init=init, work=work)
-    return chain.K[burn_in:]
+    from .chains import run_chains
+    from .run_spec import make_run_spec
+
+    spec = make_run_spec(X, prior=PowerCRP(alpha, r), niw=niw, n_chains=1, init=init, iters=iters, burn_in=burn_in,
+                         thin=iters - burn_in, seed=seed, split_merge=split_merge, n_jobs=1)
+    return run_chains(X, spec, work=work).K_after_burn_in[0]
 
 
 def k_over_r(X, niw, r_grid, *, alpha=1.0, iters=2000, burn_in=1000, seed=0, split_merge=True,

@@ -28,7 +28,6 @@ finite mixtures (MFM) and the sparse finite mixture (SFM), at their registry def
 labelled as beyond the paper.
 """
 
-import json
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,8 @@ import numpy as np
 
 from . import data as data_mod
 from .chains import run_chains
+from .json_text import dumps
+from .run_spec import data_description, make_run_spec
 from .cv import DEFAULT_GRID, cross_validate
 from .model import CRP, PRIORS, PowerCRP, make_prior, resolve_niw
 from .summary import RHAT_THRESHOLD, chains_agree, k_posterior, mean_and_mcse, metric_summary, oracle_alpha
@@ -281,9 +282,11 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
         # The chains report from their own threads; progress is only ever called from this one
         # (a Streamlit page may update its widgets only from the thread running the script).
         with ThreadPoolExecutor(max_workers=1) as pool:
-            running = pool.submit(run_chains, ds.X, prior, niw, n_chains=n_chains, iters=protocol.iters,
-                                  burn_in=protocol.burn_in, thin=protocol.thin, seed=seed, n_jobs=n_jobs,
-                                  split_merge=protocol.split_merge, callback=record)
+            spec = make_run_spec(ds.X, prior=prior, niw=niw, n_chains=n_chains, iters=protocol.iters,
+                                 burn_in=protocol.burn_in, thin=protocol.thin, seed=seed, n_jobs=n_jobs,
+                                 split_merge=protocol.split_merge, standardize=ds.standardized,
+                                 data=data_description(ds))
+            running = pool.submit(run_chains, ds.X, spec, callback=record)
             while not wait([running], timeout=0.25).done:
                 report(method, done.sum() / (n_chains * protocol.iters))
             chains = running.result()
@@ -850,7 +853,7 @@ def write_report(results, out_dir, command="", seconds=None, pending=()):
         }
         for res in results
     }
-    atomic_write(out_dir / "summary.json", lambda f: json.dump(summary, f, indent=2, default=_json_default))
+    atomic_write(out_dir / "summary.json", lambda f: f.write(dumps(summary, indent=2)))
     return out_dir / "tables.md"
 
 
@@ -874,14 +877,6 @@ def _write_figure(fig, path):
     bundle = path.parent / "plotly.min.js"
     if not bundle.exists():
         atomic_write(bundle, lambda f: f.write(get_plotlyjs()))
-
-
-def _json_default(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 if __name__ == "__main__":  # the same as `pcrp reproduce ...` (docs/reproduce was made this way)

@@ -24,6 +24,7 @@ from .niw_math import kernel_tables
 # from the start of the chain, so results do not depend on how sweeps are split
 # into calls). This bounds the rounding drift of the rank-one downdates.
 REFRESH_EVERY = 1000
+LOG_JOINT_DECIMALS = 6  # the recorded log joint, in nats (see Sampler.step)
 
 
 class SamplerError(ValueError):
@@ -303,6 +304,10 @@ class Sampler:
             self.sweeps_done += chunk
             if self.sweeps_done % REFRESH_EVERY == 0:
                 self.refresh()
+        # The kernel's log joint comes from cached log-determinants that the rank-one updates move in their last
+        # bits, so one partition's value drifts by ~1e-10 between refreshes; R-hat and ESS rank the values, and
+        # would read that drift as movement. Rounded here, once, every reader sees one number per partition.
+        np.round(lj_out, LOG_JOINT_DECIMALS, out=lj_out)
         return StepInfo(K=K_out, log_joint=lj_out, seconds=time.perf_counter() - start, kept_labels=kept_labels,
                         kept_sm=kept_sm)
 
@@ -365,10 +370,9 @@ def check_schedule(iters, burn_in, thin):
     return int(iters), int(burn_in), int(thin)
 
 
-def record_bytes(n_points, iters, burn_in, thin):
-    """Bytes of a chain's record: K and the log joint per sweep, and the kept label draws."""
-    n_kept = (iters - burn_in) // thin
-    return 16 * iters + n_kept * n_points * label_dtype(n_points).itemsize
+def record_bytes(n_points, iters, kept):
+    """Bytes of a chain's record: K and the log joint per sweep (``iters``), and ``kept`` label draws."""
+    return 16 * iters + kept * n_points * label_dtype(n_points).itemsize
 
 
 def label_dtype(n_points):
@@ -385,75 +389,99 @@ def keep_schedule(iters, burn_in, thin):
     return np.arange(burn_in + thin, iters + 1, thin, dtype=np.int64)
 
 
-CALL_SWEEPS = 500  # sweeps per kernel call of a batch run (progress callbacks come this often)
+CALL_SWEEPS = 500  # the most sweeps per kernel call of a batch run
+BATCH_CALL_SECONDS = 0.5  # ... and about the longest call: progress, Ctrl-C and a stop are seen this often
 
 
-def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
-        init="kmeans:10", callback=None, work=None, labels_out=None, **sampler_options):
-    """Run a chain and record K, the log joint and the thinned label draws.
+class ChainStopped(Exception):
+    """A chain was asked to stop between kernel calls (another chain failed, or Ctrl-C)."""
 
-    Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters
-    (1-based); the kernel copies them, so the run returns to Python only every
-    CALL_SWEEPS sweeps, when ``callback(sampler, sweeps_done)`` is called. Other keyword
-    options are passed to :class:`Sampler`.
 
-    work: a :class:`pcrp.compute.WorkTicket` for work done for a visitor of the app: each kernel call then
-    holds a compute slot and lasts about ``pcrp.compute.CALL_SECONDS`` (the first is one sweep), and a
-    cancelled ticket ends the run with WorkCancelled within about that time. None (the command line, the
-    library): calls of CALL_SWEEPS sweeps, no slot.
-    labels_out: an array of shape (kept draws, N) and dtype :func:`label_dtype` (N) that receives the kept
-        draws and becomes ``Chain.labels`` (run_chains passes each chain its slice of one (C, kept, N) array,
-        so the draws are never copied); None allocates it here.
+class ChainRecorder:
+    """One chain as it runs: its :class:`Sampler`, K and the log joint after every sweep, and the label draws it
+    is asked to keep. The one driver of batch chains (:func:`run`, :func:`pcrp.chains.run_chains`).
+
+    capacity: the most sweeps the chain will run (the traces are allocated once).
+    K: (capacity,) int64 and log_joint: (capacity,) float64, filled up to ``done``.
+    """
+
+    def __init__(self, sampler, capacity):
+        self.sampler = sampler
+        self.K = np.empty(capacity, dtype=np.int64)
+        self.log_joint = np.empty(capacity)
+        self.done = 0
+        self.kernel_seconds = 0.0
+
+    def advance(self, until, keep, labels_out, sm_out, *, work=None, callback=None, stop=None):
+        """Run sweeps done + 1 .. ``until``.
+
+        keep: (until - done,) bool, the sweeps whose labels to keep; they go, in order, into the rows of
+        ``labels_out`` (n_keep, N) and their split-merge totals into ``sm_out`` (n_keep, 4).
+        work: a :class:`pcrp.compute.WorkTicket` (the app's): each kernel call then holds a compute slot and lasts
+        about ``pcrp.compute.CALL_SECONDS``, and a cancelled ticket ends the chain with WorkCancelled. Otherwise
+        calls last about BATCH_CALL_SECONDS (at most CALL_SWEEPS sweeps).
+        callback(done): after each kernel call. stop: a threading.Event; once set the chain raises ChainStopped
+        before its next call.
+        """
+        seconds_per_call = BATCH_CALL_SECONDS if work is None else compute.CALL_SECONDS
+        chunk, n_kept = 1, 0
+        start = self.done
+        while self.done < until:
+            if stop is not None and stop.is_set():
+                raise ChainStopped()
+            target = min(until, self.done + chunk)
+            mask = keep[self.done - start:target - start]
+            if work is None:
+                info = self.sampler.step(target - self.done, keep=mask)
+            else:
+                with work.slot():
+                    info = self.sampler.step(target - self.done, keep=mask)
+            self.K[self.done:target] = info.K
+            self.log_joint[self.done:target] = info.log_joint
+            new = len(info.kept_labels)
+            labels_out[n_kept:n_kept + new] = info.kept_labels
+            sm_out[n_kept:n_kept + new] = info.kept_sm
+            n_kept += new
+            self.kernel_seconds += info.seconds
+            chunk = int(min(CALL_SWEEPS, max(1, seconds_per_call * (target - self.done) / max(info.seconds, 1e-9))))
+            self.done = target
+            if callback is not None:
+                callback(self.done)
+        return n_kept
+
+
+def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True, init="kmeans:10", callback=None,
+        work=None):
+    """Run one chain of ``iters`` sweeps and record K, the log joint and the thinned label draws (a :class:`Chain`).
+
+    Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters (1-based; :func:`keep_schedule`).
+    ``callback(sampler, sweeps_done)`` is called after each kernel call; ``work``: see
+    :meth:`ChainRecorder.advance`. Several chains, the automatic budget and a run's full record:
+    :func:`pcrp.chains.run_chains`.
     """
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     X = np.asarray(X)
-    if X.ndim == 2 and labels_out is None:  # (run_chains has checked the whole run before allocating labels_out)
+    if X.ndim == 2:
         N = X.shape[0]
-        check_memory(record_bytes(N, iters, burn_in, thin) + state_bytes(N, X.shape[1], start_clusters(init, N)),
-                     f"This run ({iters:,} sweeps, {(iters - burn_in) // thin:,} kept draws of {N:,} labels)",
+        n_kept = (iters - burn_in) // thin
+        check_memory(record_bytes(N, iters, n_kept) + state_bytes(N, X.shape[1], start_clusters(init, N)),
+                     f"This run ({iters:,} sweeps, {n_kept:,} kept draws of {N:,} labels)",
                      "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
-    sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed, **sampler_options)
+    sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed)
     kept_sweeps = keep_schedule(iters, burn_in, thin)
-    shape, dtype = (kept_sweeps.size, X.shape[0]), label_dtype(X.shape[0])
-    if labels_out is None:
-        labels = np.empty(shape, dtype=dtype)
-    elif labels_out.shape != shape or labels_out.dtype != dtype:
-        raise ValueError(f"labels_out must have shape {shape} and dtype {dtype} "
-                         f"(got {labels_out.shape}, {labels_out.dtype}).")
-    else:
-        labels = labels_out
+    labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=label_dtype(X.shape[0]))
     kept_sm = np.empty((kept_sweeps.size, 4), dtype=np.int64)
-    K = np.empty(iters, dtype=np.int64)
-    log_joint = np.empty(iters)
     is_kept = np.zeros(iters, dtype=bool)
     is_kept[kept_sweeps - 1] = True
-    seconds = 0.0
-    done = n_kept = 0
-    chunk = CALL_SWEEPS if work is None else 1
-    while done < iters:
-        target = min(iters, done + chunk)
-        if work is None:
-            info = sampler.step(target - done, keep=is_kept[done:target])
-        else:
-            with work.slot():
-                info = sampler.step(target - done, keep=is_kept[done:target])
-            chunk = int(min(CALL_SWEEPS, max(1, compute.CALL_SECONDS * (target - done) / max(info.seconds, 1e-9))))
-        K[done:target] = info.K
-        log_joint[done:target] = info.log_joint
-        new = len(info.kept_labels)
-        labels[n_kept:n_kept + new] = info.kept_labels
-        kept_sm[n_kept:n_kept + new] = info.kept_sm
-        n_kept += new
-        seconds += info.seconds
-        done = target
-        if callback is not None:
-            callback(sampler, done)
+    recorder = ChainRecorder(sampler, iters)
+    recorder.advance(iters, is_kept, labels, kept_sm, work=work,
+                     callback=None if callback is None else lambda done: callback(sampler, done))
     return Chain(
-        K=K,
-        log_joint=log_joint,
+        K=recorder.K,
+        log_joint=recorder.log_joint,
         labels=labels,
         kept_sweeps=kept_sweeps,
-        seconds_per_sweep=seconds / iters,
+        seconds_per_sweep=recorder.kernel_seconds / iters,
         config={
             **prior.params(),
             **niw.as_dict(),
@@ -467,6 +495,22 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
         split_merge_stats=sampler.sm_stats.copy(),
         split_merge_at_kept=kept_sm,
     )
+
+
+# Seconds the first run spends compiling the kernels (numba, cold cache) on a 2-core machine: measured by
+# `python bench/compile_time.py` (which clears a copy's cache and times warm_up and the first point estimate).
+COMPILE_SECONDS = 20
+
+
+def kernels_need_compiling():
+    """Whether the first sweep of this process will compile the sweep kernel rather than load it from numba's
+    cache (best effort: True when the cache cannot be read)."""
+    if gibbs.gibbs_sweeps.signatures:
+        return False
+    try:
+        return not gibbs.gibbs_sweeps._cache._cache_file._load_index()  # {} when missing or stale
+    except Exception:
+        return True
 
 
 def warm_up():

@@ -15,12 +15,11 @@ curve with its limit and rate in words (what the teaching page draws).
 """
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln
 
-from .model import CRP, MFM, PitmanYor, PowerCRP, SparseFiniteMixture, log_weight_table
+from .model import CRP, Growth, PowerCRP, log_weight_table  # noqa: F401  (Growth: seating.growth returns it)
 
 
 def power_rule(alpha, r):
@@ -119,36 +118,10 @@ def order_probability_prior(order, prior):
 
 def expected_k(prior, n):
     """Exact E[K_N] of the seating process for N = 1..n, as an (n,) array, where it is known; None otherwise
-    (the pCRP with r != 1: simulate it).
-
-    CRP and Pitman-Yor: E[K_{N+1}] = E[K_N] + (alpha + sigma E[K_N]) / (alpha + N), K_1 = 1 (the new-table
-    probability is linear in K; sigma = 0 gives the CRP's sum alpha / (alpha + i - 1), about alpha log N;
-    for sigma > 0 it grows like N^sigma). Sparse finite mixture: k_max (1 - P(a component is empty)), with
-    P(empty) = ((k_max - 1) gamma)^(N) / (k_max gamma)^(N). MFM: the same given k components, averaged over
-    K - 1 ~ Poisson(lam) (bounded in N: E[K_N] increases to E[K] = lam + 1).
-    """
-    n = int(n)
-    if isinstance(prior, PowerCRP) and prior.r == 1:
-        prior = CRP(prior.alpha)
-    if isinstance(prior, (CRP, PitmanYor)):
-        sigma = getattr(prior, "sigma", 0.0)
-        out = np.empty(n)
-        k = 1.0
-        for i in range(n):
-            out[i] = k
-            k += (prior.alpha + sigma * k) / (prior.alpha + i + 1)
-        return out
-    if isinstance(prior, SparseFiniteMixture):
-        return _occupied(prior.k_max, prior.gamma, n)
-    if isinstance(prior, MFM):
-        lam = prior.lam
-        k_hi = int(lam + 20 * math.sqrt(lam) + 60)
-        out = np.zeros(n)
-        for k in range(1, k_hi + 1):
-            log_pk = (k - 1) * math.log(lam) - lam - math.lgamma(k)
-            out += math.exp(log_pk) * _occupied(k, prior.gamma, n)
-        return out
-    return None
+    (the pCRP with r != 1: simulate it). Each prior states its own (:meth:`pcrp.model.GibbsPrior.growth`): CRP
+    and Pitman-Yor by the recursion E[K_{N+1}] = E[K_N] + (alpha + sigma E[K_N]) / (alpha + N); the sparse finite
+    mixture k_max (1 - P(a component is empty)); the MFM that, averaged over K - 1 ~ Poisson(lam)."""
+    return prior.growth(int(n)).exact
 
 
 def pitman_yor_expected_k(alpha, sigma, n):
@@ -167,59 +140,11 @@ def pitman_yor_expected_k(alpha, sigma, n):
     return alpha / sigma * np.expm1(log_ratio)
 
 
-@dataclass(frozen=True)
-class Growth:
-    """What is known about E[K_N] under one prior, for N = 1..n.
-
-    exact: (n,) exact E[K_N], or None (the pCRP with r != 1: no closed form; simulate it).
-    limit: the value E[K_N] tends to as N grows (None when it grows without bound).
-    rate: how K_N grows, as a verb phrase ("grows like N^sigma = N^0.25", "is bounded by k_max = 10"); "" when
-        unknown.
-    formula: the closed form in words, or the sentence saying there is none.
-    """
-
-    exact: np.ndarray | None
-    limit: float | None
-    rate: str
-    formula: str
-
-
 def growth(prior, n):
-    """The known growth of E[K_N] under ``prior`` for N = 1..n (a :class:`Growth`), from :func:`expected_k`
-    and the prior's limits: CRP sum_{i<N} alpha / (alpha + i) (about alpha log N); Pitman-Yor the Gamma-ratio form
-    (about N^sigma); MFM bounded, rising to E[K] = lam + 1; sparse finite mixture bounded by k_max; pCRP (r != 1)
-    none known."""
-    exact = expected_k(prior, n)
-    if isinstance(prior, PowerCRP) and prior.r == 1:
-        prior = CRP(prior.alpha)
-    if isinstance(prior, CRP):
-        return Growth(exact, None, f"grows like alpha log N (alpha = {prior.alpha:g})",
-                      "E[K_N] = sum over i < N of alpha / (alpha + i)")
-    if isinstance(prior, PitmanYor):
-        if prior.sigma == 0:
-            return Growth(exact, None, f"grows like alpha log N (alpha = {prior.alpha:g})",
-                          "sigma = 0 is the CRP: E[K_N] = sum over i < N of alpha / (alpha + i)")
-        return Growth(exact, None, f"grows like N^sigma = N^{prior.sigma:g}",
-                      "E[K_N] = (alpha / sigma) [Gamma(alpha + sigma + N) Gamma(alpha) / "
-                      "(Gamma(alpha + N) Gamma(alpha + sigma)) - 1]")
-    if isinstance(prior, MFM):
-        return Growth(exact, prior.lam + 1.0, f"is bounded: rises to E[K] = lam + 1 = {prior.lam + 1:g} as N grows",
-                      "E[K_N] = sum over k of Poisson(k - 1; lam) k [1 - (gamma (k - 1))^(N) / (gamma k)^(N)]")
-    if isinstance(prior, SparseFiniteMixture):
-        return Growth(exact, float(prior.k_max), f"is bounded by k_max = {prior.k_max}",
-                      "E[K_N] = k_max [1 - (gamma (k_max - 1))^(N) / (gamma k_max)^(N)]")
-    if exact is None:
-        return Growth(None, None, "",
-                      "no closed form is known: the pCRP's seating weights N_k^r make K_N's law order dependent, "
-                      "so the curve is simulated only")
-    return Growth(exact, None, "", "exact E[K_N] from expected_k")
-
-
-def _occupied(k, gamma, n):
-    """E[occupied components after N = 1..n draws] for k components with symmetric Dirichlet(gamma) weights."""
-    i = np.arange(n, dtype=float)
-    p_empty = np.cumprod(((k - 1) * gamma + i) / (k * gamma + i))
-    return k * (1.0 - p_empty)
+    """The known growth of E[K_N] under ``prior`` for N = 1..n (a :class:`pcrp.model.Growth`): the prior's own
+    statement (CRP about alpha log N; Pitman-Yor about N^sigma; MFM bounded, rising to E[K] = lam + 1; sparse
+    finite mixture bounded by k_max; pCRP at r != 1 none known)."""
+    return prior.growth(int(n))
 
 
 def seat(n_customers, alpha, r, uniforms):

@@ -64,8 +64,8 @@ def test_run_writes_the_documented_result(csv_path, tmp_path, capsys):
             assert key in diagnostics[name]
             assert all(key in chain for chain in diagnostics[name]["per_chain"])
         assert len(diagnostics[name]["per_chain"]) == 2
-    kept_K = np.array([[len(np.unique(z)) for z in chain] for chain in draws])
-    assert diagnostics["K"]["mean"] == pytest.approx(kept_K.mean())
+    with np.load(out) as r:  # K at every sweep after burn-in, as ArviZ's summary of the export
+        assert diagnostics["K"]["mean"] == pytest.approx(r["K"][:, 20:].mean())
     for key in ("prior", "alpha", "r", "m0", "kappa0", "nu0", "S0", "seed", "iters", "burn_in", "thin",
                 "split_merge", "standardize", "columns", "n_chains", "chain_seeds", "init", "loss"):
         assert key in config
@@ -148,12 +148,16 @@ def test_builtin_data_by_name(tmp_path):
     (["--s0", "-1"], "S0 must be a finite number > 0"),
     (["--m0", "1,2,3"], "m0 needs 2 values"),
     (["--m0", "a,b"], "--m0 must be comma-separated numbers"),
-    (["--iters", "0"], "iters must be an integer >= 1"),
+    (["--iters", "0"], r"--iters must be a whole number >= 1 \(got 0\): sweeps per chain"),
     (["--burn-in", "50", "--iters", "50"], "burn_in .50. must be smaller than iters"),
-    (["--thin", "0"], "thin must be an integer >= 1"),
+    (["--thin", "0"], r"--thin must be a whole number >= 1 \(got 0\): thinning"),
     (["--init", "kmeans:x"], "init must be 'one', 'random:K' or 'kmeans:K'"),
     (["--init", "one,,kmeans:3"], "init must be 'one', 'random:K' or 'kmeans:K'"),
-    (["--chains", "0"], "n_chains must be a whole number >= 1"),
+    (["--chains", "0"], r"--chains must be a whole number >= 1 \(got 0\): chains of the run, in \[1, \d+\]"),
+    (["--chains", "100000"], r"--chains must be at most \d+ \(got 100000\): at most 8 chains per core"),
+    (["--max-iters", "1e308"], r"--max-iters must be at most 1e\+07 \(got 1e\+308\)"),
+    (["--budget", "auto", "--iters", "100"], r"--budget auto and --iters contradict each other"),
+    (["--burn-in", "10"], r"burn_in applies to a fixed budget: give iters too"),
     (["--iters", "20", "--burn-in", "10", "--thin", "11"], r"thin \(11\) leaves no draws to keep"),
     (["--loss", "ari"], "invalid choice: 'ari'"),
     (["--prior", "dp"], "invalid choice: 'dp'"),
@@ -202,15 +206,12 @@ def assert_one_line_error(rc, err, message):
 RUN_BAD_INPUTS = [
     (["--seed", "-1"], "CSV", r"--seed must be a whole number >= 0 \(got -1\)"),
     (["--seed", "1.5"], "CSV", r"argument --seed: must be a whole number \(got '1.5'\)"),
-    (["--iters", "1e11", "--thin", "1"], "CSV",
-     r"This run of 4 chain\(s\) of 100,000,000,000 sweeps keeping 99,999,999,000 draws each of 40 labels, with its "
-     r"summaries would need about [\d,.]+ GiB of memory \(data [\d,.]+ MiB, draws [\d,.]+ GiB, samplers [\d,.]+ MiB, "
-     r"summaries [\d,.]+ MiB\), more than the [\d,.]+ [GM]iB available now\. Keep fewer draws"),
+    (["--iters", "1e11", "--thin", "1"], "CSV", r"--iters must be at most 1e\+07 \(got 100000000000\): the per-sweep traces"),
     (["--iters", "1e400"], "CSV", r"argument --iters: must be a whole number \(got '1e400'\)"),
     (["--iters", "nan"], "CSV", r"argument --iters: must be a whole number \(got 'nan'\)"),
     (["--iters", ""], "CSV", r"argument --iters: must be a whole number \(got ''\)"),
     (["--iters", "2.5"], "CSV", r"argument --iters: must be a whole number \(got '2.5'\)"),
-    (["--burn-in", "-1"], "CSV", r"burn_in must be an integer >= 0 \(got -1\)"),
+    (["--iters", "100", "--burn-in", "-1"], "CSV", r"--burn-in must be a whole number >= 0 \(got -1\)"),
     (["--iters", "100", "--burn-in", "95", "--thin", "10"], "CSV",
      r"thin \(10\) leaves no draws to keep: .* thin must be at most iters - burn_in = 5"),
     (["--digits", "1.7"], "mnist", r"--digits must be comma-separated whole numbers \(got '1\.7'\)"),
@@ -328,10 +329,10 @@ def test_out_past_the_file_size_limit_leaves_the_earlier_file_as_it_was(tmp_path
     script = (
         "import resource, sys\n"
         "from pcrp.cli import main\n"
-        f"args = ['run', 'old-faithful', '--iters', '30', '--burn-in', '10', '--out', {str(out)!r}]\n"
+        f"args = ['run', 'old-faithful', '--iters', '30', '--burn-in', '10', '--seed', '0', '--out', {str(out)!r}]\n"
         "assert main(args) == 0\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000))\n"
-        "sys.exit(main(args[:-2] + ['--seed', '7', '--out', args[-1]]))\n"
+        "sys.exit(main(args[:-4] + ['--seed', '7', '--out', args[-1]]))\n"
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
@@ -421,8 +422,8 @@ def test_kmeans_start_beyond_the_points_is_capped_with_a_note(csv_path, tmp_path
                "--out", str(tmp_path / "r.npz")])
     assert rc == 0
     err = capsys.readouterr().err
-    assert err == "note: --init kmeans:100000 asks for 100,000 clusters but there are 40 points: starting from " \
-                  "at most 40.\n"
+    assert err.startswith("note: --init kmeans:100000 asks for 100,000 clusters but there are 40 points: starting "
+                          "from at most 40.\n")
 
 
 def test_seconds_per_sweep_excludes_compilation(csv_path, tmp_path, monkeypatch):
@@ -453,8 +454,8 @@ CV_BAD_INPUTS = [
     (["--seed", "-1"], r"--seed must be a whole number >= 0 \(got -1\)"),
     (["--repeats", "1e9"], r"Cross validation with 2,000,000,000 splits x 2 values of r would need about "
                            r"[\d,.]+ [GT]iB of memory, more than the .* available now\. Use fewer --repeats"),
-    (["--n-jobs", "1e9"], r"--n-jobs must be a whole number from 1 to \d+ \(this machine's cores\)"),
-    (["--n-jobs", "-5"], r"--n-jobs must be a whole number from 1 to \d+"),
+    (["--n-jobs", "1e9"], r"--n-jobs must be at most \d+ \(got 1000000000\): this machine has \d+ cores"),
+    (["--n-jobs", "-5"], r"--n-jobs must be a whole number >= -1 \(got -5\)"),
     (["--r-grid", "1.1,1e308"], r"r must be at most 1000 \(got 1e\+308\)"),
     (["--folds", "99999999999999999999"], r"folds must be a whole number from 2 to N/2 = 20"),
     (["--out-json", ""], r"--out-json is empty: give a file name such as result\.json"),
@@ -476,7 +477,7 @@ def test_cv_output_naming_a_folder_is_refused_before_fitting(csv_path, tmp_path,
 REPRODUCE_BAD_INPUTS = [
     (["--seed", "-1"], r"--seed must be a whole number >= 0 \(got -1\)"),
     (["--out", ""], r"--out is empty: give a folder name"),
-    (["--n-jobs", "1e9"], r"--n-jobs must be a whole number from 1 to"),
+    (["--n-jobs", "1e9"], r"--n-jobs must be at most \d+ \(got 1000000000\)"),
     (["--experiments", ""], r"unknown experiment \(none given\)"),
     (["--scheduler", " "], r"--scheduler is empty"),
     (["--data-sets", "0"], r"--data-sets must be a whole number >= 1 \(got 0\)"),

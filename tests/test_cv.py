@@ -371,7 +371,7 @@ def test_cli_cv_prints_the_curve_and_writes_files(tmp_path, capsys):
     (["cv", "old-faithful", "--folds", "1"], "folds must be"),
     (["cv", "old-faithful", "--iters", "100", "--burn-in", "50", "--thin", "60"], "leaves no draws"),
     (["cv", "old-faithful", "--iters", "100", "--burn-in", "100"], "must be smaller than iters"),
-    (["cv", "old-faithful", "--n-jobs", "0"], "--n-jobs must be a whole number from 1 to"),
+    (["cv", "old-faithful", "--n-jobs", "0"], "--n-jobs must be -1 (all cores) or a whole number from 1"),
     (["reproduce", "--experiments", "sim3"], "unknown experiment sim3"),
 ])
 def test_cli_cv_and_reproduce_errors(argv, message, capsys):
@@ -538,7 +538,7 @@ def test_each_builtin_data_set_ships_its_cross_validated_r_with_provenance():
         assert r == entry["r"] and r in DEFAULT_GRID
         assert entry["command"] == BUILTIN_R_COMMAND and BUILTIN_R_COMMAND in text
         assert {k: entry["cv"][k] for k in BUILTIN_R_SETTINGS} == BUILTIN_R_SETTINGS
-        assert entry["data"]["name"] == name and f"for {name} (" in text
+        assert entry["data"]["name"] == name and f"for {name}" in text
         # the curve's own robust reading gives the shipped r: the table is what the rule says of its curve
         assert entry["curve"][DEFAULT_GRID.index(r)]["r"] == r
     r, text = builtin_r("my.csv")

@@ -60,9 +60,9 @@ def test_cluster_weights_means_covariances_and_sample_are_in_the_units_of_x(blob
     K = fitted.n_clusters_
     assert fitted.weights_.shape == (K,) and fitted.weights_.sum() == pytest.approx(1.0)
     sizes = np.bincount(fitted.labels_)
-    expected = sizes ** 1.3 / (sizes ** 1.3).sum()  # pCRP seating weights n_k^r
-    assert fitted.weights_ == pytest.approx(expected)
-    assert fitted.weight_new_ == pytest.approx(1.0 / ((sizes ** 1.3).sum() + 1.0))
+    assert fitted.weights_ == pytest.approx(sizes / sizes.sum())  # mixing proportions, as BGM's weights_
+    seating = np.append(sizes ** 1.3, 1.0)  # the pCRP's seating weights n_k^r and alpha = 1 for a new cluster
+    assert fitted.seating_weights_ == pytest.approx(seating / seating.sum())
     for k in range(K):
         members = X[fitted.labels_ == k]
         assert fitted.means_[k] == pytest.approx(members.mean(axis=0), abs=0.01)
@@ -91,19 +91,21 @@ def test_to_inference_data_keeps_k_and_log_joint_in_posterior(blobs, fitted):
 
 
 def test_defaults_are_those_of_pcrp_run():
-    """One place per default: the estimator's come from the constants `pcrp run` uses."""
-    from pcrp.chains import DEFAULT_BURN_IN, DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_THIN
-    from pcrp.cli import build_parser
-    from pcrp.model import DEFAULT_PRIOR, DEFAULT_R, PRIORS
+    """One place per default: the estimator's parameters are the run settings' declarations (pcrp.run_spec), and
+    `pcrp run` leaves every run flag to the same declarations; both build their spec with make_run_spec."""
+    from pcrp.cli import RUN_FLAGS, build_parser, run_settings
+    from pcrp.model import DEFAULT_PRIOR, DEFAULT_R
+    from pcrp.run_spec import RUN_PARAMS
 
     args = build_parser().parse_args(["run", "sim1", "--out", "x"])
     est = PCRPMixture()
     assert est.prior == args.prior == DEFAULT_PRIOR and est.loss == args.loss
-    assert (est.n_chains, est.iters, est.burn_in, est.thin) == (args.chains, args.iters, args.burn_in, args.thin)
-    assert (DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_BURN_IN, DEFAULT_THIN) == (est.n_chains, est.iters, est.burn_in,
-                                                                            est.thin)
-    assert est.n_jobs == args.n_jobs == -1 and est.standardize is True and est.split_merge is not args.no_split_merge
-    assert est._make_prior() == PRIORS["pcrp"].cls(alpha=1.0, r=DEFAULT_R)
+    assert run_settings(args) == {} and all(getattr(args, name) is None for name in RUN_FLAGS)
+    for name in ("n_chains", "iters", "burn_in", "thin", "split_merge", "n_jobs"):
+        assert est.get_params()[name] == RUN_PARAMS[name].default, name
+    spec = est._spec(np.random.default_rng(0).normal(size=(30, 2)))
+    assert spec.budget.auto and spec.budget.max_iters == RUN_PARAMS["max_iters"].default
+    assert spec.prior.params() == {"prior": "pcrp", "alpha": 1.0, "r": DEFAULT_R} and est.standardize is True
 
 
 @pytest.mark.parametrize("prior,params,expected", [
@@ -154,9 +156,27 @@ def test_predict_proba_seats_points_where_they_belong(blobs, fitted):
     centre = X[fitted.labels_ == 1].mean(axis=0)
     far = np.array([40.0, -40.0])
     proba = fitted.predict_proba(np.vstack([centre, far]))
-    assert proba.shape == (2, 4) and proba.sum(axis=1) == pytest.approx([1.0, 1.0])
+    assert proba.shape == (2, 3) and proba.sum(axis=1) == pytest.approx([1.0, 1.0])
     assert proba[0, 1] > 0.99  # the centre of a cluster joins it
-    assert proba[1, 3] > 0.99  # a point far from all data opens a new cluster
+    new = fitted.predict_new_cluster_proba(np.vstack([centre, far]))
+    assert new.shape == (2,) and new[0] < 1e-3 and new[1] > 0.99  # a point far from all data opens a new cluster
+
+
+def test_weights_and_predict_proba_read_as_bayesian_gaussian_mixture_users_expect(blobs, fitted):
+    """Same data: weights_ (n_components,) summing to 1 and predict_proba (n_samples, n_components) with rows
+    summing to 1, in pcrp as in scikit-learn's BayesianGaussianMixture; both mixtures put the same points
+    together (three separated blobs)."""
+    from sklearn.metrics import adjusted_rand_score
+    from sklearn.mixture import BayesianGaussianMixture
+
+    X, _ = blobs
+    bgm = BayesianGaussianMixture(n_components=3, random_state=0).fit(X)
+    for model, K in ((fitted, fitted.n_clusters_), (bgm, 3)):
+        proba = model.predict_proba(X)
+        assert model.weights_.shape == (K,) and model.weights_.sum() == pytest.approx(1.0)
+        assert proba.shape == (len(X), K) and proba.sum(axis=1) == pytest.approx(np.ones(len(X)))
+    assert adjusted_rand_score(fitted.predict(X), bgm.predict(X)) == 1.0
+    assert sorted(fitted.weights_) == pytest.approx(sorted(bgm.weights_), abs=0.01)
 
 
 def test_predictive_integrates_to_one_and_new_table_mass_matches_the_seating_rule():
@@ -173,9 +193,10 @@ def test_predictive_integrates_to_one_and_new_table_mass_matches_the_seating_rul
                         random_state=1).fit(X)
     assert model.chains_.kept_K.max() - model.chains_.kept_K.min() >= 3  # the draws do disagree
     grid = np.linspace(-30, 30, 20_001)[:, None]
+    assert model.predict_proba(grid[::1000]).sum(axis=1) == pytest.approx(np.ones(21))
     density = np.exp(model.score_samples(grid))
     assert np.trapezoid(density, grid[:, 0]) == pytest.approx(1.0, abs=1e-4)
-    new_mass = np.trapezoid(density * model.predict_proba(grid)[:, -1], grid[:, 0])
+    new_mass = np.trapezoid(density * model.predict_new_cluster_proba(grid), grid[:, 0])
     draws = model.chains_.pooled_labels()
     picks = np.unique(np.linspace(0, len(draws) - 1, 20).round().astype(int))
     weights = []

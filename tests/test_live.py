@@ -10,7 +10,7 @@ import pytest
 from pcrp.app import live_runs as live
 from pcrp.compute import BACKGROUND_NICE
 from pcrp.data import simulation
-from pcrp.app.live_runs import LiveChain, RunRegistry, ServerBusy, SessionOwner, new_run, plan_storage
+from pcrp.app.live_runs import LiveChain, RunRegistry, ServerBusy, SessionOwner, live_specs, new_run, plan_storage
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.sampler import SamplerError, label_dtype, run
 
@@ -29,9 +29,10 @@ def ds():
     return simulation("sim2", n=120, seed=3)
 
 
-def small_run(ds, iters=200, burn_in=50, thin=5, **kwargs):
+def small_run(ds, iters=200, burn_in=50, thin=5, inits=("kmeans:10",), **kwargs):
     priors = {"CRP": CRP(1.0), "pCRP": PowerCRP(1.0, 1.3)}
-    return new_run(ds, priors, resolve_niw(ds.X), iters=iters, burn_in=burn_in, thin=thin, seed=4, **kwargs)
+    specs = live_specs(ds, priors, resolve_niw(ds.X), iters=iters, burn_in=burn_in, thin=thin, seed=4, inits=inits)
+    return new_run(ds, specs, **kwargs)
 
 
 # ----------------------------------------------------------------------------- memory plan

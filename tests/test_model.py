@@ -9,7 +9,7 @@ import pytest
 
 from pcrp import data as data_mod
 from pcrp._kernels.niw import ROW_LOG_G_PROD, ROW_MARGINAL_CONST
-from pcrp.model import (
+from pcrp.model import (ALPHA_MAX,
     COND_MAX, NIW, NU0_MAX, R_MAX, CRP, ModelError, PowerCRP, check_niw_for_data, log_weight_table, resolve_niw,
 )
 from pcrp.niw_math import kernel_tables
@@ -106,7 +106,7 @@ def test_rank_one_updates_stay_accurate_just_inside_the_condition_bound(blobs):
 @pytest.mark.parametrize("prior, niw_kwargs", [
     (PowerCRP(1.0, R_MAX), {}),
     (PowerCRP(1.0, 1e-300), {}),
-    (CRP(1e300), {}),
+    (CRP(ALPHA_MAX), {}),
     (CRP(1e-300), {}),
     (CRP(1.0), {"kappa0": 1e-300}),
     (CRP(1.0), {"kappa0": 1e300}),

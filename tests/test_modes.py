@@ -6,6 +6,7 @@ import pytest
 from pcrp.chains import ChainSet, run_chains
 from pcrp.model import PowerCRP, resolve_niw
 from pcrp.modes import find_modes, modes_json
+from pcrp.run_spec import make_run_spec
 
 
 def placed_chains(offsets, n=40, draws=60, seed=0):
@@ -48,6 +49,7 @@ def test_agreeing_chains_are_one_mode_without_a_warning():
 def test_a_real_run_from_unlike_starts_on_separated_data_is_one_mode():
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(-4, 1, (40, 2)), rng.normal(4, 1, (40, 2))])
-    chains = run_chains(X, PowerCRP(1.0, 1.1), resolve_niw(X), n_chains=3, iters=300, burn_in=100, thin=5, seed=1)
+    chains = run_chains(X, make_run_spec(X, prior=PowerCRP(1.0, 1.1), n_chains=3, iters=300, burn_in=100, thin=5,
+                                         seed=1))
     modes, warning = find_modes(chains)
     assert len(modes) == 1 and warning == "" and modes[0].point.n_clusters == 2

@@ -429,14 +429,16 @@ def test_merge_probability_from_the_sampler_on_two_blobs():
     """As in the K-over-r test: 0.4 below the pair's r* the chains keep the blobs apart (P merged < 0.05), 0.4
     above they hold them together (> 0.95); the log odds are -+0.4 G, about e^-13."""
     from pcrp.chains import run_chains
+    from pcrp.run_spec import make_run_spec
 
     rng = np.random.default_rng(5)
     X = np.r_[rng.normal(-2.5, 1, 30), rng.normal(2.5, 1, 30)][:, None]
     niw = resolve_niw(X)
     path = merge_path(X, np.repeat([0, 1], 30), niw)
     r_star = path.merges[0].r
-    below, above = (merge_probabilities(path, run_chains(X, PowerCRP(1.0, r), niw, n_chains=2, iters=300,
-                                                         burn_in=100, thin=5, seed=1, n_jobs=1))
+    below, above = (merge_probabilities(path, run_chains(X, make_run_spec(
+                        X, prior=PowerCRP(1.0, r), niw=niw, n_chains=2, iters=300, burn_in=100, thin=5, seed=1,
+                        n_jobs=1)))
                     for r in (r_star - 0.4, r_star + 0.4))
     assert below.r == pytest.approx(r_star - 0.4) and below.draws == 80
     assert below.p_merged[0] < 0.05 and above.p_merged[0] > 0.95

@@ -175,7 +175,8 @@ def test_one_default_for_r():
     from pcrp.estimator import PCRPMixture
 
     assert PRIORS["pcrp"].param("r").default == DEFAULT_R == PowerCRP().r == 1.1
-    assert PCRPMixture()._make_prior().r == DEFAULT_R  # the estimator's r=None is the registry's default
+    spec = PCRPMixture()._spec(np.random.default_rng(0).normal(size=(20, 1)))
+    assert spec.prior.r == DEFAULT_R  # the estimator's r=None is the registry's default
 
 
 def test_make_prior_builds_each_prior_from_its_parameters():
@@ -188,17 +189,17 @@ def test_make_prior_builds_each_prior_from_its_parameters():
 @pytest.mark.parametrize("call, message", [
     (lambda: make_prior("dp"), r"Unknown prior 'dp'; choose one of: crp, pcrp, py, mfm, sfm\."),
     (lambda: make_prior("crp", sigma=0.3),
-     r"The CRP prior \(crp\) has no parameter sigma \(sigma belongs to py\); its parameters are: alpha in \(0, inf\)"),
+     r"The CRP prior \(crp\) has no parameter sigma \(sigma belongs to py\); its parameters are: alpha in \(0, 1e\+06\]"),
     (lambda: make_prior("crp", r=1.5), r"has no parameter r \(r belongs to pcrp\)"),
     (lambda: make_prior("mfm", k_max=3), r"no parameter k_max .*its parameters are: gamma in \(0, 1000\], "
                                          r"lam in \(0, 1000\]\. Leave k_max out"),
-    (lambda: make_prior("sfm", beta=1), r"no parameter beta; its parameters are: gamma in \(0, inf\), k_max in "
-                                        r"\[1, inf\)"),
+    (lambda: make_prior("sfm", beta=1), r"no parameter beta; its parameters are: gamma in \(0, 1000\], k_max in "
+                                        r"\[1, 1e\+06\]"),
     (lambda: make_prior("py", sigma=1.0), r"sigma must be below 1 \(got 1\): discount sigma of the Pitman-Yor, "
                                           r"in \[0, 1\)"),
     (lambda: make_prior("py", alpha=-0.3, sigma=0.2), r"alpha must be > -sigma = -0.2 .*Raise alpha or sigma"),
     (lambda: make_prior("sfm", k_max=2.5), r"k_max must be a whole number \(got 2.5\)"),
-    (lambda: make_prior("sfm", k_max=0), r"k_max must be a whole number >= 1 \(got 0\): .* in \[1, inf\)"),
+    (lambda: make_prior("sfm", k_max=0), r"k_max must be a whole number >= 1 \(got 0\): .* in \[1, 1e\+06\]"),
     (lambda: make_prior("mfm", lam=0), r"lam must be a finite number > 0 \(got 0\): Poisson mean lam of the MFM"),
     (lambda: make_prior("mfm", gamma=5000), r"gamma must be at most 1000 \(got 5000\)"),
     (lambda: make_prior("pcrp", r=float("nan")), r"r must be a finite number > 0 \(got nan\)"),

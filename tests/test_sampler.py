@@ -64,7 +64,7 @@ def test_slot_arrays_grow_when_clusters_multiply():
     """Start with 16 slots; an enormous alpha opens a cluster for almost every point."""
     rng = np.random.default_rng(1)
     X = rng.normal(size=(200, 1)) * 50
-    s = Sampler(X, CRP(1e12), resolve_niw(X), seed=0, init="one")
+    s = Sampler(X, CRP(1e6), resolve_niw(X), seed=0, init="one")
     s.step(3)
     assert s.K > 16 and s.counts.shape[0] >= s.K
     assert s.cluster_sizes().sum() == 200
@@ -139,7 +139,7 @@ def test_run_keeps_thinned_draws():
         changed_at_a_kept_sweep |= before != canonical(labels)
         assert chain.K[sweep - 1] == len(set(labels.tolist()))
         fresh = Sampler(X, prior, niw, init=labels.astype(np.int64))
-        assert chain.log_joint[sweep - 1] == pytest.approx(fresh.log_joint(), abs=1e-8)
+        assert chain.log_joint[sweep - 1] == pytest.approx(fresh.log_joint(), abs=5e-7)  # recorded to 1e-6 nats
     assert changed_at_a_kept_sweep
 
 

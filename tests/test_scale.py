@@ -12,13 +12,15 @@ from pcrp.chains import run_chains
 from pcrp.model import PowerCRP, resolve_niw
 from pcrp.partition import cluster_confidence_from_draws, point_estimate, similarity_matrix
 from pcrp.posterior import summarise
+from pcrp.run_spec import make_run_spec
 
 
 def test_summary_at_scale_has_a_point_estimate_and_a_row_sample_of_the_similarity_matrix():
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(-3, 1, (60, 2)), rng.normal(3, 1, (60, 2))])
     niw = resolve_niw(X)
-    chains = run_chains(X, PowerCRP(1.0, 1.1), niw, n_chains=2, iters=200, burn_in=100, thin=5, seed=0)
+    chains = run_chains(X, make_run_spec(X, prior=PowerCRP(1.0, 1.1), niw=niw, n_chains=2, iters=200, burn_in=100,
+                                         thin=5, seed=0))
     old = summarise(chains, X, niw, max_points=50)
     assert old.point is None and old.psm is None  # the earlier bound, kept for callers that rely on it
     new = summarise(chains, X, niw, max_points=50, scale=True)

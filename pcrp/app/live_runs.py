@@ -574,29 +574,41 @@ def chain_name(group, index):
     return group if index == 0 else f"{group} · chain {index + 1}"
 
 
-def new_run(dataset, priors, niw, *, iters, burn_in, thin, seed, inits=("kmeans:10",), config=None,
-            budget=SESSION_BUDGET_BYTES, **sampler_options):
-    """A :class:`LiveRun` with len(inits) chains per prior {name: prior}, all on ``dataset.X`` with the
-    same NIW and schedule; chain c of every prior has the same start inits[c] and the same seed (spawned
-    from ``seed``, as :func:`pcrp.chains.run_chains` does), so the priors differ only in the seating rule.
-    Not started yet. Raises SamplerError / ModelError on bad settings."""
-    from ..chains import chain_seeds, data_description, resolve_inits, run_config
+def live_specs(dataset, priors, niw, *, iters, burn_in, thin, seed, inits=("kmeans:10",), split_merge=True):
+    """{name: :class:`pcrp.run_spec.RunSpec`} of a live run: one spec per prior {name: prior} on ``dataset.X``, all
+    with the same NIW, fixed budget (``iters`` sweeps, ``burn_in``), thinning, starts (one chain per start) and
+    seed. Raises SamplerError (or ModelError) naming a bad setting."""
+    from ..run_spec import data_description, make_run_spec
 
-    inits = resolve_inits(list(inits), len(inits))
-    seeds = chain_seeds(seed, len(inits))
-    plan = plan_storage(dataset.n, iters, burn_in, thin, n_chains=len(priors) * len(inits), budget=budget)
-    run = LiveRun(chains={}, dataset=dataset, niw=niw, config=dict(config or {}), plan=plan)
+    return {name: make_run_spec(dataset.X, prior=prior, niw=niw, n_chains=len(inits), init=list(inits), iters=iters,
+                                burn_in=burn_in, thin=thin, seed=seed, split_merge=split_merge,
+                                standardize=dataset.standardized, data=data_description(dataset))
+            for name, prior in priors.items()}
+
+
+def new_run(dataset, specs, *, config=None, budget=SESSION_BUDGET_BYTES):
+    """A :class:`LiveRun` of the :class:`pcrp.run_spec.RunSpec` of each prior {name: spec}, all on ``dataset.X``
+    with a fixed budget, the same NIW, starts and seed (chain c of every prior has the same start and seed), so the
+    priors differ only in the seating rule. Each group's config is its spec with the schedule actually stored (the
+    thinning may be raised to fit ``budget``). Not started yet. Raises SamplerError on bad settings."""
+    first = next(iter(specs.values()))  # every spec has the same schedule, starts and seed (the page builds them)
+    iters = first.budget.iters
+    if iters is None:
+        raise SamplerError("A live run needs a fixed number of sweeps (iters).")
+    burn_in = first.budget.burn_in_at(iters)
+    plan = plan_storage(dataset.n, iters, burn_in, first.thin, n_chains=sum(s.n_chains for s in specs.values()),
+                        budget=budget)
+    run = LiveRun(chains={}, dataset=dataset, niw=first.niw, config=dict(config or {}), plan=plan)
     run.config["runs"] = {}
-    for group, prior in priors.items():
+    for group, spec in specs.items():
         run.groups[group] = []
-        for c, (init, chain_seed) in enumerate(zip(inits, seeds)):
+        for c, (init, chain_seed) in enumerate(zip(spec.inits, spec.chain_seeds)):
             name = chain_name(group, c)
             run.groups[group].append(name)
-            run.chains[name] = LiveChain(dataset.X, prior, niw, plan, seed=chain_seed, init=init,
-                                         should_stop=run.orphan_reason, **sampler_options)
-        run.config["runs"][group] = run_config(prior, niw, iters=plan.iters, burn_in=plan.burn_in, thin=plan.thin,
-                                               seed=seed, chain_seeds=seeds, inits=inits, moves=sampler_options,
-                                               data=data_description(dataset))
+            run.chains[name] = LiveChain(dataset.X, spec.prior, spec.niw, plan, seed=chain_seed, init=init,
+                                         should_stop=run.orphan_reason, split_merge=spec.split_merge)
+        run.config["runs"][group] = {**spec.as_dict(), "iters": plan.iters, "burn_in": plan.burn_in,
+                                     "thin": plan.thin}
     run.config.update(thin=plan.thin, requested_thin=plan.requested_thin)
     return run
 
