@@ -1,8 +1,8 @@
 """How long chains run: a fixed number of sweeps, or the automatic budget that stops when the answer is known.
 
-The automatic budget samples in blocks whose ends roughly double up to a cap (with the default cap of 20,000
-sweeps: 313, 625, 1,250, 2,500, 5,000, 10,000, 20,000). At the end of each block the first half of the sweeps
-is burn-in, and the other half -- exactly the block just run -- is judged (:func:`judge`):
+The automatic budget runs the chains from checkpoint to checkpoint, each about 1.25 times the last (with the
+defaults: 250, 313, 391, ..., up to the cap of 20,000 sweeps per chain: 21 checkpoints). At each checkpoint the
+first half of the sweeps is burn-in, and the rest is judged (:func:`judge`):
 
 - K and the log joint each pass when split R-hat (rank-normalised, ArviZ) is at most ``rhat`` (1.01) and their
   bulk ESS over all chains is at least ``ess`` (400), from every sweep after burn-in (both are recorded every
@@ -12,10 +12,12 @@ is burn-in, and the other half -- exactly the block just run -- is judged (:func
 - and the chains form one mode (:func:`pcrp.modes.chain_groups`: no two chains' mean log joints further apart
   than their Monte Carlo errors allow).
 
-It stops at the first block that passes, or at the cap, and says which and the R-hat and ESS reached. Hard data
-(chains from unlike starts in different modes, slow mixing) therefore get more sweeps than easy data, and
-nobody has to guess a number of sweeps. A fixed budget (``iters``) runs exactly that many, with burn-in half of
-them unless given (the paper's protocol: 20,000 sweeps, burn-in 10,000).
+It stops at the first checkpoint that passes, or at the cap, and says which and the R-hat and ESS reached. Hard
+data (chains from unlike starts in different modes, slow mixing) therefore get more sweeps than easy data, and
+nobody has to guess a number of sweeps. Checkpoints 1.25 apart cost little (a judgement takes milliseconds) and
+stop at most a quarter past the first sweep count that would have passed; judging often does not loosen the
+rule, since both R-hat and ESS must pass on the same half of the sweeps. A fixed budget (``iters``) runs exactly
+that many sweeps, with burn-in half of them unless given (the paper's protocol: 20,000 sweeps, burn-in 10,000).
 """
 
 import math
@@ -23,24 +25,28 @@ from dataclasses import asdict, dataclass
 
 from .summary import RHAT_THRESHOLD
 
-# The automatic budget's defaults: the first block is at least AUTO_FIRST_ITERS sweeps (half of it judged), the
-# cap is the paper's protocol length, and AUTO_ESS is the bulk ESS of K and of the log joint that must be reached
-# (Vehtari et al. 2021 recommend 400: 100 per chain for four chains). Label draws are thinned so that at most
-# AUTO_MAX_KEPT are kept per chain, whatever the number of sweeps, and all chains' kept draws take at most
-# AUTO_DRAWS_BYTES (fewer draws for large data: 335 per chain for 4 chains of 100,000 points): the point estimate
-# and the metrics need no more, and the memory stays bounded.
+# The automatic budget's defaults: the first checkpoint, the growth from one to the next, the cap (the paper's
+# protocol length), and AUTO_ESS, the bulk ESS of K and of the log joint that must be reached (Vehtari et al. 2021
+# recommend 400: 100 per chain for four chains).
 AUTO_FIRST_ITERS = 250
+AUTO_GROWTH = 1.25
 AUTO_MAX_ITERS = 20_000
 AUTO_ESS = 400.0
+# Label draws: the automatic budget thins them (doubling the thinning when needed) so that at most AUTO_MAX_KEPT
+# are kept per chain after burn-in, whatever the number of sweeps, and so that all chains' stored draws (the kept
+# ones and those of the sweeps since, up to twice as many) take at most AUTO_DRAWS_BYTES: fewer draws for large
+# data (167 per chain for 4 chains of 100,000 points). The point estimate and the metrics need no more.
 AUTO_MAX_KEPT = 1000
 AUTO_MIN_KEPT = 20
 AUTO_DRAWS_BYTES = 512 * 2**20
+FIXED_CHECKPOINTS = 10  # a fixed budget reports its progress this many times
 
 
 def max_kept(n_chains, n_points, itemsize):
-    """The most label draws per chain the automatic budget keeps for ``n_chains`` chains of ``n_points`` labels of
-    ``itemsize`` bytes: AUTO_MAX_KEPT, fewer when they would exceed AUTO_DRAWS_BYTES (at least AUTO_MIN_KEPT)."""
-    fits = AUTO_DRAWS_BYTES // max(1, n_chains * n_points * itemsize)
+    """The most label draws per chain the automatic budget keeps after burn-in for ``n_chains`` chains of
+    ``n_points`` labels of ``itemsize`` bytes: AUTO_MAX_KEPT, fewer when twice as many would exceed
+    AUTO_DRAWS_BYTES (at least AUTO_MIN_KEPT)."""
+    fits = AUTO_DRAWS_BYTES // max(1, 2 * n_chains * n_points * itemsize)
     return int(max(AUTO_MIN_KEPT, min(AUTO_MAX_KEPT, fits)))
 
 
@@ -65,31 +71,40 @@ class Budget:
     def auto(self):
         return self.iters is None
 
-    def block_ends(self):
-        """The sweeps after which the chains are judged: [iters] for a fixed budget; for the automatic one the ends
-        T_k = ceil(max_iters / 2^(K - k)), the first at least AUTO_FIRST_ITERS (fewer if the cap is below it)."""
-        if not self.auto:
-            return [self.iters]
-        ends = [self.max_iters]
-        while math.ceil(ends[-1] / 2) >= AUTO_FIRST_ITERS:
-            ends.append(math.ceil(ends[-1] / 2))
-        return ends[::-1]
+    @property
+    def max_sweeps(self):
+        """The most sweeps a chain can run: the fixed budget, or the automatic budget's cap."""
+        return self.max_iters if self.auto else self.iters
 
-    def burn_in_at(self, end):
-        """Burn-in when the chains stop after ``end`` sweeps: the given burn-in of a fixed budget (half of iters
-        when not given), half of ``end`` (rounded up) for the automatic budget."""
+    def checkpoints(self):
+        """The sweeps after which the chains are judged (automatic budget) or their progress reported (fixed):
+        AUTO_FIRST_ITERS, then each about AUTO_GROWTH times the last, up to and including the cap; a fixed budget's
+        FIXED_CHECKPOINTS evenly spaced sweeps, the last its end."""
+        if not self.auto:
+            return sorted({max(1, round(self.iters * (j + 1) / FIXED_CHECKPOINTS)) for j in range(FIXED_CHECKPOINTS)})
+        out = [min(AUTO_FIRST_ITERS, self.max_iters)]
+        while out[-1] < self.max_iters:
+            out.append(min(self.max_iters, math.ceil(out[-1] * AUTO_GROWTH)))
+        return out
+
+    def burn_in_at(self, sweeps, thin=1):
+        """Burn-in when the chains stop after ``sweeps`` sweeps: the given burn-in of a fixed budget (half of iters
+        when not given); for the automatic budget half of ``sweeps``, rounded down to a multiple of ``thin`` (the
+        kept draws are then exactly the multiples of thin after it)."""
         if not self.auto:
             return self.iters // 2 if self.burn_in is None else self.burn_in
-        return math.ceil(end / 2)
+        return thin * ((sweeps // 2) // thin)
 
     def describe(self):
         """One line for the header of a run."""
         if not self.auto:
             return f"fixed: {self.iters:,} sweeps per chain, burn-in {self.burn_in_at(self.iters):,}"
-        ends = self.block_ends()
-        return (f"automatic: judged after {', '.join(f'{e:,}' for e in ends)} sweeps (the first half of the sweeps "
-                f"is burn-in); stops once split R-hat <= {self.rhat:g} and bulk ESS >= {self.ess:g} for K and the "
-                f"log joint (or they are settled) with one mode, else at {self.max_iters:,} sweeps")
+        marks = self.checkpoints()
+        return (f"automatic: judged after {marks[0]:,}, {marks[1]:,}, {marks[2]:,}, ... sweeps per chain (each about "
+                f"{AUTO_GROWTH:g} times the last; the first half is burn-in); stops once split R-hat <= {self.rhat:g} "
+                f"and bulk ESS >= {self.ess:g} for K and the log joint (or they are settled) with one mode, else at "
+                f"{self.max_iters:,} sweeps") if len(marks) >= 3 else (
+                f"automatic: judged after {', '.join(f'{m:,}' for m in marks)} sweeps per chain")
 
     def as_dict(self):
         """{"kind": "auto" | "fixed", "iters", "burn_in", "max_iters", "rhat", "ess"}, JSON-ready."""
@@ -119,10 +134,6 @@ class Verdict:
     def worst_rhat(self):
         values = [v for v in self.rhat.values() if v is not None and not math.isnan(v)]
         return max(values) if values else float("nan")
-
-    @property
-    def least_ess(self):
-        return min(self.ess.values())
 
     def as_dict(self):
         return asdict(self)
@@ -185,28 +196,10 @@ def stop_reason(budget, verdict):
             "ESS and modes before trusting pooled figures")
 
 
-def thin_for(window, thin, most):
-    """Thinning of the label draws in a window of ``window`` sweeps: at least ``thin``, and enough that at most
-    ``most`` draws are kept."""
-    return max(int(thin), math.ceil(window / most))
-
-
-def block_numbers(budget, thin, most=AUTO_MAX_KEPT):
-    """(end, burn_in, thin) of each block of the budget: where it is judged, its burn-in, and the thinning of the
-    label draws kept if it is the last (the automatic budget keeps at most ``most`` per chain, :func:`max_kept`)."""
-    out = []
-    for end in budget.block_ends():
-        burn_in = budget.burn_in_at(end)
-        out.append((end, burn_in, thin if not budget.auto else thin_for(end - burn_in, thin, most)))
-    return out
-
-
-def kept_draws(budget, thin, most=AUTO_MAX_KEPT):
-    """The most label draws per chain the budget can keep (for the memory plan)."""
-    return max((end - burn_in) // t for end, burn_in, t in block_numbers(budget, thin, most))
-
-
-def judge_chain_set(chain_set, budget):
-    """:func:`judge` of a :class:`pcrp.chains.ChainSet` (its sweeps after burn-in)."""
-    return judge(chain_set.K_after_burn_in, chain_set.log_joint_after_burn_in, budget,
-                 int(chain_set.K.shape[1]), chain_set.burn_in)
+def storage_rows(budget, thin, most):
+    """Rows of label draws per chain the run stores at most: a fixed budget its kept draws; the automatic budget
+    the kept draws after burn-in (at most ``most``, :func:`max_kept`) and those of the sweeps since the last
+    checkpoint, at most twice ``most`` plus one (for the memory plan and the buffers)."""
+    if not budget.auto:
+        return (budget.iters - budget.burn_in_at(budget.iters)) // thin
+    return min(2 * most + 1, budget.max_iters // thin)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .budget import block_numbers, judge, stop_reason
+from .budget import judge, stop_reason, storage_rows
 from .files import FileRefused, atomic_write, npz_bytes_needed, open_npz, read_npz_array
 from .json_text import dumps
 from .memory_plan import check_run_memory
@@ -396,12 +396,6 @@ def check_result_arrays(arrays, config, name="the file"):
     return data
 
 
-# Checkpoints per block: the automatic budget judges the chains at each (and may stop there, its burn-in being the
-# block's start); a fixed budget reports progress at each.
-AUTO_CHECKPOINTS = 4
-FIXED_CHECKPOINTS = 10
-
-
 @dataclass(frozen=True)
 class Progress:
     """What :func:`run_chains` tells ``on_block`` at a checkpoint: sweeps per chain so far, the most the budget
@@ -414,45 +408,67 @@ class Progress:
     verdict: object
 
 
-class _Block:
-    """One block of sweeps (start, end]: its burn-in, the sweeps whose labels it keeps (1-based) and their buffers
-    (C, kept, N) labels and (C, kept, 4) split-merge totals, and the checkpoints where the chains are judged."""
+class _LabelStore:
+    """The label draws the chains keep, in (C, capacity, N) buffers: rows hold the same sweeps for every chain.
 
-    def __init__(self, start, end, burn_in, thin, n_chains, n_points, checkpoints):
-        self.start, self.end, self.burn_in, self.thin = start, end, burn_in, thin
-        self.kept = keep_schedule(end, burn_in, thin)
-        self.kept = self.kept[self.kept > start]
-        self.mask = np.zeros(end - start, dtype=bool)
-        self.mask[self.kept - start - 1] = True
-        self.labels = np.empty((n_chains, self.kept.size, n_points), dtype=label_dtype(n_points))
-        self.sm = np.empty((n_chains, self.kept.size, 4), dtype=np.int64)
-        self.checkpoints = sorted({start + round((end - start) * (j + 1) / checkpoints) for j in range(checkpoints)})
+    A fixed budget stores exactly its keep schedule (burn_in + thin, burn_in + 2 thin, ...). The automatic budget
+    stores the multiples of the current thinning and, at each checkpoint, drops the draws that burn-in has passed
+    and, when the thinning doubles, those that are not multiples of it; so the multiples of the final thinning
+    after the final burn-in are all there when the chains stop.
+    """
 
-    def rows_before(self, sweep):
-        """How many kept sweeps of this block are at or before ``sweep``."""
-        return int(np.searchsorted(self.kept, sweep, side="right"))
+    def __init__(self, spec):
+        self.budget = spec.budget
+        self.thin, self.most = spec.thin, spec.max_kept
+        C, N = spec.n_chains, spec.n_points
+        rows = storage_rows(spec.budget, spec.thin, self.most)
+        self.labels = np.empty((C, rows, N), dtype=label_dtype(N))
+        self.sm = np.empty((C, rows, 4), dtype=np.int64)
+        self.sweeps = np.empty(rows, dtype=np.int64)
+        self.rows = 0
+        self.fixed_schedule = None if spec.budget.auto else keep_schedule(
+            spec.budget.iters, spec.budget.burn_in_at(spec.budget.iters), spec.thin)
 
+    def burn_in(self, sweeps):
+        return self.budget.burn_in_at(sweeps, self.thin)
 
-def _blocks(spec):
-    """The :class:`_Block` arguments (start, end, burn_in, thin, checkpoints) of each block the budget may run. A
-    fixed budget is one block; each block of the automatic budget keeps the labels of its own sweeps only (the
-    next block's burn-in is all of them), and its first block is judged at its end only."""
-    out, start = [], 0
-    for end, burn_in, thin in block_numbers(spec.budget, spec.thin, spec.max_kept):
-        checkpoints = FIXED_CHECKPOINTS if not spec.budget.auto else (1 if start == 0 else AUTO_CHECKPOINTS)
-        out.append((start, end, burn_in, thin, checkpoints))
-        start = end
-    return out
+    def prepare(self, done, until):
+        """Before the chains run from ``done`` to ``until`` sweeps: (automatic budget) raise the thinning so that
+        at ``until`` at most ``most`` draws follow burn-in, and drop what neither that nor the burn-in keeps.
+        Returns the (until - done,) mask of the sweeps to store."""
+        span = np.arange(done + 1, until + 1)
+        if self.fixed_schedule is not None:
+            return np.isin(span, self.fixed_schedule)
+        while (until - self.burn_in(until)) // self.thin > self.most:
+            self.thin *= 2
+        keep = (self.sweeps[:self.rows] > self.burn_in(done)) & (self.sweeps[:self.rows] % self.thin == 0)
+        n = int(keep.sum())
+        self.labels[:, :n], self.sm[:, :n] = self.labels[:, :self.rows][:, keep], self.sm[:, :self.rows][:, keep]
+        self.sweeps[:n] = self.sweeps[:self.rows][keep]
+        self.rows = n
+        return span % self.thin == 0
+
+    def stored(self, mask, start):
+        """Record that the sweeps ``mask`` marks (of those after ``start``) were stored in the next rows."""
+        new = start + 1 + np.flatnonzero(mask)
+        self.sweeps[self.rows:self.rows + new.size] = new
+        self.rows += new.size
+
+    def kept(self, sweeps):
+        """(burn_in, thin, row indices) of the draws kept when the chains stop after ``sweeps``."""
+        burn_in = self.burn_in(sweeps)
+        rows = np.flatnonzero(self.sweeps[:self.rows] > burn_in)
+        return burn_in, self.thin, rows
 
 
 def run_chains(X, spec, *, callback=None, on_block=None, work=None):
     """Run the chains that ``spec`` (a :class:`pcrp.run_spec.RunSpec`) describes on X (N, d), in threads; returns
     a :class:`ChainSet` whose config is the spec, the schedule it ran and why it stopped.
 
-    A fixed budget runs its sweeps; the automatic budget runs block after block, judging the chains
-    (:func:`pcrp.budget.judge`) at checkpoints within each block, and stops at the first that passes (its burn-in
-    is then the block's start: at least half of the sweeps), or at its cap (:mod:`pcrp.budget`). The memory plan
-    (``spec.memory``) is checked against the memory available before anything is allocated.
+    A fixed budget runs its sweeps; the automatic budget judges the chains (:func:`pcrp.budget.judge`) at each of
+    its checkpoints, the first half of the sweeps being burn-in, and stops at the first that passes, or at its
+    cap (:mod:`pcrp.budget`). The memory plan (``spec.memory``) is checked against the memory available before
+    anything is allocated.
     callback(chain_index, sweeps_done): from the chains' threads, after each kernel call.
     on_block(progress): from this thread at each checkpoint, a :class:`Progress` (for progress lines).
     work: a :class:`pcrp.compute.WorkTicket` (the app's): the chains' point-sweeps (at the budget's most) count
@@ -471,18 +487,17 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
         warm_up()  # compile (or load from the cache) once, before the chains' threads start
     stop = threading.Event()
     started = time.perf_counter()
+    store = _LabelStore(spec)
 
     def make(c):
         sampler = Sampler(X, spec.prior, spec.niw, split_merge=spec.split_merge, init=spec.inits[c],
                           seed=spec.chain_seeds[c])
         return ChainRecorder(sampler, spec.max_sweeps)
 
-    def advance(c, block, until):
-        recorder = recorders[c]
-        done, rows = recorder.done, block.rows_before(recorder.done)
+    def advance(c, mask, until):
         report = None if callback is None else (lambda sweeps: callback(c, sweeps))
-        recorder.advance(until, block.mask[done - block.start:until - block.start], block.labels[c, rows:],
-                         block.sm[c, rows:], work=work, callback=report, stop=stop)
+        recorders[c].advance(until, mask, store.labels[c, store.rows:], store.sm[c, store.rows:], work=work,
+                             callback=report, stop=stop)
 
     def all_chains(fn, *args):
         futures = [pool.submit(fn, c, *args) for c in range(C)]
@@ -497,29 +512,30 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
                     pass
             raise
 
+    done = 0
     with ThreadPoolExecutor(max_workers=spec.threads, thread_name_prefix="pcrp-chain") as pool:
         recorders = all_chains(lambda c: make(c))
-        done = False
-        for start, end, burn_in, thin, checkpoints in _blocks(spec):
-            block = _Block(start, end, burn_in, thin, C, N, checkpoints)
-            for sweep in block.checkpoints:
-                all_chains(advance, block, sweep)
-                verdict = None
-                if sweep > burn_in and (spec.budget.auto or on_block is not None or sweep == end):
-                    verdict = judge(np.stack([r.K[burn_in:sweep] for r in recorders]),
-                                    np.stack([r.log_joint[burn_in:sweep] for r in recorders]), spec.budget, sweep,
-                                    burn_in)
-                if on_block is not None:
-                    on_block(Progress(sweep, spec.max_sweeps, time.perf_counter() - started, verdict))
-                if spec.budget.auto and verdict is not None and verdict.passed:
-                    done = True
-                    break
-            if done:
+        for sweep in spec.budget.checkpoints():
+            mask = store.prepare(done, sweep)
+            all_chains(advance, mask, sweep)
+            store.stored(mask, done)
+            done = sweep
+            burn_in = store.burn_in(sweep)
+            verdict = None
+            if sweep > burn_in and (spec.budget.auto or on_block is not None or sweep == spec.max_sweeps):
+                verdict = judge(np.stack([r.K[burn_in:sweep] for r in recorders]),
+                                np.stack([r.log_joint[burn_in:sweep] for r in recorders]), spec.budget, sweep,
+                                burn_in)
+            if on_block is not None:
+                on_block(Progress(sweep, spec.max_sweeps, time.perf_counter() - started, verdict))
+            if spec.budget.auto and verdict is not None and verdict.passed:
                 break
     wall_seconds = time.perf_counter() - started
-    T = recorders[0].done
-    S = block.rows_before(T)
-    history = np.diff(block.sm[:, :S], axis=1, prepend=np.zeros((C, 1, 4), dtype=np.int64))
+    T = done
+    burn_in, thin, rows = store.kept(T)
+    labels, sm = store.labels[:, rows], store.sm[:, rows]  # copies of the kept rows only
+    store = None  # the buffers go now, not when the ChainSet does
+    history = np.diff(sm, axis=1, prepend=np.zeros((C, 1, 4), dtype=np.int64))
     config = spec.as_dict()
     config.update(iters=int(T), burn_in=int(burn_in), thin=int(thin),
                   stop={"reason": stop_reason(spec.budget, verdict),
@@ -528,8 +544,8 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
     return ChainSet(
         K=np.stack([r.K[:T] for r in recorders]),
         log_joint=np.stack([r.log_joint[:T] for r in recorders]),
-        labels=block.labels[:, :S] if S < block.kept.size else block.labels,
-        kept_sweeps=block.kept[:S].copy(),
+        labels=labels,
+        kept_sweeps=keep_schedule(T, burn_in, thin),
         seconds_per_sweep=np.array([r.kernel_seconds / T for r in recorders]),
         split_merge_stats=np.stack([r.sampler.sm_stats[:4].astype(np.int64) for r in recorders]),
         split_merge_history=history,

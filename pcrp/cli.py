@@ -511,19 +511,19 @@ def load_recorded_data(config):
     return data_mod.load(name, standardize_data=bool(config.get("standardize")), **options)
 
 
-PROGRESS_LINE_SECONDS = 2.0  # without a terminal, a progress line at most this often (and at every judged block end)
+PROGRESS_LINE_SECONDS = 2.0  # without a terminal, a fixed budget's progress line at most this often
 
 
 class _Progress:
     """Progress of a run on stderr: a tqdm bar on a terminal (the ESS and R-hat so far beside it); otherwise, as in
-    a log file, CI or nohup, plain lines with the sweeps, ESS so far, worst R-hat and time left: one at the end of
-    every block the automatic budget judges, and one per checkpoint when PROGRESS_LINE_SECONDS have passed."""
+    a log file, CI or nohup, plain lines with the sweeps, ESS so far, worst R-hat and time left: one at every
+    checkpoint the automatic budget judges, and for a fixed budget one per checkpoint at most every
+    PROGRESS_LINE_SECONDS."""
 
     def __init__(self, spec, label):
         import time
 
         self.spec = spec
-        self.block_ends = set(spec.budget.block_ends())
         self.last_line = time.monotonic()
         self.terminal = sys.stderr.isatty()
         self.done = [0] * spec.n_chains
@@ -539,8 +539,7 @@ class _Progress:
         import time
 
         now = time.monotonic()
-        block_end = self.spec.budget.auto and progress.sweeps in self.block_ends
-        if self.bar is None and not block_end and now - self.last_line < PROGRESS_LINE_SECONDS:
+        if self.bar is None and not self.spec.budget.auto and now - self.last_line < PROGRESS_LINE_SECONDS:
             return
         self.last_line = now
         v = progress.verdict

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .budget import AUTO_MAX_ITERS, Budget, kept_draws, max_kept
+from .budget import AUTO_MAX_ITERS, Budget, max_kept, storage_rows
 from .compute import usable_cpus
 from .json_text import jsonable
 from .model import DEFAULT_PRIOR, NIW, PRIORS, GibbsPrior, make_prior, resolve_niw
@@ -203,14 +203,14 @@ class RunSpec:
 
         object.__setattr__(self, "memory", run_memory_plan(
             self.n_points, self.dim, n_chains=self.n_chains, iters=self.max_sweeps,
-            kept=kept_draws(self.budget, self.thin, self.max_kept), inits=self.inits, n_jobs=self.n_jobs,
+            kept=storage_rows(self.budget, self.thin, self.max_kept), inits=self.inits, n_jobs=self.n_jobs,
             similarity=self.similarity))
 
     # ------------------------------------------------------------------ derived
     @property
     def max_sweeps(self):
         """The most sweeps a chain can run: the fixed budget, or the automatic budget's cap."""
-        return self.budget.max_iters if self.budget.auto else self.budget.iters
+        return self.budget.max_sweeps
 
     @property
     def max_kept(self):

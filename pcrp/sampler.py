@@ -18,6 +18,7 @@ from . import compute
 from ._kernels import gibbs
 from ._kernels.rng import seed_state
 from .model import check_niw_for_data, log_weight_table, prior_tables
+from .params import SettingError
 from .niw_math import kernel_tables
 
 # Statistics are recomputed from the labels every REFRESH_EVERY sweeps (counted
@@ -27,8 +28,8 @@ REFRESH_EVERY = 1000
 LOG_JOINT_DECIMALS = 6  # the recorded log joint, in nats (see Sampler.step)
 
 
-class SamplerError(ValueError):
-    """A sampler setting is invalid; the message says which and what to do."""
+class SamplerError(SettingError):
+    """A sampler or run setting is invalid; the message says which and what to do (a ValueError)."""
 
 
 def check_seed(seed, name="seed"):
