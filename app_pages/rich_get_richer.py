@@ -11,7 +11,7 @@ from pcrp import data, plots
 from pcrp.model import CRP, PRIORS, ModelError, make_prior, resolve_niw
 from pcrp.one_customer import contrast, seating_choice
 from pcrp.plots import restaurant as rplots
-from pcrp.plots.style import PALETTE
+from pcrp.plots.style import colour
 from pcrp.sampler import run
 from pcrp.seating import (arrival_orders, growth, order_probability_prior, seat_prior, seating_probabilities_prior,
                           simulate_k_growth_prior, simulate_tables_prior)
@@ -239,7 +239,7 @@ def growth_section(priors, seed):
         at = {p.spec.label: tables_at(p, int(n_at), int(runs), seed) for p in growth_priors}
         # one legend for the three charts, in the figures' own colours (registry labels, escaped all the same)
         st.html("<div style='font-size: 1rem'>Colours as above: " + " · ".join(
-            f"<b style='color: {PALETTE[i % len(PALETTE)]}'>{html.escape(label)}</b>" for i, label in enumerate(at))
+            f"<b style='color: {colour(i)}'>{html.escape(label)}</b>" for i, label in enumerate(at))
                 + "</div>")
         cols = st.columns(3)
         cols[0].plotly_chart(rplots.distribution_lines({k: v["K"] for k, v in at.items()}, f"K_N at N = {n_at}",

@@ -34,10 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import logsumexp
 
-from ._kernels import gibbs
-from ._kernels.niw import ROW_LOG_G
-from .model import NIW, PowerCRP, log_weight_table, resolve_niw
-from .niw_math import kernel_tables
+from .model import NIW, PowerCRP, resolve_niw
 from .sampler import check_schedule
 
 # r = 1 + eps first, as in the paper, then 1.05 .. 2.0.
@@ -67,34 +64,19 @@ def score_held_out(X_train, label_draws, X_test, prior, niw):
     X_train (n, d); label_draws (S, n) int; X_test (m, d). Returns
     (loss (S,), log_pred_density (m,)): the eq. (5) loss of the seating of the
     held-out points under each draw, and for each held-out point
-    log mean_s p(x | draw s).
+    log mean_s p(x | draw s). A held-out point is seated by the prior's rule as customer n + 1
+    (:func:`pcrp.density.seating_log_predictive`): for the loss it joins the existing cluster of highest
+    posterior seating probability (new tables excluded); its predictive density includes a new table.
     """
-    X_train = np.ascontiguousarray(X_train, dtype=float)
+    from .density import seating_log_predictive
+
     X_test = np.ascontiguousarray(X_test, dtype=float)
-    n, d = X_train.shape
-    tables = kernel_tables(n, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(prior, n))
-    P0 = np.linalg.inv(niw.S0)
-    logdet0 = float(np.linalg.slogdet(niw.S0)[1])
-    # predictive of each test point under the prior (an empty cluster)
-    empty = (np.zeros(1, np.int64), niw.m0[None].copy(), P0[None].copy(), np.array([logdet0]))
-    log_new = gibbs.log_predictive_all(X_test, *empty, tables, 1)[:, 0]
     losses = np.empty(len(label_draws))
     per_draw = np.empty((len(label_draws), X_test.shape[0]))
     for s, labels in enumerate(label_draws):
-        _, labels = np.unique(labels, return_inverse=True)
-        K = int(labels.max()) + 1
-        counts = np.zeros(K, np.int64)
-        means, precs, logdets = np.zeros((K, d)), np.zeros((K, d, d)), np.zeros(K)
-        gibbs.rebuild_all(X_train, labels.astype(np.int64), K, niw.m0, niw.S0, niw.kappa0,
-                          counts, means, precs, logdets)
-        log_pred = gibbs.log_predictive_all(X_test, counts, means, precs, logdets, tables, K)
-        log_g = tables[counts, ROW_LOG_G]  # log W(N_k + 1) / W(N_k)
-        # a held-out point is customer n + 1: a new cluster has W(1) V_{n+1}(K + 1) / V_{n+1}(K) (alpha for the pCRP)
-        log_open = float(prior.log_new_weight(n + 1, [K])[0])
-        seat = log_pred + log_g  # (m, K) unnormalised log posterior of joining cluster k
-        losses[s] = within_cluster_loss(X_test, seat.argmax(axis=1))
-        log_norm = np.logaddexp(logsumexp(log_g), log_open)
-        per_draw[s] = np.logaddexp(logsumexp(seat, axis=1), log_open + log_new) - log_norm
+        seat = seating_log_predictive(X_test, X_train, labels, prior, niw)  # (m, K + 1), last: a new cluster
+        losses[s] = within_cluster_loss(X_test, seat[:, :-1].argmax(axis=1))
+        per_draw[s] = logsumexp(seat, axis=1)
     lpd = logsumexp(per_draw, axis=0) - np.log(len(label_draws))
     return losses, lpd
 

@@ -53,11 +53,19 @@ def log_predictive(x, X, m0, kappa0, nu0, S0):
 def log_marginal(X, m0, kappa0, nu0, S0):
     """log m(X) for the rows of ``X`` (n, d) under NIW(m0, kappa0, nu0, S0)."""
     X = np.atleast_2d(np.asarray(X, dtype=float))
-    n, d = X.shape
-    _, kappa_n, nu_n, S_n = posterior_params(X, m0, kappa0, nu0, S0)
+    _, _, _, S_n = posterior_params(X, m0, kappa0, nu0, S0)
+    return log_marginal_of(X.shape[0], S_n, kappa0, nu0, S0)
+
+
+def log_marginal_of(n, S_n, kappa0, nu0, S0):
+    """log m(X) of a block of ``n`` points whose NIW posterior scale is ``S_n`` (d, d): the closed form of
+    DESIGN.md section 2, the one place it is written (from the points: :func:`log_marginal`; from a block's
+    statistics: :func:`pcrp.path.log_marginal`)."""
+    d = np.shape(S0)[0]
+    kappa_n, nu_n = kappa0 + n, nu0 + n
     _, logdet0 = np.linalg.slogdet(S0)
     _, logdet_n = np.linalg.slogdet(S_n)
-    return (
+    return float(
         -0.5 * n * d * np.log(np.pi)
         + multigammaln(nu_n / 2, d) - multigammaln(nu0 / 2, d)
         + 0.5 * nu0 * logdet0 - 0.5 * nu_n * logdet_n

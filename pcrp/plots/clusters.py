@@ -3,7 +3,7 @@
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import LAYOUT, PALETTE, cluster_colours, plain_text, side_by_side
+from .style import LAYOUT, PALETTE, cluster_colours, colour, plain_text, side_by_side
 
 
 def cluster_scatter(X, labels, columns, title, jitter_seed=0):
@@ -28,7 +28,7 @@ def cluster_sizes(labels, title, y_max=None):
     _, counts = np.unique(labels, return_counts=True)
     counts = np.sort(counts)[::-1]
     fig = go.Figure(go.Bar(x=np.arange(1, counts.size + 1), y=counts,
-                           marker_color=[PALETTE[i % len(PALETTE)] for i in range(counts.size)]))
+                           marker_color=[colour(i) for i in range(counts.size)]))
     fig.update_layout(title=title, xaxis_title="cluster (by size)", yaxis_title="points", **LAYOUT)
     fig.update_xaxes(dtick=1)
     if y_max:

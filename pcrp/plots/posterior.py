@@ -10,14 +10,14 @@ import plotly.graph_objects as go
 
 from ..partition import similarity_order
 from .clusters import cluster_scatter
-from .style import LAYOUT, PALETTE, cluster_colours, plain_text
+from .style import LAYOUT, cluster_colours, colour, plain_text
 
 
 def _component_colours(labels, n_components):
     """Colour of each point-estimate component, matching cluster_scatter's colours (largest blue)."""
     ids = np.unique(labels)
     _, rank = cluster_colours(labels)
-    return [PALETTE[rank[k] % len(PALETTE)] for k in ids[:n_components]]
+    return [colour(rank[k]) for k in ids[:n_components]]
 
 
 def posterior_density(panel, labels, columns, title):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .style import PALETTE, side_by_side
+from .style import colour, side_by_side
 
 MAX_POINTS = 4000  # per chain and panel: a 20,000-sweep trace is thinned for display
 
@@ -16,7 +16,7 @@ def k_traces_by_method(traces, burn_in, title, y_range=None):
         sweeps = np.arange(1, K.shape[1] + 1)[::step]
         for c, chain in enumerate(K):
             fig.add_scatter(x=sweeps, y=chain[::step], mode="lines", name=f"chain {c + 1}",
-                            line=dict(width=1, color=PALETTE[c % len(PALETTE)]), opacity=0.7,
+                            line=dict(width=1, color=colour(c)), opacity=0.7,
                             showlegend=col == 1, row=1, col=col)
         if burn_in:
             fig.add_vrect(x0=0, x1=burn_in, fillcolor="grey", opacity=0.15, line_width=0, row=1, col=col)

@@ -8,15 +8,10 @@ others are static Plotly figures. Plain data in, figures out: the seating itself
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import LAYOUT, PALETTE, plain_text
+from .style import LAYOUT, PALETTE, colour, plain_text
 
 NEW_TABLE_GREY = "#8a8a8a"
 TABLE_FIELD_TITLE = "table (in opening order)"
-
-
-def table_colour(k):
-    """Colour of table k (0-based, opening order): the same table has the same colour in every panel."""
-    return PALETTE[k % len(PALETTE)]
 
 
 def probability_text(p):
@@ -82,7 +77,7 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
                       "scale": {"domain": [0, scale_top], "range": [0, max_area], "zero": True}},
              "color": {"field": "table", "type": "nominal", "legend": None,
                        "scale": {"domain": [f"T{k + 1}" for k in range(shown)] or ["T1"],
-                                 "range": [table_colour(k) for k in range(max(shown, 1))]}},
+                                 "range": [colour(k) for k in range(max(shown, 1))]}},
              "tooltip": [{"field": "table", "title": TABLE_FIELD_TITLE},
                          {"field": "customers", "type": "quantitative", "title": "customers"},
                          {"field": "probability", "type": "quantitative", "format": ".3f",
@@ -131,22 +126,22 @@ def k_growth_priors(curves, title):
     a dotted line labelled at the right)."""
     fig = go.Figure()
     for i, c in enumerate(curves):
-        colour = PALETTE[i % len(PALETTE)]
+        line_colour = colour(i)
         label = plain_text(c["label"])
         N, mean, se = np.asarray(c["N"]), np.asarray(c["mean"]), np.asarray(c["se"])
         fig.add_scatter(x=N, y=mean + 2 * se, mode="lines", line=dict(width=0), showlegend=False,
                         hoverinfo="skip", legendgroup=label)
         fig.add_scatter(x=N, y=mean - 2 * se, mode="lines", line=dict(width=0), fill="tonexty",
-                        fillcolor=_rgba(colour, 0.18), showlegend=False, hoverinfo="skip", legendgroup=label)
-        fig.add_scatter(x=N, y=mean, mode="lines", name=label, line=dict(color=colour, width=2), legendgroup=label)
+                        fillcolor=_rgba(line_colour, 0.18), showlegend=False, hoverinfo="skip", legendgroup=label)
+        fig.add_scatter(x=N, y=mean, mode="lines", name=label, line=dict(color=line_colour, width=2), legendgroup=label)
         if c.get("exact") is not None:
             fig.add_scatter(x=N, y=np.asarray(c["exact"]), mode="lines", name=f"{label}: exact", showlegend=False,
-                            line=dict(color=colour, dash="dash", width=2), legendgroup=label)
+                            line=dict(color=line_colour, dash="dash", width=2), legendgroup=label)
         if c.get("limit") is not None:
             fig.add_scatter(x=[N[0], N[-1]], y=[c["limit"]] * 2, mode="lines", name=f"{label}: limit {c['limit']:g}",
-                            line=dict(color=colour, dash="dot", width=1.5), legendgroup=label, showlegend=False)
+                            line=dict(color=line_colour, dash="dot", width=1.5), legendgroup=label, showlegend=False)
             fig.add_annotation(x=1, xref="paper", xanchor="right", y=c["limit"], yanchor="bottom", showarrow=False,
-                               text=f"{label}: limit {c['limit']:g}", font=dict(color=colour, size=11))
+                               text=f"{label}: limit {c['limit']:g}", font=dict(color=line_colour, size=11))
     ticks = [v for v in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
              if curves and v <= max(np.asarray(c["N"])[-1] for c in curves)]
     fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:,}" for v in ticks])
@@ -179,7 +174,7 @@ def distribution_lines(samples, title, xaxis_title, integer=True, bins=20, x_ran
             counts, _ = np.histogram(values, bins=edges)
             x = (edges[:-1] + edges[1:]) / 2
         fig.add_scatter(x=x, y=counts / counts.sum(), mode="lines+markers", name=plain_text(label),
-                        line=dict(color=PALETTE[i % len(PALETTE)], width=2, shape="linear"), marker=dict(size=7))
+                        line=dict(color=colour(i), width=2, shape="linear"), marker=dict(size=7))
     fig.update_layout(title=dict(text=plain_text(title), y=0.97, yanchor="top"), xaxis_title=xaxis_title,
                       yaxis_title="probability",
                       showlegend=showlegend, legend=dict(orientation="h", x=0, xanchor="left", y=-0.25, yanchor="top"),
@@ -195,11 +190,11 @@ def choice_bars(choice, title):
     would overlap); the legend sits under the x axis, clear of the title."""
     names = [f"cluster {k + 1}<br>n = {n}" for k, n in enumerate(choice.sizes[:-1])] + ["new"]
     fig = go.Figure()
-    for colour, (label, values) in zip(("#bbbbbb", "#7f7f7f", PALETTE[0]),
+    for bar_colour, (label, values) in zip(("#bbbbbb", "#7f7f7f", PALETTE[0]),
                                        (("prior weight", choice.prior),
                                         ("predictive likelihood (normalised)", choice.likelihood_share),
                                         ("posterior", choice.posterior))):
-        fig.add_bar(x=names, y=values, name=label, marker_color=colour,
+        fig.add_bar(x=names, y=values, name=label, marker_color=bar_colour,
                     text=[f"{v:.2f}" if v >= 0.005 else "" for v in values], textposition="outside", cliponaxis=False)
     fig.update_layout(title=dict(text=plain_text(title), y=0.97, yanchor="top"), yaxis_title="probability",
                       yaxis_range=[0, 1.12], barmode="group", uniformtext=dict(minsize=9, mode="hide"),

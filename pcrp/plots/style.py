@@ -16,12 +16,19 @@ def plain_text(text):
     return html.escape(" ".join(str(text).split()), quote=False)
 
 
+def colour(index):
+    """The colour of cluster, table or prior number ``index`` (0 = the first: the largest cluster, the first table,
+    the first prior), the palette cycled: the one colour map of every figure (the live charts' scale is
+    :data:`PALETTE` itself, indexed the same way)."""
+    return PALETTE[int(index) % len(PALETTE)]
+
+
 def cluster_colours(labels):
     """One colour per point, clusters ordered by size so the largest is always blue."""
     labels = np.asarray(labels)
     ids, counts = np.unique(labels, return_counts=True)
     rank = {k: r for r, k in enumerate(ids[np.argsort(-counts, kind="stable")])}
-    return [PALETTE[rank[k] % len(PALETTE)] for k in labels], rank
+    return [colour(rank[k]) for k in labels], rank
 
 
 def side_by_side(titles, title, shared_y=True):

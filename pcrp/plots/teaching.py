@@ -3,7 +3,7 @@
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import LAYOUT, PALETTE
+from .style import LAYOUT, PALETTE, colour
 
 
 NEW_TABLE_GREY = "#9a9a9a"
@@ -15,7 +15,7 @@ def _table_names(n_tables):
 
 def _table_colour_scale(names):
     """Table k has the same colour in every chart (CRP and pCRP side by side); a new table is grey."""
-    return {"domain": list(names) + ["new"], "range": [PALETTE[k % len(PALETTE)] for k in range(len(names))]
+    return {"domain": list(names) + ["new"], "range": [colour(k) for k in range(len(names))]
             + [NEW_TABLE_GREY]}
 
 
@@ -64,7 +64,7 @@ def k_growth(curves, exact, title):
         fig.add_scatter(x=N, y=mean + 2 * se, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip")
         fig.add_scatter(x=N, y=mean - 2 * se, mode="lines", line=dict(width=0), fill="tonexty",
                         fillcolor="rgba(128,128,128,0.2)", showlegend=False, hoverinfo="skip")
-        fig.add_scatter(x=N, y=mean, mode="lines", name=label, line=dict(color=PALETTE[i % 10]))
+        fig.add_scatter(x=N, y=mean, mode="lines", name=label, line=dict(color=colour(i)))
     fig.add_scatter(x=exact[0], y=exact[1], mode="lines", name="CRP exact", line=dict(color="black", dash="dot"))
     fig.update_layout(title=title, xaxis_type="log", xaxis_title="N", yaxis_title="tables",
                       **{**LAYOUT, "height": 380})
@@ -79,9 +79,9 @@ def distribution_compare(samples, title, xaxis_title, integer=True):
         values = np.asarray(values)
         if integer:
             v, c = np.unique(values, return_counts=True)
-            fig.add_bar(x=v, y=c / c.sum(), name=label, marker_color=PALETTE[i % 10])
+            fig.add_bar(x=v, y=c / c.sum(), name=label, marker_color=colour(i))
         else:
-            fig.add_histogram(x=values, histnorm="probability", name=label, marker_color=PALETTE[i % 10],
+            fig.add_histogram(x=values, histnorm="probability", name=label, marker_color=colour(i),
                               opacity=0.6, xbins=dict(start=0, end=1.0001, size=0.05))
     fig.update_layout(title=title, xaxis_title=xaxis_title, yaxis_title="probability",
                       barmode="group" if integer else "overlay", **LAYOUT)
@@ -99,7 +99,7 @@ def order_probabilities(orders, probs, title):
     fig = go.Figure()
     if len(orders) <= MAX_ORDER_BARS:
         for i, (label, p) in enumerate(probs.items()):
-            fig.add_bar(x=orders, y=p, name=label, marker_color=PALETTE[i % 10])
+            fig.add_bar(x=orders, y=p, name=label, marker_color=colour(i))
         fig.update_layout(xaxis_title="arrival order (block of each customer)", yaxis_title="probability",
                           barmode="group")
     else:
@@ -108,7 +108,7 @@ def order_probabilities(orders, probs, title):
         for i, (label, p) in enumerate(probs.items()):
             counts, _ = np.histogram(p, bins=edges)
             fig.add_bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges), name=label,
-                        marker_color=PALETTE[i % 10], opacity=0.75)
+                        marker_color=colour(i), opacity=0.75)
         fig.update_layout(xaxis_title=f"probability of the partition (over its {len(orders):,} arrival orders)",
                           yaxis_title="arrival orders", barmode="overlay", xaxis_tickformat=".2e")
     fig.update_layout(title=title, legend=dict(orientation="h", y=1.02, x=1, xanchor="right", yanchor="bottom"),
