@@ -44,7 +44,7 @@ class ChainFileError(FileRefused):
     the run's configuration. A ValueError; the message is one sentence naming the array and the problem."""
 
 
-@dataclass
+@dataclass(repr=False)
 class ChainSet:
     """Several chains of one run, with a leading chain axis (C chains, T sweeps, S kept draws, N points).
 
@@ -119,6 +119,33 @@ class ChainSet:
     def kept_log_joint(self):
         """(C, S) log joint at the kept sweeps."""
         return self.log_joint[:, self.kept_sweeps - 1]
+
+    def overview(self):
+        """[(label, value)] of what a reader wants first: the prior, N, chains x sweeps, mean K, R-hat of K and of
+        the log joint, and why the chains stopped (the text and HTML representations show it)."""
+        from .summary import chains_agree
+
+        from .posterior import prior_of
+
+        diag = self.diagnostics()
+        agree = chains_agree(diag["K"]) and chains_agree(diag["log_joint"])
+        rhat = ", ".join(f"{name} {diag[key]['rhat']:.3f}" for key, name in (("K", "K"), ("log_joint", "log joint")))
+        stop = self.stop.get("reason", "")
+        return [("prior", prior_of(self.config).label()), ("N", f"{self.n_points:,}"),
+                ("chains", f"{self.n_chains} x {int(self.K.shape[1]):,} sweeps (burn-in {self.burn_in:,})"),
+                ("mean K", f"{diag['K']['mean']:.2f}"),
+                ("R-hat", f"{rhat} ({'the chains agree' if agree else 'the chains disagree'})"),
+                ("stopped", stop.split(" after ")[0] if stop else "not recorded")]
+
+    def __repr__(self):
+        return "ChainSet(" + "; ".join(f"{k}: {v}" for k, v in self.overview()) + ")"
+
+    def _repr_html_(self):
+        import html
+
+        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
+                       f"{html.escape(v)}</td></tr>" for k, v in self.overview())
+        return f"<table><caption>pcrp ChainSet</caption>{rows}</table>"
 
     def pooled_labels(self):
         """(C * S, N) all kept draws, chain after chain."""

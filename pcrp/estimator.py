@@ -187,6 +187,30 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
            for name, default in PARAMETERS.items()])
 
+    def __repr__(self, N_CHAR_MAX=700):
+        """scikit-learn's representation (the parameters given), and once fitted a line with the prior, N, K,
+        R-hat and why the chains stopped."""
+        text = super().__repr__(N_CHAR_MAX)
+        if hasattr(self, "chains_"):
+            text += "\n  fitted: " + "; ".join(f"{k} {v}" for k, v in self._fitted_overview())
+        return text
+
+    def _fitted_overview(self):
+        rows = dict(self.chains_.overview())
+        return [("prior", self.prior_.label()), ("N", rows["N"]), ("K", str(self.n_clusters_)),
+                ("chains", rows["chains"]), ("R-hat", rows["R-hat"]), ("stopped", rows["stopped"])]
+
+    def _html_repr(self):
+        """scikit-learn's diagram, and once fitted a table of the fit (notebooks show it)."""
+        import html
+
+        out = super()._html_repr()
+        if hasattr(self, "chains_"):
+            rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
+                           f"{html.escape(v)}</td></tr>" for k, v in self._fitted_overview())
+            out += f"<table><caption>fitted</caption>{rows}</table>"
+        return out
+
     def _prior_params(self):
         """{parameter: value} of the chosen prior given here (None = the registry default)."""
         return {name: getattr(self, name) for name in PRIOR_PARAMETERS if getattr(self, name) is not None}
