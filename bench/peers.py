@@ -1,14 +1,16 @@
-"""PCRPMixture (defaults, as `pcrp run`) against scikit-learn's BayesianGaussianMixture (Dirichlet process, 20
-components), end to end on the same data, in one run.
+"""PCRPMixture at its defaults (the automatic budget, as `pcrp run`) against scikit-learn's
+BayesianGaussianMixture (Dirichlet process, 20 components), end to end on the same data, in one run.
 
-    python bench/peers.py [--n 2000,20000] [--data sim1,mix10]
+    python bench/peers.py [--rows sim1:2000,mix10:2000,sim1:20000,mix10:20000] [--markdown FILE]
 
 sim1: the paper's 1-D Sim 1 (3 components); mix10: 4 Gaussian clusters in 10-D (means 4 apart on random axes,
 unit covariance, weights 0.4/0.3/0.2/0.1). Both fits standardise (PCRPMixture by default; BGM after
-StandardScaler) and use seed 0. NMI (geometric) of each fit's labels against the truth, K found, wall seconds.
+StandardScaler) and use seed 0. Per row: pcrp's wall seconds (sampling + summaries), the sweeps per chain the
+automatic budget chose and why it stopped, the bulk ESS of K and of the log joint, ESS per second of sampling
+(the smaller of the two), K and NMI (geometric) against the truth; BGM's seconds, K and NMI; the time ratio.
 pcrp's one-time start-up (kernels from numba's cache, ArviZ's import) is timed once, apart, before the fits.
-Prints the load average: the machine's other work shifts the times. bench/peers_budget.py shows what the
-default sampling budget buys (ESS, R-hat) against smaller ones.
+The first line says when, on what machine and under what load: the machine's other work shifts the times.
+--markdown writes the table with that line (README's figures come from it).
 """
 
 import argparse
@@ -17,6 +19,11 @@ import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import header, load_now  # noqa: E402
+
+DEFAULT_ROWS = "sim1:2000,mix10:2000,sim1:20000,mix10:20000"
 
 
 def data(name, n, seed=0):
@@ -49,34 +56,59 @@ def fit_bgm(X):
     return labels, time.perf_counter() - t0
 
 
-def main():
+def fit_pcrp(X, **params):
+    """(fitted PCRPMixture at its defaults, wall seconds)."""
     from pcrp.estimator import PCRPMixture
+
+    t0 = time.perf_counter()
+    model = PCRPMixture(random_state=0, **params).fit(X)
+    return model, time.perf_counter() - t0
+
+
+def budget_figures(model):
+    """(sweeps per chain, "converged" | "cap", ESS of K, ESS of the log joint, ESS per second of sampling)."""
+    diag = model.chains_.diagnostics()
+    ess = {q: diag[q]["ess_bulk"] for q in ("K", "log_joint")}
+    # a settled quantity (every chain at one value) has no meaningful ESS: the other one bounds the rate
+    useful = [ess[q] for q in ess if not diag[q]["settled"] and np.isfinite(ess[q])]
+    rate = min(useful) / model.timing_["sampling"] if useful else float("nan")
+    stop = "converged" if model.chains_.stop.get("converged") else "cap"
+    return model.n_iter_, stop, ess["K"], ess["log_joint"], rate
+
+
+def main():
     from pcrp.summary import nmi
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", default="2000,20000")
-    parser.add_argument("--data", default="sim1,mix10")
+    parser.add_argument("--rows", default=DEFAULT_ROWS, help="data:N pairs (sim1 or mix10)")
+    parser.add_argument("--markdown", help="also write the table, with its provenance line, to this file")
     args = parser.parse_args()
-    print(f"load average before: {os.getloadavg()}; cores: {os.cpu_count()}")
-    # once per process, before any fit is timed: numba's kernels loaded from their cache and ArviZ imported
-    # (a script pays this once, however many fits it makes; scikit-learn's imports above are not timed either)
+    lines = [header("python bench/peers.py" + (f" --rows {args.rows}" if args.rows != DEFAULT_ROWS else "")), ""]
     t0 = time.perf_counter()
-    PCRPMixture(random_state=0, n_chains=2, iters=100, burn_in=50).fit(data("sim1", 200)[0])
-    print(f"pcrp start-up, once per process (a 200-point fit of 2 x 100 sweeps included): "
-          f"{time.perf_counter() - t0:.1f} s")
-    print(f"{'data':6s} {'N':>7s} | {'pcrp s':>7s} {'(sampling':>9s} {'summaries)':>10s} {'K':>3s} {'NMI':>6s} | "
-          f"{'BGM s':>6s} {'K':>3s} {'NMI':>6s} | time ratio")
-    for name in args.data.split(","):
-        for n in [int(v) for v in args.n.split(",")]:
-            X, y = data(name, n)
-            t0 = time.perf_counter()
-            model = PCRPMixture(random_state=0).fit(X)
-            t_pcrp = time.perf_counter() - t0
-            labels, t_bgm = fit_bgm(X)
-            print(f"{name:6s} {n:7,} | {t_pcrp:7.1f} {model.timing_['sampling']:9.1f} {model.timing_['summaries']:10.1f} "
-                  f"{model.n_clusters_:3d} {nmi(y, model.labels_):6.3f} | {t_bgm:6.1f} {np.unique(labels).size:3d} "
-                  f"{nmi(y, labels):6.3f} | {t_pcrp / t_bgm:.1f}x", flush=True)
-    print(f"load average after: {os.getloadavg()}")
+    fit_pcrp(data("sim1", 200)[0], n_chains=2, iters=100)  # numba's kernels loaded, ArviZ imported: once
+    lines.append(f"pcrp's start-up, once per process (a 200-point fit of 2 x 100 sweeps included): "
+                 f"{time.perf_counter() - t0:.1f} s")
+    lines += ["", "| data | N | pcrp s (sampling + summaries) | sweeps per chain | stopped | ESS K / log joint | "
+                  "ESS per s | K | NMI | BGM s | BGM K | BGM NMI | time pcrp / BGM |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    print("\n".join(lines), flush=True)
+    for row in args.rows.split(","):
+        name, n = row.split(":")
+        X, y = data(name, int(n))
+        model, t_pcrp = fit_pcrp(X)
+        labels, t_bgm = fit_bgm(X)
+        sweeps, stop, ess_k, ess_lj, rate = budget_figures(model)
+        line = (f"| {name} | {int(n):,} | {t_pcrp:.2f} ({model.timing_['sampling']:.2f} + "
+                f"{model.timing_['summaries']:.2f}) | {sweeps:,} | {stop} | {ess_k:.0f} / {ess_lj:.0f} | {rate:,.0f} | "
+                f"{model.n_clusters_} | {nmi(y, model.labels_):.3f} | {t_bgm:.2f} | {np.unique(labels).size} | "
+                f"{nmi(y, labels):.3f} | {t_pcrp / t_bgm:.2f} |")
+        print(line, flush=True)
+        lines.append(line)
+    lines += ["", f"Load average at the end: {load_now():.2f}."]
+    print(lines[-1])
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
     return 0
 
 
