@@ -2,7 +2,7 @@
 easy and hard data, as `pcrp run DATA --seed 0` does (4 chains from unlike starts, the pCRP at the data set's
 shipped cross-validated r unless given).
 
-    python bench/auto_budget.py [--cases old-faithful,sim1:2000,mix10:2000,mnist:1000,mnist:1000:1.4] [--markdown F]
+    python bench/auto_budget.py [--cases old-faithful,sim1:2000,mix10:2000,mnist:1000,mnist:1000:1.4]
 
 A case is DATA[:N[:r]]: a built-in data set (N for sim1, sim2 and mnist) or mix10 (bench/peers.py's 10-D
 mixture, r 1.1). MNIST 1-4 at N = 1,000 and r = 1.4 has two modes 68 nats apart (DESIGN.md section 2): the budget
@@ -50,7 +50,6 @@ def main():
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=DEFAULT_CASES)
-    parser.add_argument("--markdown", help="also write the table, with its provenance line, to this file")
     args = parser.parse_args()
     lines = [header("python bench/auto_budget.py" + (f" --cases {args.cases}" if args.cases != DEFAULT_CASES
                                                       else "")), "",
@@ -76,9 +75,6 @@ def main():
         lines.append(line)
     lines += ["", f"Load average at the end: {load_now():.2f}."]
     print(lines[-1])
-    if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
     return 0
 
 

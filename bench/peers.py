@@ -1,7 +1,7 @@
 """PCRPMixture at its defaults (the automatic budget, as `pcrp run`) against scikit-learn's
 BayesianGaussianMixture (Dirichlet process, 20 components), end to end on the same data, in one run.
 
-    python bench/peers.py [--rows sim1:2000,mix10:2000,sim1:20000,mix10:20000] [--markdown FILE]
+    python bench/peers.py [--rows sim1:2000,mix10:2000,sim1:20000,mix10:20000]
 
 sim1: the paper's 1-D Sim 1 (3 components); mix10: 4 Gaussian clusters in 10-D (means 4 apart on random axes,
 unit covariance, weights 0.4/0.3/0.2/0.1). Both fits standardise (PCRPMixture by default; BGM after
@@ -9,8 +9,8 @@ StandardScaler) and use seed 0. Per row: pcrp's wall seconds (sampling + summari
 automatic budget chose and why it stopped, the bulk ESS of K and of the log joint, ESS per second of sampling
 (the smaller of the two), K and NMI (geometric) against the truth; BGM's seconds, K and NMI; the time ratio.
 pcrp's one-time start-up (kernels from numba's cache, ArviZ's import) is timed once, apart, before the fits.
-The first line says when, on what machine and under what load: the machine's other work shifts the times.
---markdown writes the table with that line (README's figures come from it).
+The first line says when, on what machine and under what load: the machine's other work shifts the times
+(README's figures come from `python bench/figures.py peers`, which runs this).
 """
 
 import argparse
@@ -81,7 +81,6 @@ def main():
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default=DEFAULT_ROWS, help="data:N pairs (sim1 or mix10)")
-    parser.add_argument("--markdown", help="also write the table, with its provenance line, to this file")
     args = parser.parse_args()
     lines = [header("python bench/peers.py" + (f" --rows {args.rows}" if args.rows != DEFAULT_ROWS else "")), ""]
     t0 = time.perf_counter()
@@ -106,9 +105,6 @@ def main():
         lines.append(line)
     lines += ["", f"Load average at the end: {load_now():.2f}."]
     print(lines[-1])
-    if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
     return 0
 
 

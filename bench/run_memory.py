@@ -21,6 +21,11 @@ import time
 
 import psutil
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import header, load_now  # noqa: E402
+
+DEFAULT_CASES = "100000:500:250:1,1000000:40:20:1"
+
 
 def measure(n, iters, burn_in, thin, n_jobs, out_dir, source=None):
     """(peak RSS bytes of the child, its `time:` line) for one `pcrp run` (of the checkout ``source``)."""
@@ -48,21 +53,26 @@ def measure(n, iters, burn_in, thin, n_jobs, out_dir, source=None):
 
 
 def main():
-    from pcrp.memory_plan import run_memory_plan
+    import numpy as np
+
+    from pcrp.run_spec import make_run_spec
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default="100000:500:250:1,1000000:40:20:1")
+    parser.add_argument("--cases", default=DEFAULT_CASES)
     parser.add_argument("--n-jobs", type=int, default=-1)
     parser.add_argument("--source", help="run `pcrp run` from this checkout of pcrp instead")
     args = parser.parse_args()
     cases = [tuple(int(v) for v in case.split(":")) for case in args.cases.split(",")]
     mib = 2**20
-    print(f"load average before: {os.getloadavg()}; cores: {os.cpu_count()}", flush=True)
+    print(header("python bench/run_memory.py" + (f" --cases {args.cases}" if args.cases != DEFAULT_CASES else "")),
+          flush=True)
     with tempfile.TemporaryDirectory() as out_dir:
         for n, iters, burn_in, thin in cases:
             fixed, _ = measure(200, iters, burn_in, thin, args.n_jobs, out_dir, args.source)
             peak, line = measure(n, iters, burn_in, thin, args.n_jobs, out_dir, args.source)
-            plan = run_memory_plan(n, 1, n_chains=4, iters=iters, burn_in=burn_in, thin=thin, n_jobs=args.n_jobs)
+            # the plan `pcrp run` checks: its run specification's, for data of this shape
+            plan = make_run_spec(np.zeros((n, 1)), n_chains=4, iters=iters, burn_in=burn_in, thin=thin,
+                                 n_jobs=args.n_jobs).memory
             kept = 4 * ((iters - burn_in) // thin)
             above = peak - fixed
             print(f"N = {n:>9,} ({iters} sweeps, {kept} kept draws): peak {peak / mib:7.0f} MiB, fixed cost "
@@ -70,7 +80,7 @@ def main():
                   f"= {plan.total / above:.2f} x the measured; {line}", flush=True)
             print("    plan: " + ", ".join(f"{name} {value / mib:.0f} MiB" for name, value in plan.parts.items()),
                   flush=True)
-    print(f"load average after: {os.getloadavg()}")
+    print(f"load average after: {load_now():.2f}")
     return 0
 
 

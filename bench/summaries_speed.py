@@ -75,9 +75,10 @@ def sim1(n, seed=0):
 
 
 def main():
-    from pcrp.chains import DEFAULT_BURN_IN, DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_THIN, run_chains
+    from pcrp.chains import run_chains
     from pcrp.density import density_panel
-    from pcrp.model import DEFAULT_PRIOR, make_prior, resolve_niw
+    from pcrp.model import resolve_niw
+    from pcrp.run_spec import make_run_spec
     from pcrp.modes import find_modes
     from pcrp.partition import point_estimate
 
@@ -85,18 +86,18 @@ def main():
     parser.add_argument("--n", default="2000,20000")
     parser.add_argument("--old-max-n", type=int, default=2000)
     parser.add_argument("--old-commit", default="d41ca0a")
-    parser.add_argument("--iters", type=int, default=DEFAULT_ITERS)
+    parser.add_argument("--iters", type=int, help="a fixed number of sweeps (default: the automatic budget)")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}; cores: {os.cpu_count()}")
     old = old_partition(args.old_commit)
-    prior = make_prior(DEFAULT_PRIOR)
     rows = []
     for n in [int(v) for v in args.n.split(",")]:
         X, _ = sim1(n)
         niw = resolve_niw(X)
         with Peak() as sampling:
-            chains = run_chains(X, prior, niw, n_chains=DEFAULT_CHAINS, iters=args.iters, burn_in=DEFAULT_BURN_IN,
-                                thin=DEFAULT_THIN, seed=0, n_jobs=-1)
+            spec = make_run_spec(X, niw=niw, iters=args.iters, seed=0)  # pcrp run's defaults
+            chains = run_chains(X, spec)
+        prior = spec.prior
         draws = chains.pooled_labels()
         with Peak() as point:
             estimate = point_estimate(draws, "vi", seed=0)

@@ -22,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from numpy_reference import numpy_sweep  # noqa: E402
+from provenance import header, load_now  # noqa: E402
 
 from pcrp.data import old_faithful  # noqa: E402
 from pcrp.model import CRP, PRIORS, PowerCRP, make_prior, resolve_niw  # noqa: E402
@@ -69,6 +70,8 @@ def main():
     width = max(16, *(len(p.label()) for p in priors))
     numba_sweeps = 300 if args.quick else 2000
     numpy_sweeps = 1 if args.quick else 2
+    print(header("python bench/sweep_speed.py" + (" --quick" if args.quick else "")
+                 + (f" --priors {args.priors}" if args.priors != "crp,pcrp" else "")))
     # compile once before timing
     X0 = np.random.default_rng(0).normal(size=(20, 2))
     Sampler(X0, CRP(1.0), resolve_niw(X0), seed=0).step(2)
@@ -99,6 +102,7 @@ def main():
             print(f"paper protocol, Old Faithful, {prior.label()}, split-merge {'on' if sm else 'off'}: "
                   f"20,000 sweeps in {chain.seconds_per_sweep * 20_000:.2f} s of sampling "
                   f"({wall:.2f} s wall with recording)")
+    print(f"load average at the end: {load_now():.2f}")
 
 
 if __name__ == "__main__":

@@ -561,23 +561,6 @@ class _Progress:
             self.bar.close()
 
 
-def announce_compiling():
-    """Say on stderr, once, that the kernels are being compiled (the first run only, or after an upgrade), and
-    how long that took."""
-    import time
-
-    from .sampler import COMPILE_SECONDS, kernels_need_compiling, warm_up
-
-    if not kernels_need_compiling():
-        return
-    print(f"compiling the sampler's kernels (first run only, about {COMPILE_SECONDS} s on a 2-core machine) ...",
-          file=sys.stderr, flush=True)
-    started = time.perf_counter()
-    warm_up()
-    print(f"compiled in {time.perf_counter() - started:.0f} s; later runs load them from numba's cache.",
-          file=sys.stderr, flush=True)
-
-
 def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True):
     """Print the run's header, sample with progress, summarise, write RESULT.npz and print the summary."""
     import time
@@ -588,6 +571,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True)
     from .json_text import dumps
     from .modes import find_modes, modes_json
     from .partition import point_estimate, similarity_matrix
+    from .sampler import compile_kernels
     from .summary import metric_summary, nmi_vi, preload_in_background
 
     for line in spec.describe():
@@ -597,7 +581,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True)
     if r_note:
         print(f"  where r came from: {r_note}")
     sys.stdout.flush()
-    announce_compiling()
+    compile_kernels()
     preload_in_background()  # the summaries' imports load while the chains run
     progress = _Progress(spec, spec.prior.label())
     try:

@@ -35,6 +35,7 @@ from .density import seating_log_predictive
 from .model import DEFAULT_PRIOR, PRIORS
 from .partition import DEFAULT_LOSS, LOSSES, point_estimate, similarity_matrix
 from .run_spec import RUN_PARAMS, make_run_spec
+from .sampler import compile_kernels
 from .summary import preload_in_background
 
 
@@ -254,6 +255,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         self.prior_, self.niw_, self.seed_ = self.spec_.prior, self.spec_.niw, self.spec_.seed
         if self.verbose:
             print("\n".join(self.spec_.describe()), file=sys.stderr)
+        compile_kernels()  # the first fit of an installation compiles the kernels, and says so on stderr
         preload_in_background()  # the summaries' imports load while the chains run
         started = time.perf_counter()
         with self._progress() as advance:

@@ -498,9 +498,10 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
     )
 
 
-# Seconds the first run spends compiling the kernels (numba, cold cache) on a 2-core machine: measured by
-# `python bench/compile_time.py` (which clears a copy's cache and times warm_up and the first point estimate).
-COMPILE_SECONDS = 20
+# Seconds the first run spends compiling the kernels (numba, cold cache) on a 2-core machine: `python
+# bench/compile_time.py` measured 9.6 s for the sweep kernels and 14.7 s for a whole first run, with the machine
+# busy (load 9); compiling in a background thread at import took longer (16.6 s), since numba holds the GIL.
+COMPILE_SECONDS = 15
 
 
 def kernels_need_compiling():
@@ -514,11 +515,32 @@ def kernels_need_compiling():
         return True
 
 
-def warm_up():
-    """Compile (or load from cache) the kernels on a tiny problem; about 0.3 s when cached."""
+def compile_kernels(stream=None):
+    """Compile the kernels now if this is the first run (numba's cache is empty or stale), saying so on
+    ``stream`` (default stderr) before and after: about COMPILE_SECONDS once per installation, nothing later."""
+    import sys
+
+    if not kernels_need_compiling():
+        return
+    stream = stream or sys.stderr
+    print(f"compiling the sampler's kernels (first run only, about {COMPILE_SECONDS} s on a 2-core machine) ...",
+          file=stream, flush=True)
+    started = time.perf_counter()
+    warm_up(summaries=True)
+    print(f"compiled in {time.perf_counter() - started:.0f} s; later runs load them from numba's cache.",
+          file=stream, flush=True)
+
+
+def warm_up(summaries=False):
+    """Compile (or load from cache) the kernels on a tiny problem; about 0.3 s when cached. ``summaries``: the
+    point estimate's search kernels too (the first run compiles both)."""
     X = np.linspace(-1.0, 1.0, 12).reshape(6, 2)
     from .model import CRP, resolve_niw
 
     sampler = Sampler(X, CRP(1.0), resolve_niw(X), seed=0, init="random:2")
     sampler._warm_up = True
     sampler.step(2)
+    if summaries:
+        from .partition import point_estimate
+
+        point_estimate(np.array([[0, 0, 1, 1, 2, 2], [0, 0, 0, 1, 1, 1]], dtype=label_dtype(6)), seed=0)
