@@ -9,7 +9,7 @@ __all__ = [
     "CRP", "PowerCRP", "PitmanYor", "MFM", "SparseFiniteMixture", "PRIORS", "make_prior",
     "NIW", "default_niw", "resolve_niw",
     "Chain", "Sampler", "run", "ChainSet", "run_chains", "similarity_matrix", "point_estimate",
-    "PCRPMixture", "__version__",
+    "RunSpec", "make_run_spec", "Budget", "PCRPMixture", "__version__",
 ]
 
 
@@ -23,6 +23,7 @@ _LAZY = {
     "point_estimate": "partition", "similarity_matrix": "partition",
     "Chain": "sampler", "Sampler": "sampler", "run": "sampler",
     "PCRPMixture": "estimator",
+    "RunSpec": "run_spec", "make_run_spec": "run_spec", "Budget": "budget",
 }
 
 
