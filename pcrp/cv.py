@@ -35,7 +35,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .model import NIW, PowerCRP, resolve_niw
-from .sampler import check_schedule
+from .run_spec import check_schedule
 
 # r = 1 + eps first, as in the paper, then 1.05 .. 2.0.
 DEFAULT_GRID = tuple(np.round(np.r_[1.01, np.arange(1.05, 2.0001, 0.05)], 2))

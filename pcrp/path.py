@@ -36,7 +36,7 @@ from scipy.special import gammaln
 
 from .model import PowerCRP
 from .niw_math import log_marginal_of
-from .sampler import check_schedule
+from .run_spec import check_schedule
 from .summary import k_posterior
 
 

@@ -82,6 +82,20 @@ def check_setting(name, value):
     return RUN_PARAMS[name].check(value, "the run", SamplerError)
 
 
+def check_schedule(iters, burn_in, thin):
+    """A fixed schedule (sweeps, burn-in, thinning) checked against the declarations, and that it keeps a draw;
+    returns the three as ints. The one check of a schedule (the run specification, a single chain, a live run)."""
+    iters, burn_in, thin = (check_setting(name, value) for name, value in
+                            (("iters", iters), ("burn_in", burn_in), ("thin", thin)))
+    if burn_in >= iters:
+        raise SamplerError(f"burn_in ({burn_in}) must be smaller than iters ({iters}) so that draws are kept.")
+    if burn_in + thin > iters:
+        raise SamplerError(f"thin ({thin}) leaves no draws to keep: the first kept sweep, burn_in + thin = "
+                           f"{burn_in + thin}, is after the last ({iters}); thin must be at most iters - burn_in "
+                           f"= {iters - burn_in}.")
+    return iters, burn_in, thin
+
+
 def resolve_inits(init, n_chains):
     """One start per chain: ``init`` is one value ('one', 'random:K', 'kmeans:K' or an (N,) array of
     labels) used by every chain, or a list/tuple of values cycled over the chains; None means
@@ -187,14 +201,7 @@ class RunSpec:
         if budget.auto:
             check_setting("max_iters", budget.max_iters)
         else:
-            iters = check_setting("iters", budget.iters)
-            burn_in = budget.burn_in_at(iters) if budget.burn_in is None else check_setting("burn_in", budget.burn_in)
-            if burn_in >= iters:
-                raise SamplerError(f"burn_in ({burn_in}) must be smaller than iters ({iters}) so that draws are kept.")
-            if burn_in + self.thin > iters:
-                raise SamplerError(f"thin ({self.thin}) leaves no draws to keep: the first kept sweep, burn_in + thin "
-                                   f"= {burn_in + self.thin}, is after the last ({iters}); thin must be at most "
-                                   f"iters - burn_in = {iters - burn_in}.")
+            check_schedule(budget.iters, budget.burn_in_at(budget.iters), self.thin)
         inits = tuple(resolve_inits(list(self.inits), self.n_chains))
         if len(self.inits) != self.n_chains:
             raise SamplerError(f"inits must hold one start per chain ({self.n_chains}), got {len(self.inits)}.")

@@ -353,24 +353,6 @@ class Chain:
     split_merge_at_kept: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
 
 
-def check_schedule(iters, burn_in, thin):
-    """Validate the run length settings; returns them as ints."""
-    for name, value, low in (("iters", iters, 1), ("burn_in", burn_in, 0), ("thin", thin, 1)):
-        try:
-            whole = not isinstance(value, (bool, np.bool_)) and int(value) == value and value >= low
-        except (TypeError, ValueError, OverflowError):  # text, NaN, infinity
-            whole = False
-        if not whole:
-            raise SamplerError(f"{name} must be an integer >= {low} (got {value!r}).")
-    if burn_in >= iters:
-        raise SamplerError(f"burn_in ({burn_in}) must be smaller than iters ({iters}) so that draws are kept.")
-    if burn_in + thin > iters:
-        raise SamplerError(f"thin ({thin}) leaves no draws to keep: the first kept sweep, burn_in + thin = "
-                           f"{burn_in + thin}, is after the last ({iters}); thin must be at most iters - burn_in "
-                           f"= {iters - burn_in}.")
-    return int(iters), int(burn_in), int(thin)
-
-
 def record_bytes(n_points, iters, kept):
     """Bytes of a chain's record: K and the log joint per sweep (``iters``), and ``kept`` label draws."""
     return 16 * iters + kept * n_points * label_dtype(n_points).itemsize
@@ -460,6 +442,8 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
     :meth:`ChainRecorder.advance`. Several chains, the automatic budget and a run's full record:
     :func:`pcrp.chains.run_chains`.
     """
+    from .run_spec import check_schedule
+
     iters, burn_in, thin = check_schedule(iters, burn_in, thin)
     X = np.asarray(X)
     if X.ndim == 2:

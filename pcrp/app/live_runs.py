@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compute import COMPUTE_SLOTS, lower_thread_priority
-from ..sampler import SamplerError, Sampler, check_schedule, keep_schedule, label_dtype
+from ..run_spec import check_schedule
+from ..sampler import SamplerError, Sampler, keep_schedule, label_dtype
 
 LOG = logging.getLogger(__name__)
 
