@@ -164,3 +164,30 @@ def test_a_prior_object_and_its_name_make_the_same_spec():
     assert a.as_dict() == b.as_dict()
     with pytest.raises(SettingError, match="Unknown prior 'dp'"):
         make_run_spec(X, prior="dp")
+
+
+def test_the_automatic_budgets_kept_draws_are_the_states_at_their_sweeps(monkeypatch):
+    """Plain Gibbs at r = 1.5 never converges on Old Faithful from these starts, so the budget runs through every
+    checkpoint to its cap; with at most 20 draws kept per chain the thinning doubles on the way (1, 2, ..., 64)
+    and the store drops what burn-in passes. What comes out must be exactly the multiples of the final thinning
+    after the final burn-in, each the state a fresh sampler with the chain's seed and start reaches at that sweep
+    (a store that kept a row at the wrong sweep, or shifted rows when compacting, fails here)."""
+    from pcrp import budget
+    from pcrp.sampler import Sampler, keep_schedule
+
+    monkeypatch.setattr(budget, "AUTO_MAX_KEPT", 20)
+    spec = make_run_spec(X, prior="pcrp", prior_params={"r": 1.5}, n_chains=2, init=["one", "kmeans:10"],
+                         split_merge=0, max_iters=2500, thin=1, seed=3)
+    chains = run_chains(X, spec)
+    T, burn_in, thin = chains.K.shape[1], chains.burn_in, chains.config["thin"]
+    assert T == 2500 and burn_in == thin * ((T // 2) // thin) and thin > 1 and chains.n_kept <= 20
+    assert np.array_equal(chains.kept_sweeps, keep_schedule(T, burn_in, thin))
+    for c in range(2):
+        replay = Sampler(X, spec.prior, spec.niw, split_merge=0, init=spec.inits[c], seed=spec.chain_seeds[c])
+        done = 0
+        for row, sweep in enumerate(chains.kept_sweeps):
+            replay.step(int(sweep) - done)
+            done = int(sweep)
+            _, expected = np.unique(replay.labels, return_inverse=True)
+            _, got = np.unique(chains.labels[c, row], return_inverse=True)
+            assert np.array_equal(expected, got), (c, sweep)
