@@ -499,7 +499,7 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
     n_jobs: threads (joblib semantics: -1 = all cores, None = 1 unless inside a joblib context).
     data: description of the data for the configuration (:func:`data_description`); default n and d.
     callback(chain_index, sweeps_done): called from the worker threads after each chunk of sweeps.
-    work: a :class:`pcrp.compute.WorkTicket` (the app's): the chains' point-sweeps count against its budget,
+    work: a :class:`pcrp.compute.WorkTicket` (the app's): the chains' work_cost counts against its budget,
         their kernel calls take its compute slots, and its cancellation stops them (see :func:`pcrp.sampler.run`).
     sampler_options: passed to :class:`pcrp.sampler.Sampler` (``split_merge=...`` and other moves)
         and recorded in the configuration.
@@ -529,7 +529,9 @@ def run_chains(X, prior, niw, *, n_chains=4, init=None, iters, burn_in=0, thin=1
     sampler_options.setdefault("split_merge", True)
     _check_sampler_options(sampler_options)
     if work is not None:
-        work.reserve(n_chains * iters * X.shape[0], f"{n_chains} chain(s) of {iters:,} sweeps")
+        from .compute import work_cost  # (issue 32: the one cost formula of every work budget)
+
+        work.reserve(work_cost(N, d, iters, chains=n_chains), f"{n_chains} chain(s) of {iters:,} sweeps")
     tasks = [joblib.delayed(_run_one)(X, prior, niw, iters, burn_in, thin, seeds[c], inits[c], c, callback,
                                       sampler_options, work, all_labels[c]) for c in range(n_chains)]
     started = time.perf_counter()

@@ -449,12 +449,56 @@ def test_the_demo_link_carries_the_settings_and_nothing_of_the_run():
 
 def test_choose_r_refuses_work_above_its_budget_and_states_the_work_before_running():
     at = app_on("app_pages/choose_r.py")
-    assert any("million point-sweeps" in c.value and "at most 600 million" in c.value for c in at.caption)
+    assert any("about 7 core-seconds of sampling" in c.value and "at most 5 core-minutes" in c.value
+               for c in at.caption)  # Old Faithful at the page's defaults
     at.number_input(key="cv_r_step").set_value(0.01)
     at.number_input(key="cv_folds").set_value(20)
     at.number_input(key="cv_repeats").set_value(10)
     at.number_input(key="cv_iters").set_value(50_000)
     at.button(key="cv_run").click().run()
     assert not at.exception
-    assert "more than the 600 million a run of this page may use" in at.error[0].value
+    assert "core-hours of sampling, more than the 5 core-minutes a run of this page may use" in \
+        at.error[0].value.replace("\\", "")  # (shown through inert: Markdown escapes)
     assert "cv_result" not in at.session_state
+
+
+def test_choose_r_counts_the_dimensions_of_the_explorers_data():
+    """The same settings on 2,000 points: stated and accepted in 2-D, refused in 50-D with the estimate and the
+    limit, before any fit starts."""
+    from pcrp.data import Dataset
+
+    rng = np.random.default_rng(0)
+    for dims, accepted in ((2, True), (50, False)):
+        at = AppTest.from_file("../app_pages/choose_r.py", default_timeout=TIMEOUT)
+        X = rng.normal(size=(2000, dims))
+        at.session_state["dataset"] = Dataset(X=X, labels=None, name="mixed", columns=[f"x{j + 1}" for j in
+                                                                                        range(dims)],
+                                              description=f"{dims}-D test data.")
+        at.run()
+        caption = next(c.value for c in at.caption if c.value.startswith("This run:"))
+        assert f"on all 2,000 points in {dims} dimension(s)" in caption
+        if accepted:
+            assert "core-seconds of sampling" in caption
+            continue
+        assert "core-minutes of sampling" in caption
+        at.number_input(key="cv_iters").set_value(1000)
+        at.button(key="cv_run").click().run()
+        assert not at.exception
+        assert "core-minutes of sampling, more than the 5 core-minutes" in at.error[0].value.replace("\\", "")
+        assert "cv_result" not in at.session_state
+
+
+def test_reproduce_states_its_work_and_refuses_more_than_its_budget_before_running(monkeypatch):
+    from pcrp import reproduce
+
+    called = []
+    monkeypatch.setattr(reproduce, "run_experiment", lambda *a, **k: called.append(1))
+    at = app_on("app_pages/reproduce.py")
+    at.selectbox(key="repro_experiment").set_value("Sim 1, N = 2000")
+    at.radio(key="repro_mode").set_value("full").run()
+    assert any("about 41 core-minutes of sampling" in c.value and "at most 15 core-minutes" in c.value
+               for c in at.caption)
+    at.button(key="repro_run").click().run()
+    assert not at.exception, at.exception
+    assert "needs about 41 core-minutes of sampling, more than the 15 core-minutes" in at.error[0].value
+    assert "pcrp reproduce" in at.error[0].value and not called and "repro_results" not in at.session_state
