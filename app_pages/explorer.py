@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import browser_key, guarded, inert, keep_browser_key, registry, render_slot, session_owner
+from app_pages.shared import (browser_key, client_address, guarded, inert, keep_browser_key, registry, render_slot,
+                               session_owner)
 from pcrp import data, plots
 from pcrp.app import explorer_settings as es, live_charts, live_view
 from pcrp.density import predictive_density
@@ -524,8 +525,8 @@ def start_run(data):
             run = new_run(ds, priors, niw, iters=S["sweeps"], burn_in=S["burn_in"], thin=S["thin"], seed=S["seed"],
                           inits=contrasting_starts(S["start"], S["chains"]), config=config,
                           split_merge=S["split_merge"])
-        run.browser = browser_key()
-        registry().add(run)
+        run.browser, run.address = browser_key(), client_address()
+        registry().add(run, replacing=state.get("run"))  # this tab's previous run is stopped below
     except (ModelError, SamplerError, ServerBusy) as err:
         return in_page_words(str(err))
     old = state.get("run")
@@ -569,7 +570,11 @@ def on_pause():
 def on_resume():
     run = state.get("run")
     if run is not None:
-        run.resume()
+        try:
+            registry().readmit(run)  # a run reclaimed while nobody watched it needs room in the pool again
+        except ServerBusy as err:
+            state.start_error = str(err)
+            return
         say("Resumed.")
 
 
@@ -844,7 +849,12 @@ def live_panel(data, presentation):
                     "side on these data.")
             return
         session_owner().adopt(run)
+        run.watch()  # drawn: a run nobody watches for a while gives its chains back (RunRegistry.sweep)
         run.set_pace(es.PACES[S["pace"]])
+        if run.reclaimed:
+            st.info(f"Paused by the server: nobody watched this run for {registry().reclaim_seconds / 60:g} minutes, "
+                    "so its chains went back to the pool for other visitors. Press **Resume** to go on (when the "
+                    "server has room).")
         snaps = run.snapshots()
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
         st.container(key="status").markdown(" · ".join(group_status(group, g) for group, g in groups.items()))

@@ -3,7 +3,7 @@
     python bench/load_test.py [--sessions 8] [--sweeps 20000] [--chains 1] [--after 120] [--rounds 1]
     python bench/load_test.py --defaults     # every tab presses Start on the bare address: the app's defaults
 
-Starts `streamlit run app.py`, opens --sessions browser tabs (separate sessions, Debian chromium),
+Starts `streamlit run serve.py`, opens --sessions browser tabs (separate sessions, Debian chromium),
 presses Start in each (CRP + pCRP on Old Faithful, --chains chains per prior, --sweeps sweeps at full
 speed; the server runs at most 32 chains at once and refuses a Start beyond that with a message) and
 watches them until every run has finished or stopped. Meanwhile it samples the server's resident
