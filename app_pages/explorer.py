@@ -225,6 +225,7 @@ def data_sidebar():
                         st.caption(f"{inert(repr(guessed))} looks like class labels: used for NMI / VI, not clustered.")
                     label = None if label_col == "(none)" else label_col
                     usable, notes = data.default_columns(table, label)
+                    notes = table.notes + notes  # (e.g. no header found: columns named x1..xd)
                     ids = id_like_columns({c: table.numeric[c] for c in usable})
                     usable = [c for c in usable if c not in ids]
                     notes += [f"Column {c!r} was not clustered: {why}, like an identifier. Add it under Columns to "

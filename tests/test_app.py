@@ -237,6 +237,18 @@ def test_upload_good_then_bad_csv_keeps_the_good_data_and_a_second_file_gets_its
     assert at.session_state["dataset"].n == 30  # the previous data stay loaded
 
 
+def test_a_csv_without_a_header_keeps_its_first_row_and_the_page_says_so():
+    at = explorer({"data": "csv"})
+    rows = "\n".join(f"{i % 5}.5,{(i * 7) % 9}" for i in range(30))
+    at.file_uploader(key="upload").set_value(("plain.csv", rows.encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    shown = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "No header found: the first row holds only numbers, so it is read as data and the columns are named " \
+           "x1..x2." in shown
+    at.button(key="use_csv").click().run()
+    assert at.session_state["dataset"].n == 30 and at.session_state["dataset"].columns == ["x1", "x2"]
+
+
 def test_app_navigation_renders_the_explorer():
     at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
     at.run()
