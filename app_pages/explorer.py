@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import (browser_key, client_address, guarded, inert, keep_browser_key, registry, render_slot,
-                               session_owner)
+from app_pages.shared import (browser_key, client_address, guarded, inert, keep_browser_key, owned_download, registry,
+                               render_slot, session_owner)
 from pcrp import data, plots
 from pcrp.app import explorer_settings as es, live_charts, live_view
 from pcrp.density import predictive_density
@@ -1015,21 +1015,23 @@ def downloads(group, summary):
     """Files of one prior's posterior, built when clicked."""
     stem = file_stem(group)
     c = st.columns(2)
-    c[0].download_button("chains (RESULT.npz)", lambda: summary.chains.npz_bytes(), f"{stem}_chains.npz",
-                         key=f"dl-npz-{group}", on_click="ignore",
+    c[0].download_button("chains (RESULT.npz)", owned_download(lambda: summary.chains.npz_bytes()),
+                         f"{stem}_chains.npz", key=f"dl-npz-{group}", on_click="ignore",
                          help="The command line's result format: pcrp.chains.ChainSet.load reads it.")
-    c[1].download_button("traces (NetCDF)", lambda: summary.chains.netcdf_bytes(), f"{stem}_traces.nc",
+    c[1].download_button("traces (NetCDF)", owned_download(lambda: summary.chains.netcdf_bytes()), f"{stem}_traces.nc",
                          key=f"dl-nc-{group}", on_click="ignore",
                          help="K and the log joint as (chain, draw) in an xarray Dataset (ArviZ: "
                               "az.convert_to_inference_data(xr.open_dataset(...))).")
     if summary.point is not None:
         c = st.columns(2)
-        c[0].download_button("point estimate (CSV)", lambda: pd.DataFrame({"cluster": summary.point.labels})
-                             .to_csv(index_label="point"), f"{stem}_point_estimate.csv", key=f"dl-point-{group}",
-                             on_click="ignore")
+        c[0].download_button("point estimate (CSV)",
+                             owned_download(lambda: pd.DataFrame({"cluster": summary.point.labels})
+                                            .to_csv(index_label="point")),
+                             f"{stem}_point_estimate.csv", key=f"dl-point-{group}", on_click="ignore")
     if summary.psm is not None and summary.psm_rows is None:  # the full matrix exists (not a row sample)
-        c[1].download_button("similarity matrix (.npy)", lambda: npy_bytes(summary.psm), f"{stem}_similarity.npy",
-                             key=f"dl-psm-{group}", on_click="ignore", help="(N, N) float32; numpy.load reads it.")
+        c[1].download_button("similarity matrix (.npy)", owned_download(lambda: npy_bytes(summary.psm)),
+                             f"{stem}_similarity.npy", key=f"dl-psm-{group}", on_click="ignore",
+                             help="(N, N) float32; numpy.load reads it.")
 
 
 def file_stem(name):
@@ -1081,13 +1083,14 @@ def details(run):
         st.caption("Files are built when you click.")
         for name, chain in run.chains.items():
             c = st.columns(2)
-            c[0].download_button(f"{name}: trace (CSV)", lambda ch=chain: traces_csv(ch),
+            c[0].download_button(f"{name}: trace (CSV)", owned_download(lambda ch=chain: traces_csv(ch)),
                                  f"{file_stem(name)}_trace.csv", key=f"dl-traces-{name}",
                                  on_click="ignore")
-            c[1].download_button(f"{name}: labels now (CSV)", lambda ch=chain: now_csv(ch),
+            c[1].download_button(f"{name}: labels now (CSV)", owned_download(lambda ch=chain: now_csv(ch)),
                                  f"{file_stem(name)}_labels.csv", key=f"dl-labels-{name}",
                                  on_click="ignore")
-        st.download_button("Run configuration (JSON)", lambda: json.dumps(run.config, indent=2, default=str),
+        st.download_button("Run configuration (JSON)",
+                           owned_download(lambda: json.dumps(run.config, indent=2, default=str)),
                            "run_config.json", key="dl-config", on_click="ignore")
     with tabs[5]:
         st.caption(run.plan.describe())

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from pcrp.compute import SessionWork
-from pcrp.app.browser_keys import COOKIE, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
+from pcrp.app.browser_keys import COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
 from pcrp.app.live_runs import RunRegistry, SessionOwner, share_settings, visitor_address
 
 LOG = logging.getLogger("pcrp.app")
@@ -111,6 +111,22 @@ def keep_browser_key():
     # the key is our own signed token (letters, digits, '.', '_' and '-'). (st.components.v1.html is deprecated.)
     st.iframe(f"<script>window.parent.document.cookie = '{BROWSER_COOKIE}={key}; path=/; "
               f"max-age={max_age}; SameSite=Strict{secure}';</script>", height=1)
+
+
+def owned_download(build):
+    """``build`` (a function returning a file's text or bytes, called when the visitor clicks) as the data of an
+    st.download_button whose file only this browser can fetch: the bytes are recorded as this browser's
+    (pcrp.app.browser_keys.DOWNLOADS), and under serve.py the server answers its /media/ link for this browser
+    only. (Streamlit runs the function outside the page's session: the key is read now.)"""
+    key = browser_key()
+
+    def data():
+        content = build()
+        content = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+        DOWNLOADS.own(content, key)
+        return content
+
+    return data
 
 
 # Building the live view's charts is pure Python and holds the GIL. When every session redraws at once,

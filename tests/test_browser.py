@@ -276,6 +276,29 @@ def test_the_browser_key_is_http_only_and_a_forged_or_altered_key_controls_nothi
     a.close()
 
 
+def test_a_download_link_works_only_for_the_browser_that_made_it(server, browser):
+    """The run's files are built on click and served at a /media/ link; that link answers the owner's browser, not
+    another visitor who has it (copied from the owner's downloads list, say) and not a client without a key."""
+    a = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    pa = a.new_page()
+    pa.goto(server + "/?sweeps=200&burn_in=50&pace=full+speed")
+    pa.get_by_role("button", name="Start").click(timeout=90_000)
+    expect(pa.get_by_text(re.compile("finished: 200 / 200")).first).to_be_visible(timeout=90_000)
+    pa.get_by_role("tab", name="Run files").click()
+    with pa.expect_download(timeout=60_000) as info:
+        pa.get_by_role("button", name="Run configuration (JSON)").click()
+    download = info.value
+    assert "/media/" in download.url and '"runs"' in open(download.path()).read()
+    b = browser.new_context()
+    b.new_page().goto(server + "/")  # a visitor of this server, with a valid key of their own
+    assert any(c["name"] == "pcrp_browser" for c in b.cookies())
+    assert b.request.get(download.url).status == 404
+    assert b.request.get(download.url, headers={"Range": "bytes=0-10"}).status == 404
+    assert a.request.get(download.url).status == 200  # the link itself still works: for its owner
+    b.close()
+    a.close()
+
+
 def test_closing_the_tab_stops_a_running_cross_validation_within_seconds(server_process, browser):
     """Choose r on 2,000 points with 2,500 sweeps per fit (about 150 core-seconds estimated: minutes of both cores);
     the tab closes while the fits run, and within 5 s the server is idle again (measured: about 1 s)."""

@@ -121,3 +121,49 @@ def test_a_forged_or_altered_key_controls_nothing_in_the_explorer(monkeypatch):
         assert again.session_state["run"] is run
     finally:
         run.stop("test over")
+
+
+def serve_media(body, cookie=None, keys=None, downloads=None, method="GET", range_header=False):
+    """(status, body, headers the app saw) of a /media/ request through the middleware to a stand-in app."""
+    seen, sent = {}, []
+
+    async def app(scope, receive, send):
+        seen["headers"] = dict(scope["headers"])
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/csv"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body[:5], "more_body": True})
+        await send({"type": "http.response.body", "body": body[5:]})
+
+    async def send(message):
+        sent.append(message)
+
+    headers = [(b"cookie", cookie.encode())] if cookie else []
+    if range_header:
+        headers += [(b"range", b"bytes=0-3"), (b"accept-encoding", b"gzip")]
+    scope = {"type": "http", "method": method, "headers": headers, "scheme": "http", "path": "/media/abc.csv"}
+    asyncio.run(BrowserKeyMiddleware(app, keys=keys, downloads=downloads)(scope, None, send))
+    status = sent[0]["status"]
+    return status, b"".join(m.get("body", b"") for m in sent[1:]), seen.get("headers", {})
+
+
+def test_a_generated_download_is_served_only_to_a_browser_that_generated_it():
+    from pcrp.app.browser_keys import DownloadOwners
+
+    keys, downloads = BrowserKeys(), DownloadOwners()
+    owner, other = keys.mint(), keys.mint()
+    secret = b"point,cluster\n0,1\n1,0\n"
+    downloads.own(secret, owner)
+    assert serve_media(secret, f"{COOKIE}={owner}", keys, downloads)[:2] == (200, secret)
+    for cookie in (f"{COOKIE}={other}", None, f"{COOKIE}={altered(owner, 30)}"):  # another browser, none, forged
+        assert serve_media(secret, cookie, keys, downloads)[:2] == (404, b"Not found."), cookie
+    # a range or compressed request is read whole and plain (a part could not be told), and HEAD is refused
+    status, body, seen = serve_media(secret, f"{COOKIE}={other}", keys, downloads, range_header=True)
+    assert status == 404 and b"range" not in seen and b"accept-encoding" not in seen
+    assert serve_media(secret, f"{COOKIE}={owner}", keys, downloads, method="HEAD")[0] == 404
+    # a file nobody recorded (an image of a page) is served to anyone
+    assert serve_media(b"public bytes", None, keys, downloads)[:2] == (200, b"public bytes")
+    # bounded: the oldest records go first
+    small = DownloadOwners(max_files=2)
+    for content in (b"a", b"b", b"c"):
+        small.own(content, owner)
+    assert not small.refuses(b"a", other) and small.refuses(b"c", other)

@@ -16,8 +16,11 @@ their own runs.
 
 :class:`BrowserKeyMiddleware` is an ASGI middleware (no Streamlit in it) for ``serve.py``'s ``st.App``: it sets the
 cookie on the HTTP response of each page load when the request has no valid key, with ``HttpOnly`` (page scripts
-cannot read it), ``SameSite=Strict`` and, over HTTPS, ``Secure``. Without it (``streamlit run app.py``), the page
-sets the cookie from a script, which cannot set ``HttpOnly``.
+cannot read it), ``SameSite=Strict`` and, over HTTPS, ``Secure``; and it serves a generated download (a
+/media/ link, which Streamlit serves to anyone who has it) only to a browser that generated it (the pages record
+each download's owner in :data:`DOWNLOADS`). Without it (``streamlit run app.py``), the page sets the cookie from a
+script, which cannot set ``HttpOnly``, and a download's link works for whoever has it until Streamlit deletes the
+file (README).
 """
 
 import base64
@@ -84,7 +87,38 @@ class BrowserKeys:
                 + ("; Secure" if secure else ""))
 
 
+class DownloadOwners:
+    """Which browsers may fetch which generated download: a file is told by the SHA-256 of its bytes (what the
+    server sends), an owner by its browser key. Holds at most ``max_files`` files (the newest; a file's link lives
+    only until Streamlit's next clean-up anyway), 32 bytes and a key each. Thread-safe."""
+
+    def __init__(self, max_files=4096):
+        import threading
+        from collections import OrderedDict
+
+        self.max_files = max_files
+        self._owners = OrderedDict()
+        self._lock = threading.Lock()
+
+    def own(self, data, key):
+        """Record that the browser with ``key`` generated a download of ``data`` (bytes)."""
+        digest = hashlib.sha256(data).digest()
+        with self._lock:
+            self._owners.setdefault(digest, set()).add(key)
+            self._owners.move_to_end(digest)
+            while len(self._owners) > self.max_files:
+                self._owners.popitem(last=False)
+
+    def refuses(self, data, key):
+        """Whether ``data`` is a recorded download that the browser with ``key`` (None: no valid key) did not
+        generate."""
+        with self._lock:
+            owners = self._owners.get(hashlib.sha256(data).digest())
+        return owners is not None and key not in owners
+
+
 SERVER_KEYS = BrowserKeys()  # this process's keys (see the module's description)
+DOWNLOADS = DownloadOwners()  # this process's generated downloads and their owners
 _MIDDLEWARE = {"active": False}
 
 
@@ -105,14 +139,20 @@ def cookie_value(header, name=COOKIE):
 
 
 class BrowserKeyMiddleware:
-    """ASGI middleware: every HTML response to a request without a valid ``pcrp_browser`` key (absent, unsigned,
-    altered, expired, signed by an earlier process) sets a fresh one, HttpOnly. Other responses (scripts, styles,
-    the WebSocket, health checks, downloads) pass untouched. keys: the :class:`BrowserKeys` (default
-    :data:`SERVER_KEYS`, which the pages verify against)."""
+    """ASGI middleware, two duties. Every HTML response to a request without a valid ``pcrp_browser`` key (absent,
+    unsigned, altered, expired, signed by an earlier process) sets a fresh one, HttpOnly. And a generated download
+    (Streamlit serves it at /media/<hash of its content>, to anyone who has the link) reaches only a browser that
+    generated it: a request for a file recorded in ``downloads`` from another browser, or without a valid key, gets
+    404 (the body is read whole, uncompressed, to be told, so a range request is served whole, and HEAD is refused
+    on /media/).
+    Other responses (scripts, styles, the WebSocket, health checks) pass untouched. keys: the :class:`BrowserKeys`
+    (default :data:`SERVER_KEYS`, which the pages verify against); downloads: the :class:`DownloadOwners` (default
+    :data:`DOWNLOADS`, which the pages record into)."""
 
-    def __init__(self, app, keys=None):
+    def __init__(self, app, keys=None, downloads=None):
         self.app = app
         self.keys = keys if keys is not None else SERVER_KEYS
+        self.downloads = downloads if downloads is not None else DOWNLOADS
         _MIDDLEWARE["active"] = True
 
     async def __call__(self, scope, receive, send):
@@ -120,7 +160,11 @@ class BrowserKeyMiddleware:
             await self.app(scope, receive, send)
             return
         cookies = b"; ".join(value for name, value in scope.get("headers", []) if name == b"cookie")
-        valid = self.keys.verify(cookie_value(cookies.decode("latin-1"))) is not None
+        key = self.keys.verify(cookie_value(cookies.decode("latin-1")))
+        if "/media/" in scope.get("path", ""):
+            await self._media(scope, receive, send, key)
+            return
+        valid = key is not None
         secure = scope.get("scheme") == "https"
 
         async def send_with_key(message):
@@ -133,3 +177,33 @@ class BrowserKeyMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_key)
+
+    async def _media(self, scope, receive, send, key):
+        """Serve a /media/ request whole, or 404 when it is a recorded download that ``key`` did not generate."""
+        if scope.get("method") == "HEAD":
+            await _not_found(send)
+            return
+        # the whole file as it was stored: no range, no compression (the bytes must be those recorded)
+        headers = [(n, v) for n, v in scope.get("headers", []) if n.lower() not in (b"range", b"accept-encoding")]
+        start, body = None, []
+
+        async def collect(message):
+            nonlocal start
+            if message.get("type") == "http.response.start":
+                start = message
+            elif message.get("type") == "http.response.body":
+                body.append(message.get("body", b""))
+
+        await self.app({**scope, "headers": headers}, receive, collect)
+        data = b"".join(body)
+        if start is None or self.downloads.refuses(data, key):
+            await _not_found(send)
+            return
+        await send(start)
+        await send({"type": "http.response.body", "body": data})
+
+
+async def _not_found(send):
+    await send({"type": "http.response.start", "status": 404,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"10")]})
+    await send({"type": "http.response.body", "body": b"Not found."})
