@@ -204,7 +204,7 @@ def data_sidebar():
         if source == "csv":
             st.caption(f"Limits: {data.APP_MAX_BYTES // 2**20} MiB, {data.APP_MAX_ROWS:,} rows, "
                        f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
-            upload = st.file_uploader("CSV file (header row, numeric columns)", type=["csv", "txt", "tsv"],
+            upload = st.file_uploader("CSV file (numeric columns; a header row names them)", type=["csv", "txt", "tsv"],
                                       key="upload")
             if upload is not None:
                 table = None

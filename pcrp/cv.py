@@ -330,9 +330,9 @@ def cv_work(n_points, dims, n_r, folds, repeats, iters):
 
 
 # The Choose r page's work per press of Run, in estimated core-seconds (pcrp.compute.work_cost): at most
-# CHOOSE_R_BUDGET, 5 minutes of one core (about 2.5 on two). The page's defaults need about 5 core-seconds on Old
-# Faithful, about 60 on 2,000 points in 2-D, about 150 in 10-D; 50-D data are refused unless the grid, folds or
-# sweeps are cut.
+# CHOOSE_R_BUDGET, 5 minutes of one core (about 2.5 on two). The page's defaults need about 7 core-seconds on Old
+# Faithful, about 64 on 2,000 points in 2-D, about 190 in 10-D and 3,200 in 50-D (refused unless the grid, folds or
+# sweeps are cut).
 CHOOSE_R_BUDGET = 300.0
 CHOOSE_R_START_CHAINS = 4  # CRP chains of the merge path's start (pcrp.path.crp_start)
 

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import time
 
 import numpy as np
@@ -514,3 +515,48 @@ def test_reproduce_states_its_work_and_refuses_more_than_its_budget_before_runni
     assert not at.exception, at.exception
     assert "needs about 41 core-minutes of sampling, more than the 15 core-minutes" in at.error[0].value
     assert "pcrp reproduce" in at.error[0].value and not called and "repro_results" not in at.session_state
+
+
+def test_a_run_nobody_watched_is_shown_as_paused_by_the_server_and_its_owners_resume_takes_it_back():
+    from app_pages.shared import registry
+
+    at = explorer()
+    at.select_slider(key="w_pace").set_value("10 sweeps/s")
+    at.number_input(key="w_sweeps").set_value(100_000)
+    at.run()
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    try:
+        run._watched -= registry().reclaim_seconds + 1  # its page has not drawn it for over 2 minutes
+        registry().sweep()
+        assert run.reclaimed
+        at.run()
+        assert not at.exception, at.exception
+        assert any("Paused by the server: nobody watched this run for 2 minutes" in i.value for i in at.info)
+        assert not at.button(key="resume").disabled
+        at.button(key="resume").click().run()
+        assert not at.exception, at.exception
+        assert not run.reclaimed and run.running
+        assert not any("Paused by the server" in i.value for i in at.info)
+    finally:
+        run.stop("test over")
+
+
+def test_a_start_beyond_the_browsers_share_says_why_and_when():
+    """A second tab of the same browser at the Explorer's largest run (2 priors x 4 chains) already holds the
+    browser's 8 chains: this tab's Start is refused with the limit, its reason and the wait, not a bare 'busy'."""
+    first = explorer({"chains": "4", "sweeps": "100000", "pace": "10 sweeps/s"})
+    first.button(key="start").click().run()
+    held = first.session_state["run"]
+    try:
+        second = reloaded_in_the_same_browser(first)
+        second.session_state["run"] = None  # another tab: same browser key, no run of its own
+        second.run()
+        second.button(key="start").click().run()
+        assert not second.exception, second.exception
+        text = " ".join(e.value for e in second.error)
+        assert "This browser's other tabs already run 8 chains" in text and "one browser may hold at most 8" in text
+        assert re.search(r"end in about [\d.,]+ (s|min|h): try again then", text)  # at the chains' present speed
+        assert second.session_state["run"] is None and held.running
+    finally:
+        held.stop("test over")
