@@ -224,7 +224,7 @@ def main():
                 print(f"  windows with a run            {running} / {args.windows}   refused: {len(refused)}")
                 if refused:
                     print(f"  first refusal: {refused[0]}")
-                print(f"  visitor from another address  "
+                print("  visitor from another address  "
                       + (f"refused: {newcomer_refused}" if newcomer_refused else
                          f"run started {to_start:.1f} s after its click, {'finished' if finished else 'NOT finished'}"))
                 print(f"  peak RSS                      {max(sampler.rss) / mib:.0f} MiB   (goal < 1,536 MiB)")

@@ -48,8 +48,9 @@ def lower_thread_priority(nice=BACKGROUND_NICE):
 # runs, the per-visitor share of the live pool). A sweep evaluates every point against every cluster and a new one:
 # points x (clusters + 1) evaluations, each a Student-t density and, when the point moves, rank-one updates of a
 # d x d Cholesky factor, so its time grows with d and, beyond d of about 7, like d^2. Measured by
-# `python bench/work_cost.py` (whole chains with the default k-means start and split-merge moves, one core):
-# see EVALUATION_SECONDS.
+# `python bench/work_cost.py` (whole chains with the default k-means start and split-merge moves, one core; 2026-12-04,
+# load average 1-4): per evaluation at the chain's own mean K, 25-33 ns at d = 1-2, about 100 at d = 10, 220 at
+# d = 20, 1,600-1,900 at d = 50 (1.5-2 times that at load average 7-8). A and B are fitted to those, rounded up.
 EVALUATION_SECONDS = (30e-9, 0.65e-9)  # seconds per point-cluster evaluation: A + B d^2
 
 

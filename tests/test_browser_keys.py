@@ -4,7 +4,6 @@ connection, anything else replaced and never adopted; the HttpOnly cookie of ser
 import asyncio
 import re
 
-import pytest
 
 from pcrp.app.browser_keys import COOKIE, BrowserKeyMiddleware, BrowserKeys, cookie_value
 
