@@ -5,7 +5,16 @@ import asyncio
 import re
 
 
+import pytest
+
+from pcrp.app import browser_keys
 from pcrp.app.browser_keys import COOKIE, BrowserKeyMiddleware, BrowserKeys, cookie_value
+
+
+@pytest.fixture(autouse=True)
+def no_middleware_afterwards(monkeypatch):
+    """A middleware made here marks this process as served by serve.py; the pages' other tests must not see that."""
+    monkeypatch.setitem(browser_keys._MIDDLEWARE, "active", False)
 
 
 def altered(key, position):
