@@ -175,3 +175,23 @@ def test_a_generated_download_is_served_only_to_a_browser_that_generated_it():
     for content in (b"a", b"b", b"c"):
         small.own(content, owner)
     assert not small.refuses(b"a", other) and small.refuses(b"c", other)
+
+
+def test_without_the_middleware_the_page_stores_its_signed_key_from_a_script_and_with_it_does_not(monkeypatch):
+    """`streamlit run app.py`: the page's own script sets the cookie (the key the server signed; not HttpOnly, a
+    script cannot). serve.py: the server sets it on the page load, and no page script writes it."""
+    from streamlit.testing.v1 import AppTest
+
+    def cookie_scripts():
+        at = AppTest.from_file("../app_pages/explorer.py", default_timeout=120)
+        at.run()
+        assert not at.exception, at.exception
+        key = at.session_state["browser_key"]
+        scripts = [e.proto.srcdoc for e in at.get("iframe") if "document.cookie" in e.proto.srcdoc]
+        return key, scripts
+
+    key, scripts = cookie_scripts()
+    assert browser_keys.SERVER_KEYS.verify(key) == key
+    assert len(scripts) == 1 and f"pcrp_browser={key}; path=/;" in scripts[0] and "SameSite=Strict" in scripts[0]
+    monkeypatch.setitem(browser_keys._MIDDLEWARE, "active", True)
+    assert cookie_scripts()[1] == []
