@@ -6,8 +6,8 @@ import streamlit as st
 
 from app_pages.shared import inert, session_work
 from pcrp import data, plots
-from pcrp.compute import WorkCancelled, WorkOverBudget, WorkTicket
-from pcrp.cv import CHOOSE_R_BUDGET, CHOOSE_R_START_CHAINS, POINT_SWEEPS_PER_SECOND, CVError, choose_r_point_sweeps, cross_validate
+from pcrp.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds, expected_clusters
+from pcrp.cv import CHOOSE_R_BUDGET, CHOOSE_R_START_CHAINS, CVError, choose_r_work, cross_validate
 from pcrp.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
 from pcrp.path import PathError, crp_start, describe_r, k_over_r, merge_path
@@ -89,7 +89,7 @@ def settings_form():
 
 def run_cross_validation(ds, scheduler, grid, work, settings):
     """Cross validation, K for each r and the merge path, with a progress bar; results go to the session
-    (cv_result, choose_r_k, choose_r_path). ``work``: the run's point-sweeps, checked against the budget;
+    (cv_result, choose_r_k, choose_r_path). ``work``: the run's estimated core-seconds, checked against the budget;
     ``settings``: from settings_form."""
     folds, iters, burn_in, seed, repeats = (settings[k] for k in ("folds", "iters", "burn_in", "seed", "repeats"))
     bar = st.progress(0.0, text="Preparing the sampler…")
@@ -104,9 +104,9 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
             raise SamplerError(f"Burn-in ({burn_in}) must be smaller than the sweeps per fit ({iters}).")
         if work > CHOOSE_R_BUDGET:
             raise WorkOverBudget(
-                f"These settings need {work / 1e6:,.0f} million point-sweeps, more than the {CHOOSE_R_BUDGET / 1e6:,.0f} "
-                "million a run of this page may use: use fewer values of r (a larger step), fewer folds or "
-                "repeats, or fewer sweeps per fit.")
+                f"These settings need about {describe_seconds(work)} of sampling, more than the "
+                f"{describe_seconds(CHOOSE_R_BUDGET)} a run of this page may use: use fewer values of r (a larger "
+                "step), fewer folds or repeats, or fewer sweeps per fit.")
         warm_up()
         schedule = dict(iters=int(iters), burn_in=int(burn_in), seed=int(seed))
         result = cross_validate(
@@ -183,16 +183,13 @@ def page():
     settings, submitted = settings_form()
     grid = r_grid(settings["r_start"], settings["r_stop"], settings["r_step"])
     folds, repeats, iters = settings["folds"], settings["repeats"], settings["iters"]
-    work = choose_r_point_sweeps(ds.n, grid.size, folds, repeats, iters)
-    seconds = work / POINT_SWEEPS_PER_SECOND
+    work = choose_r_work(ds.n, ds.dim, grid.size, folds, repeats, iters)
     st.caption(f"This run: {grid.size} values of r x {folds} folds x {repeats} repeat(s) x {iters:,} sweeps, plus one "
-               f"chain per r and {CHOOSE_R_START_CHAINS} CRP chains on all {ds.n:,} points = {work / 1e6:,.0f} million "
-               "point-sweeps, about "
-               f"{seconds:,.0f} s of one core at {POINT_SWEEPS_PER_SECOND / 1e6:g} million point-sweeps per second "
-               "(measured on Old Faithful; larger d is slower). A run may use at most "
-               f"{CHOOSE_R_BUDGET / 1e6:,.0f} million "
-               f"(about {CHOOSE_R_BUDGET / POINT_SWEEPS_PER_SECOND / 60:.0f} minutes of one core); its fits take turns "
-               "with every visitor's live chains on this server's cores, and stop when you leave the page.")
+               f"chain per r and {CHOOSE_R_START_CHAINS} CRP chains on all {ds.n:,} points in {ds.dim} dimension(s): "
+               f"about {describe_seconds(work)} of sampling (points x (expected clusters + 1) x sweeps, with "
+               f"{expected_clusters(ds.n):.1f} expected clusters, at the measured cost of one evaluation in "
+               f"{ds.dim} dimension(s)). A run may use at most {describe_seconds(CHOOSE_R_BUDGET)}; its fits take "
+               "turns with every visitor's live chains on this server's cores, and stop when you leave the page.")
     if submitted:
         run_cross_validation(ds, scheduler, grid, work, settings)
     results()

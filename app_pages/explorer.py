@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import browser_key, guarded, inert, keep_browser_key, registry, render_slot, session_owner
+from app_pages.shared import (browser_key, client_address, guarded, inert, keep_browser_key, owned_download, registry,
+                               render_slot, session_owner)
 from pcrp import data, plots
 from pcrp.app import explorer_settings as es, live_charts, live_view
 from pcrp.density import predictive_density
@@ -205,7 +206,7 @@ def data_sidebar():
         if source == "csv":
             st.caption(f"Limits: {data.APP_MAX_BYTES // 2**20} MiB, {data.APP_MAX_ROWS:,} rows, "
                        f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
-            upload = st.file_uploader("CSV file (header row, numeric columns)", type=["csv", "txt", "tsv"],
+            upload = st.file_uploader("CSV file (numeric columns; a header row names them)", type=["csv", "txt", "tsv"],
                                       key="upload")
             if upload is not None:
                 table = None
@@ -226,6 +227,7 @@ def data_sidebar():
                         st.caption(f"{inert(repr(guessed))} looks like class labels: used for NMI / VI, not clustered.")
                     label = None if label_col == "(none)" else label_col
                     usable, notes = data.default_columns(table, label)
+                    notes = table.notes + notes  # (e.g. no header found: columns named x1..xd)
                     ids = id_like_columns({c: table.numeric[c] for c in usable})
                     usable = [c for c in usable if c not in ids]
                     notes += [f"Column {c!r} was not clustered: {why}, like an identifier. Add it under Columns to "
@@ -526,8 +528,8 @@ def start_run(data):
             import arviz  # noqa: F401  (seconds on first import: here, not in the middle of the live view)
 
             run = new_run(ds, specs, config=config)
-        run.browser = browser_key()
-        registry().add(run)
+        run.browser, run.address = browser_key(), client_address()
+        registry().add(run, replacing=state.get("run"))  # this tab's previous run is stopped below
     except (ModelError, SamplerError, ServerBusy) as err:
         return in_page_words(str(err))
     old = state.get("run")
@@ -571,7 +573,11 @@ def on_pause():
 def on_resume():
     run = state.get("run")
     if run is not None:
-        run.resume()
+        try:
+            registry().readmit(run)  # a run reclaimed while nobody watched it needs room in the pool again
+        except ServerBusy as err:
+            state.start_error = str(err)
+            return
         say("Resumed.")
 
 
@@ -846,7 +852,12 @@ def live_panel(data, presentation):
                     "side on these data.")
             return
         session_owner().adopt(run)
+        run.watch()  # drawn: a run nobody watches for a while gives its chains back (RunRegistry.sweep)
         run.set_pace(es.PACES[S["pace"]])
+        if run.reclaimed:
+            st.info(f"Paused by the server: nobody watched this run for {registry().reclaim_seconds / 60:g} minutes, "
+                    "so its chains went back to the pool for other visitors. Press **Resume** to go on (when the "
+                    "server has room).")
         snaps = run.snapshots()
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
         st.container(key="status").markdown(" · ".join(group_status(group, g) for group, g in groups.items()))
@@ -1006,21 +1017,23 @@ def downloads(group, summary):
     """Files of one prior's posterior, built when clicked."""
     stem = file_stem(group)
     c = st.columns(2)
-    c[0].download_button("chains (RESULT.npz)", lambda: summary.chains.npz_bytes(), f"{stem}_chains.npz",
-                         key=f"dl-npz-{group}", on_click="ignore",
+    c[0].download_button("chains (RESULT.npz)", owned_download(lambda: summary.chains.npz_bytes()),
+                         f"{stem}_chains.npz", key=f"dl-npz-{group}", on_click="ignore",
                          help="The command line's result format: pcrp.chains.ChainSet.load reads it.")
-    c[1].download_button("traces (NetCDF)", lambda: summary.chains.netcdf_bytes(), f"{stem}_traces.nc",
+    c[1].download_button("traces (NetCDF)", owned_download(lambda: summary.chains.netcdf_bytes()), f"{stem}_traces.nc",
                          key=f"dl-nc-{group}", on_click="ignore",
                          help="K and the log joint as (chain, draw) in an xarray Dataset (ArviZ: "
                               "az.convert_to_inference_data(xr.open_dataset(...))).")
     if summary.point is not None:
         c = st.columns(2)
-        c[0].download_button("point estimate (CSV)", lambda: pd.DataFrame({"cluster": summary.point.labels})
-                             .to_csv(index_label="point"), f"{stem}_point_estimate.csv", key=f"dl-point-{group}",
-                             on_click="ignore")
+        c[0].download_button("point estimate (CSV)",
+                             owned_download(lambda: pd.DataFrame({"cluster": summary.point.labels})
+                                            .to_csv(index_label="point")),
+                             f"{stem}_point_estimate.csv", key=f"dl-point-{group}", on_click="ignore")
     if summary.psm is not None and summary.psm_rows is None:  # the full matrix exists (not a row sample)
-        c[1].download_button("similarity matrix (.npy)", lambda: npy_bytes(summary.psm), f"{stem}_similarity.npy",
-                             key=f"dl-psm-{group}", on_click="ignore", help="(N, N) float32; numpy.load reads it.")
+        c[1].download_button("similarity matrix (.npy)", owned_download(lambda: npy_bytes(summary.psm)),
+                             f"{stem}_similarity.npy", key=f"dl-psm-{group}", on_click="ignore",
+                             help="(N, N) float32; numpy.load reads it.")
 
 
 def file_stem(name):
@@ -1072,13 +1085,13 @@ def details(run):
         st.caption("Files are built when you click.")
         for name, chain in run.chains.items():
             c = st.columns(2)
-            c[0].download_button(f"{name}: trace (CSV)", lambda ch=chain: traces_csv(ch),
+            c[0].download_button(f"{name}: trace (CSV)", owned_download(lambda ch=chain: traces_csv(ch)),
                                  f"{file_stem(name)}_trace.csv", key=f"dl-traces-{name}",
                                  on_click="ignore")
-            c[1].download_button(f"{name}: labels now (CSV)", lambda ch=chain: now_csv(ch),
+            c[1].download_button(f"{name}: labels now (CSV)", owned_download(lambda ch=chain: now_csv(ch)),
                                  f"{file_stem(name)}_labels.csv", key=f"dl-labels-{name}",
                                  on_click="ignore")
-        st.download_button("Run configuration (JSON)", lambda: dumps(run.config, indent=2),
+        st.download_button("Run configuration (JSON)", owned_download(lambda: dumps(run.config, indent=2)),
                            "run_config.json", key="dl-config", on_click="ignore")
     with tabs[5]:
         st.caption(run.plan.describe())

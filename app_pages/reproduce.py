@@ -5,9 +5,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from app_pages.shared import session_work
+from pcrp.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds
 from pcrp.cv import CVError
-from pcrp.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, SPREAD_MULT, TOLERANCE, claims, data_seeds,
-                            display_seed_rows, extra_lines, figures, run_over_seeds, seed_disagreement_lines, seed_gap_lines)
+from pcrp.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_BUDGET, SPREAD_MULT, TOLERANCE, claims,
+                            data_seeds, display_seed_rows, extra_lines, figures, reproduce_work, run_over_seeds,
+                            seed_disagreement_lines, seed_gap_lines)
 from pcrp.sampler import SamplerError, warm_up
 
 state = st.session_state
@@ -69,15 +72,27 @@ def run_experiment(key, mode, protocol, seed, n_sets, extra):
     def progress(text, fraction):
         bar.progress(min(fraction, 1.0), text=f"{text} ({fraction:.0%} of the whole)")
 
+    ticket = session_work().start(WorkTicket(budget=REPRODUCE_BUDGET), "another experiment was started")
     try:
+        need = reproduce_work(EXPERIMENTS[key], protocol, int(n_sets), extra=extra)
+        if need > REPRODUCE_BUDGET:  # before anything runs (run_over_seeds checks the same against the ticket)
+            raise WorkOverBudget(
+                f"This experiment needs about {describe_seconds(need)} of sampling, more than the "
+                f"{describe_seconds(REPRODUCE_BUDGET)} a run of this page may use: choose fewer data sets or the "
+                "quick protocol, or run it with the command line (`pcrp reproduce`), which has no such limit.")
         warm_up()
         result = run_over_seeds(EXPERIMENTS[key], protocol, seed=int(seed), n_seeds=int(n_sets), extra=extra,
-                                progress=progress)
+                                progress=progress, work=ticket)
         state.setdefault("repro_results", {})[key] = (mode, int(seed), result)
         bar.progress(1.0, text="done")
-    except (CVError, SamplerError) as err:
+    except (CVError, SamplerError, WorkOverBudget) as err:
         bar.empty()
         st.error(str(err))
+    except WorkCancelled as err:
+        bar.empty()
+        st.warning(f"The experiment {err}.")
+    finally:
+        session_work().finish(ticket)
 
 
 def experiment_results(key):
@@ -118,6 +133,11 @@ def page():
     """Reproduce the paper, top to bottom."""
     introduction()
     key, mode, protocol, seed, n_sets, extra = choices()
+    need = reproduce_work(EXPERIMENTS[key], protocol, n_sets, extra=extra)
+    st.caption(f"This run: about {describe_seconds(need)} of sampling (points x (expected clusters + 1) x sweeps "
+               "over every chain and cross-validation fit, at the measured cost of one evaluation for these data). A "
+               f"run of this page may use at most {describe_seconds(REPRODUCE_BUDGET)}; its chains take turns with "
+               "every visitor's on this server's cores, and stop when you leave the page.")
     if st.button("Run", type="primary", key="repro_run"):
         run_experiment(key, mode, protocol, seed, n_sets, extra)
     experiment_results(key)

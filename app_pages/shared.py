@@ -5,23 +5,29 @@ Not a page: app.py lists the pages explicitly.
 """
 
 import logging
+import os
 import re
-import secrets
 import threading
 from contextlib import contextmanager
 
 import streamlit as st
 
 from pcrp.compute import SessionWork
-from pcrp.app.live_runs import RunRegistry, SessionOwner
+from pcrp.app.browser_keys import COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
+from pcrp.app.live_runs import RunRegistry, SessionOwner, share_settings, visitor_address
 
 LOG = logging.getLogger("pcrp.app")
 
 
 @st.cache_resource(show_spinner=False)
 def registry():
-    """The one RunRegistry of this server process (shared by every session; it is thread-safe)."""
-    return RunRegistry()
+    """The one RunRegistry of this server process (shared by every session; it is thread-safe), with the pool and
+    shares the administrator may set in the environment (PCRP_MAX_CHAINS, PCRP_CHAINS_PER_BROWSER,
+    PCRP_CHAINS_PER_ADDRESS; README)."""
+    kwargs, problems = share_settings(os.environ)
+    for problem in problems:
+        LOG.warning(problem)
+    return RunRegistry(**kwargs)
 
 
 def _release(owner):
@@ -46,42 +52,81 @@ def session_work():
     return SessionWork()
 
 
-# A run belongs to the browser that started it. The browser keeps a random key in a cookie (set by a
-# script in an invisible component on its first visit) and sends it with every new connection, so its own
-# reload finds its run again (RunRegistry.latest_for); an address carries nothing of a run, so another
-# visitor who opens a projected or bookmarked address gets a fresh page.
-BROWSER_COOKIE = "pcrp_browser"
-BROWSER_COOKIE_DAYS = 30
-_BROWSER_KEY = re.compile(r"[A-Za-z0-9_-]{32,64}")
+# A run belongs to the browser that started it. The browser keeps a key in a cookie and sends it with every new
+# connection, so its own reload finds its run again (RunRegistry.latest_for); an address carries nothing of a run,
+# so another visitor who opens a projected or bookmarked address gets a fresh page. Only this server issues keys
+# (pcrp.app.browser_keys: random, HMAC-signed with a secret kept in this process's memory); a value the server did
+# not sign is never adopted. Under serve.py the server sets the cookie itself, HttpOnly, on the page's HTTP
+# response; under `streamlit run app.py` a script on the page sets it (see keep_browser_key).
+BROWSER_COOKIE = COOKIE
+
+
+def _cookie():
+    try:
+        return st.context.cookies.get(BROWSER_COOKIE)
+    except Exception:  # no browser connection (a test harness): the session alone owns its runs
+        return None
 
 
 def browser_key():
-    """This browser's key: the value of its ``pcrp_browser`` cookie when it sent a well-formed one,
-    else a new random key for this session (which :func:`keep_browser_key` stores in the browser)."""
+    """This browser's key, verified once per connection (each new session): the ``pcrp_browser`` cookie when this
+    server signed it and it has not expired, else a fresh key for this session (which keep_browser_key stores in
+    the browser when the server did not already). An unsigned, altered, expired or foreign value is never
+    adopted: it is replaced, and the server's log says so."""
     state = st.session_state
     if "browser_key" not in state:
-        try:
-            cookie = st.context.cookies.get(BROWSER_COOKIE)
-        except Exception:  # no browser connection (a test harness): the session alone owns its runs
-            cookie = None
-        if isinstance(cookie, str) and _BROWSER_KEY.fullmatch(cookie):
-            state.browser_key, state.browser_key_stored = cookie, True
+        cookie = _cookie()
+        key = SERVER_KEYS.verify(cookie)
+        if key is not None:
+            state.browser_key, state.browser_key_stored = key, True
         else:
-            state.browser_key, state.browser_key_stored = secrets.token_urlsafe(32), False
+            if cookie:
+                LOG.info("refused a browser key this server did not issue (%d characters); issued a new one",
+                         len(str(cookie)))
+            state.browser_key, state.browser_key_stored = SERVER_KEYS.mint(), False
     return state.browser_key
 
 
+def client_address():
+    """The network address this session counts under for the fair share (pcrp.app.live_runs.visitor_address of
+    st.context.ip_address: the connection's address, or the visitor's as a trusted reverse proxy reports it in
+    X-Forwarded-For; see README)."""
+    try:
+        ip = st.context.ip_address
+    except Exception:  # no browser connection (a test harness)
+        ip = None
+    return visitor_address(ip)
+
+
 def keep_browser_key():
-    """Store this session's browser key in the browser (SameSite=Strict cookie) when it did not come from
-    there: an invisible same-origin component sets it, so the next connection of this browser sends it."""
+    """Store this session's browser key in the browser (SameSite=Strict cookie) when it did not come from there and
+    the server does not set it itself (serve.py does, HttpOnly, on every page load without a valid key). A script
+    cannot set an HttpOnly cookie, so under `streamlit run app.py` page scripts can read the key (README)."""
     key = browser_key()
-    if st.session_state.get("browser_key_stored"):
+    if st.session_state.get("browser_key_stored") or middleware_active():
         return
     max_age = BROWSER_COOKIE_DAYS * 86400
+    secure = "; Secure" if str(st.context.url or "").startswith("https:") else ""
     # st.iframe runs this HTML same-origin (it may set the app's cookie); nothing in it comes from a visitor:
-    # the key is our own random token. (st.components.v1.html, used before, is deprecated.)
+    # the key is our own signed token (letters, digits, '.', '_' and '-'). (st.components.v1.html is deprecated.)
     st.iframe(f"<script>window.parent.document.cookie = '{BROWSER_COOKIE}={key}; path=/; "
-              f"max-age={max_age}; SameSite=Strict';</script>", height=1)
+              f"max-age={max_age}; SameSite=Strict{secure}';</script>", height=1)
+
+
+def owned_download(build):
+    """``build`` (a function returning a file's text or bytes, called when the visitor clicks) as the data of an
+    st.download_button whose file only this browser can fetch: the bytes are recorded as this browser's
+    (pcrp.app.browser_keys.DOWNLOADS), and under serve.py the server answers its /media/ link for this browser
+    only. (Streamlit runs the function outside the page's session: the key is read now.)"""
+    key = browser_key()
+
+    def data():
+        content = build()
+        content = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+        DOWNLOADS.own(content, key)
+        return content
+
+    return data
 
 
 # Building the live view's charts is pure Python and holds the GIL. When every session redraws at once,

@@ -38,6 +38,10 @@ COMMANDS = {
     "sweep_speed": "python bench/sweep_speed.py",
     "run_memory": "python bench/run_memory.py",
     "prior_comparison": "python bench/prior_comparison.py",
+    "work_cost": "python bench/work_cost.py",
+    "load_defaults": "python bench/load_test.py --defaults --rounds 2",
+    "load_attack": "python bench/load_test.py --attack",
+    "live_browser": "python bench/live_browser.py --data sim2 --n 2000",
     "suite_time": "python bench/suite_time.py",
 }
 BLOCK = re.compile(r"(<!-- figures: (?P<name>[a-z_]+) -->\n)(?P<body>.*?)(<!-- /figures -->)", re.S)

@@ -2,7 +2,7 @@
 
     python bench/screenshots.py [--out docs/screenshots] [--pages explorer,present,choose_r,reproduce,rich]
 
-Starts `streamlit run app.py` on a free port and drives Debian's chromium (Playwright; never `playwright
+Starts `streamlit run serve.py` on a free port and drives Debian's chromium (Playwright; never `playwright
 install`). Each page is shown after it has something on it: the Explorer after its default demo has run about
 20 s (and again with `?present=1`, the presentation mode), Choose r after a run at its default settings (Old
 Faithful; about half a minute), Reproduce the paper with our published run opened, Rich get richer after

@@ -1,11 +1,12 @@
 """Smoke test of an installed pcrp (a wheel in a fresh virtual environment), run by .ci/run.
 
 Usage: VENV/bin/python ci/app_smoke.py APP_DIR
-APP_DIR holds copies of app.py, app_pages/ and .streamlit/ outside the source tree, so
+APP_DIR holds copies of app.py, serve.py, app_pages/ and .streamlit/ outside the source tree, so
 that only the installed pcrp can be imported. Checks that pcrp comes from this
 environment, that the bundled data load (Old Faithful and MNIST), that the Explorer
-page runs under AppTest with Old Faithful loaded, and that `streamlit run` serves
-its health check. Exits non-zero with a message on the first failure.
+page runs under AppTest with Old Faithful loaded, and that `streamlit run serve.py` (the app for
+others) serves its health check and sets the browser key as an HttpOnly cookie on a page load.
+Exits non-zero with a message on the first failure.
 """
 
 import socket
@@ -45,7 +46,7 @@ def main(app_dir):
 
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(app_dir / "app.py"), "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", str(app_dir / "serve.py"), "--server.port", str(port),
          "--server.headless", "true"],
         cwd=app_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
@@ -59,10 +60,14 @@ def main(app_dir):
             except OSError:
                 time.sleep(0.5)
         check(answer == "ok", f"streamlit run gave no health answer (exit code {server.poll()}, answer {answer!r})")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as r:
+            cookies = r.headers.get_all("Set-Cookie") or []
+        check(any(c.startswith("pcrp_browser=v1.") and "HttpOnly" in c for c in cookies),
+              f"serve.py set no HttpOnly browser key on the page (Set-Cookie: {cookies})")
     finally:
         server.terminate()
         server.wait(10)
-    print(f"app smoke test passed: pcrp from {installed.parent}, AppTest and health check OK")
+    print(f"app smoke test passed: pcrp from {installed.parent}, AppTest, health check and HttpOnly key OK")
 
 
 if __name__ == "__main__":

@@ -509,7 +509,10 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
     check_run_memory(spec.memory, f"This run of {C} chain(s) of up to {spec.max_sweeps:,} sweeps of {N:,} points, "
                                   "with its summaries")
     if work is not None:
-        work.reserve(C * spec.max_sweeps * N, f"{C} chain(s) of up to {spec.max_sweeps:,} sweeps")
+        from .compute import work_cost  # the one cost formula of every work budget
+
+        work.reserve(work_cost(N, spec.dim, spec.max_sweeps, chains=C),
+                     f"{C} chain(s) of up to {spec.max_sweeps:,} sweeps")
     if not _kernels_ready():
         warm_up()  # compile (or load from the cache) once, before the chains' threads start
     stop = threading.Event()

@@ -4,10 +4,12 @@ Every kernel call made for a visitor (a live chain's 0.1 s step, a cross-validat
 ``COMPUTE_SLOTS``, one per usable core, so a server's chains and fits together never crowd its cores (with 16
 runnable threads on 2 cores the operating system suspends threads that hold Python's lock and the web server
 stalls). A :class:`WorkTicket` is one visitor action's claim: it takes a slot around each kernel call, carries
-a budget of point-sweeps that the action may use, and is cancelled when the visitor goes away (the page's
-session ends), after which its next slot request raises :class:`WorkCancelled`. Nothing here knows Streamlit.
+a budget of estimated core-seconds that the action may use (:func:`work_cost`, the one estimate of what sampling
+costs), and is cancelled when the visitor goes away (the page's session ends), after which its next slot request
+raises :class:`WorkCancelled`. Nothing here knows Streamlit.
 """
 
+import math
 import os
 import threading
 from contextlib import contextmanager
@@ -39,6 +41,59 @@ def lower_thread_priority(nice=BACKGROUND_NICE):
             os.setpriority(os.PRIO_PROCESS, tid, nice)
     except OSError:
         pass
+
+
+# ----------------------------------------------------------------------------- what sampling costs
+# The one estimate of what sampling costs, used by every work budget (Choose r, Reproduce, the Explorer's live
+# runs, the per-visitor share of the live pool). A sweep evaluates every point against every cluster and a new one:
+# points x (clusters + 1) evaluations, each a Student-t density and, when the point moves, rank-one updates of a
+# d x d Cholesky factor, so its time grows with d and, beyond d of about 7, like d^2. Measured by
+# `python bench/work_cost.py` (whole chains with the default k-means start and split-merge moves, one core; 2026-12-04,
+# load average 1-4): per evaluation at the chain's own mean K, 25-33 ns at d = 1-2, about 100 at d = 10, 220 at
+# d = 20, 1,600-1,900 at d = 50 (1.5-2 times that at load average 7-8). A and B are fitted to those, rounded up.
+EVALUATION_SECONDS = (30e-9, 0.65e-9)  # seconds per point-cluster evaluation: A + B d^2
+
+
+def expected_clusters(n_points):
+    """The number of clusters a chain is expected to hold: the CRP's (alpha = 1) prior mean E[K_N] =
+    sum_{i=1}^{N} 1 / i, about ln N + 0.58 (6.2 at N = 272, 8.2 at 2,000, 12.1 at 100,000). Chains on real data
+    hold about that many or fewer once past the start (bench/work_cost.py prints both)."""
+    n = max(int(n_points), 1)
+    if n <= 1000:
+        return float(sum(1.0 / i for i in range(1, n + 1)))
+    return float(math.log(n) + 0.5772156649015329 + 1 / (2 * n) - 1 / (12 * n * n))
+
+
+def evaluation_seconds(dims):
+    """Core-seconds of one point-cluster evaluation at ``dims`` dimensions (see EVALUATION_SECONDS)."""
+    a, b = EVALUATION_SECONDS
+    return a + b * float(dims) ** 2
+
+
+def work_cost(n_points, dims, sweeps, *, chains=1, clusters=None):
+    """Estimated core-seconds of ``chains`` chains of ``sweeps`` sweeps on ``n_points`` points in ``dims``
+    dimensions: points x (expected clusters + 1) x sweeps x chains evaluations at :func:`evaluation_seconds`
+    (dims) each. clusters: the clusters a chain holds (default :func:`expected_clusters` (n_points)). The one
+    formula of every work budget; callers never count work another way."""
+    k = expected_clusters(n_points) if clusters is None else float(clusters)
+    return float(n_points) * (k + 1.0) * float(sweeps) * float(chains) * evaluation_seconds(dims)
+
+
+def describe_seconds(seconds):
+    """Core-seconds in words: '40 core-seconds', '12 core-minutes', '3.5 core-hours'."""
+    if seconds < 120:
+        return f"{seconds:,.0f} core-second{'s' if round(seconds) != 1 else ''}"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:,.0f} core-minutes"
+    return f"{seconds / 3600:,.1f} core-hours"
+
+
+def describe_work(n_points, dims, sweeps, chains=1):
+    """What :func:`work_cost` counted, in words, for a message."""
+    return (f"{chains:,} chain{'s' if chains != 1 else ''} x {int(sweeps):,} sweeps x {int(n_points):,} points x "
+            f"({expected_clusters(n_points):.1f} expected clusters + 1) at d = {int(dims)}")
+
+
 SLOT_WAIT_SECONDS = 0.1  # a waiting ticket looks at its cancellation this often
 CALL_SECONDS = 0.1  # kernel call length of ticketed work: cancellation is seen within about this
 
@@ -52,15 +107,15 @@ class WorkOverBudget(ValueError):
 
 
 class WorkTicket:
-    """One visitor action's work: kernel calls under a compute slot, a point-sweep budget, cancellation.
+    """One visitor action's work: kernel calls under a compute slot, a budget, cancellation.
 
-    budget: point-sweeps (points x sweeps, summed over every chain) the action may use, or None for no limit;
-    slots: the semaphore to take around each kernel call. Thread-safe.
+    budget: estimated core-seconds (:func:`work_cost`, summed over every chain) the action may use, or None for no
+    limit; slots: the semaphore to take around each kernel call. Thread-safe.
     """
 
     def __init__(self, budget=None, slots=COMPUTE_SLOTS):
         self.budget = budget
-        self.reserved = 0
+        self.reserved = 0.0
         self.reason = ""
         self._slots = slots
         self._cancelled = threading.Event()
@@ -81,15 +136,17 @@ class WorkTicket:
         if self._cancelled.is_set():
             raise WorkCancelled(f"stopped: {self.reason}")
 
-    def reserve(self, point_sweeps, what):
-        """Count ``point_sweeps`` of ``what`` (a phrase for the message) against the budget before they run;
-        raises WorkOverBudget, reserving nothing, when the total would exceed it."""
+    def reserve(self, seconds, what):
+        """Count ``seconds`` (estimated core-seconds, from :func:`work_cost`) of ``what`` (a phrase for the message)
+        against the budget before they run; raises WorkOverBudget, reserving nothing, when the total would exceed
+        it. The message gives the estimate and the limit."""
         with self._lock:
-            total = self.reserved + int(point_sweeps)
+            total = self.reserved + float(seconds)
             if self.budget is not None and total > self.budget:
                 raise WorkOverBudget(
-                    f"{what} needs {int(point_sweeps):,} point-sweeps (points x sweeps over every chain), more than "
-                    f"the {self.budget - self.reserved:,} left of this action's budget of {self.budget:,}")
+                    f"{what} needs about {describe_seconds(seconds)} of sampling, more than the "
+                    f"{describe_seconds(self.budget - self.reserved)} left of this action's budget of "
+                    f"{describe_seconds(self.budget)}")
             self.reserved = total
 
     @contextmanager

@@ -306,27 +306,30 @@ def check_cv_settings(n, r_grid, folds, repeats, alpha):
     return r_grid
 
 
-def cv_point_sweeps(n_points, n_r, folds, repeats, iters):
-    """The work of :func:`cross_validate` in point-sweeps (points x sweeps over every fit): each of the
+def cv_work(n_points, dims, n_r, folds, repeats, iters):
+    """Estimated core-seconds of :func:`cross_validate` (:func:`pcrp.compute.work_cost`): each of the
     n_r x folds x repeats fits sweeps its training part, N less one fold, ``iters`` times."""
-    return int(n_r) * int(folds) * int(repeats) * int(iters) * (int(n_points) - int(n_points) // int(folds))
+    from .compute import work_cost
+
+    train = int(n_points) - int(n_points) // int(folds)
+    return work_cost(train, dims, iters, chains=int(n_r) * int(folds) * int(repeats))
 
 
-# The Choose r page's work per press of Run, in point-sweeps: at most CHOOSE_R_BUDGET. Measured speed of one
-# pCRP chain on one core (python bench/choose_r_speed.py, 2026-12-03): 1.8-2.7 million point-sweeps per second on
-# Old Faithful (d = 2), 4.8-6.8 million on Sim 1 with N = 2,000 (d = 1), 3.6-4.9 million on MNIST 1-4 N = 1,000
-# (d = 2); slower for larger d. At the lowest of these, POINT_SWEEPS_PER_SECOND, the budget is 5 minutes of one
-# core (about 2.5 on two); the page's defaults on a 2,000-point data set need about 220 million.
-POINT_SWEEPS_PER_SECOND = 2_000_000
-CHOOSE_R_BUDGET = 600_000_000
+# The Choose r page's work per press of Run, in estimated core-seconds (pcrp.compute.work_cost): at most
+# CHOOSE_R_BUDGET, 5 minutes of one core (about 2.5 on two). The page's defaults need about 7 core-seconds on Old
+# Faithful, about 64 on 2,000 points in 2-D, about 190 in 10-D and 3,200 in 50-D (refused unless the grid, folds or
+# sweeps are cut).
+CHOOSE_R_BUDGET = 300.0
 CHOOSE_R_START_CHAINS = 4  # CRP chains of the merge path's start (pcrp.path.crp_start)
 
 
-def choose_r_point_sweeps(n_points, n_r, folds, repeats, iters):
-    """Point-sweeps of one run of the Choose r page: cross validation (:func:`cv_point_sweeps`), one chain per
+def choose_r_work(n_points, dims, n_r, folds, repeats, iters):
+    """Estimated core-seconds of one run of the Choose r page: cross validation (:func:`cv_work`), one chain per
     r on all the data (:func:`pcrp.path.k_over_r`) and the merge path's CRP chains (:func:`pcrp.path.crp_start`)."""
-    return (cv_point_sweeps(n_points, n_r, folds, repeats, iters)
-            + (int(n_r) + CHOOSE_R_START_CHAINS) * int(iters) * int(n_points))
+    from .compute import work_cost
+
+    return (cv_work(n_points, dims, n_r, folds, repeats, iters)
+            + work_cost(n_points, dims, iters, chains=int(n_r) + CHOOSE_R_START_CHAINS))
 
 
 def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1,
@@ -348,7 +351,7 @@ def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha
     joblib's dask backend. ``progress(done, total)`` is called as fits finish.
     Reproducible per ``seed`` whatever n_jobs or the scheduler.
 
-    work: a :class:`pcrp.compute.WorkTicket` (the app's): the fits' point-sweeps (:func:`cv_point_sweeps`) are
+    work: a :class:`pcrp.compute.WorkTicket` (the app's): the fits' estimated cost (:func:`cv_work`) is
     counted against its budget before any starts (WorkOverBudget), local fits take its compute slots, and once
     it is cancelled running fits stop within about 0.1 s and queued ones do not start (WorkCancelled). Fits on
     a Dask cluster use the cluster's cores; a cancellation stops waiting for them.
@@ -368,7 +371,7 @@ def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha
     if not (niw is None or isinstance(niw, NIW) or (isinstance(niw, dict) and set(niw) <= set(NIW_SETTINGS))):
         raise CVError(f"niw must be None, an NIW, or a dict with some of {', '.join(NIW_SETTINGS)} (got {niw!r}).")
     if work is not None:
-        work.reserve(cv_point_sweeps(X.shape[0], r_grid.size, folds, repeats, iters),
+        work.reserve(cv_work(X.shape[0], X.shape[1], r_grid.size, folds, repeats, iters),
                      f"Cross validation ({r_grid.size} values of r x {folds} folds x {repeats} repeats x {iters:,} "
                      "sweeps)")
     splits = make_splits(X.shape[0], folds, repeats, seed)
@@ -511,7 +514,7 @@ def compute_builtin_r(names=BUILTIN_R_DATA, n_jobs=-1, progress=None):
     return out
 
 
-def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0, n_jobs=-1):
+def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0, n_jobs=-1, work=None):
     """Check a proposed r with chains on the data X (N, d): CHECK_CHAINS pCRP chains from the reproduce starts,
     CHECK_ITERS sweeps; while their R-hat on K exceeds CHECK_RHAT, try the next grid value below, at most
     CHECK_STEPS times. ``r`` must be on ``r_grid``.
@@ -519,7 +522,9 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
     Returns (r to use, check): the first r tried whose chains agree, or the lowest r tried when none does, and a
     JSON-ready dict {chains, iters, rhat_limit, tried: [{r, rhat_K, mean_K_per_chain}], agreed}. Measured on 20
     Sim 2 data sets per rule (docs/reproduce/cv_robustness.md) it catches r where one chain falls towards fewer
-    clusters; it cannot see a threshold that differs between the CV data and other data.
+    clusters; it cannot see a threshold that differs between the CV data and other data. ``work``: a
+    :class:`pcrp.compute.WorkTicket` (see :func:`pcrp.chains.run_chains`); at most CHECK_STEPS + 1 runs of
+    CHECK_CHAINS chains (:func:`check_work`).
     """
     from .chains import run_chains
     from .run_spec import make_run_spec
@@ -533,7 +538,7 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
         value = grid[index]
         spec = make_run_spec(X, prior=PowerCRP(alpha, value), niw=niw, n_chains=CHECK_CHAINS, iters=CHECK_ITERS,
                              seed=seed, n_jobs=n_jobs)
-        chains = run_chains(X, spec)
+        chains = run_chains(X, spec, work=work)
         rhat = float(chains.diagnostics()["K"]["rhat"])
         tried.append({"r": value, "rhat_K": rhat, "mean_K_per_chain": chains.kept_K.mean(axis=1).round(3).tolist()})
         if not rhat > CHECK_RHAT:
@@ -542,6 +547,13 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
     check = {"chains": CHECK_CHAINS, "iters": CHECK_ITERS, "rhat_limit": CHECK_RHAT, "tried": tried,
              "agreed": bool(agreed)}
     return (agreed[0]["r"] if agreed else tried[-1]["r"]), check
+
+
+def check_work(n_points, dims):
+    """Estimated core-seconds of :func:`check_with_chains` at its most (every step down taken)."""
+    from .compute import work_cost
+
+    return work_cost(n_points, dims, CHECK_ITERS, chains=CHECK_CHAINS * (CHECK_STEPS + 1))
 
 
 def check_builtin_r(name, entry, n_jobs=-1):

@@ -13,6 +13,7 @@ interpreter, and a Streamlit server with it, for long.
 import csv
 import gzip
 import io
+import math
 import os
 import re
 import stat
@@ -378,8 +379,18 @@ def _check_header(row):
     return header
 
 
+def _is_number(cell):
+    try:
+        return math.isfinite(float(cell))
+    except ValueError:
+        return False
+
+
 def _read_rows(text, delimiter, max_rows):
-    """(header, rows, lines) of CSV ``text``: blank rows skipped, shape checked row by row.
+    """(header, rows, lines, named) of CSV ``text``: blank rows skipped, shape checked row by row.
+
+    A first row whose every cell is a finite number is no header: it is the first data row, the columns are named
+    x1..xd and ``named`` is False (the caller says so); otherwise ``named`` is True.
 
     lines[i] is the file line on which rows[i] ends (where it starts too, unless
     a quoted cell spans lines). Reading stops at the first ragged row and as soon
@@ -388,7 +399,7 @@ def _read_rows(text, delimiter, max_rows):
     lines are skipped inside the C reader.
     """
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    header, rows, lines, n_blank = None, [], [], 0
+    header, rows, lines, n_blank, named = None, [], [], 0, True
     try:
         for row in filter(None, reader):  # an empty line gives [], dropped here without Python code per line
             if not any(cell.strip() for cell in row):
@@ -398,8 +409,10 @@ def _read_rows(text, delimiter, max_rows):
                                     "delete them and try again.")
                 continue
             if header is None:
-                header = _check_header(row)
-                continue
+                named = not all(_is_number(cell) for cell in row)
+                header = _check_header(row if named else [f"x{j + 1}" for j in range(len(row))])
+                if named:
+                    continue
             if len(row) != len(header):
                 raise DataError(f"Row {reader.line_num} has {len(row)} fields but the header has {len(header)}. "
                                 "Every row needs one value per column (check separators and quotes).")
@@ -419,7 +432,7 @@ def _read_rows(text, delimiter, max_rows):
         raise DataError("The file holds only separators and blank cells: it needs a header row and rows of numbers.")
     if not rows:
         raise DataError("The file has a header but no data rows.")
-    return header, rows, lines
+    return header, rows, lines, named
 
 
 def _parse_column(cells):
@@ -471,7 +484,10 @@ def read_csv_table(source, *, max_rows=None, max_bytes=None):
     delimiter = detect_delimiter(text)
     if delimiter != ",":
         notes.append(f"Columns are separated by {'tab' if delimiter == chr(9) else repr(delimiter)}.")
-    header, cells, lines = _read_rows(text, delimiter, max_rows)
+    header, cells, lines, named = _read_rows(text, delimiter, max_rows)
+    if not named:
+        notes.append(f"No header found: the first row holds only numbers, so it is read as data and the columns are "
+                     f"named x1..x{len(header)}.")
     numeric = {}
     for j, (name, column) in enumerate(zip(header, zip(*cells))):
         values, text_cells = _parse_column(column)

@@ -2,7 +2,10 @@
 
 :func:`atomic_write` writes into a temporary file in the target's own folder, flushes and fsyncs it, and only
 then renames it over the target (``os.replace``: atomic on POSIX and Windows). On a full disk, an exception or
-Ctrl-C the temporary file is removed and whatever was at the target stays exactly as it was.
+Ctrl-C the temporary file is removed and whatever was at the target stays exactly as it was; on SIGTERM a handler
+(installed on the first write, where the signal had its default action) removes it before the process ends as the
+signal would have ended it. A process killed outright (SIGKILL, a power cut) cannot clean up: its temporary files
+are left-overs, which the next write to that folder by a later process removes (:func:`sweep_leftovers`).
 :func:`output_problem` says why a path cannot be an output file (anything in /dev; an existing device, named
 pipe, socket or folder): such a target cannot be replaced by a file (writing to it would vanish, block or fail).
 
@@ -16,8 +19,12 @@ denied, no space left) stay OSError.
 
 import errno
 import os
+import re
+import signal
 import stat
 import tempfile
+import threading
+import time
 import zipfile
 import zlib
 from pathlib import Path
@@ -90,6 +97,84 @@ def _open_temp(fd, mode):
     return os.fdopen(fd, "w", encoding="utf-8", newline="")
 
 
+# ----------------------------------------------------------------------------- temporary files
+_TEMP_NAME = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")  # what tempfile.mkstemp names for atomic_write
+_IN_FLIGHT = set()  # temporary files being written now, by any thread of this process
+_STARTED = time.time()  # a temporary file last changed before this is a left-over of an earlier process
+_HANDLER = {"installed": False}
+
+
+def _flock(fd, blocking=True):
+    """Lock ``fd`` (a writer holds its temporary file locked until it is renamed or removed; a process that dies
+    drops its locks). Returns False when not blocking and another process holds it; True where there is no flock."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no locks; left-overs are told by their age alone
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        return True
+    except OSError:
+        return False
+
+
+def sweep_leftovers(folder):
+    """Remove the temporary files that :func:`atomic_write` left in ``folder`` in processes that were killed outright:
+    named like ours (``.NAME.XXXXXXXX.tmp``), regular files of this user, last changed before this process started,
+    and locked by no live writer. Returns their names. Never raises (a folder that cannot be read has none)."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not _TEMP_NAME.fullmatch(entry.name) or entry.path in _IN_FLIGHT:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode) or info.st_mtime >= _STARTED or \
+                    (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+                continue
+            fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            if _flock(fd, blocking=False):  # nobody writes it: the writer is gone
+                os.unlink(entry.path)
+                removed.append(entry.name)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _remove_in_flight(signum, frame):
+    """SIGTERM handler: remove every temporary file being written, then end the process as SIGTERM's default action
+    would have (the same exit status)."""
+    for temp in tuple(_IN_FLIGHT):
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _install_signal_handler():
+    """On the first write from the main thread: handle SIGTERM where it still has its default action (a program that
+    set its own handler keeps it). SIGINT needs none: Python raises KeyboardInterrupt, and atomic_write removes its
+    temporary file on any exception."""
+    if _HANDLER["installed"] or threading.current_thread() is not threading.main_thread():
+        return
+    _HANDLER["installed"] = True
+    try:
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _remove_in_flight)
+    except (ValueError, OSError, AttributeError):  # no SIGTERM here, or signals cannot be set
+        pass
+
+
 def atomic_write(path, writer, mode="w"):
     """Write the file ``path`` all or nothing: ``writer(f)`` writes the whole content to the open file ``f``.
 
@@ -98,7 +183,9 @@ def atomic_write(path, writer, mode="w"):
     on one file system) with the permissions of the file it replaces (a new file: 0o666 less the umask); it is
     flushed and fsync'd and renamed over ``path`` only when ``writer`` has returned. On any error (an OSError
     such as ENOSPC from a write, the flush or the fsync; an exception from ``writer``; KeyboardInterrupt) the
-    temporary file is removed and the error re-raised, and whatever was at ``path`` is left untouched.
+    temporary file is removed and the error re-raised, and whatever was at ``path`` is left untouched; on SIGTERM
+    too (see the module's description). Left-overs of killed processes in that folder are removed first
+    (:func:`sweep_leftovers`).
     Raises OSError (EINVAL) for a target :func:`output_problem` refuses, before anything is written.
     """
     if mode not in ("w", "wb"):
@@ -111,12 +198,18 @@ def atomic_write(path, writer, mode="w"):
         permissions = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         permissions = 0o666 & ~_umask()
+    _install_signal_handler()
+    sweep_leftovers(path.parent)
     try:
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")
     except OSError as err:
         err.filename = str(path)  # not the temporary name it tried
         raise
+    _IN_FLIGHT.add(temp)
+    held = None
     try:
+        _flock(fd)
+        held = os.dup(fd)  # keeps the lock (one open file) from the writer's close until the rename
         if hasattr(os, "fchmod"):
             os.fchmod(fd, permissions)
         with _open_temp(fd, mode) as f:
@@ -132,6 +225,10 @@ def atomic_write(path, writer, mode="w"):
         if isinstance(err, OSError) and err.filename in (None, temp):
             err.filename = str(path)  # the error names the file asked for, not the temporary one
         raise
+    finally:
+        _IN_FLIGHT.discard(temp)
+        if held is not None:
+            os.close(held)
     _sync_folder(path.parent)
 
 

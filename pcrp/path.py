@@ -569,8 +569,10 @@ def k_over_r(X, niw, r_grid, *, alpha=1.0, iters=2000, burn_in=1000, seed=0, spl
     iters, burn_in, _ = check_schedule(iters, burn_in, 1)
     X = np.ascontiguousarray(X, dtype=float)
     if work is not None:
-        work.reserve(r_grid.size * iters * X.shape[0], f"The clusters for each r ({r_grid.size} chains of "
-                                                       f"{iters:,} sweeps)")
+        from .compute import work_cost
+
+        work.reserve(work_cost(X.shape[0], X.shape[1], iters, chains=r_grid.size),
+                     f"The clusters for each r ({r_grid.size} chains of {iters:,} sweeps)")
     tasks = [joblib.delayed(_fit_k)(X, float(r), float(alpha), niw, iters, burn_in, seed, split_merge, init, work)
              for r in r_grid]
     traces = []

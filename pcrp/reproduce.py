@@ -239,13 +239,40 @@ def summarize_chains(chains, true_labels=None):
     return out, {int(k): float(p) for k, p in zip(values, probs)}
 
 
+# Dimensions of each experiment's data (sim1 / sim2: 1-D draws; MNIST: the 2-D embedding of pcrp.data.mnist's
+# defaults; Old Faithful: its two columns), for the work estimate before any data are loaded.
+DATA_DIMS = {"sim1": 1, "sim2": 1, "mnist": 2, "old-faithful": 2}
+
+# The Reproduce page's work per press of Run, in estimated core-seconds (pcrp.compute.work_cost): 15 minutes of one
+# core. Every quick run fits (the largest, Sim 1 / Sim 2 at N = 2000 on 3 data sets, needs about 80 core-seconds);
+# the full protocol fits for MNIST, Old Faithful and the N = 300 simulations (10 data sets: about 8 core-minutes),
+# and for up to 3 data sets of the N = 2000 simulations (about 4 core-minutes each); `pcrp reproduce` has no limit.
+REPRODUCE_BUDGET = 900.0
+
+
+def reproduce_work(experiment, protocol=FULL, n_seeds=None, *, extra=True, n_chains=N_CHAINS, r_grid=DEFAULT_GRID):
+    """Estimated core-seconds of :func:`run_over_seeds` with these arguments (:func:`pcrp.compute.work_cost`): per
+    data set, the cross validation of r, its chain check at its most (every step down taken) and every method's
+    chains."""
+    from .compute import work_cost
+    from .cv import check_work, cv_work
+
+    e, d = experiment, DATA_DIMS[experiment.data]
+    methods = len(METHODS + (EXTRA_METHODS if extra else ()))
+    per_set = (cv_work(e.n_cv, d, len(r_grid), protocol.cv_folds, protocol.cv_repeats, protocol.cv_iters)
+               + (check_work(e.n_cv, d) if protocol.cv_check else 0.0)
+               + work_cost(e.n, d, protocol.iters, chains=n_chains * methods))
+    return per_set * len(data_seeds(experiment, 0, n_seeds, protocol))
+
+
 def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None, progress=None, r_grid=DEFAULT_GRID,
-                   n_chains=N_CHAINS, methods=METHODS):
+                   n_chains=N_CHAINS, methods=METHODS, work=None):
     """CV of r on the CV data, then the methods on the compared data, ``n_chains`` chains each.
 
     methods: a subsequence of METHODS + EXTRA_METHODS (the paper's three by default).
     ``progress(stage, fraction)`` is called, from the calling thread only, with stage "cross validation" or a
-    method's name.
+    method's name. work: a :class:`pcrp.compute.WorkTicket` (the app's: budget, compute slots, cancellation), or
+    None.
     """
     unknown = [m for m in methods if m not in METHODS + EXTRA_METHODS]
     if unknown:
@@ -256,13 +283,13 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
                         repeats=protocol.cv_repeats, rule=protocol.cv_rule,
                         iters=protocol.cv_iters, burn_in=protocol.cv_burn_in, thin=protocol.cv_thin, seed=seed,
                         split_merge=protocol.split_merge, n_jobs=n_jobs, scheduler=scheduler,
-                        progress=lambda done, total: report("cross validation", done / total))
+                        progress=lambda done, total: report("cross validation", done / total), work=work)
     r = cv.chosen_r
     if protocol.cv_check:
         from .cv import check_with_chains
 
         report("cross validation", 1.0)
-        r, check = check_with_chains(cv_ds.X, r, r_grid, seed=seed, n_jobs=n_jobs)
+        r, check = check_with_chains(cv_ds.X, r, r_grid, seed=seed, n_jobs=n_jobs, work=work)
         cv.settings["chain_check"] = check
     niw = resolve_niw(ds.X)
     result = ExperimentResult(experiment, ds, niw, cv, protocol=protocol, seed=seed)
@@ -286,7 +313,7 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
                                  burn_in=protocol.burn_in, thin=protocol.thin, seed=seed, n_jobs=n_jobs,
                                  split_merge=protocol.split_merge, standardize=ds.standardized,
                                  data=data_description(ds))
-            running = pool.submit(run_chains, ds.X, spec, callback=record)
+            running = pool.submit(run_chains, ds.X, spec, callback=record, work=work)
             while not wait([running], timeout=0.25).done:
                 report(method, done.sum() / (n_chains * protocol.iters))
             chains = running.result()
@@ -362,18 +389,27 @@ def _lighten(result):
 
 
 def run_over_seeds(experiment, protocol=FULL, seed=0, n_seeds=None, *, extra=True, n_jobs=-1, scheduler=None,
-                   progress=None, r_grid=DEFAULT_GRID, n_chains=N_CHAINS):
+                   progress=None, r_grid=DEFAULT_GRID, n_chains=N_CHAINS, work=None):
     """:func:`run_experiment` on each data seed of :func:`data_seeds` (CV of r on each data set's own CV data).
 
     extra: also run EXTRA_METHODS (MFM, SFM), labelled as beyond the paper.
     ``progress(text, fraction)``: called from the calling thread with e.g. "data set 2 of 3: pCRP" and the
-    fraction of the whole job done (0..1).
+    fraction of the whole job done (0..1). work: a :class:`pcrp.compute.WorkTicket` (the app's), or None; with a
+    budget, :func:`reproduce_work` is counted against it before anything runs (WorkOverBudget).
     """
     seeds = data_seeds(experiment, seed, n_seeds, protocol)
     methods = METHODS + (EXTRA_METHODS if extra else ())
     stages = ("cross validation",) + methods
     report = progress or (lambda text, fraction: None)
     runs, margins = [], {}
+    if work is not None and work.budget is not None:  # the whole job, before any of it starts
+        from .compute import WorkOverBudget, describe_seconds
+
+        need = reproduce_work(experiment, protocol, n_seeds, extra=extra, n_chains=n_chains, r_grid=r_grid)
+        if need > work.budget:
+            raise WorkOverBudget(f"{experiment.title} on {len(seeds)} data set(s) needs about "
+                                 f"{describe_seconds(need)} of sampling, more than the {describe_seconds(work.budget)} "
+                                 "this action may use")
     for i, s in enumerate(seeds):
         def stage_progress(stage, fraction, i=i):
             done = (i + (stages.index(stage) + fraction) / len(stages)) / len(seeds)

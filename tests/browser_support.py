@@ -1,4 +1,5 @@
-"""What the real-browser tests share: Debian's chromium, and `streamlit run app.py` on a free port.
+"""What the real-browser tests share: Debian's chromium, and `streamlit run serve.py` (the app as a public server
+runs it: app.py with the browser key in an HttpOnly cookie) on a free port.
 
 Needs /usr/bin/chromium (`apt-get install -y chromium`). Outside CI a browser test skips with a message when
 it is missing; with PCRP_REQUIRE_BROWSER=1 (set by .ci/run) it must run.
@@ -52,11 +53,11 @@ def chromium():
 
 @contextmanager
 def streamlit_app(start_seconds=90):
-    """`streamlit run app.py` on a free local port; yields (url, process) once its health check answers, and
+    """`streamlit run serve.py` on a free local port; yields (url, process) once its health check answers, and
     stops it afterwards. A server that does not start fails the test with the end of its output."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import time
 
 import numpy as np
@@ -237,6 +238,18 @@ def test_upload_good_then_bad_csv_keeps_the_good_data_and_a_second_file_gets_its
     assert at.session_state["dataset"].n == 30  # the previous data stay loaded
 
 
+def test_a_csv_without_a_header_keeps_its_first_row_and_the_page_says_so():
+    at = explorer({"data": "csv"})
+    rows = "\n".join(f"{i % 5}.5,{(i * 7) % 9}" for i in range(30))
+    at.file_uploader(key="upload").set_value(("plain.csv", rows.encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    shown = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "No header found: the first row holds only numbers, so it is read as data and the columns are named " \
+           "x1..x2." in shown
+    at.button(key="use_csv").click().run()
+    assert at.session_state["dataset"].n == 30 and at.session_state["dataset"].columns == ["x1", "x2"]
+
+
 def test_app_navigation_renders_the_explorer():
     at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
     at.run()
@@ -449,12 +462,101 @@ def test_the_demo_link_carries_the_settings_and_nothing_of_the_run():
 
 def test_choose_r_refuses_work_above_its_budget_and_states_the_work_before_running():
     at = app_on("app_pages/choose_r.py")
-    assert any("million point-sweeps" in c.value and "at most 600 million" in c.value for c in at.caption)
+    assert any("about 7 core-seconds of sampling" in c.value and "at most 5 core-minutes" in c.value
+               for c in at.caption)  # Old Faithful at the page's defaults
     at.number_input(key="cv_r_step").set_value(0.01)
     at.number_input(key="cv_folds").set_value(20)
     at.number_input(key="cv_repeats").set_value(10)
     at.number_input(key="cv_iters").set_value(50_000)
     at.button(key="cv_run").click().run()
     assert not at.exception
-    assert "more than the 600 million a run of this page may use" in at.error[0].value
+    assert "core-hours of sampling, more than the 5 core-minutes a run of this page may use" in \
+        at.error[0].value.replace("\\", "")  # (shown through inert: Markdown escapes)
     assert "cv_result" not in at.session_state
+
+
+def test_choose_r_counts_the_dimensions_of_the_explorers_data():
+    """The same settings on 2,000 points: stated and accepted in 2-D, refused in 50-D with the estimate and the
+    limit, before any fit starts."""
+    from pcrp.data import Dataset
+
+    rng = np.random.default_rng(0)
+    for dims, accepted in ((2, True), (50, False)):
+        at = AppTest.from_file("../app_pages/choose_r.py", default_timeout=TIMEOUT)
+        X = rng.normal(size=(2000, dims))
+        at.session_state["dataset"] = Dataset(X=X, labels=None, name="mixed", columns=[f"x{j + 1}" for j in
+                                                                                        range(dims)],
+                                              description=f"{dims}-D test data.")
+        at.run()
+        caption = next(c.value for c in at.caption if c.value.startswith("This run:"))
+        assert f"on all 2,000 points in {dims} dimension(s)" in caption
+        if accepted:
+            assert "core-seconds of sampling" in caption
+            continue
+        assert "core-minutes of sampling" in caption
+        at.number_input(key="cv_iters").set_value(1000)
+        at.button(key="cv_run").click().run()
+        assert not at.exception
+        assert "core-minutes of sampling, more than the 5 core-minutes" in at.error[0].value.replace("\\", "")
+        assert "cv_result" not in at.session_state
+
+
+def test_reproduce_states_its_work_and_refuses_more_than_its_budget_before_running(monkeypatch):
+    from pcrp import reproduce
+
+    called = []
+    monkeypatch.setattr(reproduce, "run_experiment", lambda *a, **k: called.append(1))
+    at = app_on("app_pages/reproduce.py")
+    at.selectbox(key="repro_experiment").set_value("Sim 1, N = 2000")
+    at.radio(key="repro_mode").set_value("full").run()
+    assert any("about 41 core-minutes of sampling" in c.value and "at most 15 core-minutes" in c.value
+               for c in at.caption)
+    at.button(key="repro_run").click().run()
+    assert not at.exception, at.exception
+    assert "needs about 41 core-minutes of sampling, more than the 15 core-minutes" in at.error[0].value
+    assert "pcrp reproduce" in at.error[0].value and not called and "repro_results" not in at.session_state
+
+
+def test_a_run_nobody_watched_is_shown_as_paused_by_the_server_and_its_owners_resume_takes_it_back():
+    from app_pages.shared import registry
+
+    at = explorer()
+    at.select_slider(key="w_pace").set_value("10 sweeps/s")
+    at.number_input(key="w_sweeps").set_value(100_000)
+    at.run()
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    try:
+        run._watched -= registry().reclaim_seconds + 1  # its page has not drawn it for over 2 minutes
+        registry().sweep()
+        assert run.reclaimed
+        at.run()
+        assert not at.exception, at.exception
+        assert any("Paused by the server: nobody watched this run for 2 minutes" in i.value for i in at.info)
+        assert not at.button(key="resume").disabled
+        at.button(key="resume").click().run()
+        assert not at.exception, at.exception
+        assert not run.reclaimed and run.running
+        assert not any("Paused by the server" in i.value for i in at.info)
+    finally:
+        run.stop("test over")
+
+
+def test_a_start_beyond_the_browsers_share_says_why_and_when():
+    """A second tab of the same browser at the Explorer's largest run (2 priors x 4 chains) already holds the
+    browser's 8 chains: this tab's Start is refused with the limit, its reason and the wait, not a bare 'busy'."""
+    first = explorer({"chains": "4", "sweeps": "100000", "pace": "10 sweeps/s"})
+    first.button(key="start").click().run()
+    held = first.session_state["run"]
+    try:
+        second = reloaded_in_the_same_browser(first)
+        second.session_state["run"] = None  # another tab: same browser key, no run of its own
+        second.run()
+        second.button(key="start").click().run()
+        assert not second.exception, second.exception
+        text = " ".join(e.value for e in second.error)
+        assert "This browser's other tabs already run 8 chains" in text and "one browser may hold at most 8" in text
+        assert re.search(r"end in about [\d.,]+ (s|min|h): try again then", text)  # at the chains' present speed
+        assert second.session_state["run"] is None and held.running
+    finally:
+        held.stop("test over")

@@ -1,4 +1,4 @@
-"""Real-browser test: Playwright drives Debian's chromium against `streamlit run app.py`
+"""Real-browser test: Playwright drives Debian's chromium against `streamlit run serve.py`
 (tests/browser_support.py: the chromium requirement and the server)."""
 
 import re
@@ -238,8 +238,69 @@ def test_a_run_is_private_to_its_browser_and_a_hostile_header_stays_text(server,
     b.close()
 
 
+def test_the_browser_key_is_http_only_and_a_forged_or_altered_key_controls_nothing(server, browser):
+    """The server sets the key (HttpOnly: no page script reads it). A browser that sends A's key with one character
+    changed, or an unsigned key of the old format, gets a fresh key and a page of its own; A's key copied whole
+    (as any session cookie) is the one value that finds A's run."""
+    a = browser.new_context(viewport={"width": 1280, "height": 800})
+    pa = a.new_page()
+    pa.goto(server + "/?sweeps=100000&pace=2+sweeps%2Fs")
+    pa.get_by_role("button", name="Start").click(timeout=90_000)
+    expect(pa.get_by_text(re.compile(r"CRP running: [\d,]+ / 100,000 sweeps")).first).to_be_visible(timeout=60_000)
+    (cookie,) = [c for c in a.cookies() if c["name"] == "pcrp_browser"]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["value"].startswith("v1.")
+    assert "pcrp_browser" not in pa.evaluate("document.cookie")
+    key = cookie["value"]
+    one_changed = key[:20] + ("A" if key[20] != "A" else "B") + key[21:]
+    for forged in (one_changed, "k" * 43):
+        b = browser.new_context(viewport={"width": 1280, "height": 800})
+        b.add_cookies([{"name": "pcrp_browser", "value": forged, "url": server}])
+        pb = b.new_page()
+        pb.goto(server + "/")
+        expect(pb.get_by_role("button", name="Start")).to_be_enabled(timeout=60_000)
+        pb.wait_for_timeout(1000)
+        assert "100,000 sweeps" not in pb.locator("body").inner_text()
+        for name in ("Pause", "Stop", "Reset"):
+            expect(pb.get_by_role("button", name=name)).to_be_disabled()
+        (replaced,) = [c["value"] for c in b.cookies() if c["name"] == "pcrp_browser"]
+        assert replaced != forged and replaced.startswith("v1.")
+        b.close()
+    c = browser.new_context(viewport={"width": 1280, "height": 800})
+    c.add_cookies([{"name": "pcrp_browser", "value": key, "url": server}])
+    pc = c.new_page()
+    pc.goto(server + "/")
+    expect(pc.get_by_text(re.compile(r"CRP running: [\d,]+ / 100,000 sweeps")).first).to_be_visible(timeout=60_000)
+    c.close()
+    pa.get_by_role("button", name="Stop").click()
+    expect(pa.get_by_text(re.compile("stopped because you pressed Stop")).first).to_be_visible(timeout=10_000)
+    a.close()
+
+
+def test_a_download_link_works_only_for_the_browser_that_made_it(server, browser):
+    """The run's files are built on click and served at a /media/ link; that link answers the owner's browser, not
+    another visitor who has it (copied from the owner's downloads list, say) and not a client without a key."""
+    a = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    pa = a.new_page()
+    pa.goto(server + "/?sweeps=200&burn_in=50&pace=full+speed")
+    pa.get_by_role("button", name="Start").click(timeout=90_000)
+    expect(pa.get_by_text(re.compile("finished: 200 / 200")).first).to_be_visible(timeout=90_000)
+    pa.get_by_role("tab", name="Run files").click()
+    with pa.expect_download(timeout=60_000) as info:
+        pa.get_by_role("button", name="Run configuration (JSON)").click()
+    download = info.value
+    assert "/media/" in download.url and '"runs"' in open(download.path()).read()
+    b = browser.new_context()
+    b.new_page().goto(server + "/")  # a visitor of this server, with a valid key of their own
+    assert any(c["name"] == "pcrp_browser" for c in b.cookies())
+    assert b.request.get(download.url).status == 404
+    assert b.request.get(download.url, headers={"Range": "bytes=0-10"}).status == 404
+    assert a.request.get(download.url).status == 200  # the link itself still works: for its owner
+    b.close()
+    a.close()
+
+
 def test_closing_the_tab_stops_a_running_cross_validation_within_seconds(server_process, browser):
-    """Choose r on 2,000 points with 2,500 sweeps per fit (545 million point-sweeps: minutes of both cores);
+    """Choose r on 2,000 points with 2,500 sweeps per fit (about 150 core-seconds estimated: minutes of both cores);
     the tab closes while the fits run, and within 5 s the server is idle again (measured: about 1 s)."""
     import psutil
 

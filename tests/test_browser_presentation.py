@@ -1,4 +1,4 @@
-"""Presentation mode in a real browser (Playwright + Debian's chromium against `streamlit run app.py`):
+"""Presentation mode in a real browser (Playwright + Debian's chromium against `streamlit run serve.py`):
 at 1280 x 800 with ?present=1 both rows of charts lie inside the screen, the status text is at least
 18 px, and the keys drive the run (Space starts and pauses, Right arrow = exactly one sweep, R resets)."""
 

@@ -382,19 +382,42 @@ def test_cli_cv_and_reproduce_errors(argv, message, capsys):
 
 # ----------------------------------------------------------------------------- the app's work budget
 def test_choose_r_work_is_counted_and_refused_above_its_budget():
-    from pcrp.compute import WorkOverBudget, WorkTicket
-    from pcrp.cv import CHOOSE_R_BUDGET, choose_r_point_sweeps, cv_point_sweeps
+    from pcrp.compute import WorkOverBudget, WorkTicket, work_cost
+    from pcrp.cv import CHOOSE_R_BUDGET, choose_r_work, cv_work
 
-    # 3 r x 5 folds x 2 repeats x 100 sweeps on 80 training points (100 less a fold of 20)
-    assert cv_point_sweeps(100, 3, 5, 2, 100) == 3 * 5 * 2 * 100 * 80
-    assert choose_r_point_sweeps(100, 3, 5, 2, 100) == 3 * 5 * 2 * 100 * 80 + (3 + 4) * 100 * 100
+    # 3 r x 5 folds x 2 repeats fits of 100 sweeps on 80 training points (100 less a fold of 20), in 1-D
+    assert cv_work(100, 1, 3, 5, 2, 100) == pytest.approx(work_cost(80, 1, 100, chains=30))
+    assert choose_r_work(100, 1, 3, 5, 2, 100) == pytest.approx(work_cost(80, 1, 100, chains=30)
+                                                                + work_cost(100, 1, 100, chains=3 + 4))
     # the issue's form maximum (596 r x 20 folds x 10 repeats x 50,000 sweeps) on Old Faithful is far over it
-    assert choose_r_point_sweeps(272, 596, 20, 10, 50_000) > 1000 * CHOOSE_R_BUDGET
+    assert choose_r_work(272, 2, 596, 20, 10, 50_000) > 1000 * CHOOSE_R_BUDGET
     X = np.random.default_rng(0).normal(size=(100, 1))
-    ticket = WorkTicket(budget=cv_point_sweeps(100, 3, 5, 1, 100) - 1)
-    with pytest.raises(WorkOverBudget, match=r"Cross validation \(3 values of r x 5 folds .* budget of 119,999"):
+    ticket = WorkTicket(budget=cv_work(100, 1, 3, 5, 1, 100) * 0.99)
+    with pytest.raises(WorkOverBudget, match=r"Cross validation \(3 values of r x 5 folds .* core-seconds? of "
+                                             r"sampling, more than .* budget of"):
         cross_validate(X, r_grid=[1.0, 1.2, 1.4], folds=5, iters=100, burn_in=50, work=ticket)
     assert ticket.reserved == 0  # nothing ran, nothing counted
+
+
+@pytest.mark.parametrize("dims, accepted", [(2, True), (10, True), (50, False)])
+def test_choose_r_counts_dimensions_at_the_pages_defaults_on_2000_points(dims, accepted):
+    """The page's defaults (21 values of r, 5 folds, 1 repeat, 1,000 sweeps per fit) on 2,000 points: within the
+    budget in 2-D and 10-D, refused in 50-D before any fit starts. Counting points x sweeps only (before issue 32)
+    accepted 50-D at about 67 core-minutes."""
+    from pcrp.compute import WorkOverBudget, WorkTicket
+    from pcrp.cv import CHOOSE_R_BUDGET, DEFAULT_GRID, choose_r_work
+
+    assert len(DEFAULT_GRID) == 21
+    work = choose_r_work(2000, dims, 21, 5, 1, 1000)
+    assert (work <= CHOOSE_R_BUDGET) == accepted
+    if accepted:
+        return
+    assert work > 20 * 60  # well over 20 core-minutes, as the issue's measurement found (67)
+    X = np.random.default_rng(0).normal(size=(2000, dims))
+    ticket = WorkTicket(budget=CHOOSE_R_BUDGET)
+    with pytest.raises(WorkOverBudget, match=r"core-minutes of sampling, more than the 5 core-minutes left"):
+        cross_validate(X, r_grid=DEFAULT_GRID, folds=5, iters=1000, burn_in=500, work=ticket)
+    assert ticket.reserved == 0
 
 
 def test_a_cancelled_ticket_stops_running_and_queued_fits_within_seconds():

@@ -61,6 +61,25 @@ def test_bad_csv_messages(content, message):
         load_csv(content)
 
 
+def test_a_first_row_of_numbers_is_data_not_a_header_and_the_note_says_so():
+    """Without a header the first row used to become the column names and was lost from the data."""
+    ds = load_csv(b"1.5,2\n3,4\n\n5,6.5\n7,8\n", standardize_data=False)
+    assert ds.n == 4 and ds.columns == ["x1", "x2"]
+    assert np.array_equal(ds.X, [[1.5, 2], [3, 4], [5, 6.5], [7, 8]])
+    assert "No header found: the first row holds only numbers, so it is read as data and the columns are named " \
+           "x1..x2." in ds.notes
+    table = read_csv_table(b"-1e3;2\n3;4\n")  # any separator, any number format float() reads
+    assert table.header == ["x1", "x2"] and table.n_rows == 2 and table.lines == [1, 2]
+    with pytest.raises(DataError, match=r"Row 3 has 1 fields but the header has 2"):  # lines stay the file's
+        read_csv_table(b"1,2\n3,4\n5\n")
+    # a header with some numeric names, or text in the first row, is a header; so is a name like "nan" or "inf"
+    for content, header in ((b"x,2020\n1,2\n3,4\n", ["x", "2020"]), (b"1,abc\n2,3\n", ["1", "abc"]),
+                            (b"inf,1\n2,3\n", ["inf", "1"])):
+        table = read_csv_table(content)
+        assert table.header == header and table.n_rows == len(content.splitlines()) - 1
+        assert not any("No header found" in note for note in table.notes)
+
+
 def test_non_numeric_cell_in_numeric_column_is_named():
     with pytest.raises(DataError, match=r"Column 'y' has a non-numeric cell '12a' on line 4"):
         load_csv(b"x,y\n1,2\n2,3\n3,12a\n4,5\n", columns=["x", "y"])

@@ -263,7 +263,17 @@ def test_chains_beyond_the_cores_wait_for_a_compute_slot_and_all_finish(ds, monk
     assert all(s.sweeps_done == 3000 for s in r.snapshots().values())
 
 
-NO_PLAN = type("Plan", (), {"bytes": 0})()  # runs whose chains are stand-ins: nothing stored
+NO_PLAN = type("Plan", (), {"bytes": 0, "iters": 2000})()  # runs whose chains are stand-ins: nothing stored
+
+
+class StandIn:
+    """A chain stand-in for the registry: a state, sweeps done and a pace, nothing computed."""
+
+    def __init__(self, state=live.RUNNING, done=0, pace=100):
+        self.state, self.done, self.pace = state, done, pace
+
+    def progress(self):
+        return self.done, self.state, 0.0
 
 
 def test_eight_visitors_fit_the_server_at_the_explorers_defaults():
@@ -273,14 +283,14 @@ def test_eight_visitors_fit_the_server_at_the_explorers_defaults():
 
     chains = defaults()["chains"]
     registry = RunRegistry()
-    fake_chain = type("C", (), {"state": live.RUNNING})
-    for visitor in range(8):
-        run = live.LiveRun(chains={f"{p}{c}": fake_chain() for p in ("crp", "pcrp") for c in range(chains)},
-                           dataset=None, niw=None, config={}, plan=NO_PLAN)
+    for visitor in range(8):  # eight browsers on eight addresses (one address holds at most half the pool)
+        run = live.LiveRun(chains={f"{p}{c}": StandIn() for p in ("crp", "pcrp") for c in range(chains)},
+                           dataset=None, niw=None, config={}, plan=NO_PLAN, browser=f"key{visitor}",
+                           address=f"192.0.2.{visitor}")
         registry.add(run)
     with pytest.raises(ServerBusy, match="already running"):
-        registry.add(live.LiveRun(chains={f"x{c}": fake_chain() for c in range(2 * chains)}, dataset=None,
-                                  niw=None, config={}, plan=NO_PLAN))
+        registry.add(live.LiveRun(chains={f"x{c}": StandIn() for c in range(2 * chains)}, dataset=None,
+                                  niw=None, config={}, plan=NO_PLAN, browser="key9", address="192.0.2.9"))
 
 
 def test_a_run_is_found_again_only_by_the_browser_that_started_it():

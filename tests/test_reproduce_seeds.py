@@ -162,3 +162,39 @@ def test_the_mnist_embedding_does_not_depend_on_the_blas_thread_count(method, mo
     with threadpool_limits(limits=2):
         data_mod.embed(P, method, 2, seed=0)
     assert seen == [1]
+
+
+# ----------------------------------------------------------------------------- the app's work budget
+def test_the_work_estimate_knows_each_experiments_dimensions():
+    """reproduce_work reads DATA_DIMS before any data are loaded: they must be the loaded data's."""
+    from pcrp.reproduce import DATA_DIMS, load_experiment_data
+
+    for key in ("sim1-300", "sim2-300", "mnist-1000", "old-faithful"):
+        e = EXPERIMENTS[key]
+        ds, cv_ds = load_experiment_data(e, seed=0)
+        assert ds.X.shape[1] == cv_ds.X.shape[1] == DATA_DIMS[e.data], key
+
+
+def test_a_reproduce_run_over_its_budget_is_refused_before_anything_runs(monkeypatch):
+    """Everything a run does counts: its cross validations, chain checks and every method's chains, per data set;
+    a ticket whose budget is a little under that refuses the job before any fit starts."""
+    from pcrp import reproduce
+    from pcrp.compute import WorkOverBudget, WorkTicket, work_cost
+    from pcrp.cv import check_work, cv_work
+    from pcrp.reproduce import REPRODUCE_BUDGET, reproduce_work
+
+    grid = [1.05, 1.5, 3.0]
+    per_set = (cv_work(40, 1, 3, TINY.cv_folds, TINY.cv_repeats, TINY.cv_iters) + check_work(40, 1)
+               + work_cost(80, 1, TINY.iters, chains=2 * 5))
+    assert reproduce_work(SMALL, TINY, 3, n_chains=2, r_grid=grid) == pytest.approx(3 * per_set)
+    assert reproduce_work(SMALL, TINY, 3, n_chains=2, r_grid=grid, extra=False) < 3 * per_set
+    calls = []
+    monkeypatch.setattr(reproduce, "cross_validate", lambda *a, **k: calls.append("cv"))
+    ticket = WorkTicket(budget=0.99 * reproduce_work(SMALL, TINY, 3, n_chains=2, r_grid=grid))
+    with pytest.raises(WorkOverBudget, match=r"Sim 2, N = 80 on 3 data set\(s\) needs about .* of sampling"):
+        run_over_seeds(SMALL, TINY, seed=0, n_chains=2, r_grid=grid, work=ticket)
+    assert calls == [] and ticket.reserved == 0
+    # the page's budget: every quick run fits; the full protocol on ten Sim 1 data sets of 2,000 points does not
+    assert all(reproduce_work(e, QUICK) <= REPRODUCE_BUDGET for e in EXPERIMENTS.values())
+    assert reproduce_work(EXPERIMENTS["sim1-2000"], Protocol()) > REPRODUCE_BUDGET
+    assert reproduce_work(EXPERIMENTS["sim1-2000"], Protocol(), 3) <= REPRODUCE_BUDGET
