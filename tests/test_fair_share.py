@@ -14,6 +14,7 @@ from pcrp.app.live_runs import (RunRegistry, ServerBusy, Share, live_specs, new_
 from pcrp.compute import work_cost
 from pcrp.data import simulation
 from pcrp.model import CRP, PowerCRP, resolve_niw
+from test_live import wait_until
 
 
 class StandIn:
@@ -42,15 +43,6 @@ def stand_in_run(browser, address, chains=4, sweeps=100_000, pace=2, cost=1.0):
                        config={}, plan=plan, browser=browser, address=address)
     run.cost = cost
     return run
-
-
-def wait_until(condition, seconds=30.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_twenty_windows_from_one_address_leave_room_for_a_visitor_from_another():
