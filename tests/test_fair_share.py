@@ -2,7 +2,6 @@
 cap on each visitor's work, runs nobody watches given back to the pool, and refusals that say why and when."""
 
 import math
-import time
 from types import SimpleNamespace
 
 import numpy as np
