@@ -482,9 +482,9 @@ def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True,
     )
 
 
-# Seconds the first run spends compiling the kernels (numba, cold cache) on a 2-core machine: `python
-# bench/compile_time.py` measured 9.6 s for the sweep kernels and 14.7 s for a whole first run, with the machine
-# busy (load 9); compiling in a background thread at import took longer (16.6 s), since numba holds the GIL.
+# Seconds the first run spends compiling the kernels (numba, cold cache) on a 2-core machine, as
+# docs/figures/compile_time.md records (`python bench/compile_time.py`: the sweep kernels, then a whole first run).
+# Compiling in a background thread at import saved nothing there: numba holds the GIL while it compiles.
 COMPILE_SECONDS = 15
 
 
