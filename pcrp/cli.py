@@ -284,7 +284,8 @@ def build_parser():
                         "of the splits') or mean (the change point of the mean curve, the rule before Dec. 2026)")
     p.add_argument("--no-chain-check", action="store_true",
                    help="skip the check of the proposed r by 4 chains on all the data (by default r steps down "
-                        "the grid, at most 4 steps, while their R-hat on K is above 1.05)")
+                        "the grid while they collapse below a CRP fit's clusters or disagree, and keeps one grid "
+                        "step of margin below the largest r that holds)")
     p.add_argument("--iters", type=_whole, default=2000, help="sweeps per fit (default 2000)")
     p.add_argument("--burn-in", type=_whole, default=1000, help="burn-in per fit (default 1000)")
     p.add_argument("--thin", type=_whole, default=10, help="thinning of the scored draws (default 10)")
@@ -759,14 +760,12 @@ def cmd_cv(args):
 
         print("checking it with 4 chains on all the data ...", file=sys.stderr, flush=True)
         chosen, check = check_with_chains(ds.X, result.chosen_r, r_grid, niw_from_args(args, ds.X),
-                                          alpha=args.alpha, seed=args.seed, n_jobs=args.n_jobs)
+                                          alpha=args.alpha, seed=args.seed, n_jobs=args.n_jobs, iters=args.iters,
+                                          split_merge=not args.no_split_merge)
         for t in check["tried"]:
-            print(f"  r = {t['r']:g}: R-hat on K {t['rhat_K']:.3f}, mean K per chain "
-                  + ", ".join(f"{k:.2f}" for k in t["mean_K_per_chain"]))
-        if chosen != result.chosen_r:
-            print(f"the chains disagreed at {result.chosen_r:g} (some fall to fewer clusters: real clusters are "
-                  f"within a few nats of merged there), so r steps down to {chosen:g}"
-                  + ("" if check["agreed"] else ", the lowest tried; they never agreed: run longer chains"))
+            print(f"  r = {t['r']:g}: mean K per chain " + ", ".join(f"{k:.2f}" for k in t["mean_K_per_chain"])
+                  + (f" ({t['verdict']})" if t["verdict"] else " (keeps the clusters)"))
+        print(check["text"])
     print(f"proposed r = {chosen:g}")
     if out_csv:
         def write_csv(f):

@@ -10,11 +10,12 @@ from scipy.special import gammaln
 from pcrp import data as data_mod
 from pcrp.model import resolve_niw
 from pcrp.niw_math import log_marginal
-from pcrp.reproduce import (EXPERIMENTS, EXTRA_METHODS, METHODS, QUICK, Experiment, Protocol, data_seeds,
+from pcrp.reproduce import (EXPERIMENTS, EXTRA_METHODS, FLAGGED_PCRP, METHODS, QUICK, Experiment, Protocol, data_seeds,
                             extra_lines, markdown_seed_table, run_over_seeds, seed_disagreement_lines, seed_gap_lines,
                             seed_rows, true_partition_margin, write_report)
 
-TINY = Protocol(iters=120, burn_in=60, thin=10, cv_iters=60, cv_burn_in=30, cv_thin=10, cv_folds=2, n_seeds=3)
+TINY = Protocol(iters=120, burn_in=60, thin=10, cv_iters=60, cv_burn_in=30, cv_thin=10, cv_folds=2, n_seeds=3,
+                check_iters=120)
 SMALL = Experiment("sim2-small", "Sim 2, N = 80", "Table 1", 3, "sim2", 80, 40, {"CRP": {"NMI": 0.9, "K": 4.8}})
 
 
@@ -39,9 +40,15 @@ def test_rows_carry_mean_spread_and_mcse_over_data_sets(over_seeds, tmp_path):
     assert not np.allclose(xs[0], xs[1]) and all(run.data.source["seed"] == s for run, s in zip(res.runs, res.seeds))
     assert list(res.first.methods) == list(METHODS + EXTRA_METHODS)
     rows = {row["method"]: row for row in seed_rows(res)}
-    for method in METHODS + EXTRA_METHODS:
-        per = [run.methods[method] for run in res.runs]
-        row = rows[method]
+    # the pCRP's data sets are split between its row (where it held) and "pCRP (flagged)", never pooled
+    flagged = [run.seed for run in res.runs if run.methods["pCRP"].flagged]
+    assert rows.get(FLAGGED_PCRP, {}).get("seeds", []) == flagged
+    assert rows.get("pCRP", {}).get("seeds", []) == [s for s in res.seeds if s not in flagged]
+    for name, row in rows.items():
+        if name == "Ground truth":
+            continue
+        method = "pCRP" if name == FLAGGED_PCRP else name
+        per = [run.methods[method] for run in res.runs if run.seed in row["seeds"]]
         for col in ("NMI", "VI", "K"):
             means = np.array([m.metrics[col][0] for m in per])
             mcse = np.array([m.metrics[col][1] for m in per])
@@ -51,7 +58,8 @@ def test_rows_carry_mean_spread_and_mcse_over_data_sets(over_seeds, tmp_path):
         assert row["beyond_paper"] == (method in EXTRA_METHODS)
         assert row["K max"] == max(int(m.K[:, 60:].max()) for m in per)
         assert sum(row["P(K)"].values()) == pytest.approx(1.0)
-    assert rows["pCRP"]["r"] == [run.methods["pCRP"].r for run in res.runs]
+    assert sorted(r for name in ("pCRP", FLAGGED_PCRP) for r in rows.get(name, {}).get("r", [])) == sorted(
+        run.methods["pCRP"].r for run in res.runs)
     assert all(run.methods["pCRP"].r <= run.cv.chosen_r for run in res.runs)
     assert rows["MFM"]["settings"] == "MFM: gamma 1, lam 1"
     # only the first data set keeps every label draw (the figures); the others keep their last draw per chain
