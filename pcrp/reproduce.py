@@ -653,7 +653,7 @@ def seed_disagreement_lines(result):
         cells = []
         for seed in row["disagree seeds"] if row["method"] != FLAGGED_PCRP else []:  # said by the verdicts above
             m = result.runs[result.seeds.index(seed)].methods[method]
-            k_means = ", ".join(f"{k:.2f}" for k in m.chains.kept_K.mean(axis=1))
+            k_means = ", ".join(f"{k:.2f}" for k in m.chains.K_after_burn_in.mean(axis=1))
             cells.append(f"{'data set ' + str(seed) + ': ' if len(result.runs) > 1 else ''}R-hat {_rhat(m.rhat['K'])} "
                          f"on K, {_rhat(m.rhat['log joint'])} on the log joint; mean K per chain {k_means}")
         if cells:
@@ -665,12 +665,12 @@ def seed_disagreement_lines(result):
             k = result.experiment.k_true
             def cell(s, v):
                 run = result.runs[result.seeds.index(s)]
-                below = int(np.sum(run.methods["pCRP"].chains.kept_K.mean(axis=1) < k - 0.5))
+                below = int(np.sum(run.methods["pCRP"].chains.K_after_burn_in.mean(axis=1) < k - 0.5))
                 return (f"data set {s} at r = {row['r'][row['seeds'].index(s)]:.2f}: {v:+.1f} nats, "
                         f"{below} of {run.methods['pCRP'].chains.n_chains} chains below {k} clusters on average")
 
             cells = "; ".join(cell(s, v) for s, v in low.items())
-            settled = any(int(np.sum(result.runs[result.seeds.index(s)].methods["pCRP"].chains.kept_K.mean(axis=1)
+            settled = any(int(np.sum(result.runs[result.seeds.index(s)].methods["pCRP"].chains.K_after_burn_in.mean(axis=1)
                                      < k - 0.5)) for s in low)
             out.append(f"pCRP: at the r it ran at, the true partition beats the best merged state on the exact merge "
                        f"path from the true labels by less than {MARGIN_NATS:g} nats ({cells}; negative: the merged "
@@ -790,7 +790,7 @@ def disagreement_lines(result):
         if m.verdict is not None and m.verdict.collapsed:
             out.append(m.verdict.text)
         if not m.chains_agree:
-            k_means = [f"{k:.2f}" for k in m.chains.kept_K.mean(axis=1)]
+            k_means = [f"{k:.2f}" for k in m.chains.K_after_burn_in.mean(axis=1)]
             out.append(f"{m.method}: the {len(k_means)} chains disagree (R-hat {_rhat(m.rhat['K'])} on K, "
                        f"{_rhat(m.rhat['log joint'])} on the log joint; mean K per chain {', '.join(k_means)}): "
                        "its numbers depend on where the chains started.")

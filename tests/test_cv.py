@@ -330,7 +330,7 @@ def test_chains_that_disagree_are_flagged():
     from pcrp.reproduce import MethodResult, disagreement_lines
 
     class Chains:
-        kept_K = np.array([[4.0, 4.0], [5.0, 5.0]])
+        kept_K = K_after_burn_in = np.array([[4.0, 4.0], [5.0, 5.0]])
 
     def method(rhat_k, rhat_lj):
         diagnostics = {"K": {"rhat": rhat_k}, "log_joint": {"rhat": rhat_lj}}
