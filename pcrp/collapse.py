@@ -118,11 +118,13 @@ def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", referenc
 
 
 def judge_chains(chains, reference=None, diagnostics=None, what="this fit", reference_name="the CRP"):
-    """:func:`judge` of a :class:`pcrp.chains.ChainSet`: its chains' mean K over the kept draws and whether they agree
-    on K and the log joint (from ``diagnostics``, :meth:`ChainSet.diagnostics`, computed when not given)."""
+    """:func:`judge` of a :class:`pcrp.chains.ChainSet`: its chains' mean K after burn-in (every sweep, as its
+    diagnostics) and whether they agree on K and the log joint (from ``diagnostics``, :meth:`ChainSet.diagnostics`,
+    computed when not given)."""
     from .summary import chains_agree
 
     diagnostics = diagnostics if diagnostics is not None else chains.diagnostics()
     agree = chains_agree(diagnostics["K"]) and chains_agree(diagnostics["log_joint"])
-    return judge(chains.kept_K.mean(axis=1), agree=agree, reference=reference, what=what,
+    K = getattr(chains, "K_after_burn_in", None)
+    return judge((chains.kept_K if K is None else K).mean(axis=1), agree=agree, reference=reference, what=what,
                  reference_name=reference_name, inits=list(getattr(chains, "inits", []) or []) or None)

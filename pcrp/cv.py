@@ -584,9 +584,8 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
         crp_from = "the CRP fit on these data"
     reference = reference_clusters(crp_labels, cv_mean_k)
     crp_kept = kept_clusters(crp_labels)
-    reference_from = (f"{crp_from} (its point estimate's clusters of at least 2% of the points: {crp_kept})"
-                      + (f" and the cross-validation fits at r = {grid[proposed]:g} (mean K {cv_mean_k:.2f})"
-                         if reference < crp_kept else ""))
+    reference_from = (crp_from + (f" ({crp_kept}) and the cross-validation fits at r = {grid[proposed]:g} (mean K "
+                                  f"{cv_mean_k:.2f})" if reference < crp_kept else ""))
     results = {}
 
     def healthy(index):
@@ -601,7 +600,7 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
             chains = run_chains(X, spec, work=work)
             diag = chains.diagnostics()
             agree = chains_agree(diag["K"], CHECK_RHAT) and chains_agree(diag["log_joint"], CHECK_RHAT)
-            verdict = judge(chains.kept_K.mean(axis=1), agree=agree, reference=reference,
+            verdict = judge(chains.K_after_burn_in.mean(axis=1), agree=agree, reference=reference,
                             what=f"the pCRP at r = {value:g}", reference_name="the CRP", inits=chains.inits)
             results[index] = {"r": value, "mean_K_per_chain": [round(k, 3) for k in verdict.chain_mean_k],
                               "rhat_K": diag["K"]["rhat"], "rhat_log_joint": diag["log_joint"]["rhat"],
@@ -637,13 +636,80 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
     return final, check
 
 
+# The CRP reference of a pCRP fit that has no CV check behind it (`pcrp run --prior pcrp`): CRP chains on at most
+# REFERENCE_POINTS points of the data (a random subset above that: a cluster of 2% of the points still has 100),
+# of at most REFERENCE_ITERS sweeps.
+REFERENCE_POINTS, REFERENCE_ITERS = 5000, 1000
+
+
+def crp_reference(X, niw=None, *, alpha=1.0, seed=0, n_jobs=-1, iters=REFERENCE_ITERS, split_merge=True,
+                  max_points=REFERENCE_POINTS, work=None):
+    """(clusters a CRP fit keeps on X (N, d), a phrase saying which fit): :func:`pcrp.collapse.kept_clusters` of the
+    point estimate of CHECK_CHAINS CRP chains of ``iters`` sweeps (:func:`pcrp.path.crp_start`), on a random
+    ``max_points`` of the points when N is larger. The reference :func:`pcrp.collapse.judge` compares a pCRP fit
+    with."""
+    from .collapse import kept_clusters
+    from .path import crp_start
+
+    X = np.ascontiguousarray(X, dtype=float)
+    niw = niw if niw is not None else resolve_niw(X)
+    rows = X.shape[0]
+    if rows > max_points:
+        X = X[np.sort(np.random.default_rng(seed).choice(rows, size=max_points, replace=False))]
+    iters = max(int(iters), 20)
+    labels = crp_start(X, niw, alpha=alpha, n_chains=CHECK_CHAINS, iters=iters, burn_in=iters // 2,
+                       thin=max(1, iters // 200), seed=seed, n_jobs=n_jobs, split_merge=split_merge, work=work).labels
+    where = "these data" if rows <= max_points else f"a random {max_points:,} of the {rows:,} points"
+    return kept_clusters(labels), f"a CRP fit of {CHECK_CHAINS} chains x {iters:,} sweeps on {where}"
+
+
+# `pcrp run --r cv`: cross validation on at most CHOOSE_CV_POINTS points of the data (a random subset above that, as
+# the paper tunes r on a separate sample of 200), with BUILTIN_R_SETTINGS, then the check on all the data.
+CHOOSE_CV_POINTS = 500
+
+
+def choose_r(X, *, standardize=False, niw=None, alpha=1.0, seed=0, n_jobs=-1, max_cv_points=CHOOSE_CV_POINTS,
+             split_merge=True, progress=None):
+    """The r to fit X (N, d) with: cross validation (:func:`cross_validate`, BUILTIN_R_SETTINGS, the robust rule) on
+    at most ``max_cv_points`` of the points, then :func:`check_with_chains` on all of them, against a CRP fit on
+    them and the clusters the cross-validation fits keep. ``niw``: None or a dict of fixed NIW settings (the CV
+    fits resolve the rest on their training parts; the check uses :func:`pcrp.model.resolve_niw` of X with them).
+
+    Returns (r, details): details is JSON-ready {cv_r, cv_points, cv_reason, cv_settings, curve, check, text}, text
+    one paragraph saying where r came from. ``progress(stage, done, total)``: stage "cross validation" or "check".
+    """
+    X = np.ascontiguousarray(X, dtype=float)
+    rows = X.shape[0]
+    cv_X = X
+    if rows > max_cv_points:
+        cv_X = X[np.sort(np.random.default_rng(seed).choice(rows, size=max_cv_points, replace=False))]
+    settings = {k: v for k, v in BUILTIN_R_SETTINGS.items() if k != "seed"}
+    result = cross_validate(cv_X, None if isinstance(niw, NIW) else niw, standardize=standardize, alpha=alpha,
+                            seed=seed, n_jobs=n_jobs, split_merge=split_merge,
+                            progress=None if progress is None else lambda d, t: progress("cross validation", d, t),
+                            **settings)
+    niw_all = niw if isinstance(niw, NIW) else resolve_niw(X, **(niw or {}))
+    r, check = check_with_chains(X, result.chosen_r, result.r_grid, niw_all, alpha=alpha, seed=seed, n_jobs=n_jobs,
+                                 cv_mean_k=cv_kept_clusters(result, result.chosen_r), split_merge=split_merge,
+                                 progress=None if progress is None else lambda d, t: progress("check", d, t))
+    where = "the data" if rows == cv_X.shape[0] else f"a random {cv_X.shape[0]:,} of the {rows:,} points"
+    text = (f"cross validation on {where} ({settings['folds']} folds x {settings['repeats']} repeats, "
+            f"{settings['iters']:,} sweeps per fit, seed {seed}) proposed r = {result.chosen_r:g} ({result.blow_up.reason}). "
+            + check["text"])
+    details = {"cv_r": result.chosen_r, "cv_points": int(cv_X.shape[0]), "cv_reason": result.blow_up.reason,
+               "cv_settings": {k: v for k, v in result.settings.items() if k != "niw_per_split"},
+               "curve": result.table(), "check": check, "text": text}
+    return r, details
+
+
 def check_text(check):
     """The check of :func:`check_with_chains` in words: the r kept, why, and what was seen at the r above it."""
     tried = {t["r"]: t for t in check["tried"]}
     proposed, final = check["proposed"], check["r"]
     ref = check["reference"]
     head = (f"Checked on the data fitted, at their own N: {check['chains']} pCRP chains of {check['iters']:,} sweeps "
-            f"from unlike starts at each r, against the {ref} clusters kept by {check['reference_from']}. ")
+            f"from unlike starts at each r, against the {ref} clusters kept by {check['reference_from']} (clusters "
+            "of at least 2% of the points in its point estimate). ")
 
     def seen(t):
         k = ", ".join(f"{v:.2f}" for v in t["mean_K_per_chain"])

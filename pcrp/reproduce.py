@@ -532,7 +532,7 @@ def versus_lines(result):
     parts = []
     if all(o["NMI"] is not None for o in outcomes):
         parts.append(f"NMI {count('NMI', ('higher', 'matched', 'lower'))}")
-    parts.append(f"mean K {count('K', ('nearer', 'as near', 'farther'))} (nearer the true {k_true} than the CRP's)")
+    parts.append(f"mean K against the true {k_true}: {count('K', ('nearer', 'as near', 'farther'))} than the CRP's")
     flagged = [run.seed for run, o in zip(runs, outcomes) if o["flag"]]
     tail = (f"; flagged (collapsed below the CRP's clusters, or chains disagree) on {len(flagged)} "
             f"(data set{'s' if len(flagged) > 1 else ''} {', '.join(map(str, flagged))})" if flagged

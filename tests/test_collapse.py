@@ -56,7 +56,7 @@ class FakeChains:
     """What judge_chains and check_with_chains read of a ChainSet: kept K (C, S), a log joint, diagnostics, starts."""
 
     def __init__(self, kept_K, log_joint=None):
-        self.kept_K = np.asarray(kept_K, dtype=float)
+        self.kept_K = self.K_after_burn_in = np.asarray(kept_K, dtype=float)
         self.kept_log_joint = (np.asarray(log_joint, dtype=float) if log_joint is not None
                                else -100.0 * self.kept_K)
         self.inits = ["kmeans:10", "one", "random:20", "kmeans:10"][:len(self.kept_K)]
