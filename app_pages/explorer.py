@@ -30,6 +30,7 @@ from pcrp.posterior import summarise
 from pcrp.json_text import dumps
 from pcrp.projection import id_like_columns, pca_projection
 from pcrp.sampler import SamplerError, warm_up
+from pcrp.collapse import judge, judge_chains, kept_clusters
 from pcrp.summary import MIN_DRAWS, chains_agree, nmi, oracle_alpha, rhat_warnings, vi
 
 state = st.session_state
@@ -786,6 +787,31 @@ def merge_notes(run, shown):
     return notes
 
 
+def crp_group(run):
+    """The run's CRP row (the first whose prior is the CRP), or None."""
+    return next((g for g in run.groups if run.config["priors"][g]["prior"] == "crp"), None)
+
+
+def collapse_notes(run, groups, shown):
+    """{group: text} for each pCRP row that has collapsed below the clusters the CRP row keeps on the same data
+    (pcrp.collapse: a chain's mean K after burn-in more than half a cluster below the CRP's partition shown now,
+    counting its clusters of at least 2% of the points); empty without a CRP row or before the burn-in ends.
+    Disagreeing chains are the R-hat badge's to say."""
+    crp = crp_group(run)
+    if crp is None:
+        return {}
+    reference = kept_clusters(shown[crp])
+    notes = {}
+    for group, snaps in groups.items():
+        after = [s.K[run.plan.burn_in:] for s in snaps]
+        if run.config["priors"][group]["prior"] != "pcrp" or not all(a.size for a in after):
+            continue
+        verdict = judge([a.mean() for a in after], reference=reference, reference_name="the CRP row")
+        if verdict.collapsed:
+            notes[group] = f":red[**{verdict.short}**: real clusters merged; use a smaller r]"
+    return notes
+
+
 PRESENT_CHART_HEIGHT = 198  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
 NORMAL_CHART_HEIGHT = 138  # ... with the sidebar collapsed and the data and "what to watch for" lines above
 
@@ -864,6 +890,8 @@ def live_panel(data, presentation):
         shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
         colours = row_colours(run, shown)
         notes = merge_notes(run, shown)
+        for group, text in collapse_notes(run, groups, shown).items():
+            notes[group] = f"{notes[group]} · {text}" if group in notes else text
         for index, (group, group_snaps) in enumerate(groups.items()):
             prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
                       last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
@@ -938,6 +966,7 @@ def posterior_tab(run):
             for line in rhat_warnings({"K": summary.diagnostics["K"],
                                        "the log joint": summary.diagnostics["log_joint"]}):
                 st.warning(line)
+            collapse_section(run, group, summaries)
             modes_section(group, summary)
             if summary.point is not None:
                 sizes = ", ".join(str(n) for n in np.bincount(summary.point.labels))
@@ -971,6 +1000,23 @@ def posterior_tab(run):
             if summary.note:
                 st.caption(summary.note)
             downloads(group, summary)
+
+
+def collapse_section(run, group, summaries):
+    """For a pCRP row beside a CRP row: pcrp.collapse's verdict against the clusters of the CRP's point estimate on
+    the same data, in words (red when it collapsed or its chains disagree)."""
+    crp = crp_group(run)
+    if run.config["priors"][group]["prior"] != "pcrp" or crp is None or crp not in summaries:
+        return
+    crp_summary, summary = summaries[crp], summaries[group]
+    reference = kept_clusters(crp_summary.point.labels if crp_summary.point is not None
+                              else crp_summary.chains.labels[0, -1])
+    verdict = judge_chains(summary.chains, reference, summary.diagnostics, what=group, reference_name="the CRP row")
+    if verdict.flagged:
+        st.error(verdict.text)  # the library's sentence: numbers and the row's name
+    else:
+        st.caption(f"No collapse: every chain keeps the {reference} clusters of the CRP row's point estimate "
+                   "(clusters of at least 2% of the points), and the chains agree.")
 
 
 def modes_section(group, summary):

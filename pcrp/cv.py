@@ -340,11 +340,19 @@ CHOOSE_R_BUDGET = 600_000_000
 CHOOSE_R_START_CHAINS = 4  # CRP chains of the merge path's start (pcrp.path.crp_start)
 
 
+def check_point_sweeps(n_points, n_r, iters):
+    """The most work of :func:`check_with_chains` given a CRP fit, in point-sweeps: at most CHECK_TRIES values of r
+    (and no more than the grid's ``n_r``), CHECK_CHAINS chains of ``iters`` sweeps each on all ``n_points``."""
+    return min(CHECK_TRIES, int(n_r)) * CHECK_CHAINS * int(iters) * int(n_points)
+
+
 def choose_r_point_sweeps(n_points, n_r, folds, repeats, iters):
     """Point-sweeps of one run of the Choose r page: cross validation (:func:`cv_point_sweeps`), one chain per
-    r on all the data (:func:`pcrp.path.k_over_r`) and the merge path's CRP chains (:func:`pcrp.path.crp_start`)."""
+    r on all the data (:func:`pcrp.path.k_over_r`), the merge path's CRP chains (:func:`pcrp.path.crp_start`) and the
+    check of the proposed r on all the data (:func:`check_point_sweeps`, its chains of ``iters`` sweeps)."""
     return (cv_point_sweeps(n_points, n_r, folds, repeats, iters)
-            + (int(n_r) + CHOOSE_R_START_CHAINS) * int(iters) * int(n_points))
+            + (int(n_r) + CHOOSE_R_START_CHAINS) * int(iters) * int(n_points)
+            + check_point_sweeps(n_points, n_r, iters))
 
 
 def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1,

@@ -440,6 +440,9 @@ def seed_rows(result):
             continue
         flagged = [run for run in runs if run.methods[method].flagged]
         held = [run for run in runs if not run.methods[method].flagged]
+        if len(runs) == 1:  # nothing is pooled: one row, its flag in the chains column
+            rows.append(_method_row(result, method, runs, method, flagged=[run.seed for run in flagged]))
+            continue
         if held:
             rows.append(_method_row(result, method, held, method, flagged=[run.seed for run in flagged]))
         if flagged:
@@ -558,7 +561,9 @@ def display_seed_rows(result):
     for row in seed_rows(result):
         beyond = BEYOND_PAPER if row["beyond_paper"] else ""
         shown = {"method": row["method"] + beyond}
-        if row.get("flagged seeds"):  # the pCRP's rows when some data sets are reported apart
+        if row["method"] == FLAGGED_PCRP:  # the pCRP's data sets reported apart from its mean
+            shown["method"] = f"pCRP, flagged ({row['n_sets']} of {row['n_all']} data sets)"
+        elif row.get("flagged seeds") and row["n_all"] > 1:
             shown["method"] += f" ({row['n_sets']} of {row['n_all']} data sets)"
         if row["method"] == "Ground truth":
             shown["prior"] = ""
@@ -605,7 +610,8 @@ def display_seed_rows(result):
             else:
                 shown["chains"] = (f"DISAGREE on data set{'s' if len(bad) > 1 else ''} "
                                    f"{', '.join(map(str, bad))} ({worst})")
-            if row["method"] == FLAGGED_PCRP:
+            if row["method"] == FLAGGED_PCRP or (row["method"] == "pCRP" and row.get("flagged seeds")
+                                                 and row["n_all"] == 1):
                 shown["chains"] = "; ".join(
                     f"data set {seed}: {result.runs[result.seeds.index(seed)].methods['pCRP'].verdict.short}"
                     for seed in row["seeds"]) + f" ({worst})"
@@ -645,13 +651,15 @@ def seed_disagreement_lines(result):
         if row["method"] == "Ground truth":
             continue
         method = "pCRP" if row["method"] == FLAGGED_PCRP else row["method"]
-        if row["method"] == FLAGGED_PCRP:
+        alone = row["method"] == "pCRP" and row.get("flagged seeds") and row["n_all"] == 1  # one data set, flagged
+        if row["method"] == FLAGGED_PCRP or alone:
             for seed in row["seeds"]:
                 verdict = result.runs[result.seeds.index(seed)].methods["pCRP"].verdict
-                out.append(f"{'Data set ' + str(seed) + ': ' if len(result.runs) > 1 else ''}{verdict.text} This data "
-                           "set is reported apart from the pCRP's mean (row 'pCRP (flagged)').")
+                out.append(f"{'Data set ' + str(seed) + ': ' if len(result.runs) > 1 else ''}{verdict.text}"
+                           + (" This data set is reported apart from the pCRP's mean (row 'pCRP, flagged')."
+                              if not alone else ""))
         cells = []
-        for seed in row["disagree seeds"] if row["method"] != FLAGGED_PCRP else []:  # said by the verdicts above
+        for seed in row["disagree seeds"] if row["method"] != FLAGGED_PCRP and not alone else []:  # said above
             m = result.runs[result.seeds.index(seed)].methods[method]
             k_means = ", ".join(f"{k:.2f}" for k in m.chains.K_after_burn_in.mean(axis=1))
             cells.append(f"{'data set ' + str(seed) + ': ' if len(result.runs) > 1 else ''}R-hat {_rhat(m.rhat['K'])} "
@@ -883,9 +891,9 @@ def extra_lines(result):
         verdict += (f"; {' and '.join(better)} ha{'s' if len(better) == 1 else 've'} a lower VI than the pCRP"
                     if better else "; the pCRP has the lowest VI of the three")
     flagged = pcrp.get("flagged seeds", [])
-    where = ("" if not flagged else
-             f" (on the {len(seeds)} data sets where the pCRP held; it was flagged on {len(flagged)})" if "pCRP" in rows
-             else " (over every data set: the pCRP was flagged on all of them)")
+    where = ("" if not flagged else " (the pCRP's fit is flagged: read it with its flag)" if len(result.runs) == 1
+             else f" (on the {len(seeds)} data sets where the pCRP held; it was flagged on {len(flagged)})"
+             if "pCRP" in rows else " (over every data set: the pCRP was flagged on all of them)")
     return [f"Beyond the paper (MFM: gamma 1, lam 1; SFM: gamma 0.01, k_max 10; no tuning, no CV){where}: "
             f"{'; '.join(cell(m) for m in ['pCRP'] + extras)}: {verdict}."]
 

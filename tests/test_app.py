@@ -265,8 +265,11 @@ def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
     result = at.session_state["cv_result"]
     assert list(result.r_grid) == [1.01, 1.5, 2.0]
     assert result.loss.shape == (2, 3)
-    assert len(at.get("plotly_chart")) == 1 and len(at.dataframe) == 1
-    assert any("Proposed r" in m.value for m in list(at.success) + list(at.warning))
+    assert len(at.get("plotly_chart")) == 1 and len(at.dataframe) == 2  # the check's r values, the CV curve
+    check = at.session_state["choose_r_check"]  # the proposal checked on the data the Explorer fits
+    assert check["proposed"] == result.chosen_r and check["n"] == 272 and check["tried"][0]["r"] == result.chosen_r
+    assert any(f"Checked r = {check['r']:g}" in m.value for m in list(at.success) + list(at.warning) + list(at.error))
+    assert at.number_input(key="cv_use_r").value == pytest.approx(check["r"])  # the r handed on is the checked one
     at.number_input(key="cv_use_r").set_value(1.37)
     at.button(key="use_r").click().run()
     assert not at.exception, at.exception

@@ -384,11 +384,13 @@ def test_cli_cv_and_reproduce_errors(argv, message, capsys):
 # ----------------------------------------------------------------------------- the app's work budget
 def test_choose_r_work_is_counted_and_refused_above_its_budget():
     from pcrp.compute import WorkOverBudget, WorkTicket
-    from pcrp.cv import CHOOSE_R_BUDGET, choose_r_point_sweeps, cv_point_sweeps
+    from pcrp.cv import CHOOSE_R_BUDGET, check_point_sweeps, choose_r_point_sweeps, cv_point_sweeps
 
     # 3 r x 5 folds x 2 repeats x 100 sweeps on 80 training points (100 less a fold of 20)
     assert cv_point_sweeps(100, 3, 5, 2, 100) == 3 * 5 * 2 * 100 * 80
-    assert choose_r_point_sweeps(100, 3, 5, 2, 100) == 3 * 5 * 2 * 100 * 80 + (3 + 4) * 100 * 100
+    # ... + one chain per r and 4 CRP chains on all 100 points, + the check: at most 3 values of r (the grid's) x 4 chains
+    assert choose_r_point_sweeps(100, 3, 5, 2, 100) == 3 * 5 * 2 * 100 * 80 + (3 + 4) * 100 * 100 + 3 * 4 * 100 * 100
+    assert check_point_sweeps(100, 21, 100) == 8 * 4 * 100 * 100  # at most CHECK_TRIES = 8 values of r
     # the form maximum (596 r x 20 folds x 10 repeats x 50,000 sweeps) on Old Faithful is far over it
     assert choose_r_point_sweeps(272, 596, 20, 10, 50_000) > 1000 * CHOOSE_R_BUDGET
     X = np.random.default_rng(0).normal(size=(100, 1))

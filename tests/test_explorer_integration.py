@@ -121,3 +121,27 @@ def test_density_figures_draw_the_models_predictive_with_its_new_cluster_term_or
         before = len(fig.data)
         plots.add_new_cluster_term(fig, panel)
         assert len(fig.data) - before == new_traces
+
+
+@pytest.mark.parametrize("r, collapsed", [(1.6, True), (1.1, False)])
+def test_a_collapsed_pcrp_row_says_so_beside_the_crp_row(r, collapsed):
+    """Sim 2 (N = 300): at r = 1.6, far above its threshold (about 1.2-1.3), every pCRP chain falls to one or two
+    clusters while the CRP row keeps the three; at r = 1.1 the pCRP keeps them (docs/reproduce/cv_robustness.md).
+    The pCRP row's heading and its posterior summary say COLLAPSED in the first case and not in the second
+    (pcrp.collapse against the CRP row on the same data)."""
+    at = explorer({"data": "sim2", "r2": str(r), "sweeps": "600", "burn_in": "200", "pace": "full speed"})
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    assert not at.exception, at.exception
+    heading = [m.value for m in at.markdown if "pCRP" in m.value and "sweeps" not in m.value]
+    assert ("COLLAPSED" in " ".join(heading)) == collapsed, heading
+    at.button(key="summarise").click().run()
+    assert not at.exception, at.exception
+    errors = [e.value for e in at.error if e.value.startswith("COLLAPSED")]
+    assert bool(errors) == collapsed, errors
+    if collapsed:
+        assert "fell below the 3 clusters the CRP row keeps on the same data" in errors[0]
+    else:
+        assert any(c.value.startswith("No collapse: every chain keeps the 3 clusters") for c in at.caption)

@@ -170,3 +170,48 @@ def test_the_mnist_embedding_does_not_depend_on_the_blas_thread_count(method, mo
     with threadpool_limits(limits=2):
         data_mod.embed(P, method, 2, seed=0)
     assert seen == [1]
+
+
+def test_a_flagged_pcrp_data_set_is_reported_apart_and_counted(over_seeds):
+    """One data set whose pCRP collapsed (two chains below the CRP's three clusters) is never pooled into the
+    pCRP's mean: its own row follows, the sentence says why, and the per-data-set counts name it."""
+    import copy
+
+    from pcrp.collapse import judge
+    from pcrp.reproduce import versus_crp, versus_lines
+
+    res = copy.deepcopy(over_seeds)
+    for i, run in enumerate(res.runs):
+        run.methods["pCRP"].verdict = judge([1.1, 3.2] if i == 0 else [3.3, 3.2], agree=i != 0, reference=3,
+                                            what="the pCRP")
+    rows = {row["method"]: row for row in seed_rows(res)}
+    assert rows["pCRP"]["seeds"] == res.seeds[1:] and rows[FLAGGED_PCRP]["seeds"] == res.seeds[:1]
+    held_k = [run.methods["pCRP"].metrics["K"][0] for run in res.runs[1:]]
+    assert rows["pCRP"]["K"] == pytest.approx(np.mean(held_k))  # the collapsed data set is not in the mean
+    table = markdown_seed_table(res)
+    assert "| pCRP (2 of 3 data sets) |" in table and "| pCRP, flagged (1 of 3 data sets) |" in table
+    assert "data set 2: COLLAPSED (1 of 2 chains below the CRP's 3 clusters); chains disagree" in table
+    lines = seed_disagreement_lines(res)
+    assert any(line.startswith("Data set 2: COLLAPSED: 1 of 2 chains of the pCRP fell below the 3 clusters")
+               and "reported apart from the pCRP's mean" in line for line in lines), lines
+    (line,) = versus_lines(res)
+    outcomes = [versus_crp(run, 3) for run in res.runs]
+    for word in ("higher", "matched", "lower"):
+        assert f"{word} on {sum(o['NMI'] == word for o in outcomes)}" in line
+    assert "flagged (collapsed below the CRP's clusters, or chains disagree) on 1 (data set 2)" in line
+
+
+def test_versus_the_crp_counts_a_difference_within_its_monte_carlo_error_as_a_match():
+    from types import SimpleNamespace
+
+    from pcrp.reproduce import versus_crp
+
+    def run(nmi_p, nmi_c, k_p, k_c, se=0.001):
+        method = lambda nmi, k: SimpleNamespace(metrics={"NMI": (nmi, se), "K": (k, 0.01)}, verdict=None)
+        return SimpleNamespace(methods={"pCRP": method(nmi_p, k_p), "CRP": method(nmi_c, k_c)})
+
+    # 2 x sqrt(0.001^2 + 0.001^2) = 0.0028: a difference of 0.002 is a match, 0.004 is not
+    assert versus_crp(run(0.952, 0.950, 3.4, 4.8), 3) == {"flag": "", "NMI": "matched", "K": "nearer"}
+    assert versus_crp(run(0.954, 0.950, 4.8, 3.4), 3)["NMI"] == "higher"
+    assert versus_crp(run(0.946, 0.950, 2.0, 4.0), 3) == {"flag": "", "NMI": "lower", "K": "as near"}
+    assert versus_crp(run(0.9, 0.9, 1.5, 4.0), 3)["K"] == "farther"  # 1.5 from the truth against 1.0
