@@ -163,7 +163,7 @@ def results():
     if check is not None:
         check_section(check)
     if path is not None:
-        st.markdown(describe_r(path, proposed))
+        st.markdown(describe_r(path, checked))
 
     log_pred, _ = result.curve("log_pred")
     best = int(np.argmax(log_pred))

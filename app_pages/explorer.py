@@ -808,7 +808,7 @@ def collapse_notes(run, groups, shown):
             continue
         verdict = judge([a.mean() for a in after], reference=reference, reference_name="the CRP row")
         if verdict.collapsed:
-            notes[group] = f":red[**{verdict.short}**: real clusters merged; use a smaller r]"
+            notes[group] = f":red[**COLLAPSED** below the CRP's {reference} clusters]"
     return notes
 
 
