@@ -1,6 +1,8 @@
 """A collapsed pCRP fit is never silent (pcrp.collapse), and a chosen r is checked on the data it is then fitted to,
 with a margin (pcrp.cv.check_with_chains)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -194,3 +196,51 @@ def test_the_collapse_flag_fires_on_a_seeded_collapsed_fit_and_not_on_a_healthy_
     assert reference == 3 and not healthy.flagged and healthy.text == ""
     assert collapsed.collapsed and collapsed.text.startswith("COLLAPSED:") and "the pCRP at r = 1.35" in collapsed.text
     assert "(one)" in collapsed.text  # the chain started from one cluster is among those that stayed merged
+
+
+def test_pcrp_run_r_cv_chooses_r_on_the_data_checks_it_and_says_where_it_came_from(tmp_path, capsys, monkeypatch):
+    """`pcrp run --r cv`: cross validation on the data (lighter settings here, monkeypatched, so the test takes
+    seconds), the check on all of them, the r used and why printed, and the pCRP judged against the CRP's clusters
+    next to its mean K."""
+    import pcrp.cv
+    from pcrp.chains import ChainSet
+    from pcrp.cli import main
+
+    monkeypatch.setattr(pcrp.cv, "BUILTIN_R_SETTINGS", dict(folds=3, repeats=1, iters=300, burn_in=150, thin=10,
+                                                           seed=0, rule="robust"))
+    out = tmp_path / "run.npz"
+    assert main(["run", "sim2", "--n", "200", "--r", "cv", "--iters", "400", "--seed", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "where r came from: cross validation on the data (3 folds x 1 repeats" in printed
+    assert "Checked on the data fitted, at their own N" in printed
+    stated = re.search(r"prior: pCRP \(alpha=1, r=([\d.]+)\)", printed)
+    assert stated and ChainSet.load(out).config["r"] == pytest.approx(float(stated.group(1)))  # the r it ran at
+    kept = re.search(r"r steps down from the proposed [\d.]+ to ([\d.]+)|r = ([\d.]+), (as cross validation "
+                     r"proposed|the grid's first value)", printed)
+    assert kept and float(kept.group(1) or kept.group(2)) == pytest.approx(float(stated.group(1)))  # the check's r
+    assert "against the CRP: " in printed
+
+
+def test_a_collapsed_pcrp_run_says_so_next_to_its_mean_k(tmp_path, capsys):
+    """Sim 2 (N = 300, seed 108) at r = 1.6: every chain falls to about one cluster, below the three a CRP fit keeps;
+    the summary says COLLAPSED on the line after the chains' mean K."""
+    from pcrp.cli import main
+
+    assert main(["run", "sim2", "--n", "300", "--data-seed", "108", "--r", "1.6", "--iters", "600", "--seed", "0",
+                 "--out", str(tmp_path / "run.npz")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  all chains: mean K"))
+    assert lines[at + 1].startswith("  against the CRP: COLLAPSED: ")
+    assert "below the 3 clusters the CRP keeps on the same data" in lines[at + 1]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--prior", "crp", "--r", "cv"], "--r cv chooses the pCRP's power r; it does not apply to --prior crp"),
+    (["--r", "abc"], "give a number or cv"),
+])
+def test_r_cv_is_refused_where_it_does_not_apply(tmp_path, capsys, argv, message):
+    from pcrp.cli import main
+
+    rc = main(["run", "sim2", *argv, "--out", str(tmp_path / "x.npz")])
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and err.count("\n") == 1, err
