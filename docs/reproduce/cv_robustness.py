@@ -16,6 +16,10 @@ Subcommands (run from the repository root):
     python docs/reproduce/cv_robustness.py rules DESIGN.json
         The margin rules compared on the design runs (the 2,000-sweep chains at each r stand for both the check's
         chains and the outcome).
+    python docs/reproduce/cv_robustness.py thresholds
+        The critical power r* at which the exact merge path from the true labels first merges two of the three true
+        clusters, over 60 data sets (seeds 100-159) per simulation and N (160: a CV training part; 200: the CV
+        sample; 300; 2,000; 20,000): mean, SD and range.
     python docs/reproduce/cv_robustness.py fresh OUT_DIR
         The target, from a `pcrp reproduce` output folder (tables_by_seed.csv): per experiment, on how many data sets
         the pCRP at the r the tool ended with kept the true clusters (not flagged: chains agree and none collapsed;
@@ -211,6 +215,21 @@ def diagnose(design_path):
     return "\n".join(lines)
 
 
+def thresholds():
+    from pcrp import data as dm
+    from pcrp.model import resolve_niw
+    from pcrp.path import merge_path
+
+    lines = ["| simulation | N | r* mean | SD | min | max |", "|---|---|---|---|---|---|"]
+    for sim in ("sim2", "sim1"):
+        for n in (160, 200, 300, 2000, 20000):
+            values = np.array([merge_path(ds.X, ds.labels, resolve_niw(ds.X)).effective_r()[0]
+                               for ds in (dm.simulation(sim, n, seed=seed) for seed in range(100, 160))])
+            lines.append(f"| {sim} | {n:,} | {values.mean():.3f} | {values.std(ddof=1):.3f} | {values.min():.3f} | "
+                         f"{values.max():.3f} |")
+    return "\n".join(lines)
+
+
 def fresh(out_dir):
     with open(os.path.join(out_dir, "tables_by_seed.csv")) as f:
         rows = list(csv.DictReader(f))
@@ -249,6 +268,8 @@ if __name__ == "__main__":
         print(diagnose(sys.argv[2]))
     elif command == "rules":
         print(rules(sys.argv[2]))
+    elif command == "thresholds":
+        print(thresholds())
     elif command == "fresh":
         print(fresh(sys.argv[2]))
     else:
