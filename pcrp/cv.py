@@ -712,7 +712,6 @@ def choose_r(X, *, standardize=False, niw=None, alpha=1.0, seed=0, n_jobs=-1, ma
 
 def check_text(check):
     """The check of :func:`check_with_chains` in words: the r kept, why, and what was seen at the r above it."""
-    tried = {t["r"]: t for t in check["tried"]}
     proposed, final = check["proposed"], check["r"]
     ref = check["reference"]
     head = (f"Checked on the data fitted, at their own N: {check['chains']} pCRP chains of {check['iters']:,} sweeps "
@@ -735,8 +734,8 @@ def check_text(check):
     if final == proposed:
         return head + (f"r = {proposed:g}, as cross validation proposed: the chains keep the clusters there and "
                        f"{check['margin_steps']} grid step above it ({seen_all}).")
-    return head + (f"r steps down from the proposed {proposed:g} to {final:g}, one grid step below the largest r at "
-                   f"which the chains keep the clusters ({seen_all}).")
+    return head + (f"r steps down from the proposed {proposed:g} to {final:g}, the largest r at which the chains keep "
+                   f"the clusters both there and one grid step above ({seen_all}).")
 
 
 def check_builtin_r(name, entry, n_jobs=-1):
