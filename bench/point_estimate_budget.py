@@ -44,9 +44,12 @@ def exact_case(old, sweeps):
 
 
 def main():
-    from pcrp.chains import DEFAULT_BURN_IN, DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_THIN, run_chains
+    from pcrp.chains import run_chains
     from pcrp.model import DEFAULT_PRIOR, make_prior, resolve_niw
     from pcrp.partition import point_estimate
+    from pcrp.run_spec import make_run_spec
+
+    DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_BURN_IN, DEFAULT_THIN = 4, 2000, 1000, 5  # `pcrp run --iters 2000`
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", default="2000,100000")
@@ -65,8 +68,8 @@ def main():
             schedules.append(("paper", 20_000, 10_000, 5))
         for name, iters, burn_in, thin in schedules:
             t0 = time.perf_counter()
-            chains = run_chains(X, prior, niw, n_chains=DEFAULT_CHAINS, iters=iters, burn_in=burn_in, thin=thin,
-                                seed=0, n_jobs=-1)
+            chains = run_chains(X, make_run_spec(X, prior=prior, niw=niw, n_chains=DEFAULT_CHAINS, iters=iters,
+                                                 burn_in=burn_in, thin=thin, seed=0, n_jobs=-1))
             sampling = time.perf_counter() - t0
             draws = chains.pooled_labels()
             line = [f"N={n:>7,} {name} schedule ({draws.shape[0]:,} draws): sampling {sampling:.1f} s"]
