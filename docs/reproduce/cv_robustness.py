@@ -231,19 +231,24 @@ def thresholds():
 
 
 def fresh(out_dir):
+    from pcrp.reproduce import EXPERIMENTS
+
     with open(os.path.join(out_dir, "tables_by_seed.csv")) as f:
         rows = list(csv.DictReader(f))
+    with open(os.path.join(out_dir, "summary.json")) as f:
+        summary = json.load(f)
     by = defaultdict(dict)
     for row in rows:
         by[(row["experiment"], row["data seed"])][row["method"]] = row
-    lines = ["| experiment | data sets | r (range) | kept the clusters | of which NMI within 2 MCSE of the CRP's or "
-             "above | flagged | mean K nearer 3 than the CRP's | mean K, pCRP (range) | mean K, CRP (range) |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    experiments = sorted({e for e, _ in by}, key=lambda e: (e.split(",")[0], int(e.split("= ")[1])))
-    for experiment in experiments:
-        sets = [m for (e, _), m in by.items() if e == experiment]
-        p = [m["pCRP"] for m in sets]
-        c = [m["CRP"] for m in sets]
+    lines = ["| experiment | data sets | CV proposed r | collapsed at that r (check's chains) | r after the check | "
+             "r stepped down on | kept the clusters | "
+             "NMI within 2 MCSE of the CRP's or above | flagged | mean K nearer 3 than the CRP's | mean K, pCRP (range) "
+             "| mean K, CRP (range) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for key, entry in summary.items():
+        title = EXPERIMENTS[key].title
+        sets = [by[(title, str(seed))] for seed in entry["seeds"]]
+        p, c = [m["pCRP"] for m in sets], [m["CRP"] for m in sets]
         flagged = [bool(x["collapse"]) or x["chains agree"] != "True" for x in p]
         nmi_ok = [float(a["NMI"]) >= float(b["NMI"]) for a, b in zip(p, c)]
         nmi_close = [float(a["NMI"]) >= float(b["NMI"]) - 2 * np.hypot(float(a["NMI SE"]), float(b["NMI SE"]))
@@ -251,11 +256,16 @@ def fresh(out_dir):
         kept = [not f and ok for f, ok in zip(flagged, nmi_ok)]
         kept_close = [not f and ok for f, ok in zip(flagged, nmi_close)]
         nearer = [abs(float(a["K"]) - 3) < abs(float(b["K"]) - 3) for a, b in zip(p, c)]
-        rs = [float(x["r"]) for x in p]
+        proposed, used = entry["chosen_r"], entry["pcrp_r"]
+        stepped = sum(u < q for q, u in zip(proposed, used))
+        at_proposal = sum(bool(cv["chain_check"]["tried"][0]["collapsed"] or cv["chain_check"]["tried"][0]["disagree"])
+                          for cv in entry["cv"])
         kp, kc = [float(x["K"]) for x in p], [float(x["K"]) for x in c]
-        lines.append(f"| {experiment} | {len(p)} | {min(rs):.2f}-{max(rs):.2f} | {sum(kept)} of {len(p)} | "
-                     f"{sum(kept_close)} of {len(p)} | {sum(flagged)} | {sum(nearer)} of {len(p)} | "
-                     f"{np.mean(kp):.2f} ({min(kp):.2f}-{max(kp):.2f}) | {np.mean(kc):.2f} ({min(kc):.2f}-{max(kc):.2f}) |")
+        lines.append(f"| {title} | {len(p)} | {min(proposed):.2f}-{max(proposed):.2f} | {at_proposal} | "
+                     f"{min(used):.2f}-{max(used):.2f} "
+                     f"| {stepped} | {sum(kept)} of {len(p)} | {sum(kept_close)} of {len(p)} | {sum(flagged)} | "
+                     f"{sum(nearer)} of {len(p)} | {np.mean(kp):.2f} ({min(kp):.2f}-{max(kp):.2f}) | "
+                     f"{np.mean(kc):.2f} ({min(kc):.2f}-{max(kc):.2f}) |")
     return "\n".join(lines)
 
 
