@@ -154,10 +154,10 @@ def page_top(S, presentation):
 
 # ----------------------------------------------------------------------------- data
 # One line per built-in data set, for the default pair CRP over pCRP at the pCRP row's shipped r (figures:
-# bench/default_demo.py's functions with the candidates (old-faithful, 1.7), (sim2, 1.25) and its (sim1, 1.1),
-# 2,000 sweeps = 20 s at 100 sweeps/s, seeds 0-3, k-means start: Old Faithful CRP more coloured clusters in 62%
-# of sweeps (58% at r = 1.1), Sim 2 tiny clusters CRP 1.32, pCRP 0.26; MNIST: DESIGN.md's 2 chains of 2,000
-# sweeps at r = 1.1).
+# bench/default_demo.py with the candidates (old-faithful, 1.7), (sim2, 1.2) and (sim1, 1.1), 2,000 sweeps = 20 s
+# at 100 sweeps/s, seeds 0-3, k-means start: Old Faithful CRP more coloured clusters in 62% of sweeps (58% at
+# r = 1.1), Sim 2 tiny clusters CRP 1.32, pCRP 0.37 (2026-12-04); MNIST: DESIGN.md's 2 chains of 2,000 sweeps at
+# r = 1.1).
 WATCH_FOR = {
     "old-faithful": "two eruption types. The CRP keeps opening extra clusters beside them (grey = tiny); in the "
                     "first 20 s it shows more coloured clusters than the pCRP in about 6 sweeps of 10.",
@@ -165,9 +165,9 @@ WATCH_FOR = {
             "r = 1.1 keeps about 3 + 1 tiny. Raise r to 1.3 and the pCRP merges two true clusters (its row says "
             "which).",
     "sim2": "three equal, well-separated clusters. Both rows find them; the CRP adds about 1.3 tiny clusters in "
-            "the tails at any moment, the pCRP at r = 1.25 about a fifth as many.",
+            "the tails at any moment, the pCRP at r = 1.2 about a quarter as many.",
     "mnist": "handwritten digits in a low-dimensional embedding. The CRP splits digits into styles (about 7.5 clusters for digits 1-4), "
-             "the pCRP at r = 1.1 about 6.5 (its row starts at the cross-validated 1.15); NMI compares each with "
+             "the pCRP at r = 1.1, the cross-validated r its row starts at, about 6.5; NMI compares each with "
              "the true digits.",
 }
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from pcrp import data
-from pcrp.chains import chain_seeds
+from pcrp.run_spec import chain_seeds
 from pcrp.cv import builtin_r
 from pcrp.app.live_view import TINY_SHARE, cluster_counts
 from pcrp.model import make_prior, resolve_niw

@@ -17,7 +17,7 @@ def test_the_pcrp_row_on_sim2_starts_at_the_shipped_r_with_its_caption_and_follo
     shipped, provenance = builtin_r("sim2")
     assert shipped != DEFAULT_R  # else this test could not tell the shipped r from the default
     assert at.slider(key="w_r2").value == pytest.approx(shipped)
-    assert "r = 1.25: cross-validated for these data." in sidebar_captions(at)
+    assert "r = 1.2: cross-validated for these data." in sidebar_captions(at)
     assert "r2" not in at.query_params  # the address does not fix the data set's r ...
     at.selectbox(key="w_data").set_value("old-faithful").run()
     assert not at.exception, at.exception
@@ -25,8 +25,8 @@ def test_the_pcrp_row_on_sim2_starts_at_the_shipped_r_with_its_caption_and_follo
     at.selectbox(key="w_data").set_value("sim2").run()
     at.number_input(key="w_sim_n").set_value(400).run()
     assert at.slider(key="w_r2").value == pytest.approx(shipped)
-    assert "r = 1.25: cross-validated for Sim 2 at N = 300, seed 0." in sidebar_captions(at)
-    assert "r = 1.25 for sim2" in provenance  # the full provenance is the caption's help
+    assert "r = 1.2: cross-validated for Sim 2 at N = 300, seed 0." in sidebar_captions(at)
+    assert "r = 1.2 for sim2" in provenance  # the full provenance is the caption's help
 
 
 def test_a_csv_gets_the_default_and_is_told_to_choose_r():
