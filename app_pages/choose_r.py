@@ -7,7 +7,8 @@ import streamlit as st
 from app_pages.shared import inert, session_work
 from pcrp import data, plots
 from pcrp.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds, expected_clusters
-from pcrp.cv import CHOOSE_R_BUDGET, CHOOSE_R_START_CHAINS, CVError, choose_r_work, cross_validate
+from pcrp.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_START_CHAINS, CVError, check_with_chains, choose_r_work,
+                     cross_validate, cv_kept_clusters)
 from pcrp.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
 from pcrp.path import PathError, crp_start, describe_r, k_over_r, merge_path
@@ -51,7 +52,9 @@ def introduction():
         "**Why not the largest r that looks safe.** An r just below where real clusters merge is fragile: on Sim 2 at "
         "r = 1.30 the three true clusters and one cluster differ by only a few nats, so some chains fall to one "
         "cluster. So the proposed r is the one before any repeat of the folds, or a quarter of the splits, sees the "
-        "loss jump, and `pcrp cv` checks it with four chains on all the data and lowers it where they disagree.")
+        "loss jump; then four chains at that r run on all the data you will fit, from unlike starts, and where they "
+        "fall below the clusters a CRP fit keeps, or disagree, r steps down, keeping one grid step of margin below "
+        "the largest r that holds (the r handed to the Explorer is that checked r).")
 
 
 def page_data():
@@ -93,7 +96,7 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
     ``settings``: from settings_form."""
     folds, iters, burn_in, seed, repeats = (settings[k] for k in ("folds", "iters", "burn_in", "seed", "repeats"))
     bar = st.progress(0.0, text="Preparing the sampler…")
-    stages = ("cross validation", "clusters for each r", "merge path")
+    stages = ("cross validation", "clusters for each r", "merge path", "check on all the data")
 
     def show(stage, fraction):
         bar.progress(min((stages.index(stage) + fraction) / len(stages), 1.0), text=f"{stage}: {fraction:.0%}")
@@ -120,7 +123,14 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
         start = crp_start(ds.X, niw, n_chains=CHOOSE_R_START_CHAINS, thin=max(1, (int(iters) - int(burn_in)) // 100),
                           work=ticket, **schedule)
         path = merge_path(ds.X, start.labels, niw, config=start.config)
+        # the proposal checked where it will be used: pCRP chains on all the data against the CRP fit just made
+        show("check on all the data", 0.0)
+        _, check = check_with_chains(ds.X, result.chosen_r, grid, niw, crp_labels=start.labels,
+                                     cv_mean_k=cv_kept_clusters(result, result.chosen_r), work=ticket,
+                                     progress=lambda done, total: show("check on all the data", done / total),
+                                     iters=int(iters), seed=int(seed))
         state.cv_result, state.choose_r_k, state.choose_r_path = result, k_curve, path
+        state.choose_r_check = check
         state.cv_data_description = ds.description
         bar.progress(1.0, text="done")
     except (CVError, ModelError, PathError, SamplerError, WorkOverBudget) as err:
@@ -139,16 +149,21 @@ def results():
     if result is None:
         return
     k_curve, path = state.get("choose_r_k"), state.get("choose_r_path")
+    check = state.get("choose_r_check")
     proposed = result.chosen_r
+    checked = check["r"] if check is not None else proposed
 
-    st.plotly_chart(plots.choose_r_figure(result, k_curve, path, proposed, f"Proposed r = {proposed:g}"),
+    title = (f"Checked r = {checked:g}" + (f" (cross validation proposed {proposed:g})" if checked != proposed else ""))
+    st.plotly_chart(plots.choose_r_figure(result, k_curve, path, checked, title),
                     key="choose-r-figure", width="stretch")
     if result.blow_up.index is None:
-        st.warning(f"Proposed r = {proposed:g}: {result.blow_up.reason}.")
+        st.warning(f"Cross validation proposes r = {proposed:g}: {result.blow_up.reason}.")
     else:
-        st.success(f"Proposed r = **{proposed:g}**: {result.blow_up.reason}.")
+        st.markdown(f"Cross validation proposes r = **{proposed:g}**: {result.blow_up.reason}.")
+    if check is not None:
+        check_section(check)
     if path is not None:
-        st.markdown(describe_r(path, proposed))
+        st.markdown(describe_r(path, checked))
 
     log_pred, _ = result.curve("log_pred")
     best = int(np.argmax(log_pred))
@@ -169,11 +184,32 @@ def results():
     st.dataframe(pd.DataFrame(result.table()).round(4), hide_index=True)
 
     cols = st.columns([1, 2])
-    chosen = cols[0].number_input("r to use (override if you disagree)", 0.05, 3.0, round(proposed, 2),
+    chosen = cols[0].number_input("r to use (override if you disagree)", 0.05, 3.0, round(checked, 2),
                                   step=0.01, format="%.2f", key="cv_use_r")
     if cols[1].button(f"Use r = {chosen:g} in the Explorer", key="use_r"):
         state.pending_r = float(chosen)
         st.switch_page("app_pages/explorer.py")
+
+
+def check_section(check):
+    """The check of the proposed r on all the data: the r it keeps (green, or red when no r held), why, and what
+    the chains did at each r tried (pcrp.cv.check_with_chains; its sentences use pcrp.collapse's verdicts)."""
+    final, proposed = check["r"], check["proposed"]
+    if not check["kept"]:
+        st.error(f"**Checked r = {final:g}: no r tried keeps the clusters on all the data.** {check['text']}")
+    elif final != proposed:
+        st.warning(f"**Checked r = {final:g}** (stepped down from {proposed:g}). {check['text']}")
+    else:
+        st.success(f"**Checked r = {final:g}**, as proposed. {check['text']}")
+    rows = [{"r": t["r"], "mean K per chain": ", ".join(f"{k:.2f}" for k in t["mean_K_per_chain"]),
+             "verdict": "COLLAPSED" if t["collapsed"] else "chains disagree" if t["disagree"] else "keeps the clusters"}
+            for t in check["tried"]]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key="choose-r-check")
+    st.caption(f"Each r tried: {CHECK_CHAINS} pCRP chains from unlike starts (k-means, one cluster, 20 random, k-means) "
+               f"on all {check['n']:,} points. COLLAPSED: a chain's mean K fell more than half a cluster below the "
+               f"{check['reference']} clusters the CRP fit keeps; the r kept has one grid step of margin below the "
+               "largest r that holds, because the r at which real clusters merge differs from one data set to the "
+               "next and cross validation's change point has no margin of its own.")
 
 
 def page():
@@ -185,8 +221,9 @@ def page():
     folds, repeats, iters = settings["folds"], settings["repeats"], settings["iters"]
     work = choose_r_work(ds.n, ds.dim, grid.size, folds, repeats, iters)
     st.caption(f"This run: {grid.size} values of r x {folds} folds x {repeats} repeat(s) x {iters:,} sweeps, plus one "
-               f"chain per r and {CHOOSE_R_START_CHAINS} CRP chains on all {ds.n:,} points in {ds.dim} dimension(s): "
-               f"about {describe_seconds(work)} of sampling (points x (expected clusters + 1) x sweeps, with "
+               f"chain per r, {CHOOSE_R_START_CHAINS} CRP chains and, to check the proposed r, {CHECK_CHAINS} pCRP "
+               f"chains at a few values of r, on all {ds.n:,} points in {ds.dim} dimension(s): at most about "
+               f"{describe_seconds(work)} of sampling (points x (expected clusters + 1) x sweeps, with "
                f"{expected_clusters(ds.n):.1f} expected clusters, at the measured cost of one evaluation in "
                f"{ds.dim} dimension(s)). A run may use at most {describe_seconds(CHOOSE_R_BUDGET)}; its fits take "
                "turns with every visitor's live chains on this server's cores, and stop when you leave the page.")

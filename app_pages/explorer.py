@@ -31,6 +31,7 @@ from pcrp.posterior import summarise
 from pcrp.json_text import dumps
 from pcrp.projection import id_like_columns, pca_projection
 from pcrp.sampler import SamplerError, warm_up
+from pcrp.collapse import judge, judge_chains, kept_clusters
 from pcrp.summary import MIN_DRAWS, chains_agree, nmi, oracle_alpha, rhat_warnings, vi
 
 state = st.session_state
@@ -154,10 +155,10 @@ def page_top(S, presentation):
 
 # ----------------------------------------------------------------------------- data
 # One line per built-in data set, for the default pair CRP over pCRP at the pCRP row's shipped r (figures:
-# bench/default_demo.py's functions with the candidates (old-faithful, 1.7), (sim2, 1.25) and its (sim1, 1.1),
-# 2,000 sweeps = 20 s at 100 sweeps/s, seeds 0-3, k-means start: Old Faithful CRP more coloured clusters in 62%
-# of sweeps (58% at r = 1.1), Sim 2 tiny clusters CRP 1.32, pCRP 0.26; MNIST: DESIGN.md's 2 chains of 2,000
-# sweeps at r = 1.1).
+# bench/default_demo.py with the candidates (old-faithful, 1.7), (sim2, 1.2) and (sim1, 1.1), 2,000 sweeps = 20 s
+# at 100 sweeps/s, seeds 0-3, k-means start: Old Faithful CRP more coloured clusters in 62% of sweeps (58% at
+# r = 1.1), Sim 2 tiny clusters CRP 1.32, pCRP 0.37 (2026-12-04); MNIST: DESIGN.md's 2 chains of 2,000 sweeps at
+# r = 1.1).
 WATCH_FOR = {
     "old-faithful": "two eruption types. The CRP keeps opening extra clusters beside them (grey = tiny); in the "
                     "first 20 s it shows more coloured clusters than the pCRP in about 6 sweeps of 10.",
@@ -165,9 +166,9 @@ WATCH_FOR = {
             "r = 1.1 keeps about 3 + 1 tiny. Raise r to 1.3 and the pCRP merges two true clusters (its row says "
             "which).",
     "sim2": "three equal, well-separated clusters. Both rows find them; the CRP adds about 1.3 tiny clusters in "
-            "the tails at any moment, the pCRP at r = 1.25 about a fifth as many.",
+            "the tails at any moment, the pCRP at r = 1.2 about a quarter as many.",
     "mnist": "handwritten digits in a low-dimensional embedding. The CRP splits digits into styles (about 7.5 clusters for digits 1-4), "
-             "the pCRP at r = 1.1 about 6.5 (its row starts at the cross-validated 1.15); NMI compares each with "
+             "the pCRP at r = 1.1, the cross-validated r its row starts at, about 6.5; NMI compares each with "
              "the true digits.",
 }
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -792,6 +793,31 @@ def merge_notes(run, shown):
     return notes
 
 
+def crp_group(run):
+    """The run's CRP row (the first whose prior is the CRP), or None."""
+    return next((g for g in run.groups if run.config["priors"][g]["prior"] == "crp"), None)
+
+
+def collapse_notes(run, groups, shown):
+    """{group: text} for each pCRP row that has collapsed below the clusters the CRP row keeps on the same data
+    (pcrp.collapse: a chain's mean K after burn-in more than half a cluster below the CRP's partition shown now,
+    counting its clusters of at least 2% of the points); empty without a CRP row or before the burn-in ends.
+    Disagreeing chains are the R-hat badge's to say."""
+    crp = crp_group(run)
+    if crp is None:
+        return {}
+    reference = kept_clusters(shown[crp])
+    notes = {}
+    for group, snaps in groups.items():
+        after = [s.K[run.plan.burn_in:] for s in snaps]
+        if run.config["priors"][group]["prior"] != "pcrp" or not all(a.size for a in after):
+            continue
+        verdict = judge([a.mean() for a in after], reference=reference, reference_name="the CRP row")
+        if verdict.collapsed:
+            notes[group] = f":red[**COLLAPSED** below the CRP's {reference} clusters]"
+    return notes
+
+
 PRESENT_CHART_HEIGHT = 198  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
 NORMAL_CHART_HEIGHT = 138  # ... with the sidebar collapsed and the data and "what to watch for" lines above
 
@@ -875,6 +901,8 @@ def live_panel(data, presentation):
         shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
         colours = row_colours(run, shown)
         notes = merge_notes(run, shown)
+        for group, text in collapse_notes(run, groups, shown).items():
+            notes[group] = f"{notes[group]} · {text}" if group in notes else text
         for index, (group, group_snaps) in enumerate(groups.items()):
             prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
                       last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
@@ -949,6 +977,7 @@ def posterior_tab(run):
             for line in rhat_warnings({"K": summary.diagnostics["K"],
                                        "the log joint": summary.diagnostics["log_joint"]}):
                 st.warning(line)
+            collapse_section(run, group, summaries)
             modes_section(group, summary)
             if summary.point is not None:
                 sizes = ", ".join(str(n) for n in np.bincount(summary.point.labels))
@@ -982,6 +1011,23 @@ def posterior_tab(run):
             if summary.note:
                 st.caption(summary.note)
             downloads(group, summary)
+
+
+def collapse_section(run, group, summaries):
+    """For a pCRP row beside a CRP row: pcrp.collapse's verdict against the clusters of the CRP's point estimate on
+    the same data, in words (red when it collapsed or its chains disagree)."""
+    crp = crp_group(run)
+    if run.config["priors"][group]["prior"] != "pcrp" or crp is None or crp not in summaries:
+        return
+    crp_summary, summary = summaries[crp], summaries[group]
+    reference = kept_clusters(crp_summary.point.labels if crp_summary.point is not None
+                              else crp_summary.chains.labels[0, -1])
+    verdict = judge_chains(summary.chains, reference, summary.diagnostics, what=group, reference_name="the CRP row")
+    if verdict.flagged:
+        st.error(verdict.text)  # the library's sentence: numbers and the row's name
+    else:
+        st.caption(f"No collapse: every chain keeps the {reference} clusters of the CRP row's point estimate "
+                   "(clusters of at least 2% of the points), and the chains agree.")
 
 
 def modes_section(group, summary):

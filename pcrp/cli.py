@@ -108,8 +108,24 @@ def _add_prior_options(p):
         text = "; ".join(f"{spec.name}: {param.label} in {param.interval()}"
                          f"{', ' + param.constraint if param.constraint else ''}, default {param.default:g}"
                          for spec, param in uses)
+        if name == "r":  # the pCRP's r may also be chosen for the data: --r cv
+            p.add_argument("--r", dest="r", type=_r_value, metavar="R|cv",
+                           help=f"{text}; or cv: choose r for these data by cross validation, then check it with "
+                                "chains on all of them against a CRP fit (a collapse steps r down; one grid step of "
+                                "margin), as `pcrp cv` does")
+            continue
         p.add_argument(_flag(name), dest=name, type=float, metavar=name[0].upper(),
                        help=f"{text}{' (a whole number)' if uses[0][1].integer else ''}")
+
+
+def _r_value(text):
+    """--r: a number, or 'cv' (choose r for the data)."""
+    if text.strip().lower() == "cv":
+        return "cv"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"give a number or cv (got {text!r})") from None
 
 
 def prior_from_args(args):
@@ -284,7 +300,8 @@ def build_parser():
                         "of the splits') or mean (the change point of the mean curve, the rule before Dec. 2026)")
     p.add_argument("--no-chain-check", action="store_true",
                    help="skip the check of the proposed r by 4 chains on all the data (by default r steps down "
-                        "the grid, at most 4 steps, while their R-hat on K is above 1.05)")
+                        "the grid while they collapse below a CRP fit's clusters or disagree, and keeps one grid "
+                        "step of margin below the largest r that holds)")
     p.add_argument("--iters", type=_whole, default=2000, help="sweeps per fit (default 2000)")
     p.add_argument("--burn-in", type=_whole, default=1000, help="burn-in per fit (default 1000)")
     p.add_argument("--thin", type=_whole, default=10, help="thinning of the scored draws (default 10)")
@@ -458,6 +475,11 @@ def cmd_run(args):
     from .sampler import parse_init, start_clusters
 
     settings = run_settings(args)
+    r_cv = getattr(args, "r", None) == "cv"
+    if r_cv:
+        if args.prior != "pcrp":
+            raise CliError(f"--r cv chooses the pCRP's power r; it does not apply to --prior {args.prior}.")
+        args.r = None  # chosen below, once the data are loaded
     prior, r_note = prior_from_args(args)
     init_values = [v.strip() for v in args.init.split(",")]
     parsed_inits = [parse_init(v) for v in init_values]
@@ -469,9 +491,33 @@ def cmd_run(args):
         if k is not None and k > ds.n:
             print(f"note: --init {value} asks for {k:,} clusters but there are {ds.n:,} points: starting from "
                   f"at most {start_clusters(value, ds.n):,}.", file=sys.stderr)
+    reference = None
+    if r_cv:
+        prior, r_note, reference = choose_r_for_run(args, ds, prior, settings)
     spec = make_run_spec(ds.X, prior=prior, niw=niw_overrides(args), init=init_values, standardize=ds.standardized,
                          data=data_description(ds, args.data), similarity=args.psm, **settings)
-    sample_and_report(spec, ds, out_path, loss=args.loss, r_note=r_note, seed_given="seed" in settings)
+    sample_and_report(spec, ds, out_path, loss=args.loss, r_note=r_note, seed_given="seed" in settings,
+                      reference=reference)
+
+
+def choose_r_for_run(args, ds, prior, settings):
+    """--r cv: (the pCRP with the r chosen for ``ds`` by pcrp.cv.choose_r, where r came from, the CRP reference
+    (clusters, phrase) the check used)."""
+    from .cv import choose_r
+    from .model import make_prior
+
+    print("choosing r for these data: cross validation, then a check on all of them ...", file=sys.stderr,
+          flush=True)
+    with progress_bar(unit="fit", desc="choosing r") as bar:
+        def progress(stage, done, total):
+            bar.set_description(stage, refresh=False)
+            bar.total = total
+            bar.update(done - bar.n)
+
+        r, details = choose_r(ds.X, standardize=ds.standardized, niw=niw_overrides(args), alpha=prior.alpha,
+                              seed=settings.get("seed", 0), n_jobs=settings.get("n_jobs", -1), progress=progress)
+    check = details["check"]
+    return make_prior("pcrp", alpha=prior.alpha, r=r), details["text"], (check["reference"], check["reference_from"])
 
 
 def cmd_rerun(args):
@@ -561,8 +607,10 @@ class _Progress:
             self.bar.close()
 
 
-def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True):
-    """Print the run's header, sample with progress, summarise, write RESULT.npz and print the summary."""
+def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True, reference=None):
+    """Print the run's header, sample with progress, summarise, write RESULT.npz and print the summary. A pCRP run is
+    judged against the clusters a CRP fit keeps on the same data (pcrp.collapse): ``reference`` (clusters, phrase)
+    when --r cv's check made one, else a CRP fit made here (pcrp.cv.crp_reference)."""
     import time
 
     import numpy as np
@@ -599,6 +647,16 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True)
     if ds.labels is not None:
         metrics = metric_summary(ds.labels, chains.labels)
         metrics["point"] = nmi_vi(ds.labels, estimate.labels)
+    verdict = None
+    if spec.prior.name == "pcrp":
+        from .collapse import judge_chains
+
+        if reference is None:
+            from .cv import crp_reference
+
+            reference = crp_reference(ds.X, spec.niw, alpha=spec.prior.alpha, seed=spec.seed, n_jobs=spec.n_jobs,
+                                      iters=min(spec.max_sweeps, 1000), split_merge=bool(spec.split_merge))
+        verdict = (judge_chains(chains, reference[0], diagnostics, what="this pCRP fit"), reference)
     timing = {"sampling": chains.wall_seconds, "summaries": time.perf_counter() - summaries_started}
     out = {
         "point_labels": estimate.labels,
@@ -615,10 +673,11 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True)
     except OSError as err:
         raise _cannot_write(out_path, err) from None
     _print_run(chains, diagnostics, estimate, out_path, modes=modes, modes_warning=modes_warning, metrics=metrics,
-               timing=timing)
+               timing=timing, verdict=verdict)
 
 
-def _print_run(chains, diagnostics, estimate, out_path, modes=(), modes_warning="", metrics=None, timing=None):
+def _print_run(chains, diagnostics, estimate, out_path, modes=(), modes_warning="", metrics=None, timing=None,
+               verdict=None):
     import numpy as np
 
     from .summary import rhat_warnings
@@ -640,6 +699,11 @@ def _print_run(chains, diagnostics, estimate, out_path, modes=(), modes_warning=
           f"R-hat K {k_diag['rhat']:.3f}, log joint {lj_diag['rhat']:.3f}; ESS bulk/tail K "
           f"{k_diag['ess_bulk']:.0f}/{k_diag['ess_tail']:.0f}, log joint "
           f"{lj_diag['ess_bulk']:.0f}/{lj_diag['ess_tail']:.0f}")
+    if verdict is not None:  # a pCRP fit against the CRP on the same data (pcrp.collapse)
+        judged, (reference, source) = verdict
+        print(f"  against the CRP: {judged.text}" if judged.flagged else
+              f"  against the CRP: no collapse; every chain keeps the {reference} clusters that {source} keeps "
+              "(clusters of at least 2% of the points in its point estimate), and the chains agree")
     sizes = ", ".join(str(n) for n in np.bincount(estimate.labels))
     unit = "bits" if estimate.loss == "vi" else "of pairs"
     used = (f" (search over {estimate.n_draws} evenly spaced of the {estimate.n_draws_total} draws)"
@@ -742,14 +806,12 @@ def cmd_cv(args):
 
         print("checking it with 4 chains on all the data ...", file=sys.stderr, flush=True)
         chosen, check = check_with_chains(ds.X, result.chosen_r, r_grid, niw_from_args(args, ds.X),
-                                          alpha=args.alpha, seed=args.seed, n_jobs=args.n_jobs)
+                                          alpha=args.alpha, seed=args.seed, n_jobs=args.n_jobs, iters=args.iters,
+                                          split_merge=not args.no_split_merge)
         for t in check["tried"]:
-            print(f"  r = {t['r']:g}: R-hat on K {t['rhat_K']:.3f}, mean K per chain "
-                  + ", ".join(f"{k:.2f}" for k in t["mean_K_per_chain"]))
-        if chosen != result.chosen_r:
-            print(f"the chains disagreed at {result.chosen_r:g} (some fall to fewer clusters: real clusters are "
-                  f"within a few nats of merged there), so r steps down to {chosen:g}"
-                  + ("" if check["agreed"] else ", the lowest tried; they never agreed: run longer chains"))
+            print(f"  r = {t['r']:g}: mean K per chain " + ", ".join(f"{k:.2f}" for k in t["mean_K_per_chain"])
+                  + (f" ({t['verdict']})" if t["verdict"] else " (keeps the clusters)"))
+        print(check["text"])
     print(f"proposed r = {chosen:g}")
     if out_csv:
         def write_csv(f):

@@ -323,13 +323,26 @@ CHOOSE_R_BUDGET = 300.0
 CHOOSE_R_START_CHAINS = 4  # CRP chains of the merge path's start (pcrp.path.crp_start)
 
 
+def check_work(n_points, dims, n_r=None, iters=None, crp=True):
+    """Estimated core-seconds of :func:`check_with_chains` at its most: CHECK_CHAINS pCRP chains of ``iters``
+    (CHECK_ITERS) sweeps at up to CHECK_TRIES values of r (no more than the grid's ``n_r``), and, when ``crp``, the
+    CRP fit it makes for its reference (CHECK_CHAINS chains more)."""
+    from .compute import work_cost
+
+    tries = CHECK_TRIES if n_r is None else min(CHECK_TRIES, int(n_r))
+    iters = CHECK_ITERS if iters is None else int(iters)
+    return work_cost(n_points, dims, iters, chains=CHECK_CHAINS * (tries + (1 if crp else 0)))
+
+
 def choose_r_work(n_points, dims, n_r, folds, repeats, iters):
     """Estimated core-seconds of one run of the Choose r page: cross validation (:func:`cv_work`), one chain per
-    r on all the data (:func:`pcrp.path.k_over_r`) and the merge path's CRP chains (:func:`pcrp.path.crp_start`)."""
+    r on all the data (:func:`pcrp.path.k_over_r`), the merge path's CRP chains (:func:`pcrp.path.crp_start`) and the
+    check of the proposal on all the data (:func:`check_work`; its reference is that CRP fit)."""
     from .compute import work_cost
 
     return (cv_work(n_points, dims, n_r, folds, repeats, iters)
-            + work_cost(n_points, dims, iters, chains=int(n_r) + CHOOSE_R_START_CHAINS))
+            + work_cost(n_points, dims, iters, chains=int(n_r) + CHOOSE_R_START_CHAINS)
+            + check_work(n_points, dims, n_r, iters, crp=False))
 
 
 def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha=1.0, folds=5, repeats=1,
@@ -450,12 +463,15 @@ BUILTIN_R_FILE = "cv_r.json"
 BUILTIN_R_COMMAND = "python -m pcrp.cv --builtin-r pcrp/datasets/cv_r.json"
 BUILTIN_R_DATA = ("old-faithful", "mnist", "sim1", "sim2", "demo")
 BUILTIN_R_SETTINGS = dict(folds=5, repeats=3, iters=2000, burn_in=1000, thin=10, seed=0, rule="robust")
-# The chain check of a shipped r: CHECK_CHAINS pCRP chains from the reproduce starts (k-means, one cluster, 20
-# random, k-means), CHECK_ITERS sweeps (half burn-in) on the whole data; while their R-hat on K exceeds CHECK_RHAT
-# (some chain sits in another mode, as on Sim 2 at r = 1.30 where one chain drops towards one cluster), step one
-# grid point down, at most CHECK_STEPS times; if they never agree, the lowest r tried. (Every shipped r and every
-# run in docs/reproduce agreed within two steps.)
-CHECK_CHAINS, CHECK_ITERS, CHECK_RHAT, CHECK_STEPS = 4, 2000, 1.05, 4
+# The check of a chosen r on the data it is then fitted to (check_with_chains): CHECK_CHAINS pCRP chains from unlike
+# starts (k-means, one cluster, 20 random, k-means) of CHECK_ITERS sweeps (half burn-in, thin 5) at each r tried,
+# judged against the clusters a CRP fit on the same data keeps (pcrp.collapse); chains disagree when their R-hat on K
+# or the log joint exceeds CHECK_RHAT (a looser limit than the tables' 1.01: these runs keep 200 draws per chain, and
+# healthy runs read up to 1.02 there). At most CHECK_TRIES values of r are run.
+CHECK_CHAINS, CHECK_ITERS, CHECK_RHAT, CHECK_TRIES = 4, 2000, 1.05, 8
+# The margin: the r kept is the largest grid r <= the proposal at which the chains keep the clusters both at r and at
+# the next MARGIN_STEPS grid values above it (see check_with_chains).
+MARGIN_STEPS = 1
 
 
 def builtin_r_table():
@@ -514,75 +530,221 @@ def compute_builtin_r(names=BUILTIN_R_DATA, n_jobs=-1, progress=None):
     return out
 
 
-def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0, n_jobs=-1, work=None):
-    """Check a proposed r with chains on the data X (N, d): CHECK_CHAINS pCRP chains from the reproduce starts,
-    CHECK_ITERS sweeps; while their R-hat on K exceeds CHECK_RHAT, try the next grid value below, at most
-    CHECK_STEPS times. ``r`` must be on ``r_grid``.
+def cv_kept_clusters(result, r):
+    """The clusters the cross-validation fits of ``result`` (a CVResult) keep at ``r``: their mean K over splits at
+    the grid value nearest r (a number; :func:`pcrp.collapse.reference_clusters` rounds it)."""
+    mean_k, _ = result.curve("mean_k")
+    return float(mean_k[int(np.argmin(np.abs(result.r_grid - r)))])
 
-    Returns (r to use, check): the first r tried whose chains agree, or the lowest r tried when none does, and a
-    JSON-ready dict {chains, iters, rhat_limit, tried: [{r, rhat_K, mean_K_per_chain}], agreed}. Measured on 20
-    Sim 2 data sets per rule (docs/reproduce/cv_robustness.md) it catches r where one chain falls towards fewer
-    clusters; it cannot see a threshold that differs between the CV data and other data. ``work``: a
-    :class:`pcrp.compute.WorkTicket` (see :func:`pcrp.chains.run_chains`); at most CHECK_STEPS + 1 runs of
-    CHECK_CHAINS chains (:func:`check_work`).
+
+def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0, n_jobs=-1, crp_labels=None,
+                      cv_mean_k=None, iters=CHECK_ITERS, work=None, progress=None, split_merge=True):
+    """Check a proposed r on the data X (N, d) that will be fitted at that r, at their own N, and give it a margin.
+
+    The proposal of cross validation (the last r before the loss jumps on another, smaller sample) has no margin
+    by construction, and the r at which real clusters merge differs from one data set to the next (on Sim 2 the
+    sampler keeps the three clusters up to r = 1.15-1.30 at N = 300); at N = 2,000 and more a chain started from one
+    cluster does not leave it at an r just past that point, though the three clusters have the higher joint (a new
+    table's weight alpha / (N^r + alpha) is tiny). docs/reproduce/cv_robustness.md measures all of this.
+
+    So: the reference is the number of clusters a CRP fit on these data keeps (``crp_labels``, its point estimate,
+    made here by :func:`pcrp.path.crp_start` when not given), capped by those the cross-validation fits keep at the
+    proposal (``cv_mean_k``) when given (:func:`pcrp.collapse.reference_clusters`). At each r tried, CHECK_CHAINS
+    pCRP chains from unlike starts run ``iters`` sweeps, and :func:`pcrp.collapse.judge` calls them collapsed when a
+    chain's mean K falls below the reference by more than half a cluster, or when they disagree (R-hat on K or the
+    log joint above CHECK_RHAT). The r kept is the largest grid r <= ``r`` whose chains keep the clusters at r and at
+    the MARGIN_STEPS grid values above it (the margin: the first r tried above the proposal is run too); starting at
+    ``r``, every collapse steps one grid value down. At most CHECK_TRIES values of r are run; if none qualifies, the
+    lowest r tried is kept and the check says so. ``r`` must be on ``r_grid``.
+
+    Returns (r to use, check): check is a JSON-ready dict {n (the points checked), chains, iters, rhat_limit,
+    reference, reference_from,
+    proposed, r, margin_steps, tried: [{r, mean_K_per_chain, rhat_K, rhat_log_joint, collapsed, disagree,
+    verdict}], kept: bool (some r qualified), text: what happened in words}. ``work``: a
+    :class:`pcrp.compute.WorkTicket` (the app's); progress(done, total): called after each r tried.
     """
     from .chains import run_chains
+    from .collapse import judge, kept_clusters, reference_clusters
     from .run_spec import make_run_spec
+    from .summary import chains_agree
 
     X = np.ascontiguousarray(X, dtype=float)
     niw = niw if niw is not None else resolve_niw(X)
     grid = [float(g) for g in r_grid]
-    start = int(np.argmin(np.abs(np.asarray(grid) - r)))
-    tried = []
-    for index in range(start, max(start - CHECK_STEPS, 0) - 1, -1):
-        value = grid[index]
-        spec = make_run_spec(X, prior=PowerCRP(alpha, value), niw=niw, n_chains=CHECK_CHAINS, iters=CHECK_ITERS,
-                             seed=seed, n_jobs=n_jobs)
-        chains = run_chains(X, spec, work=work)
-        rhat = float(chains.diagnostics()["K"]["rhat"])
-        tried.append({"r": value, "rhat_K": rhat, "mean_K_per_chain": chains.kept_K.mean(axis=1).round(3).tolist()})
-        if not rhat > CHECK_RHAT:
+    proposed = int(np.argmin(np.abs(np.asarray(grid) - r)))
+    if crp_labels is None:
+        from .path import crp_start
+
+        crp_labels = crp_start(X, niw, alpha=alpha, iters=iters, burn_in=iters // 2, seed=seed, n_jobs=n_jobs,
+                               split_merge=split_merge, work=work).labels
+        crp_from = f"a CRP fit of {CHECK_CHAINS} chains x {iters:,} sweeps on these data"
+    else:
+        crp_from = "the CRP fit on these data"
+    reference = reference_clusters(crp_labels, cv_mean_k)
+    crp_kept = kept_clusters(crp_labels)
+    reference_from = (crp_from + (f" ({crp_kept}) and the cross-validation fits at r = {grid[proposed]:g} (mean K "
+                                  f"{cv_mean_k:.2f})" if reference < crp_kept else ""))
+    results = {}
+
+    def healthy(index):
+        if index >= len(grid):
+            return False
+        if index not in results:
+            if len(results) >= CHECK_TRIES:
+                return None
+            value = grid[index]
+            spec = make_run_spec(X, prior=PowerCRP(alpha, value), niw=niw, n_chains=CHECK_CHAINS, iters=iters,
+                                 burn_in=iters // 2, thin=5, seed=seed, n_jobs=n_jobs, split_merge=split_merge)
+            chains = run_chains(X, spec, work=work)
+            diag = chains.diagnostics()
+            agree = chains_agree(diag["K"], CHECK_RHAT) and chains_agree(diag["log_joint"], CHECK_RHAT)
+            verdict = judge(chains.K_after_burn_in.mean(axis=1), agree=agree, reference=reference,
+                            what=f"the pCRP at r = {value:g}", reference_name="the CRP", inits=chains.inits)
+            results[index] = {"r": value, "mean_K_per_chain": [round(k, 3) for k in verdict.chain_mean_k],
+                              "rhat_K": diag["K"]["rhat"], "rhat_log_joint": diag["log_joint"]["rhat"],
+                              "collapsed": verdict.collapsed, "disagree": verdict.disagree, "verdict": verdict.text}
+            if progress is not None:
+                progress(len(results), CHECK_TRIES)
+        return not (results[index]["collapsed"] or results[index]["disagree"])
+
+    chosen, index, bottom = None, proposed, False
+    while index >= 0:
+        ok = healthy(index)
+        if ok is None:
             break
-    agreed = [t for t in tried if not t["rhat_K"] > CHECK_RHAT]
-    check = {"chains": CHECK_CHAINS, "iters": CHECK_ITERS, "rhat_limit": CHECK_RHAT, "tried": tried,
-             "agreed": bool(agreed)}
-    return (agreed[0]["r"] if agreed else tried[-1]["r"]), check
+        if ok:
+            above = [healthy(index + step) for step in range(1, MARGIN_STEPS + 1)]
+            if any(a is None for a in above):
+                break
+            if all(above) or index + MARGIN_STEPS >= len(grid):
+                chosen = index
+                break
+            if index == 0:  # the grid's first r keeps the clusters; there is no lower r to give it a margin
+                chosen, bottom = index, True
+                break
+        index -= 1
+    tried = list(results.values())  # in the order run: the proposal first
+    kept = chosen is not None
+    final = grid[chosen] if kept else grid[min(results)]
+    check = {"n": int(X.shape[0]), "chains": CHECK_CHAINS, "iters": int(iters), "rhat_limit": CHECK_RHAT,
+             "reference": reference,
+             "reference_from": reference_from, "proposed": grid[proposed], "r": final, "margin_steps": MARGIN_STEPS,
+             "tried": tried, "kept": kept, "at_grid_start": bottom}
+    check["text"] = check_text(check)
+    return final, check
 
 
-def check_work(n_points, dims):
-    """Estimated core-seconds of :func:`check_with_chains` at its most (every step down taken)."""
-    from .compute import work_cost
+# The CRP reference of a pCRP fit that has no CV check behind it (`pcrp run --prior pcrp`): CRP chains on at most
+# REFERENCE_POINTS points of the data (a random subset above that: a cluster of 2% of the points still has 100),
+# of at most REFERENCE_ITERS sweeps.
+REFERENCE_POINTS, REFERENCE_ITERS = 5000, 1000
 
-    return work_cost(n_points, dims, CHECK_ITERS, chains=CHECK_CHAINS * (CHECK_STEPS + 1))
+
+def crp_reference(X, niw=None, *, alpha=1.0, seed=0, n_jobs=-1, iters=REFERENCE_ITERS, split_merge=True,
+                  max_points=REFERENCE_POINTS, work=None):
+    """(clusters a CRP fit keeps on X (N, d), a phrase saying which fit): :func:`pcrp.collapse.kept_clusters` of the
+    point estimate of CHECK_CHAINS CRP chains of ``iters`` sweeps (:func:`pcrp.path.crp_start`), on a random
+    ``max_points`` of the points when N is larger. The reference :func:`pcrp.collapse.judge` compares a pCRP fit
+    with."""
+    from .collapse import kept_clusters
+    from .path import crp_start
+
+    X = np.ascontiguousarray(X, dtype=float)
+    niw = niw if niw is not None else resolve_niw(X)
+    rows = X.shape[0]
+    if rows > max_points:
+        X = X[np.sort(np.random.default_rng(seed).choice(rows, size=max_points, replace=False))]
+    iters = max(int(iters), 20)
+    labels = crp_start(X, niw, alpha=alpha, n_chains=CHECK_CHAINS, iters=iters, burn_in=iters // 2,
+                       thin=max(1, iters // 200), seed=seed, n_jobs=n_jobs, split_merge=split_merge, work=work).labels
+    where = "these data" if rows <= max_points else f"a random {max_points:,} of the {rows:,} points"
+    return kept_clusters(labels), f"a CRP fit of {CHECK_CHAINS} chains x {iters:,} sweeps on {where}"
+
+
+# `pcrp run --r cv`: cross validation on at most CHOOSE_CV_POINTS points of the data (a random subset above that, as
+# the paper tunes r on a separate sample of 200), with BUILTIN_R_SETTINGS, then the check on all the data.
+CHOOSE_CV_POINTS = 500
+
+
+def choose_r(X, *, standardize=False, niw=None, alpha=1.0, seed=0, n_jobs=-1, max_cv_points=CHOOSE_CV_POINTS,
+             split_merge=True, progress=None):
+    """The r to fit X (N, d) with: cross validation (:func:`cross_validate`, BUILTIN_R_SETTINGS, the robust rule) on
+    at most ``max_cv_points`` of the points, then :func:`check_with_chains` on all of them, against a CRP fit on
+    them and the clusters the cross-validation fits keep. ``niw``: None or a dict of fixed NIW settings (the CV
+    fits resolve the rest on their training parts; the check uses :func:`pcrp.model.resolve_niw` of X with them).
+
+    Returns (r, details): details is JSON-ready {cv_r, cv_points, cv_reason, cv_settings, curve, check, text}, text
+    one paragraph saying where r came from. ``progress(stage, done, total)``: stage "cross validation" or "check".
+    """
+    X = np.ascontiguousarray(X, dtype=float)
+    rows = X.shape[0]
+    cv_X = X
+    if rows > max_cv_points:
+        cv_X = X[np.sort(np.random.default_rng(seed).choice(rows, size=max_cv_points, replace=False))]
+    settings = {k: v for k, v in BUILTIN_R_SETTINGS.items() if k != "seed"}
+    result = cross_validate(cv_X, None if isinstance(niw, NIW) else niw, standardize=standardize, alpha=alpha,
+                            seed=seed, n_jobs=n_jobs, split_merge=split_merge,
+                            progress=None if progress is None else lambda d, t: progress("cross validation", d, t),
+                            **settings)
+    niw_all = niw if isinstance(niw, NIW) else resolve_niw(X, **(niw or {}))
+    r, check = check_with_chains(X, result.chosen_r, result.r_grid, niw_all, alpha=alpha, seed=seed, n_jobs=n_jobs,
+                                 cv_mean_k=cv_kept_clusters(result, result.chosen_r), split_merge=split_merge,
+                                 progress=None if progress is None else lambda d, t: progress("check", d, t))
+    where = "the data" if rows == cv_X.shape[0] else f"a random {cv_X.shape[0]:,} of the {rows:,} points"
+    text = (f"cross validation on {where} ({settings['folds']} folds x {settings['repeats']} repeats, "
+            f"{settings['iters']:,} sweeps per fit, seed {seed}) proposed r = {result.chosen_r:g} ({result.blow_up.reason}). "
+            + check["text"])
+    details = {"cv_r": result.chosen_r, "cv_points": int(cv_X.shape[0]), "cv_reason": result.blow_up.reason,
+               "cv_settings": {k: v for k, v in result.settings.items() if k != "niw_per_split"},
+               "curve": result.table(), "check": check, "text": text}
+    return r, details
+
+
+def check_text(check):
+    """The check of :func:`check_with_chains` in words: the r kept, why, and what was seen at the r above it."""
+    proposed, final = check["proposed"], check["r"]
+    ref = check["reference"]
+    head = (f"Checked on the data fitted, at their own N: {check['chains']} pCRP chains of {check['iters']:,} sweeps "
+            f"from unlike starts at each r, against the {ref} clusters kept by {check['reference_from']} (clusters "
+            "of at least 2% of the points in its point estimate). ")
+
+    def seen(t):
+        k = ", ".join(f"{v:.2f}" for v in t["mean_K_per_chain"])
+        what = ("collapsed and the chains disagree" if t["collapsed"] and t["disagree"] else "collapsed"
+                if t["collapsed"] else "the chains disagree" if t["disagree"] else "kept the clusters")
+        return f"r = {t['r']:g}: {what} (mean K per chain {k})"
+
+    seen_all = "; ".join(seen(t) for t in check["tried"])
+    if not check["kept"]:
+        return (head + f"No r tried kept the {ref} clusters ({seen_all}): r = {final:g}, the lowest tried, is used; "
+                "read the fit with its collapse flag.")
+    if check.get("at_grid_start"):
+        return (head + f"r = {final:g}, the grid's first value: the chains keep the clusters there but not one grid "
+                f"step above it, and there is no lower r to give it a margin ({seen_all}).")
+    if final == proposed:
+        return head + (f"r = {proposed:g}, as cross validation proposed: the chains keep the clusters there and "
+                       f"{check['margin_steps']} grid step above it ({seen_all}).")
+    return head + (f"r steps down from the proposed {proposed:g} to {final:g}, the largest r at which the chains keep "
+                   f"the clusters both there and one grid step above ({seen_all}).")
 
 
 def check_builtin_r(name, entry, n_jobs=-1):
-    """:func:`check_with_chains` of ``entry["cv_r"]`` on the whole built-in data set; sets entry["r"] and
-    entry["check"]. Modifies and returns ``entry``."""
+    """:func:`check_with_chains` of ``entry["cv_r"]`` on the whole built-in data set (the data `pcrp run NAME` fits),
+    against a CRP fit on it and the clusters the cross-validation fits keep there (``entry["curve"]``); sets
+    entry["r"] and entry["check"]. Modifies and returns ``entry``."""
     from . import data as data_mod
 
     ds = data_mod.load(name)
-    entry["r"], entry["check"] = check_with_chains(ds.X, entry["cv_r"], n_jobs=n_jobs)
+    curve = {round(row["r"], 6): row["mean_k"] for row in entry["curve"]}
+    grid = [row["r"] for row in entry["curve"]]
+    entry["r"], entry["check"] = check_with_chains(ds.X, entry["cv_r"], grid, n_jobs=n_jobs,
+                                                   cv_mean_k=curve.get(round(entry["cv_r"], 6)))
     return entry
 
 
 def _check_text(entry):
     check = entry.get("check")
-    if not check:
-        return ""
-    first = check["tried"][0]
-    if entry["r"] == entry["cv_r"] and check["agreed"]:
-        return (f" {check['chains']} chains of {check['iters']:,} sweeps at that r agree (R-hat on K "
-                f"{first['rhat_K']:.3f}).")
-    if check["agreed"]:
-        return (f" CV proposed {entry['cv_r']:g}, but there {check['chains']} chains of {check['iters']:,} sweeps "
-                f"disagreed (R-hat on K {first['rhat_K']:.2f}; mean K per chain "
-                f"{', '.join(f'{k:.2f}' for k in first['mean_K_per_chain'])}), so the largest grid r below it at "
-                "which they agree is shipped.")
-    powers = ", ".join(f"{t['r']:g}" for t in check["tried"])
-    worst = max(t["rhat_K"] for t in check["tried"])
-    return (f" Chains disagree at every r tried ({powers}; R-hat on K up to {worst:.2f}): these data have "
-            "several modes at these powers; the lowest r tried is shipped, and runs should use several chains.")
+    return f" {check['text']}" if check and check.get("text") else ""
 
 
 def write_builtin_r(path, names=BUILTIN_R_DATA, n_jobs=-1):

@@ -11,7 +11,9 @@
   draws, as salso does. The search works from the draws, never from the N x N similarity matrix: both
   losses' expectations are sums over per-draw contingency tables of the candidate against each draw
   (:class:`DrawTables`, :mod:`pcrp._kernels.search`), O(N x draws) memory, each item move O(draws) per
-  cluster. Above SEARCH_CELLS / N draws it uses that many, evenly spaced.
+  cluster. Identical draws are merged first with their summed weights (exactly), so while the draws hold few
+distinct partitions the search minimises the expected loss over all of them; beyond its budget
+(:func:`search_draws`) it reads that many draws, evenly spaced.
 
 Losses (both 0 when c equals the truth):
 - ``"vi"``: variation of information in bits (as :func:`pcrp.summary.vi`), mean_s VI(c, z_s) (the exact
@@ -57,6 +59,19 @@ def _as_weights(weights, n_draws):
     return weights / weights.sum()
 
 
+def _ranks_by_row(draws):
+    """(S, N) draws with each row's label values replaced by their ranks within that row (0..N - 1), for the
+    kernels that index by label value (:func:`pcrp._kernels.search.compact_rows` needs labels below N)."""
+    draws = np.asarray(draws)
+    order = np.argsort(draws, axis=1, kind="stable")
+    ordered = np.take_along_axis(draws, order, axis=1)
+    new = np.ones(ordered.shape, dtype=np.int64)
+    new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    out = np.empty(draws.shape, dtype=np.int64)
+    np.put_along_axis(out, order, np.cumsum(new, axis=1) - 1, axis=1)
+    return out
+
+
 def compact_labels(draws):
     """Relabel each row of (S, N) draws to 0..K_s - 1 in order of first appearance; returns (int32 labels, K (S,)).
     O(S N) time (a numba pass), whatever the label values."""
@@ -65,7 +80,7 @@ def compact_labels(draws):
     draws = _as_draws(draws)
     S, N = draws.shape
     if draws.min() < 0 or draws.max() >= N:  # the kernel indexes by label: map arbitrary values to 0..N-1 first
-        draws = np.unique(draws, return_inverse=True)[1].reshape(S, N)
+        draws = _ranks_by_row(draws)
     out = np.empty((S, N), dtype=np.int32)
     n_clusters = compact_rows(np.ascontiguousarray(draws), out)
     return out, n_clusters
@@ -74,20 +89,77 @@ def compact_labels(draws):
 def unique_draws(draws, weights=None):
     """Identical partitions merged: (distinct compact draws (U, N) int32 in order of first appearance, summed
     weights (U,))."""
-    compact, _ = compact_labels(draws)
-    weights = _as_weights(weights, compact.shape[0])
-    first = {}
-    rows, summed = [], []
-    for s in range(compact.shape[0]):
-        key = compact[s].tobytes()
-        j = first.get(key)
-        if j is None:
-            first[key] = len(rows)
-            rows.append(s)
-            summed.append(weights[s])
-        else:
-            summed[j] += weights[s]
-    return compact[rows], np.array(summed)
+    draws = _as_draws(draws)
+    weights = _as_weights(weights, draws.shape[0])
+    rows, summed = _distinct([draws], weights)
+    return np.stack([_compact_row(draws[s]) for s in rows]), summed
+
+
+def _compact_row(row):
+    """One draw relabelled to 0..K - 1 in order of first appearance (int32)."""
+    from ._kernels.search import relabel_row
+
+    row = np.ascontiguousarray(row)
+    if row.min() < 0 or row.max() >= row.shape[0]:  # the kernel indexes by label value
+        row = _ranks_by_row(row[None])[0]
+    out = np.empty(row.shape[0], dtype=np.int32)
+    relabel_row(row, np.full(row.shape[0], -1, dtype=np.int64), out)
+    return out
+
+
+# Draws compacted per chunk while merging identical ones: at most this many labels at a time.
+DISTINCT_CHUNK_CELLS = 4_000_000
+
+
+def _distinct(blocks, weights, limit=None):
+    """Identical partitions among the draws of ``blocks`` (a list of (S_b, N) integer arrays, read in place) merged
+    exactly: (global indices of the first draw of each distinct partition, in order of first appearance; their summed
+    ``weights``), or None as soon as there are more than ``limit`` distinct ones. Each draw is relabelled in order of first appearance and keyed by its bytes (by a 16-byte BLAKE2
+    digest above 64 labels, a match then confirmed label by label), a chunk of draws at a time: O(N x draws) time and
+    O(N x chunk) memory beyond the draws, whatever their number."""
+    import hashlib
+
+    from ._kernels.search import compact_rows
+
+    N = blocks[0].shape[1]
+    by_key, first, summed = {}, [], []
+    chunk_rows = max(1, DISTINCT_CHUNK_CELLS // max(N, 1))
+    offset = 0
+    for block in blocks:
+        for start in range(0, block.shape[0], chunk_rows):
+            part = np.ascontiguousarray(block[start:start + chunk_rows])
+            if part.min() < 0 or part.max() >= N:
+                part = _ranks_by_row(part)
+            compact = np.empty(part.shape, dtype=np.int32)
+            compact_rows(part, compact)
+            for j in range(compact.shape[0]):
+                s = offset + start + j
+                row = compact[j]
+                key = row.tobytes() if N <= 64 else hashlib.blake2b(row.tobytes(), digest_size=16).digest()
+                u = by_key.get(key)
+                if u is not None and N > 64 and not np.array_equal(row, _compact_row(_draw(blocks, first[u]))):
+                    u = None  # a digest collision (never seen): keep the draw apart under its own key
+                    key = row.tobytes()
+                    u = by_key.get(key)
+                if u is None:
+                    if limit is not None and len(first) >= limit:
+                        return None
+                    by_key[key] = len(first)
+                    first.append(s)
+                    summed.append(weights[s])
+                else:
+                    summed[u] += weights[s]
+        offset += block.shape[0]
+    return np.array(first, dtype=np.int64), np.array(summed)
+
+
+def _draw(blocks, s):
+    """Draw number ``s`` counted over the blocks in order."""
+    for block in blocks:
+        if s < block.shape[0]:
+            return block[s]
+        s -= block.shape[0]
+    raise IndexError(s)
 
 
 def similarity_matrix(draws, weights=None, chunk_bytes=CHUNK_BYTES):
@@ -266,8 +338,9 @@ class PointEstimate:
 
     labels: (N,) int64 clusters 0..K-1, numbered by size (0 = largest).
     expected_loss: its posterior expected loss (bits for 'vi', share of pairs for 'binder') under all the draws.
-    loss: 'vi' or 'binder'; n_runs: greedy runs tried; n_draws: kept draws the search used (evenly spaced
-        over all of them when there were more than its budget); n_draws_total: kept draws given.
+    loss: 'vi' or 'binder'; n_runs: greedy runs tried; n_draws: kept draws the search read (all of them, through
+        the distinct ones, or evenly spaced over them when they held more distinct partitions than its budget);
+        n_draws_total: kept draws given; n_distinct: distinct partitions among the draws the search read.
     """
 
     labels: np.ndarray
@@ -276,6 +349,7 @@ class PointEstimate:
     n_runs: int
     n_draws: int = 0
     n_draws_total: int = 0
+    n_distinct: int = 0
 
     @property
     def n_clusters(self):
@@ -291,21 +365,29 @@ def _by_size(labels):
 
 
 DEFAULT_LOSS = "vi"
-# The search's budget. It uses at most MAX_SEARCH_DRAWS draws, and at most SEARCH_CELLS // N (but at least
-# MIN_SEARCH_DRAWS), evenly spaced, so that its cells (N x draws, int32) take at most 4 * SEARCH_CELLS = 64 MB and one
-# reallocation scan costs about N x draws x K table reads (N = 2,000 and 20,000: 200 draws; 100,000: 160;
-# 1,000,000: 50). The expected loss it reports is then recomputed over every draw (one O(N x draws) pass).
+# The search's budget. Identical draws are merged first (every draw given, exactly: pcrp.partition._distinct), so
+# a posterior that visits few partitions (small N, long chains) is searched with the exact weight of each. The
+# search then reads at most search_draws(N, distinct) draws: every distinct draw while there are at most
+# max(MAX_SEARCH_DRAWS, SEARCH_WORK_CELLS // N) of them (N = 2,000: 800, the default run's kept draws; N <= 9, the
+# exact cases: every partition there is), and never more than SEARCH_CELLS // N (but at least MIN_SEARCH_DRAWS),
+# so that its cells (N x draws, int32) take at most 4 * SEARCH_CELLS = 64 MB (N = 20,000: 200 draws; 100,000: 160;
+# 1,000,000: 50). Beyond that budget it reads that many draws evenly spaced over all of them, merged the same way.
+# One reallocation scan costs about N x draws x K table reads; `python bench/point_estimate_budget.py` times it.
+# The expected loss it reports is over every draw given (one O(N x draws) pass when the search read fewer).
 # Runs: 16 (salso's default) while N x draws <= SMALL_SEARCH, else 8.
 SEARCH_CELLS = 16_000_000
+SEARCH_WORK_CELLS = 1_600_000
 MAX_SEARCH_DRAWS = 200
 MIN_SEARCH_DRAWS = 50
 SMALL_SEARCH = 1_000_000
 
 
 def search_draws(n_points, n_draws, max_draws=None):
-    """Draws the point-estimate search uses for ``n_draws`` draws of ``n_points`` points (see SEARCH_CELLS)."""
+    """Draws the point-estimate search reads for ``n_draws`` (distinct) draws of ``n_points`` points (see above)."""
     if max_draws is None:
-        limit = min(MAX_SEARCH_DRAWS, max(MIN_SEARCH_DRAWS, SEARCH_CELLS // max(n_points, 1)))
+        n_points = max(n_points, 1)
+        memory = max(MIN_SEARCH_DRAWS, SEARCH_CELLS // n_points)
+        limit = min(memory, max(MAX_SEARCH_DRAWS, SEARCH_WORK_CELLS // n_points))
     else:
         limit = int(max_draws)
     return min(n_draws, max(1, limit))
@@ -324,9 +406,11 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
         sequential allocation of the items in random order, half from a randomly chosen draw. max_scans: reallocation scans per run;
         zealous_attempts: cluster dissolutions tried per run. max_clusters: cap on K (default: the
         largest K among the draws). seed: the search's random seed (the result does not depend on n_jobs).
-    max_draws: draws the search uses, evenly spaced (default :func:`search_draws` for unweighted draws, all of
-        them with ``weights``, which describe a distribution rather than a chain); the expected loss reported
-        is over all the draws given. n_jobs: threads for the runs (-1 = all cores; the kernels release the GIL).
+    max_draws: distinct draws the search may read (default :func:`search_draws` for unweighted draws, all of
+        them with ``weights``, which describe a distribution rather than a chain). Identical draws are merged first,
+        with their summed weights, so while the draws hold at most that many distinct partitions the search
+        minimises the expected loss over every draw given, exactly; beyond it, it reads that many draws evenly
+        spaced. The expected loss reported is over all the draws given. n_jobs: threads for the runs (-1 = all cores; the kernels release the GIL).
     chains: with (C, S, N) draws, the chains to use (default all); their draws are read in place, never copied
         whole (only the draws the search uses are), so a mode's point estimate needs no copy of its chains.
     """
@@ -344,18 +428,20 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
         blocks = [_as_draws(draws[c]) for c in chains]
     else:
         blocks = [_as_draws(draws)]
-    per_block = blocks[0].shape[0]
     total, N = sum(b.shape[0] for b in blocks), blocks[0].shape[1]
-    w_given = w_all = _as_weights(weights, total)
-    use = search_draws(N, total, max_draws) if weights is None or max_draws is not None else total
-    if use < total or len(blocks) > 1:
-        picks = np.unique(np.linspace(0, total - 1, use).round().astype(int))
-        draws = np.stack([blocks[p // per_block][p % per_block] for p in picks])  # chains= blocks share S
-        w_all = w_all[picks] / w_all[picks].sum()
-    else:
-        draws = blocks[0]
-    used = draws.shape[0]
-    draws, w = unique_draws(draws, w_all)
+    w_given = _as_weights(weights, total)
+    # weights describe a distribution (e.g. exact probabilities): all of it; else the budget
+    limit = None if weights is not None and max_draws is None else search_draws(N, total, max_draws)
+    found = _distinct(blocks, w_given, limit)  # identical draws merged with their summed weights
+    if found is not None:
+        rows, w = found
+        used = total  # the search reads every draw given, through the distinct ones
+    else:  # more distinct draws than the budget: that many evenly spaced over the draws as given, then merged
+        picks = np.unique(np.linspace(0, total - 1, limit).round().astype(int))
+        used = picks.size
+        local, w = _distinct([np.stack([_draw(blocks, p) for p in picks])], w_given[picks] / w_given[picks].sum())
+        rows = picks[local]
+    draws = np.stack([_compact_row(_draw(blocks, p)) for p in rows])
     if n_runs is None:
         n_runs = 16 if N * draws.shape[0] <= SMALL_SEARCH else 8
     S = draws.shape[0]
@@ -390,7 +476,8 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     # the loss over every draw given, not only those the search used, one draw at a time (no copy of the draws)
     value = tables.expected_loss(best_labels) if used == total else _streamed_loss(best_labels, blocks, w_given, loss)
     return PointEstimate(labels=_by_size(best_labels), expected_loss=value, loss=loss,
-                         n_runs=n_runs, n_draws=int(used), n_draws_total=int(total))
+                         n_runs=n_runs, n_draws=int(used), n_draws_total=int(total),
+                         n_distinct=int(S))
 
 
 def similarity_order(psm, labels):

@@ -74,11 +74,13 @@ class Protocol:
     n_seeds: int = 10  # data sets per simulated experiment (run_over_seeds)
     cv_repeats: int = 3  # repeats of the folds: the robust CV rule reads each repeat (pcrp.cv.robust_blow_up)
     cv_rule: str = "robust"
-    cv_check: bool = True  # check the CV r with chains on the CV data, stepping down where they disagree
+    cv_check: bool = True  # check the CV r with chains on the data fitted, with a margin (pcrp.cv.check_with_chains)
+    check_iters: int = 2000  # sweeps of each chain of that check
 
 
 FULL = Protocol()
-QUICK = Protocol(iters=2000, burn_in=1000, thin=5, cv_iters=400, cv_burn_in=200, cv_thin=10, cv_folds=3, n_seeds=3)
+QUICK = Protocol(iters=2000, burn_in=1000, thin=5, cv_iters=400, cv_burn_in=200, cv_thin=10, cv_folds=3, n_seeds=3,
+                 check_iters=1000)
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,12 @@ class MethodResult:
     p_k: dict
     diagnostics: dict
     settings: str = ""  # the prior and its parameters in words, e.g. "MFM: gamma 1, lam 1"
+    verdict: object = None  # the pCRP's pcrp.collapse.Verdict against the CRP on the same data (None for the others)
+
+    @property
+    def flagged(self):
+        """The pCRP fit collapsed (fell below the CRP's clusters) or its chains disagree (pcrp.collapse)."""
+        return bool(self.verdict is not None and self.verdict.flagged)
 
     @property
     def K(self):
@@ -218,6 +226,7 @@ class ExperimentResult:
     methods: dict = field(default_factory=dict)
     protocol: Protocol = FULL
     seed: int = 0
+    reference: int | None = None  # clusters the CRP's point estimate keeps (pcrp.collapse.kept_clusters)
 
 
 def prior_settings(prior):
@@ -252,15 +261,15 @@ REPRODUCE_BUDGET = 900.0
 
 def reproduce_work(experiment, protocol=FULL, n_seeds=None, *, extra=True, n_chains=N_CHAINS, r_grid=DEFAULT_GRID):
     """Estimated core-seconds of :func:`run_over_seeds` with these arguments (:func:`pcrp.compute.work_cost`): per
-    data set, the cross validation of r, its chain check at its most (every step down taken) and every method's
-    chains."""
+    data set, the cross validation of r, its check on the compared data at its most (its CRP reference and every
+    value of r it may try) and every method's chains."""
     from .compute import work_cost
     from .cv import check_work, cv_work
 
     e, d = experiment, DATA_DIMS[experiment.data]
     methods = len(METHODS + (EXTRA_METHODS if extra else ()))
     per_set = (cv_work(e.n_cv, d, len(r_grid), protocol.cv_folds, protocol.cv_repeats, protocol.cv_iters)
-               + (check_work(e.n_cv, d) if protocol.cv_check else 0.0)
+               + (check_work(e.n, d, len(r_grid), protocol.check_iters) if protocol.cv_check else 0.0)
                + work_cost(e.n, d, protocol.iters, chains=n_chains * methods))
     return per_set * len(data_seeds(experiment, 0, n_seeds, protocol))
 
@@ -285,13 +294,15 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
                         split_merge=protocol.split_merge, n_jobs=n_jobs, scheduler=scheduler,
                         progress=lambda done, total: report("cross validation", done / total), work=work)
     r = cv.chosen_r
+    niw = resolve_niw(ds.X)
     if protocol.cv_check:
-        from .cv import check_with_chains
+        from .cv import check_with_chains, cv_kept_clusters
 
         report("cross validation", 1.0)
-        r, check = check_with_chains(cv_ds.X, r, r_grid, seed=seed, n_jobs=n_jobs, work=work)
+        # on the data the pCRP is then fitted to, at their own N (not on the CV sample: docs/reproduce/cv_robustness.md)
+        r, check = check_with_chains(ds.X, r, r_grid, niw, seed=seed, n_jobs=n_jobs, iters=protocol.check_iters,
+                                     cv_mean_k=cv_kept_clusters(cv, r), split_merge=protocol.split_merge, work=work)
         cv.settings["chain_check"] = check
-    niw = resolve_niw(ds.X)
     result = ExperimentResult(experiment, ds, niw, cv, protocol=protocol, seed=seed)
     priors = {
         "CRP-Oracle": CRP(oracle_alpha(experiment.k_true, ds.n)),
@@ -319,9 +330,22 @@ def run_experiment(experiment, protocol=FULL, seed=0, n_jobs=-1, scheduler=None,
             chains = running.result()
         report(method, 1.0)
         metrics, p_k = summarize_chains(chains, ds.labels)
+        diagnostics = chains.diagnostics()
         result.methods[method] = MethodResult(method, getattr(prior, "alpha", None),
                                               getattr(prior, "r", 1.0 if prior.name == "crp" else None), chains,
-                                              metrics, p_k, chains.diagnostics(), prior_settings(prior))
+                                              metrics, p_k, diagnostics, prior_settings(prior))
+        if method == "CRP":
+            from .collapse import kept_clusters
+            from .partition import point_estimate
+
+            result.reference = kept_clusters(point_estimate(chains.labels, seed=seed).labels)
+        if method == "pCRP":
+            from .collapse import judge_chains
+
+            reference = result.reference
+            if reference is None and "chain_check" in cv.settings:
+                reference = cv.settings["chain_check"]["reference"]
+            result.methods[method].verdict = judge_chains(chains, reference, diagnostics, what="the pCRP")
     return result
 
 
@@ -429,11 +453,15 @@ def _spread(values):
 
 
 def seed_rows(result):
-    """One row per method over data sets: {method, beyond_paper, settings, r values, "<col>" (mean over data sets),
-    "<col> spread" (SD between data sets), "<col> MCSE" (RMS of the within-run MCSEs), "<col> paper",
+    """One row per method over data sets: {method, beyond_paper, settings, r values, seeds, n_sets, "<col>" (mean over
+    data sets), "<col> spread" (SD between data sets), "<col> MCSE" (RMS of the within-run MCSEs), "<col> paper",
     "<col> within spread" (None without a paper value or a spread), "R-hat K max", "R-hat log joint max",
-    "disagree seeds", "P(K)" (mean over data sets), and for the pCRP "margins" {seed: nats}}; ground truth first
-    when labels are known."""
+    "disagree seeds", "P(K)" (mean over data sets), and for the pCRP "margins" {seed: nats} and "flagged seeds"};
+    ground truth first when labels are known.
+
+    A pCRP fit that collapsed or whose chains disagree (:mod:`pcrp.collapse`, against the CRP on the same data) is
+    never pooled with the others: the "pCRP" row is over the data sets where it held, and a row "pCRP (flagged)"
+    follows with the flagged ones (when there are any)."""
     e = result.experiment
     runs = result.runs
     rows = []
@@ -443,36 +471,114 @@ def seed_rows(result):
             row.update({"NMI paper": 1.0, "VI paper": 0.0, "K paper": 2 if e.data == "sim2" else e.k_true})
         rows.append(row)
     for method in result.first.methods:
-        per = [run.methods[method] for run in runs]
-        row = dict(method=method, beyond_paper=method in EXTRA_METHODS, settings=per[0].settings,
-                   alpha=[m.alpha for m in per], r=[m.r for m in per], n_sets=len(per), seeds=result.seeds,
-                   **{"R-hat K max": float(np.nanmax([m.rhat["K"] for m in per] + [-np.inf])),
-                      "R-hat log joint max": float(np.nanmax([m.rhat["log joint"] for m in per] + [-np.inf])),
-                      "disagree seeds": [run.seed for run, m in zip(runs, per) if not m.chains_agree]})
-        for col in ("NMI", "VI", "K"):
-            if col not in per[0].metrics:
-                continue
-            means = [m.metrics[col][0] for m in per]
-            mcse = np.array([m.metrics[col][1] for m in per], dtype=float)
-            row[col], row[col + " spread"] = float(np.mean(means)), _spread(means)
-            row[col + " MCSE"] = float(np.sqrt(np.nanmean(mcse ** 2))) if np.any(np.isfinite(mcse)) else float("nan")
-            row[col + " per set"] = [float(v) for v in means]
-            paper = e.paper.get(method, {}).get(col)
-            if paper is not None:
-                row[col + " paper"] = paper
-                spread = row[col + " spread"]
-                gap = abs(paper - row[col])
-                row[col + " within spread"] = (bool(gap <= SPREAD_MULT * spread or gap <= TOLERANCE[col])
-                                               if np.isfinite(spread) else None)
-        row["K max"] = max(m.metrics["K max"][0] for m in per)
-        if "K max" in e.paper.get(method, {}):
-            row["K max paper"] = e.paper[method]["K max"]
-        ks = sorted({k for m in per for k in m.p_k})
-        row["P(K)"] = {k: float(np.mean([m.p_k.get(k, 0.0) for m in per])) for k in ks}
-        if method == "pCRP" and result.margins:
-            row["margins"] = dict(result.margins)
-        rows.append(row)
+        if method != "pCRP":
+            rows.append(_method_row(result, method, runs, method))
+            continue
+        flagged = [run for run in runs if run.methods[method].flagged]
+        held = [run for run in runs if not run.methods[method].flagged]
+        if len(runs) == 1:  # nothing is pooled: one row, its flag in the chains column
+            rows.append(_method_row(result, method, runs, method, flagged=[run.seed for run in flagged]))
+            continue
+        if held:
+            rows.append(_method_row(result, method, held, method, flagged=[run.seed for run in flagged]))
+        if flagged:
+            rows.append(_method_row(result, method, flagged, FLAGGED_PCRP, flagged=[run.seed for run in flagged]))
     return rows
+
+
+# The row of the pCRP's flagged data sets (collapsed or chains disagree), reported apart from the others.
+FLAGGED_PCRP = "pCRP (flagged)"
+
+
+def _method_row(result, method, runs, name, flagged=None):
+    """seed_rows' row of ``method`` over ``runs`` (some of result.runs), named ``name``."""
+    e = result.experiment
+    per = [run.methods[method] for run in runs]
+    seeds = [run.seed for run in runs]
+    row = dict(method=name, beyond_paper=method in EXTRA_METHODS, settings=per[0].settings,
+               alpha=[m.alpha for m in per], r=[m.r for m in per], n_sets=len(per), n_all=len(result.runs),
+               seeds=seeds,
+               **{"R-hat K max": float(np.nanmax([m.rhat["K"] for m in per] + [-np.inf])),
+                  "R-hat log joint max": float(np.nanmax([m.rhat["log joint"] for m in per] + [-np.inf])),
+                  "disagree seeds": [run.seed for run, m in zip(runs, per) if not m.chains_agree]})
+    if flagged is not None:
+        row["flagged seeds"] = list(flagged)
+    for col in ("NMI", "VI", "K"):
+        if col not in per[0].metrics:
+            continue
+        means = [m.metrics[col][0] for m in per]
+        mcse = np.array([m.metrics[col][1] for m in per], dtype=float)
+        row[col], row[col + " spread"] = float(np.mean(means)), _spread(means)
+        row[col + " MCSE"] = float(np.sqrt(np.nanmean(mcse ** 2))) if np.any(np.isfinite(mcse)) else float("nan")
+        row[col + " per set"] = [float(v) for v in means]
+        paper = e.paper.get(method, {}).get(col) if name == method else None
+        if paper is not None:
+            row[col + " paper"] = paper
+            spread = row[col + " spread"]
+            gap = abs(paper - row[col])
+            row[col + " within spread"] = (bool(gap <= SPREAD_MULT * spread or gap <= TOLERANCE[col])
+                                           if np.isfinite(spread) else None)
+    row["K max"] = max(m.metrics["K max"][0] for m in per)
+    if "K max" in e.paper.get(method, {}) and name == method:
+        row["K max paper"] = e.paper[method]["K max"]
+    ks = sorted({k for m in per for k in m.p_k})
+    row["P(K)"] = {k: float(np.mean([m.p_k.get(k, 0.0) for m in per])) for k in ks}
+    if method == "pCRP" and result.margins:
+        row["margins"] = {s: v for s, v in result.margins.items() if s in seeds}
+    return row
+
+
+# A difference between the pCRP and the CRP on one data set within MATCH_SE combined Monte Carlo standard errors
+# (sqrt(MCSE_pCRP^2 + MCSE_CRP^2)) counts as a match.
+MATCH_SE = 2.0
+
+
+def versus_crp(run, k_true):
+    """The pCRP against the CRP on one data set (an ExperimentResult holding both): {"NMI": "higher" | "matched" |
+    "lower" | None (no true labels), "K": "nearer" | "as near" | "farther" (its mean K against the true number of
+    clusters ``k_true``), "flag": the pCRP's collapse verdict in a few words ('' when it held)}. A difference within
+    MATCH_SE combined MCSEs is a match."""
+    p, c = run.methods["pCRP"], run.methods["CRP"]
+
+    def compare(a, b, se_a, se_b, words):
+        tol = MATCH_SE * np.sqrt(np.nan_to_num(se_a) ** 2 + np.nan_to_num(se_b) ** 2)
+        return words[1] if abs(a - b) <= tol else words[0] if a > b else words[2]
+
+    out = {"flag": p.verdict.short if p.verdict is not None else ""}
+    if "NMI" in p.metrics and "NMI" in c.metrics:
+        out["NMI"] = compare(p.metrics["NMI"][0], c.metrics["NMI"][0], p.metrics["NMI"][1], c.metrics["NMI"][1],
+                             ("higher", "matched", "lower"))
+    else:
+        out["NMI"] = None
+    kp, kc = p.metrics["K"], c.metrics["K"]
+    out["K"] = compare(-abs(kp[0] - k_true), -abs(kc[0] - k_true), kp[1], kc[1], ("nearer", "as near", "farther"))
+    return out
+
+
+def versus_lines(result):
+    """One sentence: on how many data sets the pCRP beat, matched or lost to the CRP (NMI, and K nearer the truth),
+    and on how many its fit was flagged; empty when the experiment did not run both."""
+    runs = [run for run in result.runs if {"pCRP", "CRP"} <= set(run.methods)]
+    if not runs:
+        return []
+    k_true = result.experiment.k_true
+    outcomes = [versus_crp(run, k_true) for run in runs]
+    n = len(outcomes)
+
+    def count(key, words):
+        return ", ".join(f"{w} on {sum(o[key] == w for o in outcomes)}" for w in words)
+
+    parts = []
+    if all(o["NMI"] is not None for o in outcomes):
+        parts.append(f"NMI {count('NMI', ('higher', 'matched', 'lower'))}")
+    parts.append(f"mean K against the true {k_true}: {count('K', ('nearer', 'as near', 'farther'))} than the CRP's")
+    flagged = [run.seed for run, o in zip(runs, outcomes) if o["flag"]]
+    tail = (f"; flagged (collapsed below the CRP's clusters, or chains disagree) on {len(flagged)} "
+            f"(data set{'s' if len(flagged) > 1 else ''} {', '.join(map(str, flagged))})" if flagged
+            else "; flagged (collapsed, or chains disagree) on none")
+    sets = f"{n} data set{'s' if n > 1 else ''}"
+    return [f"pCRP against the CRP, data set by data set ({sets}; a difference within {MATCH_SE:g} combined Monte "
+            f"Carlo standard errors is a match): {'; '.join(parts)}{tail}."]
 
 
 def _r_text(values):
@@ -491,10 +597,14 @@ def display_seed_rows(result):
     for row in seed_rows(result):
         beyond = BEYOND_PAPER if row["beyond_paper"] else ""
         shown = {"method": row["method"] + beyond}
+        if row["method"] == FLAGGED_PCRP:  # the pCRP's data sets reported apart from its mean
+            shown["method"] = f"pCRP, flagged ({row['n_sets']} of {row['n_all']} data sets)"
+        elif row.get("flagged seeds") and row["n_all"] > 1:
+            shown["method"] += f" ({row['n_sets']} of {row['n_all']} data sets)"
         if row["method"] == "Ground truth":
             shown["prior"] = ""
-        elif row["method"] == "pCRP":
-            shown["prior"] = f"pCRP: alpha 1, r {_r_text(row['r'])} (CV per data set)"
+        elif row["method"] in ("pCRP", FLAGGED_PCRP):
+            shown["prior"] = f"pCRP: alpha 1, r {_r_text(row['r'])} (CV per data set, checked on the data fitted)"
         elif row["method"] == "CRP-Oracle":
             shown["prior"] = f"CRP: alpha {_r_text(row['alpha'])} (K_true / ln N)"
         else:
@@ -536,6 +646,11 @@ def display_seed_rows(result):
             else:
                 shown["chains"] = (f"DISAGREE on data set{'s' if len(bad) > 1 else ''} "
                                    f"{', '.join(map(str, bad))} ({worst})")
+            if row["method"] == FLAGGED_PCRP or (row["method"] == "pCRP" and row.get("flagged seeds")
+                                                 and row["n_all"] == 1):
+                shown["chains"] = "; ".join(
+                    f"data set {seed}: {result.runs[result.seeds.index(seed)].methods['pCRP'].verdict.short}"
+                    for seed in row["seeds"]) + f" ({worst})"
             low = {s: m for s, m in row.get("margins", {}).items() if m < MARGIN_NATS}
             if low:
                 shown["chains"] += "; true partition vs best merged: " + ", ".join(
@@ -571,10 +686,18 @@ def seed_disagreement_lines(result):
     for row in seed_rows(result):
         if row["method"] == "Ground truth":
             continue
+        method = "pCRP" if row["method"] == FLAGGED_PCRP else row["method"]
+        alone = row["method"] == "pCRP" and row.get("flagged seeds") and row["n_all"] == 1  # one data set, flagged
+        if row["method"] == FLAGGED_PCRP or alone:
+            for seed in row["seeds"]:
+                verdict = result.runs[result.seeds.index(seed)].methods["pCRP"].verdict
+                out.append(f"{'Data set ' + str(seed) + ': ' if len(result.runs) > 1 else ''}{verdict.text}"
+                           + (" This data set is reported apart from the pCRP's mean (row 'pCRP, flagged')."
+                              if not alone else ""))
         cells = []
-        for seed in row["disagree seeds"]:
-            m = result.runs[result.seeds.index(seed)].methods[row["method"]]
-            k_means = ", ".join(f"{k:.2f}" for k in m.chains.kept_K.mean(axis=1))
+        for seed in row["disagree seeds"] if row["method"] != FLAGGED_PCRP and not alone else []:  # said above
+            m = result.runs[result.seeds.index(seed)].methods[method]
+            k_means = ", ".join(f"{k:.2f}" for k in m.chains.K_after_burn_in.mean(axis=1))
             cells.append(f"{'data set ' + str(seed) + ': ' if len(result.runs) > 1 else ''}R-hat {_rhat(m.rhat['K'])} "
                          f"on K, {_rhat(m.rhat['log joint'])} on the log joint; mean K per chain {k_means}")
         if cells:
@@ -586,12 +709,12 @@ def seed_disagreement_lines(result):
             k = result.experiment.k_true
             def cell(s, v):
                 run = result.runs[result.seeds.index(s)]
-                below = int(np.sum(run.methods["pCRP"].chains.kept_K.mean(axis=1) < k - 0.5))
-                return (f"data set {s} at r = {row['r'][result.seeds.index(s)]:.2f}: {v:+.1f} nats, "
+                below = int(np.sum(run.methods["pCRP"].chains.K_after_burn_in.mean(axis=1) < k - 0.5))
+                return (f"data set {s} at r = {row['r'][row['seeds'].index(s)]:.2f}: {v:+.1f} nats, "
                         f"{below} of {run.methods['pCRP'].chains.n_chains} chains below {k} clusters on average")
 
             cells = "; ".join(cell(s, v) for s, v in low.items())
-            settled = any(int(np.sum(result.runs[result.seeds.index(s)].methods["pCRP"].chains.kept_K.mean(axis=1)
+            settled = any(int(np.sum(result.runs[result.seeds.index(s)].methods["pCRP"].chains.K_after_burn_in.mean(axis=1)
                                      < k - 0.5)) for s in low)
             out.append(f"pCRP: at the r it ran at, the true partition beats the best merged state on the exact merge "
                        f"path from the true labels by less than {MARGIN_NATS:g} nats ({cells}; negative: the merged "
@@ -632,7 +755,8 @@ def comparison_rows(result):
     for method, m in result.methods.items():
         row = dict(method=method, alpha=m.alpha, r=m.r, **{"R-hat K": m.rhat["K"],
                                                          "R-hat log joint": m.rhat["log joint"],
-                                                         "chains agree": m.chains_agree})
+                                                         "chains agree": m.chains_agree,
+                                                         "collapse": m.verdict.short if m.verdict else ""})
         for col in COLUMNS:
             if col in m.metrics:
                 row[col], row[col + " SE"] = m.metrics[col]
@@ -669,7 +793,8 @@ def display_rows(result):
         if row["method"] == "Ground truth":
             shown["R-hat (K / log joint)"] = ""
         else:
-            flag = "" if row["chains agree"] else " — chains disagree"
+            flag = (f" — {row['collapse']}" if row.get("collapse") else "" if row["chains agree"]
+                    else " — chains disagree")
             shown["R-hat (K / log joint)"] = (f"{_rhat(row['R-hat K'])} / {_rhat(row['R-hat log joint'])}{flag}")
         out.append(shown)
     return out
@@ -702,11 +827,14 @@ def gap_lines(result):
 
 
 def disagreement_lines(result):
-    """One sentence per method whose chains disagree (R-hat above the threshold)."""
+    """One sentence per method whose chains disagree (R-hat above the threshold), and the pCRP's collapse verdict
+    when it is flagged (pcrp.collapse)."""
     out = []
     for m in result.methods.values():
+        if m.verdict is not None and m.verdict.collapsed:
+            out.append(m.verdict.text)
         if not m.chains_agree:
-            k_means = [f"{k:.2f}" for k in m.chains.kept_K.mean(axis=1)]
+            k_means = [f"{k:.2f}" for k in m.chains.K_after_burn_in.mean(axis=1)]
             out.append(f"{m.method}: the {len(k_means)} chains disagree (R-hat {_rhat(m.rhat['K'])} on K, "
                        f"{_rhat(m.rhat['log joint'])} on the log joint; mean K per chain {', '.join(k_means)}): "
                        "its numbers depend on where the chains started.")
@@ -772,27 +900,37 @@ def claims(results):
 
 def extra_lines(result):
     """One sentence on how the priors beyond the paper (MFM, SFM) compare with the pCRP on this experiment (empty
-    when they were not run), from the means over data sets."""
-    rows = {row["method"]: row for row in seed_rows(_as_seeds(result))}
+    when they were not run), from the means over the data sets where the pCRP held (every data set when it was
+    flagged on all; the sentence says which)."""
+    result = _as_seeds(result)
+    rows = {row["method"]: row for row in seed_rows(result)}
     extras = [m for m in EXTRA_METHODS if m in rows]
-    if not extras or "pCRP" not in rows:
+    pcrp = rows.get("pCRP") or rows.get(FLAGGED_PCRP)
+    if not extras or pcrp is None:
         return []
-    has_vi = "VI" in rows["pCRP"]
+    seeds = pcrp["seeds"] if "pCRP" in rows else result.seeds
+    has_vi = "VI" in pcrp
+
+    def mean(method, col):
+        return float(np.mean([run.methods[method].metrics[col][0] for run in result.runs if run.seed in seeds]))
 
     def cell(m):
-        row = rows[m]
-        text = f"{m} K {row['K']:.2f}"
-        return text + (f", VI {row['VI']:.3f}" if has_vi else "")
+        text = f"{m} K {mean(m, 'K'):.2f}"
+        return text + (f", VI {mean(m, 'VI'):.3f}" if has_vi else "")
 
     truth = result.experiment.k_true
-    fewer = [m for m in extras if abs(rows[m]["K"] - truth) < abs(rows["pCRP"]["K"] - truth)]
+    fewer = [m for m in extras if abs(mean(m, "K") - truth) < abs(mean("pCRP", "K") - truth)]
     verdict = (f"{' and '.join(fewer)} end{'s' if len(fewer) == 1 else ''} nearer the true K = {truth} than the pCRP"
                if fewer else f"the pCRP ends nearer the true K = {truth} than {' and '.join(extras)}")
     if has_vi:
-        better = [m for m in extras if rows[m]["VI"] < rows["pCRP"]["VI"]]
+        better = [m for m in extras if mean(m, "VI") < mean("pCRP", "VI")]
         verdict += (f"; {' and '.join(better)} ha{'s' if len(better) == 1 else 've'} a lower VI than the pCRP"
                     if better else "; the pCRP has the lowest VI of the three")
-    return [f"Beyond the paper (MFM: gamma 1, lam 1; SFM: gamma 0.01, k_max 10; no tuning, no CV): "
+    flagged = pcrp.get("flagged seeds", [])
+    where = ("" if not flagged else " (the pCRP's fit is flagged: read it with its flag)" if len(result.runs) == 1
+             else f" (on the {len(seeds)} data sets where the pCRP held; it was flagged on {len(flagged)})"
+             if "pCRP" in rows else " (over every data set: the pCRP was flagged on all of them)")
+    return [f"Beyond the paper (MFM: gamma 1, lam 1; SFM: gamma 0.01, k_max 10; no tuning, no CV){where}: "
             f"{'; '.join(cell(m) for m in ['pCRP'] + extras)}: {verdict}."]
 
 
@@ -839,11 +977,12 @@ def write_report(results, out_dir, command="", seconds=None, pending=()):
         md += [f"## {e.title} ({e.table})", "",
                (f"Data sets (seeds): {', '.join(map(str, res.seeds))}. CV proposed r = {rs}" if len(res.runs) > 1
                 else f"CV proposed r = {rs}")
-               + (f"; after the chain check (pcrp.cv.check_with_chains) the pCRP ran at r = {used}. "
+               + (f"; after the check on the data fitted (pcrp.cv.check_with_chains: chains at their own N, a one-step "
+                  f"margin) the pCRP ran at r = {used}. "
                   if "chain_check" in first.cv.settings else ". ")
                + f"On data set {first.seed}, CV on {first.cv.settings['n']} points: {first.cv.blow_up.reason}.",
                "", markdown_seed_table(res), ""]
-        for line in seed_disagreement_lines(res) + seed_gap_lines(res) + extra_lines(res):
+        for line in versus_lines(res) + seed_disagreement_lines(res) + seed_gap_lines(res) + extra_lines(res):
             md += [line, ""]
         if e.paper_note:
             md += [f"Note: {e.paper_note}", ""]
@@ -852,7 +991,10 @@ def write_report(results, out_dir, command="", seconds=None, pending=()):
             flat["r"] = _r_text(row.get("r", [])) if row["method"] != "Ground truth" else ""
             all_rows.append({"experiment": e.title, **flat})
         for run in res.runs:
-            seed_table += [{"experiment": e.title, "data seed": run.seed, "cv r": run.cv.chosen_r, **row}
+            versus = versus_crp(run, e.k_true) if {"pCRP", "CRP"} <= set(run.methods) else {}
+            seed_table += [{"experiment": e.title, "data seed": run.seed, "cv r": run.cv.chosen_r, **row,
+                            **({"pCRP vs CRP: NMI": versus.get("NMI"), "pCRP vs CRP: K": versus.get("K")}
+                               if row["method"] == "pCRP" else {})}
                            for row in comparison_rows(run)]
         atomic_write(out_dir / f"cv_{e.key}.csv", lambda f, res=first: _write_csv(f, res.cv.table()))
         for name, fig in figures(first).items():
@@ -867,7 +1009,7 @@ def write_report(results, out_dir, command="", seconds=None, pending=()):
     atomic_write(out_dir / "tables.csv", lambda f: _write_csv(f, all_rows, fields))
     fields = ["experiment", "data seed", "cv r", "method", "alpha", "r"]
     fields += [c for col in COLUMNS for c in (col, col + " SE", col + " paper")]
-    fields += ["R-hat K", "R-hat log joint", "chains agree"]
+    fields += ["R-hat K", "R-hat log joint", "chains agree", "collapse", "pCRP vs CRP: NMI", "pCRP vs CRP: K"]
     atomic_write(out_dir / "tables_by_seed.csv", lambda f: _write_csv(f, seed_table, fields))
     summary = {
         res.experiment.key: {
@@ -884,7 +1026,12 @@ def write_report(results, out_dir, command="", seconds=None, pending=()):
                              **{k: v[0] for k, v in r.metrics.items()},
                              **{f"{k} MCSE": v[1] for k, v in r.metrics.items() if v[1] is not None},
                              "P(K)": r.p_k, "diagnostics": r.diagnostics, "chains_agree": r.chains_agree,
-                             "config": r.chains.config}
+                             "config": r.chains.config,
+                             **({"collapse": {"flagged": r.verdict.flagged, "collapsed": r.verdict.collapsed,
+                                              "disagree": r.verdict.disagree, "reference": r.verdict.reference,
+                                              "text": r.verdict.text},
+                                 "versus_crp": versus_crp(run, res.experiment.k_true) if "CRP" in run.methods
+                                 else None} if r.verdict is not None else {})}
                          for m, r in run.methods.items()} for run in res.runs],
         }
         for res in results

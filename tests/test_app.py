@@ -278,8 +278,11 @@ def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
     result = at.session_state["cv_result"]
     assert list(result.r_grid) == [1.01, 1.5, 2.0]
     assert result.loss.shape == (2, 3)
-    assert len(at.get("plotly_chart")) == 1 and len(at.dataframe) == 1
-    assert any("Proposed r" in m.value for m in list(at.success) + list(at.warning))
+    assert len(at.get("plotly_chart")) == 1 and len(at.dataframe) == 2  # the check's r values, the CV curve
+    check = at.session_state["choose_r_check"]  # the proposal checked on the data the Explorer fits
+    assert check["proposed"] == result.chosen_r and check["n"] == 272 and check["tried"][0]["r"] == result.chosen_r
+    assert any(f"Checked r = {check['r']:g}" in m.value for m in list(at.success) + list(at.warning) + list(at.error))
+    assert at.number_input(key="cv_use_r").value == pytest.approx(check["r"])  # the r handed on is the checked one
     at.number_input(key="cv_use_r").set_value(1.37)
     at.button(key="use_r").click().run()
     assert not at.exception, at.exception
@@ -462,7 +465,7 @@ def test_the_demo_link_carries_the_settings_and_nothing_of_the_run():
 
 def test_choose_r_refuses_work_above_its_budget_and_states_the_work_before_running():
     at = app_on("app_pages/choose_r.py")
-    assert any("about 7 core-seconds of sampling" in c.value and "at most 5 core-minutes" in c.value
+    assert any("about 9 core-seconds of sampling" in c.value and "at most 5 core-minutes" in c.value
                for c in at.caption)  # Old Faithful at the page's defaults
     at.number_input(key="cv_r_step").set_value(0.01)
     at.number_input(key="cv_folds").set_value(20)
@@ -509,11 +512,15 @@ def test_reproduce_states_its_work_and_refuses_more_than_its_budget_before_runni
     at = app_on("app_pages/reproduce.py")
     at.selectbox(key="repro_experiment").set_value("Sim 1, N = 2000")
     at.radio(key="repro_mode").set_value("full").run()
-    assert any("about 41 core-minutes of sampling" in c.value and "at most 15 core-minutes" in c.value
-               for c in at.caption)
+    from pcrp.compute import describe_seconds
+    from pcrp.reproduce import EXPERIMENTS, FULL, reproduce_work
+
+    need = describe_seconds(reproduce_work(EXPERIMENTS["sim1-2000"], FULL))  # the one formula: its words here
+    assert need.endswith("core-minutes") or need.endswith("core-hours")
+    assert any(f"about {need} of sampling" in c.value and "at most 15 core-minutes" in c.value for c in at.caption)
     at.button(key="repro_run").click().run()
     assert not at.exception, at.exception
-    assert "needs about 41 core-minutes of sampling, more than the 15 core-minutes" in at.error[0].value
+    assert f"needs about {need} of sampling, more than the 15 core-minutes" in at.error[0].value
     assert "pcrp reproduce" in at.error[0].value and not called and "repro_results" not in at.session_state
 
 

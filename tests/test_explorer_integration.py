@@ -17,7 +17,7 @@ def test_the_pcrp_row_on_sim2_starts_at_the_shipped_r_with_its_caption_and_follo
     shipped, provenance = builtin_r("sim2")
     assert shipped != DEFAULT_R  # else this test could not tell the shipped r from the default
     assert at.slider(key="w_r2").value == pytest.approx(shipped)
-    assert "r = 1.25: cross-validated for these data." in sidebar_captions(at)
+    assert "r = 1.2: cross-validated for these data." in sidebar_captions(at)
     assert "r2" not in at.query_params  # the address does not fix the data set's r ...
     at.selectbox(key="w_data").set_value("old-faithful").run()
     assert not at.exception, at.exception
@@ -25,8 +25,8 @@ def test_the_pcrp_row_on_sim2_starts_at_the_shipped_r_with_its_caption_and_follo
     at.selectbox(key="w_data").set_value("sim2").run()
     at.number_input(key="w_sim_n").set_value(400).run()
     assert at.slider(key="w_r2").value == pytest.approx(shipped)
-    assert "r = 1.25: cross-validated for Sim 2 at N = 300, seed 0." in sidebar_captions(at)
-    assert "r = 1.25 for sim2" in provenance  # the full provenance is the caption's help
+    assert "r = 1.2: cross-validated for Sim 2 at N = 300, seed 0." in sidebar_captions(at)
+    assert "r = 1.2 for sim2" in provenance  # the full provenance is the caption's help
 
 
 def test_a_csv_gets_the_default_and_is_told_to_choose_r():
@@ -121,3 +121,27 @@ def test_density_figures_draw_the_models_predictive_with_its_new_cluster_term_or
         before = len(fig.data)
         plots.add_new_cluster_term(fig, panel)
         assert len(fig.data) - before == new_traces
+
+
+@pytest.mark.parametrize("r, collapsed", [(1.6, True), (1.1, False)])
+def test_a_collapsed_pcrp_row_says_so_beside_the_crp_row(r, collapsed):
+    """Sim 2 (N = 300): at r = 1.6, far above its threshold (about 1.2-1.3), every pCRP chain falls to one or two
+    clusters while the CRP row keeps the three; at r = 1.1 the pCRP keeps them (docs/reproduce/cv_robustness.md).
+    The pCRP row's heading and its posterior summary say COLLAPSED in the first case and not in the second
+    (pcrp.collapse against the CRP row on the same data)."""
+    at = explorer({"data": "sim2", "r2": str(r), "sweeps": "600", "burn_in": "200", "pace": "full speed"})
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    assert not at.exception, at.exception
+    heading = [m.value for m in at.markdown if "pCRP" in m.value and "sweeps" not in m.value]
+    assert ("COLLAPSED" in " ".join(heading)) == collapsed, heading
+    at.button(key="summarise").click().run()
+    assert not at.exception, at.exception
+    errors = [e.value for e in at.error if e.value.startswith("COLLAPSED")]
+    assert bool(errors) == collapsed, errors
+    if collapsed:
+        assert "fell below the 3 clusters the CRP row keeps on the same data" in errors[0]
+    else:
+        assert any(c.value.startswith("No collapse: every chain keeps the 3 clusters") for c in at.caption)

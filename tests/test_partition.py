@@ -260,3 +260,61 @@ def test_cluster_confidence_from_draws_equals_the_matrix_version():
     labels[0] = 9  # a singleton
     assert cluster_confidence_from_draws(draws, labels) == pytest.approx(
         cluster_confidence(similarity_matrix(draws), labels), abs=1e-6)  # psm in float32
+
+
+EXACT_CASES = [(n, d, prior, split_merge) for n, d in ((7, 1), (6, 2)) for split_merge in (0, 1)
+               for prior in (CRP(1.0), PowerCRP(1.0, 1.3), PowerCRP(1.0, 1.8))]
+
+
+@pytest.mark.parametrize("loss", ["vi", "binder"])
+@pytest.mark.parametrize("n,d,prior,split_merge", EXACT_CASES,
+                         ids=[f"N{n}-d{d}-{p.label()}-sm{m}" for n, d, p, m in EXACT_CASES])
+def test_point_estimate_from_long_chains_is_the_minimiser_over_every_draw(n, d, prior, split_merge, loss):
+    """The sampler cases of test_exact_posterior (12) times both losses: 20,000 draws, far more than any fixed search
+    budget, of which a few hundred are distinct partitions. The point estimate must be the partition minimising the
+    expected loss under all 20,000 draws, found by enumerating every partition of the N points (ties within 1e-12
+    accepted). The search that read 200 evenly spaced draws (main at a60a431) failed 11 of these 24; merging
+    identical draws first, the search weighs every draw exactly."""
+    X = data(n, d, seed=n + d)
+    niw = resolve_niw(X)
+    parts = np.array(exact_posterior(X, prior, niw)[0])
+    chain = run(X, prior, niw, iters=20_000, burn_in=0, thin=1, seed=1, init="one", split_merge=split_merge)
+    weights = empirical_weights(parts, chain.labels)
+    if loss == "vi":
+        losses = all_expected_vi(parts, parts, weights)
+    else:
+        psm = exact_psm(parts, weights)
+        losses = np.array([expected_binder(c, psm) for c in parts])
+    found = point_estimate(chain.labels, loss, seed=4)
+    assert (found.n_draws, found.n_draws_total) == (20_000, 20_000)
+    assert found.n_distinct == np.count_nonzero(weights)
+    index = [tuple(p) for p in parts].index(canonical(found.labels))
+    assert losses[index] <= losses.min() + 1e-12
+    assert found.expected_loss == pytest.approx(losses.min(), abs=1e-9)
+
+
+@pytest.mark.parametrize("n", [10, 100])
+def test_identical_partitions_are_merged_exactly_whatever_their_label_values(n):
+    """Draws of three partitions, each written with shuffled label values (and values far beyond N), merge into
+    exactly three with their summed weights, for short rows (keyed by bytes) and long ones (keyed by a digest).
+    Two partitions that differ in one item stay apart."""
+    from pcrp.partition import _distinct
+
+    rng = np.random.default_rng(2)
+    base = [np.arange(n) % 3, rng.integers(0, 4, n)]
+    third = base[0].copy()
+    third[-1] = 7  # one item apart from the first: it leaves its cluster of n / 3 items
+    base.append(third)
+    draws, which = [], []
+    for s in range(60):
+        j = s % 3
+        relabel = rng.permutation(50) * 10**6  # same partition, other label values
+        draws.append(relabel[base[j]])
+        which.append(j)
+    weights = rng.random(60)
+    rows, summed = _distinct([np.array(draws[:25]), np.array(draws[25:])], weights / weights.sum())
+    assert rows.tolist() == [0, 1, 2]
+    assert summed == pytest.approx([weights[np.array(which) == j].sum() / weights.sum() for j in range(3)])
+    assert _distinct([np.array(draws)], np.full(60, 1 / 60), limit=2) is None  # more distinct draws than the limit
+    distinct, w = unique_draws(np.array(draws))
+    assert [canonical(z) for z in distinct] == [canonical(b) for b in base] and w == pytest.approx([1 / 3] * 3)

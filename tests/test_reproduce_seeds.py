@@ -10,11 +10,12 @@ from scipy.special import gammaln
 from pcrp import data as data_mod
 from pcrp.model import resolve_niw
 from pcrp.niw_math import log_marginal
-from pcrp.reproduce import (EXPERIMENTS, EXTRA_METHODS, METHODS, QUICK, Experiment, Protocol, data_seeds,
+from pcrp.reproduce import (EXPERIMENTS, EXTRA_METHODS, FLAGGED_PCRP, METHODS, QUICK, Experiment, Protocol, data_seeds,
                             extra_lines, markdown_seed_table, run_over_seeds, seed_disagreement_lines, seed_gap_lines,
                             seed_rows, true_partition_margin, write_report)
 
-TINY = Protocol(iters=120, burn_in=60, thin=10, cv_iters=60, cv_burn_in=30, cv_thin=10, cv_folds=2, n_seeds=3)
+TINY = Protocol(iters=120, burn_in=60, thin=10, cv_iters=60, cv_burn_in=30, cv_thin=10, cv_folds=2, n_seeds=3,
+                check_iters=120)
 SMALL = Experiment("sim2-small", "Sim 2, N = 80", "Table 1", 3, "sim2", 80, 40, {"CRP": {"NMI": 0.9, "K": 4.8}})
 
 
@@ -39,9 +40,15 @@ def test_rows_carry_mean_spread_and_mcse_over_data_sets(over_seeds, tmp_path):
     assert not np.allclose(xs[0], xs[1]) and all(run.data.source["seed"] == s for run, s in zip(res.runs, res.seeds))
     assert list(res.first.methods) == list(METHODS + EXTRA_METHODS)
     rows = {row["method"]: row for row in seed_rows(res)}
-    for method in METHODS + EXTRA_METHODS:
-        per = [run.methods[method] for run in res.runs]
-        row = rows[method]
+    # the pCRP's data sets are split between its row (where it held) and "pCRP (flagged)", never pooled
+    flagged = [run.seed for run in res.runs if run.methods["pCRP"].flagged]
+    assert rows.get(FLAGGED_PCRP, {}).get("seeds", []) == flagged
+    assert rows.get("pCRP", {}).get("seeds", []) == [s for s in res.seeds if s not in flagged]
+    for name, row in rows.items():
+        if name == "Ground truth":
+            continue
+        method = "pCRP" if name == FLAGGED_PCRP else name
+        per = [run.methods[method] for run in res.runs if run.seed in row["seeds"]]
         for col in ("NMI", "VI", "K"):
             means = np.array([m.metrics[col][0] for m in per])
             mcse = np.array([m.metrics[col][1] for m in per])
@@ -51,7 +58,8 @@ def test_rows_carry_mean_spread_and_mcse_over_data_sets(over_seeds, tmp_path):
         assert row["beyond_paper"] == (method in EXTRA_METHODS)
         assert row["K max"] == max(int(m.K[:, 60:].max()) for m in per)
         assert sum(row["P(K)"].values()) == pytest.approx(1.0)
-    assert rows["pCRP"]["r"] == [run.methods["pCRP"].r for run in res.runs]
+    assert sorted(r for name in ("pCRP", FLAGGED_PCRP) for r in rows.get(name, {}).get("r", [])) == sorted(
+        run.methods["pCRP"].r for run in res.runs)
     assert all(run.methods["pCRP"].r <= run.cv.chosen_r for run in res.runs)
     assert rows["MFM"]["settings"] == "MFM: gamma 1, lam 1"
     # only the first data set keeps every label draw (the figures); the others keep their last draw per chain
@@ -184,7 +192,7 @@ def test_a_reproduce_run_over_its_budget_is_refused_before_anything_runs(monkeyp
     from pcrp.reproduce import REPRODUCE_BUDGET, reproduce_work
 
     grid = [1.05, 1.5, 3.0]
-    per_set = (cv_work(40, 1, 3, TINY.cv_folds, TINY.cv_repeats, TINY.cv_iters) + check_work(40, 1)
+    per_set = (cv_work(40, 1, 3, TINY.cv_folds, TINY.cv_repeats, TINY.cv_iters) + check_work(80, 1, len(grid), TINY.check_iters)
                + work_cost(80, 1, TINY.iters, chains=2 * 5))
     assert reproduce_work(SMALL, TINY, 3, n_chains=2, r_grid=grid) == pytest.approx(3 * per_set)
     assert reproduce_work(SMALL, TINY, 3, n_chains=2, r_grid=grid, extra=False) < 3 * per_set
@@ -198,3 +206,48 @@ def test_a_reproduce_run_over_its_budget_is_refused_before_anything_runs(monkeyp
     assert all(reproduce_work(e, QUICK) <= REPRODUCE_BUDGET for e in EXPERIMENTS.values())
     assert reproduce_work(EXPERIMENTS["sim1-2000"], Protocol()) > REPRODUCE_BUDGET
     assert reproduce_work(EXPERIMENTS["sim1-2000"], Protocol(), 3) <= REPRODUCE_BUDGET
+
+
+def test_a_flagged_pcrp_data_set_is_reported_apart_and_counted(over_seeds):
+    """One data set whose pCRP collapsed (two chains below the CRP's three clusters) is never pooled into the
+    pCRP's mean: its own row follows, the sentence says why, and the per-data-set counts name it."""
+    import copy
+
+    from pcrp.collapse import judge
+    from pcrp.reproduce import versus_crp, versus_lines
+
+    res = copy.deepcopy(over_seeds)
+    for i, run in enumerate(res.runs):
+        run.methods["pCRP"].verdict = judge([1.1, 3.2] if i == 0 else [3.3, 3.2], agree=i != 0, reference=3,
+                                            what="the pCRP")
+    rows = {row["method"]: row for row in seed_rows(res)}
+    assert rows["pCRP"]["seeds"] == res.seeds[1:] and rows[FLAGGED_PCRP]["seeds"] == res.seeds[:1]
+    held_k = [run.methods["pCRP"].metrics["K"][0] for run in res.runs[1:]]
+    assert rows["pCRP"]["K"] == pytest.approx(np.mean(held_k))  # the collapsed data set is not in the mean
+    table = markdown_seed_table(res)
+    assert "| pCRP (2 of 3 data sets) |" in table and "| pCRP, flagged (1 of 3 data sets) |" in table
+    assert "data set 2: COLLAPSED (1 of 2 chains below the CRP's 3 clusters); chains disagree" in table
+    lines = seed_disagreement_lines(res)
+    assert any(line.startswith("Data set 2: COLLAPSED: 1 of 2 chains of the pCRP fell below the 3 clusters")
+               and "reported apart from the pCRP's mean" in line for line in lines), lines
+    (line,) = versus_lines(res)
+    outcomes = [versus_crp(run, 3) for run in res.runs]
+    for word in ("higher", "matched", "lower"):
+        assert f"{word} on {sum(o['NMI'] == word for o in outcomes)}" in line
+    assert "flagged (collapsed below the CRP's clusters, or chains disagree) on 1 (data set 2)" in line
+
+
+def test_versus_the_crp_counts_a_difference_within_its_monte_carlo_error_as_a_match():
+    from types import SimpleNamespace
+
+    from pcrp.reproduce import versus_crp
+
+    def run(nmi_p, nmi_c, k_p, k_c, se=0.001):
+        method = lambda nmi, k: SimpleNamespace(metrics={"NMI": (nmi, se), "K": (k, 0.01)}, verdict=None)
+        return SimpleNamespace(methods={"pCRP": method(nmi_p, k_p), "CRP": method(nmi_c, k_c)})
+
+    # 2 x sqrt(0.001^2 + 0.001^2) = 0.0028: a difference of 0.002 is a match, 0.004 is not
+    assert versus_crp(run(0.952, 0.950, 3.4, 4.8), 3) == {"flag": "", "NMI": "matched", "K": "nearer"}
+    assert versus_crp(run(0.954, 0.950, 4.8, 3.4), 3)["NMI"] == "higher"
+    assert versus_crp(run(0.946, 0.950, 2.0, 4.0), 3) == {"flag": "", "NMI": "lower", "K": "as near"}
+    assert versus_crp(run(0.9, 0.9, 1.5, 4.0), 3)["K"] == "farther"  # 1.5 from the truth against 1.0

@@ -1,0 +1,130 @@
+"""Is a pCRP fit collapsed? One pure function decides it, for every table, summary and page that reports one.
+
+A pCRP fit at too large an r merges real clusters, and its chains show it in one of two ways (docs/reproduce/
+cv_robustness.md): all chains settle on fewer clusters than the data hold, or some do (the chains started from one
+cluster, or from many random ones, stay merged while the chains started from k-means keep the clusters: at r above the
+weakest real merge's critical power the merged state is a local mode the sampler does not leave, because a new table's
+weight alpha / (sum_k N_k^r + alpha) is tiny at large N). So a fit is **flagged** when
+
+- **collapsed**: some chain's mean K over its kept draws is below ``reference - FALL`` (FALL = 0.5), where the
+  reference is the number of clusters a reference fit keeps on the same data (:func:`kept_clusters`: clusters of
+  at least MIN_SHARE of the points in the CRP's point estimate, capped by the clusters the cross-validation fits
+  keep where those are known); or
+- **the chains disagree** on K or on the log joint (:func:`pcrp.summary.chains_agree`: R-hat above the threshold,
+  or settled chains holding different values; a quantity with (near) zero variance within chains that every chain
+  holds at the same value is agreement, whatever R-hat reads).
+
+:func:`judge` takes numbers (a chain's mean K, whether the chains agree, the reference) and returns a
+:class:`Verdict` with the words to print next to the figure; :func:`judge_chains` reads them from a ChainSet.
+Nothing here samples.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# A cluster of a reference partition counts as kept when it holds at least this share of the points (and at least
+# MIN_POINTS of them): the CRP's extra clusters are mostly a few points each, real clusters far more.
+MIN_SHARE = 0.02
+MIN_POINTS = 2
+# A chain has fallen below the reference when its mean K is below reference - FALL.
+FALL = 0.5
+
+
+def kept_clusters(labels, min_share=MIN_SHARE, min_points=MIN_POINTS):
+    """The clusters a partition keeps: those holding at least max(min_points, min_share x N) of the N points of
+    ``labels`` (N,) (at least 1). For the CRP's point estimate on Sim 2 (three clusters of 30-40% and the CRP's
+    extra clusters of a few points) this is 3."""
+    labels = np.asarray(labels).reshape(-1)
+    if labels.size == 0:
+        return 0
+    _, sizes = np.unique(labels, return_counts=True)
+    return max(1, int(np.sum(sizes >= max(min_points, min_share * labels.size))))
+
+
+def reference_clusters(crp_labels=None, cv_mean_k=None):
+    """The reference for :func:`judge`: :func:`kept_clusters` of the CRP's point estimate ``crp_labels`` on the same
+    data, capped by the clusters the cross-validation fits keep at the chosen r (``cv_mean_k``: their mean K,
+    rounded) when given; None when neither is known."""
+    refs = []
+    if crp_labels is not None:
+        refs.append(kept_clusters(crp_labels))
+    if cv_mean_k is not None and np.isfinite(cv_mean_k):
+        refs.append(max(1, int(np.floor(float(cv_mean_k) + 0.5))))
+    return min(refs) if refs else None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a fit is collapsed, and the words that say so.
+
+    collapsed: some chain's mean K is below reference - FALL; disagree: the chains disagree on K or the log joint;
+    reference: the clusters the reference fit keeps (None: not known, so only disagreement is judged);
+    chain_mean_k: each chain's mean K; below: the chains (0-based) under the reference; text: one sentence, empty
+    for a healthy fit; short: a few words for a table cell ('' when healthy).
+    """
+
+    collapsed: bool
+    disagree: bool
+    reference: int | None
+    chain_mean_k: tuple = field(default_factory=tuple)
+    below: tuple = field(default_factory=tuple)
+    text: str = ""
+    short: str = ""
+
+    @property
+    def flagged(self):
+        return self.collapsed or self.disagree
+
+
+def _k(value):
+    return f"{value:.2f}"
+
+
+def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", reference_name="the CRP",
+          inits=None):
+    """The :class:`Verdict` of one fit.
+
+    chain_mean_k: each chain's mean K over its kept draws (one value for one chain); agree: whether its chains agree
+    on K and on the log joint (:func:`pcrp.summary.chains_agree` of both); reference: the clusters the reference fit
+    keeps on the same data (:func:`reference_clusters`), or None; what: the fit's name in the text; reference_name:
+    the reference's; inits: the chains' starts, named in the text when given.
+    """
+    means = tuple(float(k) for k in np.atleast_1d(np.asarray(chain_mean_k, dtype=float)))
+    if not means or not all(np.isfinite(means)):
+        raise ValueError(f"chain_mean_k must be one finite mean K per chain (got {chain_mean_k!r}).")
+    if reference is not None and (isinstance(reference, bool) or int(reference) != reference or reference < 1):
+        raise ValueError(f"reference must be a whole number of clusters >= 1, or None (got {reference!r}).")
+    below = tuple(c for c, k in enumerate(means) if reference is not None and k < reference - FALL)
+    collapsed = bool(below)
+    disagree = not bool(agree)
+    parts, short = [], []
+    if collapsed:
+        def name(c):
+            return f"chain {c + 1}" + (f" ({inits[c]})" if inits is not None and c < len(inits) else "")
+
+        chains = ", ".join(f"{name(c)} {_k(means[c])}" for c in below)
+        every = len(below) == len(means)
+        parts.append(f"COLLAPSED: {'every chain' if every else f'{len(below)} of {len(means)} chains'} of {what} "
+                     f"fell below the {reference} clusters {reference_name} keeps on the same data (mean K {chains}): "
+                     "real clusters are merged at this r; use a smaller r.")
+        short.append(f"COLLAPSED ({len(below)} of {len(means)} chains below {reference_name}'s {reference} clusters)")
+    if disagree:
+        parts.append(f"The chains of {what} disagree (mean K per chain {', '.join(_k(k) for k in means)}): its "
+                     "figures depend on where the chains started.")
+        short.append("chains disagree")
+    return Verdict(collapsed, disagree, None if reference is None else int(reference), means, below,
+                   " ".join(parts), "; ".join(short))
+
+
+def judge_chains(chains, reference=None, diagnostics=None, what="this fit", reference_name="the CRP"):
+    """:func:`judge` of a :class:`pcrp.chains.ChainSet`: its chains' mean K after burn-in (every sweep, as its
+    diagnostics) and whether they agree on K and the log joint (from ``diagnostics``, :meth:`ChainSet.diagnostics`,
+    computed when not given)."""
+    from .summary import chains_agree
+
+    diagnostics = diagnostics if diagnostics is not None else chains.diagnostics()
+    agree = chains_agree(diagnostics["K"]) and chains_agree(diagnostics["log_joint"])
+    K = getattr(chains, "K_after_burn_in", None)
+    return judge((chains.kept_K if K is None else K).mean(axis=1), agree=agree, reference=reference, what=what,
+                 reference_name=reference_name, inits=list(getattr(chains, "inits", []) or []) or None)

@@ -1,0 +1,246 @@
+"""A collapsed pCRP fit is never silent (pcrp.collapse), and a chosen r is checked on the data it is then fitted to,
+with a margin (pcrp.cv.check_with_chains)."""
+
+import re
+
+import numpy as np
+import pytest
+
+from pcrp import data as data_mod
+from pcrp.collapse import FALL, judge, judge_chains, kept_clusters, reference_clusters
+from pcrp.summary import chain_diagnostics
+
+
+def test_kept_clusters_counts_the_clusters_that_hold_real_shares_of_the_points():
+    labels = np.repeat([0, 1, 2, 3, 4], [125, 90, 80, 4, 1])  # a CRP point estimate: three real, two stray
+    assert kept_clusters(labels) == 3  # 2% of 300 points is 6
+    assert kept_clusters(labels, min_share=0.01) == 4
+    assert kept_clusters(np.zeros(10, int)) == 1 and kept_clusters(np.arange(3)) == 1
+    assert reference_clusters(labels) == 3
+    assert reference_clusters(labels, cv_mean_k=2.4) == 2  # capped by what the CV fits keep (rounded)
+    assert reference_clusters(labels, cv_mean_k=4.8) == 3
+    assert reference_clusters() is None
+
+
+def test_judge_names_a_collapse_in_words_and_leaves_a_healthy_fit_alone():
+    healthy = judge([3.3, 3.4, 3.3, 3.4], agree=True, reference=3)
+    assert not healthy.flagged and healthy.text == "" and healthy.short == ""
+    # every chain settled on two clusters and they agree: the silent collapse (Sim 1 at r = 1.15, N = 300)
+    settled = judge([2.4, 2.38, 2.45, 2.4], agree=True, reference=3, what="the pCRP at r = 1.15")
+    assert settled.collapsed and not settled.disagree and settled.below == (0, 1, 2, 3)
+    assert settled.text.startswith("COLLAPSED: every chain of the pCRP at r = 1.15 fell below the 3 clusters the CRP")
+    assert "2.40, chain 2 2.38" in settled.text and settled.short.startswith("COLLAPSED (4 of 4 chains")
+    # two chains stay merged (the one-cluster and random starts at Sim 2's r = 1.30)
+    split = judge([3.2, 1.2, 1.1, 3.2], agree=False, reference=3, inits=["kmeans:10", "one", "random:20", "kmeans:10"])
+    assert split.collapsed and split.disagree and split.below == (1, 2)
+    assert "2 of 4 chains" in split.text and "chain 2 (one) 1.20" in split.text and "disagree" in split.text
+    # half a cluster below the reference is the line (FALL)
+    assert not judge([3 - FALL], reference=3).collapsed and judge([3 - FALL - 0.01], reference=3).collapsed
+    # without a reference only disagreement is judged
+    unknown = judge([1.0, 1.0], agree=True, reference=None)
+    assert not unknown.flagged and unknown.reference is None
+    assert judge([4.0, 5.0], agree=False).short == "chains disagree"
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(chain_mean_k=[]), "one finite mean K per chain"),
+    (dict(chain_mean_k=[3.0, np.nan]), "one finite mean K per chain"),
+    (dict(chain_mean_k=[3.0], reference=0), "whole number of clusters >= 1"),
+    (dict(chain_mean_k=[3.0], reference=2.5), "whole number of clusters >= 1"),
+    (dict(chain_mean_k=[3.0], reference=True), "whole number of clusters >= 1"),
+])
+def test_judge_refuses_what_is_not_a_fit(bad, message):
+    with pytest.raises(ValueError, match=message):
+        judge(**bad)
+
+
+class FakeChains:
+    """What judge_chains and check_with_chains read of a ChainSet: kept K (C, S), a log joint, diagnostics, starts."""
+
+    def __init__(self, kept_K, log_joint=None):
+        self.kept_K = self.K_after_burn_in = np.asarray(kept_K, dtype=float)
+        self.kept_log_joint = (np.asarray(log_joint, dtype=float) if log_joint is not None
+                               else -100.0 * self.kept_K)
+        self.inits = ["kmeans:10", "one", "random:20", "kmeans:10"][:len(self.kept_K)]
+
+    def diagnostics(self):
+        return {"K": chain_diagnostics(self.kept_K), "log_joint": chain_diagnostics(self.kept_log_joint)}
+
+
+def test_r_hat_on_a_quantity_that_does_not_vary_within_chains_is_not_disagreement():
+    """Four chains that hold K at 3 in 99% of their draws read R-hat above 1.01 on K through ties alone (the MFM
+    false alarm of issue 30): that is agreement, so the fit is not flagged; chains that hold different values are."""
+    K = np.full((4, 2000), 3.0)
+    K[0, :19], K[1, -19:] = 4, 2  # 19 stray draws in two chains (the MFM false alarm on Sim 2 at N = 2,000)
+    lj = -512.25 - (K - 3.0)
+    diag = chain_diagnostics(K)
+    assert diag["rhat"] > 1.01  # what R-hat alone would call disagreement
+    verdict = judge_chains(FakeChains(K, lj), reference=3)
+    assert not verdict.flagged
+    apart = np.vstack([np.full(200, 3.0), np.full(200, 1.0), np.full(200, 3.0), np.full(200, 3.0)])
+    verdict = judge_chains(FakeChains(apart), reference=3)
+    assert verdict.disagree and verdict.collapsed and verdict.below == (1,)
+
+
+def fake_runs(threshold, monkeypatch):
+    """Make check_with_chains' chains a function of r: at r > threshold the chains from one cluster and from 20
+    random ones stay merged (mean K 1), below it every chain holds K 3. Returns the list of r values run."""
+    import pcrp.chains
+
+    seen = []
+
+    def run_chains(X, spec, **kwargs):
+        seen.append(round(spec.prior.r, 2))
+        K = np.full((4, 200), 3.0)
+        if spec.prior.r > threshold:
+            K[1:3] = 1.0
+        return FakeChains(K)
+
+    monkeypatch.setattr(pcrp.chains, "run_chains", run_chains)
+    return seen
+
+
+GRID = (1.01, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.35)
+X = np.zeros((30, 1))
+CRP_LABELS = np.repeat([0, 1, 2], 10)
+
+
+@pytest.mark.parametrize("proposed, threshold, kept, tried", [
+    # the proposal collapses: step down to the largest r that holds, then one grid step below it (the margin)
+    (1.3, 1.22, 1.15, [1.3, 1.25, 1.2, 1.15]),
+    # the proposal holds but one step above it does not: one step down
+    (1.2, 1.22, 1.15, [1.2, 1.25, 1.15]),
+    # the proposal holds and so does the r above it: kept as proposed
+    (1.1, 1.22, 1.1, [1.1, 1.15]),
+    # only the grid's first value holds: kept, with no margin to give
+    (1.1, 1.02, 1.01, [1.1, 1.05, 1.01]),
+])
+def test_the_check_steps_down_on_a_collapse_and_keeps_a_margin(monkeypatch, proposed, threshold, kept, tried):
+    from pcrp.cv import check_with_chains
+
+    seen = fake_runs(threshold, monkeypatch)
+    r, check = check_with_chains(X, proposed, GRID, crp_labels=CRP_LABELS)
+    assert r == kept and check["r"] == kept and check["proposed"] == proposed and check["kept"]
+    assert seen == tried  # each r is run once, the proposal first
+    assert check["reference"] == 3 and check["margin_steps"] == 1
+    collapsed = [t["r"] for t in check["tried"] if t["collapsed"]]
+    assert collapsed == [t for t in tried if t > threshold]
+    if kept == proposed:
+        assert f"r = {proposed:g}, as cross validation proposed" in check["text"]
+    elif kept == GRID[0]:
+        assert "the grid's first value" in check["text"]
+    else:
+        assert f"r steps down from the proposed {proposed:g} to {kept:g}" in check["text"]
+
+
+def test_the_check_says_when_no_r_holds(monkeypatch):
+    from pcrp.cv import check_with_chains
+
+    fake_runs(0.5, monkeypatch)  # every r collapses
+    r, check = check_with_chains(X, 1.15, GRID, crp_labels=CRP_LABELS)
+    assert not check["kept"] and r == 1.01 and "No r tried kept the 3 clusters" in check["text"]
+
+
+@pytest.fixture(scope="module")
+def sim2_108():
+    """Sim 2, data seed 108: the fitted data (N = 300) and its CV sample (N = 200, seed 1108, as reproduce draws it)."""
+    return data_mod.simulation("sim2", 300, seed=108), data_mod.simulation("sim2", 200, seed=1108)
+
+
+def test_the_check_runs_on_the_fitted_data_where_the_cv_sample_keeps_the_clusters(sim2_108):
+    """At r = 1.25 the CV sample's chains keep its three clusters (their critical power there is about 1.35), while
+    on the data then fitted two of four chains stay merged (mean K near 1.3: this data set's weakest merge has
+    r* 1.27 and chains from one cluster do not leave it above about 1.2). The check, run on the fitted data, steps
+    down and says so; run on the CV sample, as reproduce did, it would keep 1.25.
+
+    Seeded and deterministic. Why it holds with room to spare: on the fitted data the merged chains sit near K = 1.3,
+    far below 3 - FALL = 2.5, and on the CV sample every chain is at 3.2-3.3, far above it (checked on seeds 102 and
+    108 of docs/reproduce/cv_robustness.md's design runs)."""
+    from pcrp.chains import run_chains
+    from pcrp.cv import check_with_chains
+    from pcrp.model import PowerCRP, resolve_niw
+    from pcrp.path import crp_start
+    from pcrp.run_spec import make_run_spec
+
+    fitted, cv_sample = sim2_108
+    niw = resolve_niw(cv_sample.X)
+    reference = kept_clusters(crp_start(cv_sample.X, niw, seed=0, n_jobs=2).labels)
+    on_cv = run_chains(cv_sample.X, make_run_spec(cv_sample.X, prior=PowerCRP(1.0, 1.25), niw=niw, n_chains=4,
+                                                  iters=2000, burn_in=1000, thin=5, seed=0, n_jobs=2))
+    assert reference == 3 and not judge_chains(on_cv, reference).flagged
+    r, check = check_with_chains(fitted.X, 1.25, seed=0, n_jobs=2)
+    first = check["tried"][0]
+    assert first["r"] == 1.25 and first["collapsed"] and min(first["mean_K_per_chain"]) < 2
+    assert r < 1.25 and check["kept"] and check["reference"] == 3
+    final = next(t for t in check["tried"] if t["r"] == r)
+    assert not final["collapsed"] and not final["disagree"]
+    assert f"r steps down from the proposed 1.25 to {r:g}" in check["text"]
+
+
+def test_the_collapse_flag_fires_on_a_seeded_collapsed_fit_and_not_on_a_healthy_one(sim2_108):
+    """Sim 2 (N = 300, seed 108): the pCRP at r = 1.35 has chains that fall to one cluster, at r = 1.1 all four keep
+    the three (design runs: mean K 1.1-1.2 against 3.6-3.9). The verdict against the CRP's point estimate on the same
+    data flags the first in words and not the second."""
+    from pcrp.chains import run_chains
+    from pcrp.model import PowerCRP, resolve_niw
+    from pcrp.path import crp_start
+    from pcrp.run_spec import make_run_spec
+
+    fitted, _ = sim2_108
+    niw = resolve_niw(fitted.X)
+    reference = kept_clusters(crp_start(fitted.X, niw, seed=0, n_jobs=2).labels)
+    fits = {r: run_chains(fitted.X, make_run_spec(fitted.X, prior=PowerCRP(1.0, r), niw=niw, n_chains=4, iters=2000,
+                                                  burn_in=1000, thin=5, seed=0, n_jobs=2)) for r in (1.1, 1.35)}
+    healthy = judge_chains(fits[1.1], reference, what="the pCRP at r = 1.1")
+    collapsed = judge_chains(fits[1.35], reference, what="the pCRP at r = 1.35")
+    assert reference == 3 and not healthy.flagged and healthy.text == ""
+    assert collapsed.collapsed and collapsed.text.startswith("COLLAPSED:") and "the pCRP at r = 1.35" in collapsed.text
+    assert "(one)" in collapsed.text  # the chain started from one cluster is among those that stayed merged
+
+
+def test_pcrp_run_r_cv_chooses_r_on_the_data_checks_it_and_says_where_it_came_from(tmp_path, capsys, monkeypatch):
+    """`pcrp run --r cv`: cross validation on the data (lighter settings here, monkeypatched, so the test takes
+    seconds), the check on all of them, the r used and why printed, and the pCRP judged against the CRP's clusters
+    next to its mean K."""
+    import pcrp.cv
+    from pcrp.chains import ChainSet
+    from pcrp.cli import main
+
+    monkeypatch.setattr(pcrp.cv, "BUILTIN_R_SETTINGS", dict(folds=3, repeats=1, iters=300, burn_in=150, thin=10,
+                                                           seed=0, rule="robust"))
+    out = tmp_path / "run.npz"
+    assert main(["run", "sim2", "--n", "200", "--r", "cv", "--iters", "400", "--seed", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "where r came from: cross validation on the data (3 folds x 1 repeats" in printed
+    assert "Checked on the data fitted, at their own N" in printed
+    stated = re.search(r"prior: pCRP \(alpha=1, r=([\d.]+)\)", printed)
+    assert stated and ChainSet.load(out).config["r"] == pytest.approx(float(stated.group(1)))  # the r it ran at
+    kept = re.search(r"r steps down from the proposed [\d.]+ to ([\d.]+)|r = ([\d.]+), (as cross validation "
+                     r"proposed|the grid's first value)", printed)
+    assert kept and float(kept.group(1) or kept.group(2)) == pytest.approx(float(stated.group(1)))  # the check's r
+    assert "against the CRP: " in printed
+
+
+def test_a_collapsed_pcrp_run_says_so_next_to_its_mean_k(tmp_path, capsys):
+    """Sim 2 (N = 300, seed 108) at r = 1.6: every chain falls to about one cluster, below the three a CRP fit keeps;
+    the summary says COLLAPSED on the line after the chains' mean K."""
+    from pcrp.cli import main
+
+    assert main(["run", "sim2", "--n", "300", "--data-seed", "108", "--r", "1.6", "--iters", "600", "--seed", "0",
+                 "--out", str(tmp_path / "run.npz")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  all chains: mean K"))
+    assert lines[at + 1].startswith("  against the CRP: COLLAPSED: ")
+    assert "below the 3 clusters the CRP keeps on the same data" in lines[at + 1]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--prior", "crp", "--r", "cv"], "--r cv chooses the pCRP's power r; it does not apply to --prior crp"),
+    (["--r", "abc"], "give a number or cv"),
+])
+def test_r_cv_is_refused_where_it_does_not_apply(tmp_path, capsys, argv, message):
+    from pcrp.cli import main
+
+    rc = main(["run", "sim2", *argv, "--out", str(tmp_path / "x.npz")])
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and err.count("\n") == 1, err
