@@ -15,6 +15,7 @@ from pcrp.sampler import SamplerError, warm_up
 
 state = st.session_state
 PUBLISHED_RUN = Path(__file__).resolve().parent.parent / "docs" / "reproduce" / "tables.md"
+PUBLISHED_COMPARISON = Path(__file__).resolve().parent.parent / "docs" / "compare" / "compare.json"
 
 def introduction():
     """What each experiment runs and how to read its table."""
@@ -150,6 +151,26 @@ def page():
     if PUBLISHED_RUN.is_file():
         with st.expander("Our full run of every experiment (docs/reproduce/tables.md)"):
             st.markdown(PUBLISHED_RUN.read_text())
+    comparison()
+
+
+def comparison():
+    """Beyond the paper: the pCRP against the other priors and scikit-learn's BayesianGaussianMixture on more data
+    sets (`pcrp compare`'s shipped run, docs/compare/compare.md): where it wins and where it does not, and one figure."""
+    if not PUBLISHED_COMPARISON.is_file():
+        return
+    from pcrp.compare import read_report
+    from pcrp.plots.compare import compare_figure
+
+    rows, verdict, provenance = read_report(PUBLISHED_COMPARISON)
+    st.header("Compared with what? (beyond the paper)")
+    st.markdown("Does the pCRP fix over-clustering, compared with the CRP, Pitman-Yor, the MFM, the sparse finite "
+                "mixture and scikit-learn's BayesianGaussianMixture? Each prior with 4 chains and the automatic "
+                "budget, the pCRP at the r chosen and checked on each data set; counts over data sets:")
+    for line in verdict:
+        st.markdown(f"- {line}")
+    st.plotly_chart(compare_figure(rows), key="repro-compare", width="stretch")
+    st.caption(f"Made by {provenance}; the table is in docs/compare/compare.md.")
 
 
 page()

@@ -6,30 +6,13 @@
 
 import datetime
 import os
-import platform
-
-
-def _cpu_model():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def machine():
-    """"2 cores (Intel(R) Xeon(R) Processor), 23 GiB, Linux": what the figures were measured on."""
-    try:
-        import psutil
+    """"2 cores (Intel(R) Xeon(R) Processor), 24 GiB, Linux": what the figures were measured on."""
+    from pcrp.compute import describe_machine
 
-        memory = f", {psutil.virtual_memory().total / 2**30:.0f} GiB"
-    except ImportError:
-        memory = ""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{cores} cores ({_cpu_model()}){memory}, {platform.system()}, Python {platform.python_version()}"
+    return describe_machine()
 
 
 def load_now():

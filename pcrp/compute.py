@@ -27,6 +27,25 @@ COMPUTE_SLOTS = threading.BoundedSemaphore(usable_cpus())
 BACKGROUND_NICE = 10  # niceness of a visitor's compute threads: the page's own work goes first
 
 
+def describe_machine():
+    """"2 cores (Intel(R) Xeon(R) Processor), 24 GiB, Linux, Python 3.11.7": what a figure was measured on."""
+    import platform
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    try:
+        import psutil
+
+        memory = f", {psutil.virtual_memory().total / 2**30:.0f} GiB"
+    except ImportError:
+        memory = ""
+    return f"{usable_cpus()} cores ({model}){memory}, {platform.system()}, Python {platform.python_version()}"
+
+
 def lower_thread_priority(nice=BACKGROUND_NICE):
     """Give the calling thread a lower CPU priority (Linux: a thread has its own niceness). The web server
     and the script runs that draw the pages then take a core first when they need one, so Pause, Stop and the

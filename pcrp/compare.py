@@ -1,0 +1,354 @@
+"""The honest comparison: does the pCRP fix over-clustering, compared with what?
+
+`pcrp compare` runs, on the same data, the CRP (alpha = 1), the pCRP at the r that :func:`pcrp.cv.choose_r`
+chooses for each data set (cross validation, then the check on all of the data with its margin), the Pitman-Yor
+process, the MFM and the sparse finite mixture at their registry defaults, and scikit-learn's
+BayesianGaussianMixture (Dirichlet process, 20 components) as an outside reference; every prior with 4 chains from
+unlike starts and the automatic budget (:mod:`pcrp.budget`). Data: Sim 1 and Sim 2 at N = 300 and 2,000 on
+several fresh data seeds, Old Faithful, MNIST digits 1-4 (N = 1,000), and the labelled data sets scikit-learn ships
+(iris, wine, breast cancer, digits after PCA to 10 dimensions), all standardised except the 1-D simulations.
+
+Per data set and method: NMI and VI (bits) of the kept draws against the true labels (posterior means, with
+their Monte Carlo standard errors; BGM's of its one labelling), mean K (MCSE), wall seconds, and whether the chains
+agreed (for the pCRP, whether it collapsed below the CRP's clusters, :mod:`pcrp.collapse`). Over data seeds:
+means and the spread between seeds. :func:`write_report` writes compare.md (one table, sentences that say where the
+pCRP wins and where it does not, counted), compare.csv, compare.json and one figure (HTML).
+
+Fits run through joblib in threads locally (``n_jobs`` fits at once, each with one thread) and, with a Dask
+scheduler address, on that cluster through joblib's dask backend, as cross validation does.
+"""
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+PRIOR_METHODS = {"CRP": ("crp", {"alpha": 1.0}), "pCRP": ("pcrp", None), "Pitman-Yor": ("py", {}), "MFM": ("mfm", {}),
+                 "SFM": ("sfm", {})}
+METHODS = tuple(PRIOR_METHODS) + ("BGM",)
+SIMULATED = ("sim1-300", "sim1-2000", "sim2-300", "sim2-2000")
+REAL = ("old-faithful", "mnist-1000", "iris", "wine", "breast-cancer", "digits-pca")
+DATA_SETS = SIMULATED + REAL
+DIGITS_PCA_DIMS = 10
+# A pCRP result "wins" or "loses" against another method's when their NMIs differ by more than this: about twice
+# the spread between data seeds of one method's NMI on the simulations (docs/compare/compare.md shows both).
+NMI_MARGIN = 0.01
+
+
+@dataclass
+class Data:
+    """One data set as the methods see it: X (N, d), true labels (N,) or None, its key and seed, and the true K
+    (None when unknown: Old Faithful's two eruption types are not labels)."""
+
+    key: str
+    seed: int
+    X: np.ndarray
+    labels: np.ndarray | None
+    true_k: int | None
+    title: str
+
+
+def load(key, seed=0):
+    """The :class:`Data` of ``key`` (one of DATA_SETS); ``seed`` draws the simulated data and the MNIST subset."""
+    from . import data as data_mod
+
+    if key in SIMULATED:
+        name, n = key.split("-")
+        ds = data_mod.simulation(name, int(n), seed=seed)
+        return Data(key, seed, ds.X, ds.labels, ds.true_k, f"{name.title().replace('Sim', 'Sim ')}, N = {int(n):,}")
+    if key == "old-faithful":
+        ds = data_mod.old_faithful()
+        return Data(key, 0, ds.X, None, None, "Old Faithful, N = 272")
+    if key == "mnist-1000":
+        ds = data_mod.mnist(n=1000, seed=seed)
+        return Data(key, seed, ds.X, ds.labels, ds.true_k, "MNIST digits 1-4, N = 1,000")
+    from sklearn import datasets
+    from sklearn.decomposition import PCA
+
+    loaders = {"iris": datasets.load_iris, "wine": datasets.load_wine, "breast-cancer": datasets.load_breast_cancer,
+               "digits-pca": datasets.load_digits}
+    if key not in loaders:
+        raise ValueError(f"unknown data set {key!r}; choose from {', '.join(DATA_SETS)}")
+    bunch = loaders[key]()
+    X = bunch.data.astype(float)
+    if key == "digits-pca":
+        X = PCA(n_components=DIGITS_PCA_DIMS, random_state=0).fit_transform(X)
+    X = data_mod.standardize(X, [str(j) for j in range(X.shape[1])])[0]
+    labels = np.asarray(bunch.target, dtype=np.int64)
+    title = {"iris": "iris", "wine": "wine", "breast-cancer": "breast cancer",
+             "digits-pca": f"digits (PCA to {DIGITS_PCA_DIMS} dimensions)"}[key]
+    return Data(key, 0, np.ascontiguousarray(X), labels, int(np.unique(labels).size), f"{title}, N = {X.shape[0]:,}")
+
+
+@dataclass
+class Fit:
+    """One method on one data set: metrics as (mean, MCSE or None), mean K, seconds and what to say of it."""
+
+    key: str
+    seed: int
+    method: str
+    true_k: int | None = None
+    nmi: tuple = (math.nan, None)
+    vi: tuple = (math.nan, None)
+    k: tuple = (math.nan, None)
+    seconds: float = math.nan
+    sweeps: int | None = None
+    converged: bool | None = None
+    settings: str = ""
+    flag: str = ""  # a collapse or disagreeing chains, in words ("" when healthy)
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self):
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+def fit_prior(d, method, seed=0, n_jobs=1, reference=None):
+    """Fit ``method`` (a key of PRIOR_METHODS) to :class:`Data` ``d`` with 4 chains and the automatic budget.
+    The pCRP first chooses its r with :func:`pcrp.cv.choose_r` (its time is counted in the pCRP's). reference: the
+    clusters a CRP fit keeps on the same data (:func:`pcrp.collapse.reference_clusters`), for the collapse flag;
+    the CRP's own fit records it in ``extra["reference"]``."""
+    from .chains import run_chains
+    from .collapse import judge_chains, reference_clusters
+    from .cv import choose_r
+    from .model import make_prior
+    from .partition import point_estimate
+    from .run_spec import make_run_spec
+    from .summary import mean_and_mcse, metric_summary
+
+    name, params = PRIOR_METHODS[method]
+    started = time.perf_counter()
+    extra = {}
+    if name == "pcrp":
+        r, details = choose_r(d.X, seed=seed, n_jobs=n_jobs)
+        params = {"r": r}
+        extra = {"r": r, "cv_r": details["cv_r"], "r_text": details["text"]}
+    prior = make_prior(name, **params)
+    chains = run_chains(d.X, make_run_spec(d.X, prior=prior, seed=seed, n_jobs=n_jobs, data={"data": d.key}))
+    seconds = time.perf_counter() - started
+    metrics = metric_summary(d.labels, chains.labels) if d.labels is not None else {}
+    flag = ""
+    if method == "CRP":
+        extra["reference"] = reference_clusters(point_estimate(chains.labels, seed=seed).labels)
+    else:
+        verdict = judge_chains(chains, reference=reference, what=f"the {method}")
+        flag = verdict.text
+    return Fit(d.key, d.seed, method, d.true_k, nmi=tuple(metrics.get("NMI", (math.nan, None))),
+               vi=tuple(metrics.get("VI", (math.nan, None))), k=mean_and_mcse(chains.K_after_burn_in),
+               seconds=seconds, sweeps=int(chains.K.shape[1]), converged=bool(chains.stop.get("converged")),
+               settings=prior.label(), flag=flag, extra=extra)
+
+
+def fit_bgm(d, seed=0):
+    """scikit-learn's BayesianGaussianMixture (Dirichlet process, 20 components, seed) on :class:`Data` ``d``."""
+    from sklearn.mixture import BayesianGaussianMixture
+
+    from .summary import nmi_vi
+
+    started = time.perf_counter()
+    labels = BayesianGaussianMixture(n_components=20, weight_concentration_prior_type="dirichlet_process",
+                                     random_state=seed, max_iter=1000).fit(d.X).predict(d.X)
+    seconds = time.perf_counter() - started
+    nmi, vi = nmi_vi(d.labels, labels) if d.labels is not None else (math.nan, math.nan)
+    return Fit(d.key, d.seed, "BGM", d.true_k, nmi=(nmi, None), vi=(vi, None), k=(float(np.unique(labels).size), None),
+               seconds=seconds, settings="BayesianGaussianMixture (Dirichlet process, 20 components)")
+
+
+def fit_data_set(key, seed, methods=METHODS, n_jobs=1):
+    """Every method on data set ``key`` drawn with ``seed``: [Fit]. The CRP runs first (whether asked for or
+    not): the other priors' collapse flag compares with the clusters it keeps."""
+    d = load(key, seed)
+    crp = fit_prior(d, "CRP", seed, n_jobs)
+    fits = [crp] if "CRP" in methods else []
+    for method in methods:
+        if method != "CRP":
+            fits.append(fit_bgm(d, seed) if method == "BGM"
+                        else fit_prior(d, method, seed, n_jobs, crp.extra["reference"]))
+    return fits
+
+
+def run_comparison(data_sets=DATA_SETS, n_seeds=3, seed=1000, methods=METHODS, n_jobs=-1, scheduler=None,
+                   progress=None):
+    """Every method on every data set (the simulations on ``n_seeds`` data seeds from ``seed``): a list of
+    :class:`Fit`. Data sets are fitted in parallel through joblib (``n_jobs`` at once, threads), or on the Dask
+    cluster at ``scheduler``. ``progress(done, total)`` as data sets finish."""
+    import joblib
+
+    jobs = [(key, seed + i if key in SIMULATED else 0) for key in data_sets
+            for i in range(n_seeds if key in SIMULATED else 1)]
+    tasks = [joblib.delayed(fit_data_set)(key, s, methods, 1) for key, s in jobs]
+    fits = []
+
+    def collect(results):
+        for done, result in enumerate(results, start=1):
+            fits.extend(result)
+            if progress is not None:
+                progress(done, len(tasks))
+
+    if scheduler:
+        from .cv import _dask_client
+
+        client = _dask_client(scheduler)
+        try:
+            with joblib.parallel_config(backend="dask"):
+                collect(joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks))
+        finally:
+            client.close()
+    else:
+        collect(joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")(tasks))
+    order = {(key, method): i for i, (key, method) in enumerate((k, m) for k in data_sets for m in methods)}
+    return sorted(fits, key=lambda f: (order[(f.key, f.method)], f.seed))
+
+
+def _mean_spread(values):
+    values = np.array([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+    if values.size == 0:
+        return math.nan, math.nan
+    return float(values.mean()), (float(values.std(ddof=1)) if values.size > 1 else math.nan)
+
+
+def _rms(values):
+    values = np.array([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+    return float(np.sqrt(np.mean(values ** 2))) if values.size else math.nan
+
+
+def table_rows(fits, data_sets=DATA_SETS, methods=METHODS):
+    """One row per (data set, method): means over data seeds, their spread (SD between seeds), the RMS of the
+    within-run MCSEs, seconds, the seeds, and how many fits were flagged."""
+    rows = []
+    for key in data_sets:
+        for method in methods:
+            group = [f for f in fits if f.key == key and f.method == method]
+            if not group:
+                continue
+            row = {"data": key, "method": method, "seeds": [f.seed for f in group],
+                   "settings": sorted({f.settings for f in group}), "flagged": sum(bool(f.flag) for f in group),
+                   "unconverged": sum(f.converged is False for f in group)}
+            for name in ("nmi", "vi", "k"):
+                row[name], row[f"{name} spread"] = _mean_spread([getattr(f, name)[0] for f in group])
+                row[f"{name} mcse"] = _rms([getattr(f, name)[1] for f in group])
+            row["seconds"] = _mean_spread([f.seconds for f in group])[0]
+            row["true_k"] = group[0].true_k
+            if method == "pCRP":
+                row["r"] = [f.extra.get("r") for f in group]
+            rows.append(row)
+    return rows
+
+
+def counts(fits, margin=NMI_MARGIN):
+    """{other method: {"nmi": (pCRP better, about equal, worse), "k": (nearer the truth, as near, farther)}} over the
+    data sets (each data seed counted) that have both fits and true labels."""
+    out = {}
+    by = {(f.key, f.seed, f.method): f for f in fits}
+    for method in METHODS:
+        if method == "pCRP":
+            continue
+        nmi, k = [0, 0, 0], [0, 0, 0]
+        for (key, seed, m), p in by.items():
+            if m != "pCRP" or (key, seed, method) not in by:
+                continue
+            o = by[(key, seed, method)]
+            if not math.isnan(p.nmi[0]) and not math.isnan(o.nmi[0]):
+                diff = p.nmi[0] - o.nmi[0]
+                nmi[0 if diff > margin else (2 if diff < -margin else 1)] += 1
+            if p.true_k:
+                dp, do = abs(p.k[0] - p.true_k), abs(o.k[0] - p.true_k)
+                k[0 if dp < do - 0.1 else (2 if dp > do + 0.1 else 1)] += 1
+        out[method] = {"nmi": tuple(nmi), "k": tuple(k)}
+    return out
+
+
+def verdict_sentences(fits, margin=NMI_MARGIN):
+    """Where the pCRP wins and where it does not, counted over data sets (each data seed counted once)."""
+    out = []
+    for method, c in counts(fits, margin).items():
+        (b, e, w), (kn, ke, kf) = c["nmi"], c["k"]
+        out.append(f"Against the {method}: the pCRP's NMI is higher by more than {margin:g} on {b}, within {margin:g} "
+                   f"on {e} and lower on {w} data sets; its mean K is nearer the true number of clusters on {kn}, "
+                   f"as near (within 0.1) on {ke} and farther on {kf}.")
+    flagged = [f for f in fits if f.method == "pCRP" and f.flag]
+    out.append(f"The pCRP fit was flagged (collapsed below the CRP's clusters, or its chains disagreed) on "
+               f"{len(flagged)} of {sum(f.method == 'pCRP' for f in fits)} data sets"
+               + (": " + "; ".join(f"{f.key} seed {f.seed}" for f in flagged) if flagged else "") + ".")
+    return out
+
+
+def markdown(fits, *, command, seconds, load, machine, data_sets=DATA_SETS, methods=METHODS):
+    """compare.md: how it was made, the verdict in counts, and one table (mean over data seeds, their spread,
+    the RMS within-run MCSE)."""
+    def cell(row, name, digits):
+        mean, spread, mcse = row[name], row[f"{name} spread"], row[f"{name} mcse"]
+        if math.isnan(mean):
+            return "-"
+        text = f"{mean:.{digits}f}"
+        if not math.isnan(spread):
+            text += f" ± {spread:.{digits}f}"
+        if not math.isnan(mcse):
+            text += f" ({mcse:.{digits}f})"
+        return text
+
+    truth = {f.key: f.true_k for f in fits}
+    lines = [f"Made by `{command}` in {seconds / 60:.0f} min on {machine}, load average {load[0]:.2f} before and "
+             f"{load[1]:.2f} after.", "",
+             "Every prior with 4 chains from unlike starts and the automatic budget; the pCRP at the r chosen on each "
+             "data set by `pcrp.cv.choose_r` (cross validation, then the check on all the data, with its margin). "
+             "Cells: mean over data seeds ± their spread (SD), and in brackets the within-run Monte Carlo standard "
+             "error (RMS over seeds); NMI (geometric) and VI (bits) are posterior means over the kept draws against "
+             "the true labels (BGM: of its one labelling). Seconds include the pCRP's choice of r.", "",
+             "## Where the pCRP wins and where it does not", ""]
+    lines += [f"- {sentence}" for sentence in verdict_sentences(fits)]
+    lines += ["", "## The table", "",
+              "| data | true K | method | NMI | VI (bits) | mean K | seconds | flagged |", "|---|---|---|---|---|---|---|---|"]
+    for row in table_rows(fits, data_sets, methods):
+        flagged = f"{row['flagged']} of {len(row['seeds'])}" if row["flagged"] else ""
+        if row["unconverged"]:
+            flagged += f"{'; ' if flagged else ''}{row['unconverged']} at the cap"
+        powers = [r for r in row.get("r", []) if r is not None]
+        method = row["method"] + (f" (r {', '.join(f'{r:g}' for r in powers)})" if powers else "")
+        lines.append(f"| {row['data']} ({len(row['seeds'])} seed{'s' if len(row['seeds']) > 1 else ''}) | "
+                     f"{truth.get(row['data']) or '-'} | {method} | {cell(row, 'nmi', 3)} | {cell(row, 'vi', 3)} | "
+                     f"{cell(row, 'k', 2)} | {row['seconds']:.1f} | {flagged} |")
+    flagged = [f for f in fits if f.flag]
+    if flagged:
+        lines += ["", "## Flagged fits, in words", ""]
+        lines += [f"- {f.key} seed {f.seed}, {f.method}: {f.flag}" for f in flagged]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(fits, out_dir, *, command, seconds, load, machine):
+    """Write compare.md, compare.csv, compare.json and compare.html (the figure) into ``out_dir`` (each file whole
+    or not at all); returns the path of compare.md."""
+    import csv
+    import io
+    from pathlib import Path
+
+    from .files import atomic_write
+    from .json_text import dumps
+    from .plots.compare import compare_figure
+    from .reproduce import _write_figure
+
+    out = Path(out_dir)
+    text = markdown(fits, command=command, seconds=seconds, load=load, machine=machine)
+    atomic_write(out / "compare.md", lambda f: f.write(text))
+    rows = table_rows(fits)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=[k for k in rows[0] if k not in ("seeds", "settings", "r")])
+    writer.writeheader()
+    writer.writerows([{k: v for k, v in row.items() if k in writer.fieldnames} for row in rows])
+    atomic_write(out / "compare.csv", lambda f: f.write(buffer.getvalue()))
+    payload = {"command": command, "seconds": seconds, "load": list(load), "machine": machine,
+               "fits": [f.as_dict() for f in fits], "rows": rows, "verdict": verdict_sentences(fits)}
+    atomic_write(out / "compare.json", lambda f: f.write(dumps(payload, indent=1)))
+    _write_figure(compare_figure(rows), out / "compare.html")
+    return out / "compare.md"
+
+
+def read_report(path):
+    """(rows, verdict sentences, provenance) of a compare.json written by :func:`write_report`."""
+    import json
+
+    with open(path, encoding="utf-8") as f:
+        payload = json.load(f)
+    provenance = (f"`{payload['command']}`, {payload['seconds'] / 60:.0f} min on {payload['machine']}, load "
+                  f"{payload['load'][0]:.2f} / {payload['load'][1]:.2f}")
+    return payload["rows"], payload["verdict"], provenance
