@@ -482,10 +482,12 @@ class _LabelStore:
         self.rows += new.size
 
     def kept(self, sweeps):
-        """(burn_in, thin, row indices) of the draws kept when the chains stop after ``sweeps``."""
+        """(burn_in, thin, rows) of the draws kept when the chains stop after ``sweeps``: rows is a slice, since the
+        stored sweeps increase and the kept ones are those after burn-in (so the kept draws are a view of the
+        buffers, never a copy beside them: the memory plan counts the buffers once)."""
         burn_in = self.burn_in(sweeps)
-        rows = np.flatnonzero(self.sweeps[:self.rows] > burn_in)
-        return burn_in, self.thin, rows
+        first = int(np.searchsorted(self.sweeps[:self.rows], burn_in, side="right"))
+        return burn_in, self.thin, slice(first, self.rows)
 
 
 def run_chains(X, spec, *, callback=None, on_block=None, work=None):
@@ -563,8 +565,7 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
     wall_seconds = time.perf_counter() - started
     T = done
     burn_in, thin, rows = store.kept(T)
-    labels, sm = store.labels[:, rows], store.sm[:, rows]  # copies of the kept rows only
-    store = None  # the buffers go now, not when the ChainSet does
+    labels, sm = store.labels[:, rows], store.sm[:, rows]  # views: the kept rows of the buffers
     history = np.diff(sm, axis=1, prepend=np.zeros((C, 1, 4), dtype=np.int64))
     config = spec.as_dict()
     config.update(iters=int(T), burn_in=int(burn_in), thin=int(thin),
