@@ -231,7 +231,8 @@ def run_settings(args, names=RUN_FLAGS):
 
 
 def build_parser():
-    from .cv import DEFAULT_GRID
+    from .cv import BUILTIN_R_SETTINGS, CV_RULES, DEFAULT_GRID
+    from .model import ALPHA
     from .run_spec import DEFAULT_INITS
     from .partition import DEFAULT_LOSS, LOSSES
     from .reproduce import EXPERIMENTS
@@ -293,21 +294,26 @@ def build_parser():
     _add_data_options(p)
     p.add_argument("--r-grid", default=",".join(f"{r:g}" for r in DEFAULT_GRID),
                    help="increasing comma-separated r values (default 1.01,1.05,...,2)")
-    p.add_argument("--alpha", type=float, default=1.0, help="concentration (default 1)")
-    p.add_argument("--folds", type=_whole, default=5, help="folds (default 5)")
-    p.add_argument("--repeats", type=_whole, default=3,
-                   help="repeat the folds with new shuffles (default 3: the robust rule compares the repeats)")
-    p.add_argument("--rule", choices=("robust", "mean"), default="robust",
+    cv_defaults = BUILTIN_R_SETTINGS  # the settings the shipped r of the built-in data sets were made with
+    p.add_argument("--alpha", type=float, default=ALPHA.default, help=f"concentration (default {ALPHA.default:g})")
+    p.add_argument("--folds", type=_whole, default=cv_defaults["folds"], help="folds (default %(default)s)")
+    p.add_argument("--repeats", type=_whole, default=cv_defaults["repeats"],
+                   help="repeat the folds with new shuffles (default %(default)s: the robust rule compares the "
+                        "repeats)")
+    p.add_argument("--rule", choices=CV_RULES, default=cv_defaults["rule"],
                    help="change-point rule: robust (default: the smallest repeat's proposal and the lower quartile "
                         "of the splits') or mean (the change point of the mean curve, the rule before Dec. 2026)")
     p.add_argument("--no-chain-check", action="store_true",
                    help="skip the check of the proposed r by 4 chains on all the data (by default r steps down "
                         "the grid while they collapse below a CRP fit's clusters or disagree, and keeps one grid "
                         "step of margin below the largest r that holds)")
-    p.add_argument("--iters", type=_whole, default=2000, help="sweeps per fit (default 2000)")
-    p.add_argument("--burn-in", type=_whole, default=1000, help="burn-in per fit (default 1000)")
-    p.add_argument("--thin", type=_whole, default=10, help="thinning of the scored draws (default 10)")
-    p.add_argument("--seed", type=_whole, default=0, help="seed for the folds and chains, >= 0 (default 0)")
+    p.add_argument("--iters", type=_whole, default=cv_defaults["iters"], help="sweeps per fit (default %(default)s)")
+    p.add_argument("--burn-in", type=_whole, default=cv_defaults["burn_in"],
+                   help="burn-in per fit (default %(default)s)")
+    p.add_argument("--thin", type=_whole, default=cv_defaults["thin"],
+                   help="thinning of the scored draws (default %(default)s)")
+    p.add_argument("--seed", type=_whole, default=cv_defaults["seed"],
+                   help="seed for the folds and chains, >= 0 (default %(default)s)")
     p.add_argument("--no-split-merge", action="store_true", help="plain Gibbs in every fit")
     _add_niw_options(p)
     _add_parallel_options(p)
@@ -968,17 +974,24 @@ def _add_path_parser(sub):
         ),
     )
     _add_data_options(p)
-    p.add_argument("--alpha", type=float, default=1.0, help="concentration: new-table weight (default 1)")
+    import inspect
+
+    from .path import crp_start
+
+    start = {name: param.default for name, param in inspect.signature(crp_start).parameters.items()}
+    p.add_argument("--alpha", type=float, default=start["alpha"],
+                   help="concentration: new-table weight (default %(default)s)")
     _add_niw_options(p)
     p.add_argument("--from-labels", metavar="FILE",
                    help="start from these labels instead of a CRP run: a text file of N integers (one per row, "
                         "or separated by commas / spaces) or a RESULT.npz of pcrp run (its point_labels)")
-    p.add_argument("--chains", type=int, default=4,
-                   help="CRP chains for the starting point estimate (default 4, from different starts)")
-    p.add_argument("--iters", type=int, default=2000, help="sweeps per CRP chain (default 2000)")
-    p.add_argument("--burn-in", type=int, default=1000, help="burn-in per CRP chain (default 1000)")
-    p.add_argument("--thin", type=int, default=10, help="thinning of the CRP draws (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the CRP chains (default 0)")
+    p.add_argument("--chains", type=_whole, default=start["n_chains"],
+                   help="CRP chains for the starting point estimate (default %(default)s, from different starts)")
+    p.add_argument("--iters", type=_whole, default=start["iters"], help="sweeps per CRP chain (default %(default)s)")
+    p.add_argument("--burn-in", type=_whole, default=start["burn_in"],
+                   help="burn-in per CRP chain (default %(default)s)")
+    p.add_argument("--thin", type=_whole, default=start["thin"], help="thinning of the CRP draws (default %(default)s)")
+    p.add_argument("--seed", type=_whole, default=start["seed"], help="seed of the CRP chains (default %(default)s)")
     p.add_argument("--no-split-merge", action="store_true", help="plain Gibbs in the CRP chains")
     p.add_argument("--with-run", metavar="RESULT.npz",
                    help="a pcrp run result on the same data: each merge is shown with the sampler's P(those "
