@@ -171,7 +171,8 @@ def run_comparison(data_sets=DATA_SETS, n_seeds=3, seed=1000, methods=METHODS, n
                    progress=None):
     """Every method on every data set (the simulations on ``n_seeds`` data seeds from ``seed``): a list of
     :class:`Fit`. Data sets are fitted in parallel through joblib (``n_jobs`` at once, threads), or on the Dask
-    cluster at ``scheduler``. ``progress(done, total)`` as data sets finish."""
+    cluster at ``scheduler`` (:func:`pcrp.dask_cluster.parallel_results`). ``progress(done, total)`` as data sets
+    finish."""
     import joblib
 
     jobs = [(key, seed + i if key in SIMULATED else 0) for key in data_sets
@@ -185,17 +186,14 @@ def run_comparison(data_sets=DATA_SETS, n_seeds=3, seed=1000, methods=METHODS, n
             if progress is not None:
                 progress(done, len(tasks))
 
-    if scheduler:
-        from .cv import _dask_client
+    from .dask_cluster import DaskConnectionError, parallel_results
 
-        client = _dask_client(scheduler)
-        try:
-            with joblib.parallel_config(backend="dask"):
-                collect(joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks))
-        finally:
-            client.close()
-    else:
-        collect(joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")(tasks))
+    try:
+        collect(parallel_results(tasks, n_jobs=n_jobs, scheduler=scheduler))
+    except DaskConnectionError as err:
+        from .cv import CVError
+
+        raise CVError(str(err)) from None
     order = {(key, method): i for i, (key, method) in enumerate((k, m) for k in data_sets for m in methods)}
     return sorted(fits, key=lambda f: (order[(f.key, f.method)], f.seed))
 

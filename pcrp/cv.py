@@ -28,7 +28,6 @@ Standard errors are over splits (std / sqrt(n_splits)); folds share training
 points, so they understate the uncertainty somewhat.
 """
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -408,21 +407,12 @@ def cross_validate(X, niw=None, *, standardize=False, r_grid=DEFAULT_GRID, alpha
             if progress is not None:
                 progress(done, len(tasks))
 
-    if scheduler:
-        client = _dask_client(scheduler)
-        try:
-            from .dask_cluster import worker_threads
+    from .dask_cluster import DaskConnectionError, parallel_results
 
-            if worker_threads(client) == 1:  # joblib runs n_jobs = 1 in this process, not on the cluster
-                warnings.warn(f"The Dask cluster at {scheduler} has one worker thread, so joblib runs every fit "
-                              "here, in this process, one after another; give its workers two or more threads "
-                              "in all to fit on the cluster.", UserWarning, stacklevel=2)
-            with joblib.parallel_config(backend="dask"):
-                collect(joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks))
-        finally:
-            client.close()
-    else:
-        collect(joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")(tasks))
+    try:
+        collect(parallel_results(tasks, n_jobs=n_jobs, scheduler=scheduler))
+    except DaskConnectionError as err:
+        raise CVError(str(err)) from None
 
     mean_loss = loss.mean(axis=0)
     se_loss = loss.std(axis=0, ddof=1) / np.sqrt(len(splits)) if len(splits) > 1 else None
@@ -444,15 +434,6 @@ def _fixed_niw_settings(niw):
     if isinstance(niw, NIW):
         return niw.as_dict()
     return {k: np.asarray(v).tolist() for k, v in (niw or {}).items()}
-
-
-def _dask_client(address):
-    from .dask_cluster import DaskConnectionError, connect
-
-    try:
-        return connect(address)
-    except DaskConnectionError as err:
-        raise CVError(str(err)) from None
 
 
 # ----------------------------------------------------------------------------- r for the built-in data sets

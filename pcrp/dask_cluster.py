@@ -101,3 +101,27 @@ def worker_threads(client):
     """Total worker threads of the cluster behind ``client`` (0 when it has no workers yet)."""
     info = client.scheduler_info()
     return int(sum(w.get("nthreads", 0) for w in info.get("workers", {}).values()))
+
+
+def parallel_results(tasks, *, n_jobs, scheduler=None):
+    """The results of ``tasks`` (joblib delayed calls), as they finish: in threads here (the kernels release the
+    GIL), or on the Dask cluster at ``scheduler`` through joblib's dask backend. A generator: the client is closed
+    when it is exhausted or closed. Raises DaskConnectionError when the cluster cannot be used; warns when its
+    workers have one thread in all (joblib then runs every task here, one after another)."""
+    import warnings
+
+    import joblib
+
+    if not scheduler:
+        yield from joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")(tasks)
+        return
+    client = connect(scheduler)
+    try:
+        if worker_threads(client) == 1:  # joblib runs n_jobs = 1 in this process, not on the cluster
+            warnings.warn(f"The Dask cluster at {scheduler} has one worker thread, so joblib runs every task here, "
+                          "in this process, one after another; give its workers two or more threads in all to run "
+                          "on the cluster.", UserWarning, stacklevel=2)
+        with joblib.parallel_config(backend="dask"):
+            yield from joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
+    finally:
+        client.close()

@@ -536,5 +536,5 @@ def test_one_thread_dask_cluster_is_named_in_a_note(csv_path, capsys):
     assert rc == 0
     notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
     assert notes == [f"note: The Dask cluster at {cluster.scheduler_address} has one worker thread, so joblib runs "
-                     "every fit here, in this process, one after another; give its workers two or more threads in "
-                     "all to fit on the cluster."]
+                     "every task here, in this process, one after another; give its workers two or more threads "
+                     "in all to run on the cluster."]
