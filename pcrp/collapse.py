@@ -77,18 +77,27 @@ class Verdict:
         return self.collapsed or self.disagree
 
 
+def _remedy(prior):
+    """What to do about a collapse under ``prior`` (a PRIORS key)."""
+    if prior == "pcrp":
+        return "real clusters are merged at this r; use a smaller r."
+    return ("real clusters are merged under this prior's settings; compare its K with the CRP's and try "
+            "another prior or its parameters (pcrp run --help lists them).")
+
+
 def _k(value):
     return f"{value:.2f}"
 
 
 def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", reference_name="the CRP",
-          inits=None):
+          inits=None, prior="pcrp"):
     """The :class:`Verdict` of one fit.
 
     chain_mean_k: each chain's mean K over its kept draws (one value for one chain); agree: whether its chains agree
     on K and on the log joint (:func:`pcrp.summary.chains_agree` of both); reference: the clusters the reference fit
     keeps on the same data (:func:`reference_clusters`), or None; what: the fit's name in the text; reference_name:
-    the reference's; inits: the chains' starts, named in the text when given.
+    the reference's; inits: the chains' starts, named in the text when given; prior: the fit's prior name (a
+    ``PRIORS`` key), which picks the advice: only the pCRP has an r to step down.
     """
     means = tuple(float(k) for k in np.atleast_1d(np.asarray(chain_mean_k, dtype=float)))
     if not means or not all(np.isfinite(means)):
@@ -107,7 +116,7 @@ def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", referenc
         every = len(below) == len(means)
         parts.append(f"COLLAPSED: {'every chain' if every else f'{len(below)} of {len(means)} chains'} of {what} "
                      f"fell below the {reference} clusters {reference_name} keeps on the same data (mean K {chains}): "
-                     "real clusters are merged at this r; use a smaller r.")
+                     f"{_remedy(prior)}")
         short.append(f"COLLAPSED ({len(below)} of {len(means)} chains below {reference_name}'s {reference} clusters)")
     if disagree:
         parts.append(f"The chains of {what} disagree (mean K per chain {', '.join(_k(k) for k in means)}): its "
@@ -127,4 +136,5 @@ def judge_chains(chains, reference=None, diagnostics=None, what="this fit", refe
     agree = chains_agree(diagnostics["K"]) and chains_agree(diagnostics["log_joint"])
     K = getattr(chains, "K_after_burn_in", None)
     return judge((chains.kept_K if K is None else K).mean(axis=1), agree=agree, reference=reference, what=what,
-                 reference_name=reference_name, inits=list(getattr(chains, "inits", []) or []) or None)
+                 reference_name=reference_name, inits=list(getattr(chains, "inits", []) or []) or None,
+                 prior=(getattr(chains, "config", None) or {}).get("prior", "pcrp"))

@@ -30,6 +30,10 @@ def test_judge_names_a_collapse_in_words_and_leaves_a_healthy_fit_alone():
     assert settled.collapsed and not settled.disagree and settled.below == (0, 1, 2, 3)
     assert settled.text.startswith("COLLAPSED: every chain of the pCRP at r = 1.15 fell below the 3 clusters the CRP")
     assert "2.40, chain 2 2.38" in settled.text and settled.short.startswith("COLLAPSED (4 of 4 chains")
+    assert "use a smaller r" in settled.text
+    # only the pCRP has an r: a collapsed SFM fit (digits-pca in docs/compare) is not told to lower one
+    sfm = judge([2.4, 2.38], agree=True, reference=3, what="the SFM", prior="sfm")
+    assert sfm.collapsed and "at this r" not in sfm.text and "smaller r" not in sfm.text and "another prior" in sfm.text
     # two chains stay merged (the one-cluster and random starts at Sim 2's r = 1.30)
     split = judge([3.2, 1.2, 1.1, 3.2], agree=False, reference=3, inits=["kmeans:10", "one", "random:20", "kmeans:10"])
     assert split.collapsed and split.disagree and split.below == (1, 2)
