@@ -13,26 +13,7 @@ from pcrp.app.live_runs import (RunRegistry, ServerBusy, Share, live_specs, new_
 from pcrp.compute import work_cost
 from pcrp.data import simulation
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from test_live import wait_until
-
-
-class StandIn:
-    """A chain stand-in: a state, sweeps done and a pace (sweeps per second), nothing computed."""
-
-    def __init__(self, state=live.RUNNING, done=0, pace=2):
-        self.state, self.done, self.pace = state, done, pace
-
-    def progress(self):
-        return self.done, self.state, 0.0
-
-    def pause(self):
-        self.state = live.PAUSED
-
-    def resume(self):
-        self.state = live.RUNNING
-
-    def wait_settled(self, timeout=0):
-        return True
+from test_live import StandIn, wait_until
 
 
 def stand_in_run(browser, address, chains=4, sweeps=100_000, pace=2, cost=1.0):

@@ -267,13 +267,27 @@ NO_PLAN = type("Plan", (), {"bytes": 0, "iters": 2000})()  # runs whose chains a
 
 
 class StandIn:
-    """A chain stand-in for the registry: a state, sweeps done and a pace, nothing computed."""
+    """A chain stand-in for the registry: a state, sweeps done and a pace (sweeps per second), nothing computed.
+    It answers everything the registry's janitor may call (pause, resume, wait_settled), since a registry made
+    here can outlive its test in the janitor thread."""
 
     def __init__(self, state=live.RUNNING, done=0, pace=100):
         self.state, self.done, self.pace = state, done, pace
 
     def progress(self):
         return self.done, self.state, 0.0
+
+    def pause(self):
+        self.state = live.PAUSED
+
+    def resume(self):
+        self.state = live.RUNNING
+
+    def stop(self, reason="stopped"):
+        self.state = live.STOPPED
+
+    def wait_settled(self, timeout=0):
+        return True
 
 
 def test_eight_visitors_fit_the_server_at_the_explorers_defaults():
