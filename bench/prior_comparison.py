@@ -35,7 +35,7 @@ DATA = (("old-faithful", 2), ("sim1", None), ("sim2", None))
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000, help="points for sim1 / sim2 (default 2000)")
-    parser.add_argument("--out", default="prior-comparison", help="folder for the .npz files")
+    parser.add_argument("--out", default="out/prior-comparison", help="folder for the .npz files (out/ is not tracked)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(exist_ok=True)
