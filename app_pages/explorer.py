@@ -31,7 +31,7 @@ from pcrp.posterior import summarise
 from pcrp.json_text import dumps
 from pcrp.projection import id_like_columns, pca_projection
 from pcrp.sampler import SamplerError, warm_up
-from pcrp.collapse import judge, judge_chains, kept_clusters
+from pcrp.collapse import judge, judge_chains, kept_clusters, typical_kept_clusters
 from pcrp.summary import MIN_DRAWS, chains_agree, nmi, oracle_alpha, rhat_warnings, vi
 
 state = st.session_state
@@ -798,15 +798,21 @@ def crp_group(run):
     return next((g for g in run.groups if run.config["priors"][g]["prior"] == "crp"), None)
 
 
-def collapse_notes(run, groups, shown):
+REFERENCE_FRAMES = 50  # the CRP row's latest replay frames after burn-in that the live collapse note reads
+
+
+def collapse_notes(run, groups):
     """{group: text} for each pCRP row that has collapsed below the clusters the CRP row keeps on the same data
-    (pcrp.collapse: a chain's mean K after burn-in more than half a cluster below the CRP's partition shown now,
-    counting its clusters of at least 2% of the points); empty without a CRP row or before the burn-in ends.
-    Disagreeing chains are the R-hat badge's to say."""
+    (pcrp.collapse: a chain's mean K after burn-in more than half a cluster below the clusters the CRP row's draws
+    after burn-in typically keep, counting clusters of at least 2% of the points: its first chain's latest replay
+    frames and its partition now, pcrp.collapse.typical_kept_clusters; one draw's passing extra cluster does not
+    count); empty without a CRP row or before the burn-in ends. Disagreeing chains are the R-hat badge's to say."""
     crp = crp_group(run)
     if crp is None:
         return {}
-    reference = kept_clusters(shown[crp])
+    first = groups[crp][0]
+    after = [frame for frame, sweep in zip(first.replay, first.replay_sweeps) if sweep > run.plan.burn_in]
+    reference = typical_kept_clusters(np.stack(after[-REFERENCE_FRAMES:] + [first.labels]))
     notes = {}
     for group, snaps in groups.items():
         after = [s.K[run.plan.burn_in:] for s in snaps]
@@ -901,7 +907,7 @@ def live_panel(data, presentation):
         shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
         colours = row_colours(run, shown)
         notes = merge_notes(run, shown)
-        for group, text in collapse_notes(run, groups, shown).items():
+        for group, text in collapse_notes(run, groups).items():
             notes[group] = f"{notes[group]} · {text}" if group in notes else text
         for index, (group, group_snaps) in enumerate(groups.items()):
             prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,

@@ -42,6 +42,22 @@ def kept_clusters(labels, min_share=MIN_SHARE, min_points=MIN_POINTS):
     return max(1, int(np.sum(sizes >= max(min_points, min_share * labels.size))))
 
 
+def typical_kept_clusters(draws, min_share=MIN_SHARE, min_points=MIN_POINTS):
+    """The clusters a chain's draws typically keep: the median over the S draws of ``draws`` (S, N) non-negative
+    integer labels of :func:`kept_clusters` of each draw, rounded down (at least 1).
+
+    For a live reference while no point estimate exists yet: a single draw of the CRP holds, now and then, an extra
+    cluster just above min_share (on Old Faithful, N = 272, a draw with a 7-point third cluster), which its point
+    estimate and most of its draws do not keep; the median over draws does not count it. Linear in S x N.
+    """
+    draws = np.asarray(draws)
+    if draws.ndim != 2 or draws.shape[0] == 0 or draws.shape[1] == 0:
+        raise ValueError(f"draws must be a non-empty (S, N) array of labels (got shape {draws.shape}).")
+    least = max(min_points, min_share * draws.shape[1])
+    kept = [max(1, int(np.sum(np.bincount(row) >= least))) for row in draws.astype(np.int64, copy=False)]
+    return max(1, int(np.floor(np.median(kept))))
+
+
 def reference_clusters(crp_labels=None, cv_mean_k=None):
     """The reference for :func:`judge`: :func:`kept_clusters` of the CRP's point estimate ``crp_labels`` on the same
     data, capped by the clusters the cross-validation fits keep at the chosen r (``cv_mean_k``: their mean K,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pcrp import data as data_mod
-from pcrp.collapse import FALL, judge, judge_chains, kept_clusters, reference_clusters
+from pcrp.collapse import FALL, judge, judge_chains, kept_clusters, reference_clusters, typical_kept_clusters
 from pcrp.summary import chain_diagnostics
 
 
@@ -20,6 +20,22 @@ def test_kept_clusters_counts_the_clusters_that_hold_real_shares_of_the_points()
     assert reference_clusters(labels, cv_mean_k=2.4) == 2  # capped by what the CV fits keep (rounded)
     assert reference_clusters(labels, cv_mean_k=4.8) == 3
     assert reference_clusters() is None
+
+
+def test_the_typical_draw_does_not_count_one_draws_passing_extra_cluster():
+    """The Explorer's live reference (Old Faithful, N = 272): most CRP draws keep the two eruption types, one draw
+    holds a 7-point third cluster (2.6%, above the 2% line). Counting that one draw, as the live note once did,
+    called the pCRP's two clusters a collapse; the median over draws keeps 2. Three-cluster draws in the majority
+    still give 3."""
+    two = np.repeat([0, 1], [175, 97])
+    three = two.copy()
+    three[:7] = 2
+    assert kept_clusters(three) == 3
+    assert typical_kept_clusters(np.stack([two, two, three, two])) == 2
+    assert typical_kept_clusters(np.stack([three, three, two])) == 3
+    assert typical_kept_clusters(two[None, :]) == 2
+    with pytest.raises(ValueError, match="non-empty"):
+        typical_kept_clusters(np.zeros((0, 5), dtype=int))
 
 
 def test_judge_names_a_collapse_in_words_and_leaves_a_healthy_fit_alone():
