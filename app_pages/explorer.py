@@ -31,7 +31,7 @@ from pcrp.posterior import summarise
 from pcrp.json_text import dumps
 from pcrp.projection import id_like_columns, pca_projection
 from pcrp.sampler import SamplerError, warm_up
-from pcrp.collapse import judge, judge_chains, kept_clusters, typical_kept_clusters
+from pcrp.collapse import judge, judge_chains, kept_clusters, live_reference
 from pcrp.summary import MIN_DRAWS, chains_agree, nmi, oracle_alpha, rhat_warnings, vi
 
 state = st.session_state
@@ -801,18 +801,34 @@ def crp_group(run):
 REFERENCE_FRAMES = 50  # the CRP row's latest replay frames after burn-in that the live collapse note reads
 
 
+def live_crp_reference(run, crp_snaps):
+    """The clusters the CRP row keeps so far: pcrp.collapse.live_reference of its first chain's latest replay frames
+    after burn-in (and its partition now); None before the burn-in ends. Cached per run and frame count: it
+    changes only when a frame is added."""
+    first = crp_snaps[0]
+    after = [frame for frame, sweep in zip(first.replay, first.replay_sweeps) if sweep > run.plan.burn_in]
+    if not after:
+        return None
+    key = (run.token, len(after), run.live)
+    cached = state.get("live_crp_reference")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    reference = live_reference(np.stack(after[-REFERENCE_FRAMES:] + [first.labels]))
+    state.live_crp_reference = (key, reference)
+    return reference
+
+
 def collapse_notes(run, groups):
     """{group: text} for each pCRP row that has collapsed below the clusters the CRP row keeps on the same data
-    (pcrp.collapse: a chain's mean K after burn-in more than half a cluster below the clusters the CRP row's draws
-    after burn-in typically keep, counting clusters of at least 2% of the points: its first chain's latest replay
-    frames and its partition now, pcrp.collapse.typical_kept_clusters; one draw's passing extra cluster does not
-    count); empty without a CRP row or before the burn-in ends. Disagreeing chains are the R-hat badge's to say."""
+    (pcrp.collapse: a chain's mean K after burn-in more than half a cluster below the clusters of the point
+    estimate of the CRP row's latest frames, :func:`live_crp_reference`, counting clusters of at least 2% of the
+    points); empty without a CRP row or before the burn-in ends. Disagreeing chains are the R-hat badge's to say."""
     crp = crp_group(run)
     if crp is None:
         return {}
-    first = groups[crp][0]
-    after = [frame for frame, sweep in zip(first.replay, first.replay_sweeps) if sweep > run.plan.burn_in]
-    reference = typical_kept_clusters(np.stack(after[-REFERENCE_FRAMES:] + [first.labels]))
+    reference = live_crp_reference(run, groups[crp])
+    if reference is None:
+        return {}
     notes = {}
     for group, snaps in groups.items():
         after = [s.K[run.plan.burn_in:] for s in snaps]

@@ -145,3 +145,17 @@ def test_a_collapsed_pcrp_row_says_so_beside_the_crp_row(r, collapsed):
         assert "fell below the 3 clusters the CRP row keeps on the same data" in errors[0]
     else:
         assert any(c.value.startswith("No collapse: every chain keeps the 3 clusters") for c in at.caption)
+
+
+def test_the_default_demo_does_not_call_the_pcrp_collapsed():
+    """Old Faithful at the Explorer's defaults: the pCRP keeps the two eruption types, the CRP's draws hold a third
+    cluster of a few bridge points (above the 2% line, different points from draw to draw) that its point estimate
+    does not keep. The live note compared with the CRP's one draw and said COLLAPSED on the app's first screen."""
+    at = explorer({"pace": "full speed"})
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    assert not at.exception, at.exception
+    heading = [m.value for m in at.markdown if "pCRP" in m.value and "sweeps" not in m.value]
+    assert heading and "2 clusters" in heading[0] and "COLLAPSED" not in " ".join(heading), heading
