@@ -162,15 +162,17 @@ def comparison():
     from pcrp.compare import read_report
     from pcrp.plots.compare import compare_figure
 
-    rows, verdict, provenance = read_report(PUBLISHED_COMPARISON)
+    report = read_report(PUBLISHED_COMPARISON)
     st.header("Compared with what? (beyond the paper)")
     st.markdown("Does the pCRP fix over-clustering, compared with the CRP, Pitman-Yor, the MFM, the sparse finite "
                 "mixture and scikit-learn's BayesianGaussianMixture? Each prior with 4 chains and the automatic "
-                "budget, the pCRP at the r chosen and checked on each data set; counts over data sets:")
-    for line in verdict:
-        st.markdown(f"- {line}")
-    st.plotly_chart(compare_figure(rows), key="repro-compare", width="stretch")
-    st.caption(f"Made by {provenance}; the table is in docs/compare/compare.md.")
+                "budget, the pCRP at the r chosen and checked on each data set. On how many data sets (each data "
+                "seed of a simulation counted once) the **pCRP's** NMI was higher, and its mean K nearer the true "
+                "number of clusters, than each other method's:")
+    st.dataframe(report["counts"], hide_index=True, width="stretch")
+    st.markdown(report["flagged"])
+    st.plotly_chart(compare_figure(report["rows"]), key="repro-compare", width="stretch")
+    st.caption(f"Made by {report['provenance']}; the table is in docs/compare/compare.md.")
 
 
 page()

@@ -1,4 +1,4 @@
-"""Screenshots of every page of the app, as a visitor sees them, at a projector's 1280 x 800 and at 1920 x 1080.
+"""Screenshots of every page of the app, as a visitor sees them, at a projector's 1280 x 800 and at 1500 x 1000.
 
     python bench/screenshots.py [--out docs/screenshots] [--pages explorer,present,choose_r,reproduce,rich]
 
@@ -18,7 +18,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-SIZES = ((1280, 800), (1920, 1080))
+SIZES = ((1280, 800), (1500, 1000))
 
 
 def shoot(page, out, name, width, height):
@@ -56,9 +56,9 @@ def choose_r(browser, url, out):
     page.goto(url + "/choose_r")
     expect(page.get_by_text("Choose r by cross validation")).to_be_visible(timeout=90_000)
     page.get_by_role("button", name="Run cross validation").click()
-    expect(page.get_by_text(re.compile("Proposed r ="))).to_be_visible(timeout=600_000)
+    expect(page.get_by_text(re.compile("Cross validation proposes r ="))).to_be_visible(timeout=600_000)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
-    page.get_by_text(re.compile("Proposed r =")).first.scroll_into_view_if_needed()
+    page.get_by_text(re.compile("Cross validation proposes r =")).first.scroll_into_view_if_needed()
     for width, height in SIZES:
         shoot(page, out, "choose_r", width, height)
     page.close()
@@ -79,6 +79,12 @@ def reproduce(browser, url, out):
         page.set_viewport_size({"width": width, "height": height})
         table.evaluate("element => element.scrollIntoView({block: 'start'})")
         shoot(page, out, "reproduce-published", width, height)
+    compared = page.get_by_role("heading", name=re.compile("Compared with what")).first
+    expect(compared).to_be_visible(timeout=30_000)
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        compared.evaluate("element => element.scrollIntoView({block: 'start'})")
+        shoot(page, out, "reproduce-compared", width, height)
     page.close()
 
 

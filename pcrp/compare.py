@@ -256,6 +256,23 @@ def counts(fits, margin=NMI_MARGIN):
     return out
 
 
+def counts_table(fits, margin=NMI_MARGIN):
+    """:func:`counts` as one row per other method, for a table: against, labelled data sets, then NMI higher /
+    within ``margin`` / lower and mean K nearer the truth / as near / farther (the pCRP's, data set by data set)."""
+    return [{"against": method, "labelled data sets": sum(c["nmi"]),
+             "NMI higher": c["nmi"][0], f"NMI within {margin:g}": c["nmi"][1], "NMI lower": c["nmi"][2],
+             "K nearer the truth": c["k"][0], "K as near": c["k"][1], "K farther": c["k"][2]}
+            for method, c in counts(fits, margin).items()]
+
+
+def flagged_sentence(fits):
+    """Which pCRP fits were flagged, in one sentence."""
+    flagged = [f for f in fits if f.method == "pCRP" and f.flag]
+    return (f"The pCRP fit was flagged (collapsed below the CRP's clusters, or its chains disagreed) on "
+            f"{len(flagged)} of {sum(f.method == 'pCRP' for f in fits)} data sets (each data seed counted once)"
+            + (": " + "; ".join(f"{f.key} seed {f.seed}" for f in flagged) if flagged else "") + ".")
+
+
 def verdict_sentences(fits, margin=NMI_MARGIN):
     """Where the pCRP wins and where it does not, counted over data sets (each data seed counted once)."""
     out = []
@@ -265,10 +282,7 @@ def verdict_sentences(fits, margin=NMI_MARGIN):
                    f"counted once): the pCRP's NMI is higher by more than {margin:g} on {b}, within {margin:g} "
                    f"on {e} and lower on {w}; its mean K is nearer the true number of clusters on {kn}, "
                    f"as near (within 0.1) on {ke} and farther on {kf}.")
-    flagged = [f for f in fits if f.method == "pCRP" and f.flag]
-    out.append(f"The pCRP fit was flagged (collapsed below the CRP's clusters, or its chains disagreed) on "
-               f"{len(flagged)} of {sum(f.method == 'pCRP' for f in fits)} data sets (each data seed counted once)"
-               + (": " + "; ".join(f"{f.key} seed {f.seed}" for f in flagged) if flagged else "") + ".")
+    out.append(flagged_sentence(fits))
     return out
 
 
@@ -336,18 +350,22 @@ def write_report(fits, out_dir, *, command, seconds, load, machine):
     writer.writerows([{k: v for k, v in row.items() if k in writer.fieldnames} for row in rows])
     atomic_write(out / "compare.csv", lambda f: f.write(buffer.getvalue()))
     payload = {"command": command, "seconds": seconds, "load": list(load), "machine": machine,
-               "fits": [f.as_dict() for f in fits], "rows": rows, "verdict": verdict_sentences(fits)}
+               "fits": [f.as_dict() for f in fits], "rows": rows, "verdict": verdict_sentences(fits),
+               "counts": counts_table(fits), "flagged": flagged_sentence(fits)}
     atomic_write(out / "compare.json", lambda f: f.write(dumps(payload, indent=1)))
     _write_figure(compare_figure(rows), out / "compare.html")
     return out / "compare.md"
 
 
 def read_report(path):
-    """(rows, verdict sentences, provenance) of a compare.json written by :func:`write_report`."""
+    """What a page shows of a compare.json written by :func:`write_report`: {"rows": the table's rows, "counts":
+    :func:`counts_table`, "flagged": :func:`flagged_sentence`, "verdict": the sentences, "provenance": how it was
+    made, in words}."""
     import json
 
     with open(path, encoding="utf-8") as f:
         payload = json.load(f)
     provenance = (f"`{payload['command']}`, {payload['seconds'] / 60:.0f} min on {payload['machine']}, load "
                   f"{payload['load'][0]:.2f} / {payload['load'][1]:.2f}")
-    return payload["rows"], payload["verdict"], provenance
+    return {"rows": payload["rows"], "counts": payload["counts"], "flagged": payload["flagged"],
+            "verdict": payload["verdict"], "provenance": provenance}

@@ -320,6 +320,18 @@ def test_reproduce_page_runs_a_quick_experiment(monkeypatch):
     assert len(at.get("plotly_chart")) >= 4
 
 
+def test_reproduce_shows_the_shipped_comparison_as_counts_against_each_method():
+    """docs/compare/compare.json on the page: one row per other method with how often the pCRP won, matched and
+    lost, the flagged fits in words, and the figure."""
+    at = app_on("app_pages/reproduce.py")
+    assert not at.exception, at.exception
+    assert any(h.value.startswith("Compared with what?") for h in at.header)
+    counts = at.dataframe[-1].value.set_index("against")
+    assert list(counts.index) == ["CRP", "Pitman-Yor", "MFM", "SFM", "BGM"]
+    assert (counts[["NMI higher", "NMI within 0.01", "NMI lower"]].sum(axis=1) == counts["labelled data sets"]).all()
+    assert any(m.value.startswith("The pCRP fit was flagged") for m in at.markdown)
+
+
 def test_choose_r_has_no_scheduler_field_and_uses_the_server_side_cluster(monkeypatch):
     """A visitor cannot type an address; the cluster comes from PCRP_DASK_SCHEDULER, set by the server."""
     import distributed

@@ -6,7 +6,8 @@ import math
 import pytest
 
 from pcrp.cli import main
-from pcrp.compare import Fit, counts, load, markdown, run_comparison, table_rows, verdict_sentences, write_report
+from pcrp.compare import (METHODS, Fit, counts, counts_table, load, markdown, read_report, run_comparison, table_rows,
+                          verdict_sentences, write_report)
 
 
 def fit(key, seed, method, nmi, k, true_k=3, flag=""):
@@ -24,6 +25,9 @@ def test_counts_say_better_equal_or_worse_data_set_by_data_set():
     iris: within 0.01 and nearer (2.00 against 2.07 from 3 is within 0.1: as near)."""
     c = counts(FITS)["CRP"]
     assert c["nmi"] == (1, 1, 1) and c["k"] == (1, 1, 1)
+    table = {row["against"]: row for row in counts_table(FITS)}
+    assert table["CRP"]["labelled data sets"] == 3 and table["CRP"]["NMI higher"] == 1
+    assert (table["CRP"]["K nearer the truth"], table["CRP"]["K as near"], table["CRP"]["K farther"]) == (1, 1, 1)
     lines = verdict_sentences(FITS)
     assert lines[0].startswith("Against the CRP, over 3 labelled data sets (each data seed of a simulation counted "
                                "once): the pCRP's NMI is higher by more than 0.01 on 1, within 0.01 on 1 and lower on 1;")
@@ -75,4 +79,7 @@ def test_a_small_comparison_runs_end_to_end_and_writes_its_report(tmp_path):
     assert path.read_text().startswith("Made by `pcrp compare --data-sets iris`")
     payload = json.loads((tmp_path / "compare.json").read_text())
     assert len(payload["fits"]) == 4 and payload["verdict"]
+    report = read_report(tmp_path / "compare.json")
+    assert [row["against"] for row in report["counts"]] == [m for m in METHODS if m != "pCRP"]
+    assert report["flagged"] == payload["verdict"][-1] and report["provenance"].startswith("`pcrp compare")
     assert (tmp_path / "compare.csv").read_text().startswith("data,method,") and (tmp_path / "compare.html").exists()
