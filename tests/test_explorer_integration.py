@@ -123,19 +123,25 @@ def test_density_figures_draw_the_models_predictive_with_its_new_cluster_term_or
         assert len(fig.data) - before == new_traces
 
 
+def finished_run_headings(params):
+    """The Explorer opened with ``params``, its run started and finished: (the AppTest, the pCRP row's heading)."""
+    at = explorer(params)
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    assert not at.exception, at.exception
+    return at, [m.value for m in at.markdown if "pCRP" in m.value and "sweeps" not in m.value]
+
+
 @pytest.mark.parametrize("r, collapsed", [(1.6, True), (1.1, False)])
 def test_a_collapsed_pcrp_row_says_so_beside_the_crp_row(r, collapsed):
     """Sim 2 (N = 300): at r = 1.6, far above its threshold (about 1.2-1.3), every pCRP chain falls to one or two
     clusters while the CRP row keeps the three; at r = 1.1 the pCRP keeps them (docs/reproduce/cv_robustness.md).
     The pCRP row's heading and its posterior summary say COLLAPSED in the first case and not in the second
     (pcrp.collapse against the CRP row on the same data)."""
-    at = explorer({"data": "sim2", "r2": str(r), "sweeps": "600", "burn_in": "200", "pace": "full speed"})
-    at.button(key="start").click().run()
-    run = at.session_state["run"]
-    wait_for(lambda: not run.live)
-    at.run()
-    assert not at.exception, at.exception
-    heading = [m.value for m in at.markdown if "pCRP" in m.value and "sweeps" not in m.value]
+    at, heading = finished_run_headings({"data": "sim2", "r2": str(r), "sweeps": "600", "burn_in": "200",
+                                         "pace": "full speed"})
     assert ("COLLAPSED" in " ".join(heading)) == collapsed, heading
     at.button(key="summarise").click().run()
     assert not at.exception, at.exception
@@ -151,11 +157,5 @@ def test_the_default_demo_does_not_call_the_pcrp_collapsed():
     """Old Faithful at the Explorer's defaults: the pCRP keeps the two eruption types, the CRP's draws hold a third
     cluster of a few bridge points (above the 2% line, different points from draw to draw) that its point estimate
     does not keep. The live note compared with the CRP's one draw and said COLLAPSED on the app's first screen."""
-    at = explorer({"pace": "full speed"})
-    at.button(key="start").click().run()
-    run = at.session_state["run"]
-    wait_for(lambda: not run.live)
-    at.run()
-    assert not at.exception, at.exception
-    heading = [m.value for m in at.markdown if "pCRP" in m.value and "sweeps" not in m.value]
+    _, heading = finished_run_headings({"pace": "full speed"})
     assert heading and "2 clusters" in heading[0] and "COLLAPSED" not in " ".join(heading), heading
