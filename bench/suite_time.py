@@ -2,9 +2,10 @@
 
     python bench/suite_time.py        # about 15 minutes on 2 cores: both commands, one after the other
 
-Prints each command, its wall time and pytest's last line (how many passed). Run it in a clean clone (numba's
-cache empty, as CI starts) to time what a newcomer waits; README's figure comes from
-`python bench/figures.py suite_time`.
+Prints each command, its wall time and pytest's last line (how many passed). Run it in a clean clone installed
+with the README's `pip install -e ".[test]"` (numba's cache empty, as CI starts) to time what a newcomer waits: with
+the editable install pointing at another checkout, tests that start `pcrp` or the app in a subprocess run that
+checkout's code. README's figure comes from `python bench/figures.py suite_time`.
 """
 
 import os
