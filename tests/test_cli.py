@@ -16,6 +16,7 @@ import pytest
 from pcrp.chains import ChainSet
 from pcrp.cli import main
 from pcrp.partition import point_estimate, similarity_matrix
+from process_support import sigint_as_in_a_terminal
 
 CSV = "a,b\n" + "\n".join(f"{i % 7 * 1.5},{(i * 37) % 11 - 4.0}" for i in range(40)) + "\n"
 
@@ -403,7 +404,8 @@ def test_ctrl_c_at_any_moment_of_start_up_and_run_is_one_line(tmp_path):
     for delay in (0.1, 0.4, 0.9, 1.6, 3.0):
         proc = subprocess.Popen([sys.executable, "-X", "importtime", "-c", entry, "run", "old-faithful", "--iters", "1e6",
                                  "--thin", "100", "--out", "r.npz"],
-                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=sigint_as_in_a_terminal)
         for line in proc.stderr:
             if line.startswith("import time:") and line.split("|")[-1].strip() == "argparse":
                 break

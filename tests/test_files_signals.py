@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pcrp import files
+from process_support import sigint_as_in_a_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
@@ -34,7 +35,7 @@ WRITER = textwrap.dedent("""
 
 def start_writer(target):
     child = subprocess.Popen([sys.executable, "-c", WRITER, str(target)], cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
     assert child.stdout.readline().strip() == "writing", child.stderr.read()
     return child
 
