@@ -25,6 +25,7 @@ def main():
     print()
     print("| command | wall time | pytest's summary |")
     print("|---|---|---|")
+    failed = []
     for command in COMMANDS:
         started = time.perf_counter()
         proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
@@ -32,6 +33,9 @@ def main():
         last = (proc.stdout.strip().splitlines() or ["(no output)"])[-1].strip("= ")
         shown = " ".join(f'"{part}"' if " " in part else part for part in command)
         print(f"| `{shown}` | {seconds / 60:.1f} min ({seconds:.0f} s) | {last} |", flush=True)
+        failed += [f"{shown}: {line}" for line in proc.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+    if failed:  # a test that fails here but not on a rerun is flaky: name it
+        print("\n" + "\n".join(failed))
     return 0
 
 
