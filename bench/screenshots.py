@@ -73,19 +73,21 @@ def reproduce(browser, url, out):
     for width, height in SIZES:
         shoot(page, out, "reproduce", width, height)
     page.get_by_text("Our full run of every experiment").click()
-    table = page.get_by_role("heading", name=re.compile("Sim 1, N = 300")).first
-    expect(table).to_be_visible(timeout=30_000)
-    for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        table.evaluate("element => element.scrollIntoView({block: 'start'})")
-        shoot(page, out, "reproduce-published", width, height)
-    compared = page.get_by_role("heading", name=re.compile("Compared with what")).first
-    expect(compared).to_be_visible(timeout=30_000)
-    for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        compared.evaluate("element => element.scrollIntoView({block: 'start'})")
-        shoot(page, out, "reproduce-compared", width, height)
+    shoot_from_heading(page, out, "reproduce-published", "Sim 1, N = 300")
+    shoot_from_heading(page, out, "reproduce-compared", "Compared with what")
     page.close()
+
+
+def shoot_from_heading(page, out, name, heading):
+    """Screenshots at every size with the page scrolled to the first heading matching ``heading`` at the top."""
+    from playwright.sync_api import expect
+
+    element = page.get_by_role("heading", name=re.compile(heading)).first
+    expect(element).to_be_visible(timeout=30_000)
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        element.evaluate("element => element.scrollIntoView({block: 'start'})")
+        shoot(page, out, name, width, height)
 
 
 def rich(browser, url, out):

@@ -62,7 +62,7 @@ def live_reference(draws, max_points=LIVE_REFERENCE_POINTS, seed=0):
     if draws.shape[1] > max_points:
         keep = np.sort(np.random.default_rng(seed).choice(draws.shape[1], size=max_points, replace=False))
         draws = draws[:, keep]
-    return kept_clusters(point_estimate(draws, seed=seed).labels)
+    return kept_clusters(point_estimate(draws, seed=seed, n_jobs=1).labels)  # one thread: it runs in a page redraw
 
 
 def reference_clusters(crp_labels=None, cv_mean_k=None):
@@ -160,4 +160,4 @@ def judge_chains(chains, reference=None, diagnostics=None, what="this fit", refe
     K = getattr(chains, "K_after_burn_in", None)
     return judge((chains.kept_K if K is None else K).mean(axis=1), agree=agree, reference=reference, what=what,
                  reference_name=reference_name, inits=list(getattr(chains, "inits", []) or []) or None,
-                 prior=(getattr(chains, "config", None) or {}).get("prior", "pcrp"))
+                 prior=chains.config["prior"])

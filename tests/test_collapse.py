@@ -81,13 +81,15 @@ def test_judge_refuses_what_is_not_a_fit(bad, message):
 
 
 class FakeChains:
-    """What judge_chains and check_with_chains read of a ChainSet: kept K (C, S), a log joint, diagnostics, starts."""
+    """What judge_chains and check_with_chains read of a ChainSet: kept K (C, S), a log joint, diagnostics, starts
+    and the run's specification (its prior)."""
 
     def __init__(self, kept_K, log_joint=None):
         self.kept_K = self.K_after_burn_in = np.asarray(kept_K, dtype=float)
         self.kept_log_joint = (np.asarray(log_joint, dtype=float) if log_joint is not None
                                else -100.0 * self.kept_K)
         self.inits = ["kmeans:10", "one", "random:20", "kmeans:10"][:len(self.kept_K)]
+        self.config = {"prior": "pcrp"}
 
     def diagnostics(self):
         return {"K": chain_diagnostics(self.kept_K), "log_joint": chain_diagnostics(self.kept_log_joint)}
