@@ -357,8 +357,10 @@ class PointEstimate:
 
 
 def _by_size(labels):
-    ids, counts = np.unique(labels, return_counts=True)
-    order = ids[np.argsort(-counts, kind="stable")]
+    """Labels renumbered 0..K-1 by cluster size, largest first, ties by first appearance: one partition, one
+    labelling, whichever ids the search happened to give its clusters."""
+    ids, first, counts = np.unique(labels, return_index=True, return_counts=True)
+    order = ids[np.lexsort((first, -counts))]
     rank = np.empty(int(labels.max()) + 1, dtype=np.int64)
     rank[order] = np.arange(order.size)
     return rank[labels]
