@@ -112,15 +112,36 @@ def _k(value):
     return f"{value:.2f}"
 
 
+def disagreement(diagnostics, chain_mean_k, threshold=None):
+    """What the chains disagree on, in words for :func:`judge`, or None when they agree.
+
+    diagnostics: {"K": ..., "log_joint": ...} (:meth:`pcrp.chains.ChainSet.diagnostics`); chain_mean_k: each chain's
+    mean K; threshold: the R-hat above which chains disagree (default :data:`pcrp.summary.RHAT_THRESHOLD`). Chains that
+    disagree only on the log joint are named so, with its mean per chain: their mean K can read the same in every
+    chain (the SFM at its k_max), and a list of equal K values would not show what differs.
+    """
+    from .summary import RHAT_THRESHOLD, chains_agree
+
+    threshold = RHAT_THRESHOLD if threshold is None else threshold
+    means = ", ".join(_k(float(k)) for k in np.atleast_1d(chain_mean_k))
+    if not chains_agree(diagnostics["K"], threshold):
+        return f"(mean K per chain {means})"
+    if not chains_agree(diagnostics["log_joint"], threshold):
+        per_chain = ", ".join(f"{c['mean']:.1f}" for c in diagnostics["log_joint"]["per_chain"])
+        return f"on the log joint (mean per chain {per_chain} nats; mean K per chain {means})"
+    return None
+
+
 def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", reference_name="the CRP",
-          inits=None, prior="pcrp"):
+          inits=None, prior="pcrp", disagreement_text=None):
     """The :class:`Verdict` of one fit.
 
     chain_mean_k: each chain's mean K over its kept draws (one value for one chain); agree: whether its chains agree
     on K and on the log joint (:func:`pcrp.summary.chains_agree` of both); reference: the clusters the reference fit
     keeps on the same data (:func:`reference_clusters`), or None; what: the fit's name in the text; reference_name:
     the reference's; inits: the chains' starts, named in the text when given; prior: the fit's prior name (a
-    ``PRIORS`` key), which picks the advice: only the pCRP has an r to step down.
+    ``PRIORS`` key), which picks the advice: only the pCRP has an r to step down; disagreement_text: what the chains
+    disagree on (:func:`disagreement`; default: their mean K).
     """
     means = tuple(float(k) for k in np.atleast_1d(np.asarray(chain_mean_k, dtype=float)))
     if not means or not all(np.isfinite(means)):
@@ -142,7 +163,8 @@ def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", referenc
                      f"{_remedy(prior)}")
         short.append(f"COLLAPSED ({len(below)} of {len(means)} chains below {reference_name}'s {reference} clusters)")
     if disagree:
-        parts.append(f"The chains of {what} disagree (mean K per chain {', '.join(_k(k) for k in means)}): its "
+        on = disagreement_text or f"(mean K per chain {', '.join(_k(k) for k in means)})"
+        parts.append(f"The chains of {what} disagree {on}: its "
                      "figures depend on where the chains started.")
         short.append("chains disagree")
     return Verdict(collapsed, disagree, None if reference is None else int(reference), means, below,
@@ -153,11 +175,10 @@ def judge_chains(chains, reference=None, diagnostics=None, what="this fit", refe
     """:func:`judge` of a :class:`pcrp.chains.ChainSet`: its chains' mean K after burn-in (every sweep, as its
     diagnostics) and whether they agree on K and the log joint (from ``diagnostics``, :meth:`ChainSet.diagnostics`,
     computed when not given)."""
-    from .summary import chains_agree
-
     diagnostics = diagnostics if diagnostics is not None else chains.diagnostics()
-    agree = chains_agree(diagnostics["K"]) and chains_agree(diagnostics["log_joint"])
     K = getattr(chains, "K_after_burn_in", None)
-    return judge((chains.kept_K if K is None else K).mean(axis=1), agree=agree, reference=reference, what=what,
-                 reference_name=reference_name, inits=list(getattr(chains, "inits", []) or []) or None,
-                 prior=chains.config["prior"])
+    mean_k = (chains.kept_K if K is None else K).mean(axis=1)
+    text = disagreement(diagnostics, mean_k)
+    return judge(mean_k, agree=text is None, reference=reference, what=what, reference_name=reference_name,
+                 inits=list(getattr(chains, "inits", []) or []) or None, prior=chains.config["prior"],
+                 disagreement_text=text)

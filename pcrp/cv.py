@@ -545,9 +545,8 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
     :class:`pcrp.compute.WorkTicket` (the app's); progress(done, total): called after each r tried.
     """
     from .chains import run_chains
-    from .collapse import judge, kept_clusters, reference_clusters
+    from .collapse import disagreement, judge, kept_clusters, reference_clusters
     from .run_spec import make_run_spec
-    from .summary import chains_agree
 
     X = np.ascontiguousarray(X, dtype=float)
     niw = niw if niw is not None else resolve_niw(X)
@@ -578,9 +577,10 @@ def check_with_chains(X, r, r_grid=DEFAULT_GRID, niw=None, *, alpha=1.0, seed=0,
                                  burn_in=iters // 2, thin=5, seed=seed, n_jobs=n_jobs, split_merge=split_merge)
             chains = run_chains(X, spec, work=work)
             diag = chains.diagnostics()
-            agree = chains_agree(diag["K"], CHECK_RHAT) and chains_agree(diag["log_joint"], CHECK_RHAT)
-            verdict = judge(chains.K_after_burn_in.mean(axis=1), agree=agree, reference=reference,
-                            what=f"the pCRP at r = {value:g}", reference_name="the CRP", inits=chains.inits)
+            mean_k = chains.K_after_burn_in.mean(axis=1)
+            text = disagreement(diag, mean_k, CHECK_RHAT)
+            verdict = judge(mean_k, agree=text is None, reference=reference, what=f"the pCRP at r = {value:g}",
+                            reference_name="the CRP", inits=chains.inits, disagreement_text=text)
             results[index] = {"r": value, "mean_K_per_chain": [round(k, 3) for k in verdict.chain_mean_k],
                               "rhat_K": diag["K"]["rhat"], "rhat_log_joint": diag["log_joint"]["rhat"],
                               "collapsed": verdict.collapsed, "disagree": verdict.disagree, "verdict": verdict.text}

@@ -110,6 +110,21 @@ def test_r_hat_on_a_quantity_that_does_not_vary_within_chains_is_not_disagreemen
     assert verdict.disagree and verdict.collapsed and verdict.below == (1,)
 
 
+def test_chains_that_disagree_only_on_the_log_joint_are_named_so():
+    """Every chain at K 10 while their log joints sit apart (the SFM at its k_max on digits-pca): the verdict says
+    the log joint differs and by how much, not a list of equal mean K values that shows nothing differing."""
+    K = np.full((4, 400), 10.0)
+    rng = np.random.default_rng(0)
+    lj = np.array([-5000.0, -5000.0, -5060.0, -5000.0])[:, None] + rng.normal(0, 2, (4, 400))
+    verdict = judge_chains(FakeChains(K, lj), reference=10)
+    assert verdict.disagree and not verdict.collapsed
+    assert re.search(r"disagree on the log joint \(mean per chain -5000\.\d, -5000\.\d, -5060\.\d, -(4999|5000)\.\d "
+                     r"nats; mean K per chain 10\.00, 10\.00, 10\.00, 10\.00\)", verdict.text), verdict.text
+    K_apart = K.copy()
+    K_apart[2] = 9.0
+    assert "disagree (mean K per chain 10.00, 10.00, 9.00, 10.00)" in judge_chains(FakeChains(K_apart, lj), 10).text
+
+
 def fake_runs(threshold, monkeypatch):
     """Make check_with_chains' chains a function of r: at r > threshold the chains from one cluster and from 20
     random ones stay merged (mean K 1), below it every chain holds K 3. Returns the list of r values run."""
