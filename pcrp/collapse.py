@@ -112,6 +112,10 @@ def _k(value):
     return f"{value:.2f}"
 
 
+def _mean_k_per_chain(means):
+    return "mean K per chain " + ", ".join(_k(float(k)) for k in np.atleast_1d(means))
+
+
 def disagreement(diagnostics, chain_mean_k, threshold=None):
     """What the chains disagree on, in words for :func:`judge`, or None when they agree.
 
@@ -123,12 +127,11 @@ def disagreement(diagnostics, chain_mean_k, threshold=None):
     from .summary import RHAT_THRESHOLD, chains_agree
 
     threshold = RHAT_THRESHOLD if threshold is None else threshold
-    means = ", ".join(_k(float(k)) for k in np.atleast_1d(chain_mean_k))
     if not chains_agree(diagnostics["K"], threshold):
-        return f"(mean K per chain {means})"
+        return f"({_mean_k_per_chain(chain_mean_k)})"
     if not chains_agree(diagnostics["log_joint"], threshold):
         per_chain = ", ".join(f"{c['mean']:.1f}" for c in diagnostics["log_joint"]["per_chain"])
-        return f"on the log joint (mean per chain {per_chain} nats; mean K per chain {means})"
+        return f"on the log joint (mean per chain {per_chain} nats; {_mean_k_per_chain(chain_mean_k)})"
     return None
 
 
@@ -163,7 +166,7 @@ def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", referenc
                      f"{_remedy(prior)}")
         short.append(f"COLLAPSED ({len(below)} of {len(means)} chains below {reference_name}'s {reference} clusters)")
     if disagree:
-        on = disagreement_text or f"(mean K per chain {', '.join(_k(k) for k in means)})"
+        on = disagreement_text or f"({_mean_k_per_chain(means)})"
         parts.append(f"The chains of {what} disagree {on}: its "
                      "figures depend on where the chains started.")
         short.append("chains disagree")
