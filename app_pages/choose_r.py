@@ -12,7 +12,8 @@ from pcrp.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_START_CHAINS, CVErr
 from pcrp.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
 from pcrp.path import PathError, crp_start, describe_r, k_over_r, merge_path
-from pcrp.sampler import SamplerError, warm_up
+from pcrp.compiling import warm_up
+from pcrp.errors import SamplerError
 
 state = st.session_state
 

@@ -30,7 +30,8 @@ from pcrp.model import PRIORS, WITHIN_SCALE, ModelError, resolve_niw
 from pcrp.posterior import summarise
 from pcrp.json_text import dumps
 from pcrp.projection import id_like_columns, pca_projection
-from pcrp.sampler import SamplerError, warm_up
+from pcrp.compiling import warm_up
+from pcrp.errors import SamplerError
 from pcrp.collapse import judge, judge_chains, kept_clusters, live_reference
 from pcrp.summary import MIN_DRAWS, chains_agree, nmi, oracle_alpha, rhat_warnings, vi
 

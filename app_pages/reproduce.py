@@ -11,7 +11,8 @@ from pcrp.cv import CVError
 from pcrp.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_BUDGET, SPREAD_MULT, TOLERANCE, claims,
                             data_seeds, display_seed_rows, extra_lines, figures, reproduce_work, run_over_seeds,
                             seed_disagreement_lines, seed_gap_lines, versus_lines)
-from pcrp.sampler import SamplerError, warm_up
+from pcrp.compiling import warm_up
+from pcrp.errors import SamplerError
 
 state = st.session_state
 PUBLISHED_RUN = Path(__file__).resolve().parent.parent / "docs" / "reproduce" / "tables.md"

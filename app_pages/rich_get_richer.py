@@ -12,7 +12,7 @@ from pcrp.model import CRP, PRIORS, ModelError, make_prior, resolve_niw
 from pcrp.one_customer import contrast, seating_choice
 from pcrp.plots import restaurant as rplots
 from pcrp.plots.style import colour
-from pcrp.sampler import run
+from pcrp.chains import run_chain
 from pcrp.seating import (arrival_orders, growth, order_probability_prior, seat_prior, seating_probabilities_prior,
                           simulate_k_growth_prior, simulate_tables_prior)
 
@@ -310,7 +310,7 @@ def posterior_state(name, seed):
     """A CRP posterior draw (300 sweeps) of a small data set: the partition every prior is shown on."""
     ds = data.old_faithful() if name == "Old Faithful" else data.simulation("sim1", 300, seed=0)
     niw = resolve_niw(ds.X)
-    chain = run(ds.X, CRP(1.0), niw, iters=300, burn_in=299, thin=1, seed=seed)
+    chain = run_chain(ds.X, CRP(1.0), niw, iters=300, burn_in=299, thin=1, seed=seed)
     return ds, niw, chain.labels[-1]
 
 

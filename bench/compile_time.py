@@ -7,7 +7,7 @@ processes: (1) ``warm_up()`` cold (the sweep kernels: what `pcrp run` announces)
 `pcrp run old-faithful --iters 300` cold (the search kernels of the point estimate compile too), (3) the same
 again with the cache filled (what every later run pays), and (4) ``import pcrp.sampler`` followed at once by a
 background compile in a thread while the main thread loads data for 2 s, to see whether compiling behind the
-user's back would hide the wait. pcrp.sampler.COMPILE_SECONDS is the figure the command line announces.
+user's back would hide the wait. pcrp.compiling.COMPILE_SECONDS is the figure the command line announces.
 """
 
 import argparse
@@ -36,9 +36,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.parse_args()
     lines = [header("python bench/compile_time.py"), ""]
-    warm = "from pcrp.sampler import warm_up; warm_up()"
+    warm = "from pcrp.compiling import warm_up; warm_up()"
     first_run = "from pcrp.cli import main; main(['run', 'old-faithful', '--iters', '300', '--seed', '0', '--out', 'r.npz'])"
-    background = ("import threading, time; t0 = time.perf_counter(); from pcrp.sampler import warm_up; "
+    background = ("import threading, time; t0 = time.perf_counter(); from pcrp.compiling import warm_up; "
                   "th = threading.Thread(target=warm_up); th.start(); "
                   "import numpy as np; x = 0.0\n"
                   "while time.perf_counter() - t0 < 2: x += float(np.sum(np.random.default_rng(0).normal(size=1000)))\n"

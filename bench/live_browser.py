@@ -99,7 +99,7 @@ def batch_rates(data_name, sweeps, chains, n=None):
     from pcrp.app.live_runs import contrasting_starts, live_specs, new_run
     from pcrp.cv import builtin_r
     from pcrp.model import CRP, PowerCRP, resolve_niw
-    from pcrp.sampler import warm_up
+    from pcrp.compiling import warm_up
 
     warm_up()
     ds = data.load(data_name, n=n)

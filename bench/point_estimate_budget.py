@@ -26,7 +26,7 @@ def exact_case(old, sweeps):
     from pcrp.exact import canonical, exact_posterior
     from pcrp.model import CRP, resolve_niw
     from pcrp.partition import expected_loss, point_estimate
-    from pcrp.sampler import run
+    from pcrp.chains import run_chain as run
 
     X = np.random.default_rng(8).normal(size=(7, 1))
     X = (X - X.mean(axis=0)) / X.std(axis=0)

@@ -6,7 +6,7 @@
 Every work budget of the app (Choose r, Reproduce, the Explorer's live runs and each visitor's share of them)
 counts work with one formula, pcrp.compute.work_cost: points x (expected clusters + 1) x sweeps x chains
 point-cluster evaluations, each taking A + B d^2 seconds (pcrp.compute.EVALUATION_SECONDS), with the expected
-clusters the CRP's prior mean at N (pcrp.compute.expected_clusters). This runs whole chains (pcrp.sampler.run:
+clusters the CRP's prior mean at N (pcrp.compute.expected_clusters). This runs whole chains (pcrp.chains.run_chain:
 the default k-means start and one split-merge move per sweep, one core, no compute slot) on mixtures of 4
 Gaussian clusters at several N and d and on Old Faithful, and prints per case: the chain's wall time, the
 estimate, their ratio (above 1: the budget undercounts), the mean K against the expected clusters, and the
@@ -21,7 +21,8 @@ import numpy as np
 from pcrp import data
 from pcrp.compute import EVALUATION_SECONDS, expected_clusters, work_cost
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.sampler import run, warm_up
+from pcrp.chains import run_chain as run
+from pcrp.compiling import warm_up
 
 
 def mixture(n, d, seed=0, k=4):

@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CRP", "PowerCRP", "PitmanYor", "MFM", "SparseFiniteMixture", "PRIORS", "make_prior",
     "NIW", "default_niw", "resolve_niw",
-    "Chain", "Sampler", "run", "ChainSet", "run_chains", "similarity_matrix", "point_estimate",
+    "Chain", "Sampler", "run_chain", "ChainSet", "run_chains", "similarity_matrix", "point_estimate",
     "RunSpec", "make_run_spec", "Budget", "PCRPMixture", "__version__",
 ]
 
@@ -21,7 +21,7 @@ _LAZY = {
     **{name: "model" for name in ("CRP", "PowerCRP", "PitmanYor", "MFM", "SparseFiniteMixture", "PRIORS",
                                   "make_prior", "NIW", "default_niw", "resolve_niw")},
     "point_estimate": "partition", "similarity_matrix": "partition",
-    "Chain": "sampler", "Sampler": "sampler", "run": "sampler",
+    "Chain": "sampler", "Sampler": "sampler", "run_chain": "chains",
     "PCRPMixture": "estimator",
     "RunSpec": "run_spec", "make_run_spec": "run_spec", "Budget": "budget",
 }

@@ -29,8 +29,9 @@ from .budget import judge, stop_reason, storage_rows
 from .files import FileRefused, atomic_write, npz_bytes_needed, open_npz, read_npz_array
 from .json_text import dumps
 from .memory_plan import check_run_memory
-from .sampler import (ChainRecorder, ChainStopped, Sampler, SamplerError, check_memory, keep_schedule, label_dtype,
-                      warm_up)
+from .compiling import warm_up
+from .dtypes import check_memory, label_dtype
+from .sampler import Chain, ChainRecorder, ChainStopped, Sampler, SamplerError, keep_schedule
 
 SM_STATS = ("splits_proposed", "splits_accepted", "merges_proposed", "merges_accepted")
 
@@ -583,6 +584,27 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
         config=config,
         wall_seconds=wall_seconds,
     )
+
+
+def run_chain(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True, init="kmeans:10",
+              callback=None, work=None):
+    """One chain of a fixed ``iters`` sweeps, as a :class:`pcrp.sampler.Chain`: a thin call of the one way in (a
+    one-chain :func:`pcrp.run_spec.make_run_spec` run by :func:`run_chains`), for tests, teaching pages and
+    benchmarks that want one chain's arrays without a chain axis.
+
+    Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters (1-based). The chain's seed is the
+    first spawned from ``seed`` (:func:`pcrp.run_spec.chain_seeds`). ``callback(sweeps_done)`` after each kernel
+    call; ``work``: see :func:`run_chains`.
+    """
+    from .run_spec import make_run_spec
+
+    spec = make_run_spec(X, prior=prior, niw=niw, n_chains=1, init=init, iters=iters, burn_in=burn_in, thin=thin,
+                         seed=seed, n_jobs=1, split_merge=split_merge)
+    chains = run_chains(X, spec, work=work, callback=None if callback is None else (lambda c, done: callback(done)))
+    return Chain(K=chains.K[0], log_joint=chains.log_joint[0], labels=chains.labels[0],
+                 kept_sweeps=chains.kept_sweeps, seconds_per_sweep=float(chains.seconds_per_sweep[0]),
+                 config=chains.config, split_merge_stats=chains.split_merge_stats[0],
+                 split_merge_at_kept=np.cumsum(chains.split_merge_history[0], axis=0))
 
 
 def _kernels_ready():

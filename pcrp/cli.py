@@ -694,7 +694,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True,
     from .json_text import dumps
     from .modes import find_modes, modes_json
     from .partition import point_estimate, similarity_matrix
-    from .sampler import compile_kernels
+    from .compiling import compile_kernels
     from .summary import metric_summary, nmi_vi, preload_in_background
 
     for line in spec.describe():
@@ -840,7 +840,8 @@ def cmd_cv(args):
     from .json_text import dumps
     from .cv import check_cv_settings, cross_validate
     from .model import PowerCRP
-    from .sampler import check_memory, check_seed
+    from .dtypes import check_memory
+    from .sampler import check_seed
 
     check_seed(args.seed, "--seed")
     check_parallel(args)

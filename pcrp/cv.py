@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import logsumexp
 
-from .model import NIW, PowerCRP, resolve_niw
+from .model import DEFAULT_PRIOR, NIW, PRIORS, PowerCRP, resolve_niw
 from .run_spec import check_schedule
 
 # r = 1 + eps first, as in the paper, then 1.05 .. 2.0.
-DEFAULT_GRID = tuple(np.round(np.r_[1.01, np.arange(1.05, 2.0001, 0.05)], 2))
+DEFAULT_GRID = PRIORS[DEFAULT_PRIOR].tune_grid  # cross validation's grid of the tuned power (the registry's)
 
 
 class CVError(ValueError):
@@ -125,7 +125,7 @@ def prepare_split(X, train, test, niw=None, standardize=False):
 
 def fit_and_score(part, split, r_index, r, alpha, iters, burn_in, thin, seed, split_merge, work=None):
     """Fit a pCRP chain on a :class:`PreparedSplit`'s training part and score its held-out part
-    (top level so it pickles). ``work``: a :class:`pcrp.compute.WorkTicket` (see :func:`pcrp.sampler.run`)."""
+    (top level so it pickles). ``work``: a :class:`pcrp.compute.WorkTicket` (see :func:`pcrp.chains.run_chains`)."""
     from .chains import run_chains
     from .run_spec import make_run_spec
 

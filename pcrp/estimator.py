@@ -35,7 +35,7 @@ from .density import seating_log_predictive
 from .model import DEFAULT_PRIOR, PRIORS
 from .partition import DEFAULT_LOSS, LOSSES, point_estimate, similarity_matrix
 from .run_spec import RUN_PARAMS, make_run_spec
-from .sampler import compile_kernels
+from .compiling import compile_kernels
 from .summary import preload_in_background
 
 

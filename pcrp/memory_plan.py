@@ -11,7 +11,8 @@ peak against its plan at N = 100,000 and 1,000,000.
 import os
 from dataclasses import dataclass, field
 
-from .sampler import label_dtype, record_bytes, start_clusters, state_bytes
+from .dtypes import label_dtype, record_bytes, state_bytes
+from .sampler import start_clusters
 
 
 @dataclass
@@ -65,7 +66,7 @@ ADVICE = ("Keep fewer draws (a larger thinning, or fewer sweeps), run fewer chai
 def check_run_memory(plan, what, advice=ADVICE):
     """Raise SamplerError when ``plan`` exceeds the memory available now; the message names what needs it
     (``what``), the plan's parts and what to do (``advice``, in the caller's terms)."""
-    from .sampler import _gib, check_memory
+    from .dtypes import _gib, check_memory
 
     parts = ", ".join(f"{name} {_gib(value)}" for name, value in plan.parts.items())
     check_memory(plan.total, what, advice, detail=f" ({parts})")

@@ -16,11 +16,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import gammaln
 
-from .params import Param, SettingError
-
-
-class ModelError(SettingError):
-    """A model parameter is out of range; the message says which and what to do."""
+from .errors import ModelError
+from .params import Declarations, Param
 
 
 # Bounds that keep the sampler's double-precision arithmetic meaningful, for data sets up to the
@@ -37,16 +34,6 @@ class ModelError(SettingError):
 R_MAX = 1000.0
 NU0_MAX = 1e7
 COND_MAX = 1e12
-
-
-def _check_positive(name, value, hint=""):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{name} must be a number (got {value!r}).") from None
-    if not np.isfinite(value) or value <= 0:
-        raise ModelError(f"{name} must be a finite number > 0 (got {value:g}).{hint}")
-    return value
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -70,7 +57,13 @@ def _check_positive(name, value, hint=""):
 class PriorSpec:
     """A registry entry: name (as typed: "crp"), label (as shown: "CRP"), the class, its parameters, a one-line
     help, and whether the log joint is the exact normalised log p(z, X) (False for the pCRP, whose V_N's
-    normaliser is unknown)."""
+    normaliser is unknown).
+
+    What differs between priors is a field here, never a test of a name:
+    tuned: the name of the parameter cross validation and the merge path tune (the pCRP's power "r"), or None.
+    tune_grid: the values ``tuned`` is tuned over (cross validation's grid), () when nothing is tuned.
+    reference: the prior whose fits serve as the over-clustering reference (the CRP).
+    """
 
     name: str
     label: str
@@ -78,6 +71,21 @@ class PriorSpec:
     params: tuple
     help: str
     normalised: bool
+    tuned: str | None = None
+    tune_grid: tuple = ()
+    reference: bool = False
+
+    def __post_init__(self):
+        names = [p.name for p in self.params]
+        if self.tuned is not None and self.tuned not in names:
+            raise ValueError(f"prior {self.name}: tuned parameter {self.tuned!r} is not one of {names}")
+        if self.tuned is not None and not self.tune_grid:
+            raise ValueError(f"prior {self.name}: a tuned parameter needs a tune_grid")
+
+    @property
+    def tuned_param(self):
+        """The :class:`Param` that is tuned (None when the prior has none)."""
+        return None if self.tuned is None else self.param(self.tuned)
 
     def param(self, name):
         """The :class:`Param` called ``name`` (KeyError if the prior has none)."""
@@ -119,6 +127,8 @@ R = Param("r", "power r", DEFAULT_R, 0.0, R_MAX, False, True,
           "r = 1 is the CRP; r > 1 penalises small clusters (the paper's powers lie between 1 and 2).",
           why_high=("beyond it the prior's r log((n - 1)!) terms lose the log joint's decimals in double precision "
                     "(r = 1e308 overflows them). The paper's powers lie between 1 and 2."))
+# The grid of r that cross validation scans (the paper's Sec. 2.3 starts at 1 + eps): 1.01, 1.05, 1.10, ..., 2.00.
+R_GRID = tuple(float(v) for v in np.round(np.r_[1.01, np.arange(1.05, 2.0001, 0.05)], 2))
 PY_ALPHA = Param("alpha", "strength alpha", ALPHA.default, -1.0, ALPHA_MAX, False, True,
                  "Larger alpha opens new clusters more often; alpha > -sigma.", constraint="alpha > -sigma",
                  why_high=_ALPHA_WHY)
@@ -489,10 +499,11 @@ class SparseFiniteMixture(_DirichletBlocks):
 
 PRIORS = {
     "crp": PriorSpec("crp", "CRP", CRP, (ALPHA,),
-                     "Chinese restaurant process (Dirichlet process): K grows like alpha log N.", True),
+                     "Chinese restaurant process (Dirichlet process): K grows like alpha log N.", True,
+                     reference=True),
     "pcrp": PriorSpec("pcrp", "pCRP", PowerCRP, (ALPHA, R),
                       "Powered CRP (Lu, Li & Dunson): cluster sizes raised to the power r; its normaliser is unknown.",
-                      False),
+                      False, tuned="r", tune_grid=R_GRID),
     "py": PriorSpec("py", "Pitman-Yor", PitmanYor, (PY_ALPHA, SIGMA),
                     "Pitman-Yor process: more, smaller clusters than the CRP; K grows like N^sigma.", True),
     "mfm": PriorSpec("mfm", "MFM", MFM, (MFM_GAMMA, LAM),
@@ -580,15 +591,14 @@ class NIW:
             raise ModelError("S0 must be a finite symmetric matrix.")
         if np.linalg.eigvalsh(S0).min() <= 0:
             raise ModelError("S0 must be positive definite (use a value > 0 for S0 = value * identity).")
-        kappa0 = _check_positive("kappa0", self.kappa0)
-        nu0 = float(self.nu0)
+        kappa0 = NIW_PARAMS.check("kappa0", self.kappa0)
+        try:
+            nu0 = float(self.nu0)
+        except (TypeError, ValueError):
+            raise ModelError(f"nu0 must be a number (got {self.nu0!r}).") from None
         if not np.isfinite(nu0) or nu0 <= d - 1:
             raise ModelError(f"nu0 must be > d - 1 = {d - 1} for d = {d} columns (got {nu0:g}).")
-        if nu0 > NU0_MAX:
-            raise ModelError(
-                f"nu0 must be at most {NU0_MAX:g} (got {nu0:g}): beyond it the log-gamma terms of the marginal "
-                "likelihood lose their decimals in double precision. The default is d + 3."
-            )
+        nu0 = NIW_PARAMS.check("nu0", nu0)
         object.__setattr__(self, "m0", m0)
         object.__setattr__(self, "S0", S0)
         object.__setattr__(self, "kappa0", kappa0)
@@ -607,6 +617,26 @@ class NIW:
         }
 
 
+# The NIW's declared parameters. m0 (a vector, default the column means) and S0 given as a matrix are checked by
+# NIW itself; S0 as one number means S0 * identity and is declared here. nu0 > d - 1 depends on the data and is
+# checked by NIW; its declared bounds are those that hold for every d.
+NIW_PARAMS = Declarations(
+    "the NIW prior",
+    Param("kappa0", "prior strength kappa0", 0.25, 0.0, 1e300, False, True,
+          "Prior strength of m0, in pseudo-points; the default 0.25 = WITHIN_SCALE^2 lets cluster means spread like "
+          "the data.",
+          why_high="a larger value is not a finite double-precision number."),
+    Param("nu0", "degrees of freedom nu0", None, 0.0, NU0_MAX, False, True,
+          "Inverse-Wishart degrees of freedom, > d - 1; default d + 3.", constraint="nu0 > d - 1",
+          why_high=("beyond it the log-gamma terms of the marginal likelihood lose their decimals in double "
+                    "precision. The default is d + 3.")),
+    Param("S0", "scale S0", None, 0.0, 1e300, False, True,
+          "Inverse-Wishart scale as S0 * identity; default 0.25 * v * nu0 with v the mean column variance.",
+          why_high="a larger value is not a finite double-precision number.", cli="--s0"),
+    error=ModelError,
+)
+
+
 # The data-driven default recipe (documented in README and in the app):
 #   v     = mean of the column variances of X (1 for standardised data)
 #   m0    = column means of X
@@ -616,6 +646,7 @@ class NIW:
 # i.e. a cluster's spread is a priori about WITHIN_SCALE of the data's spread and
 # cluster means are spread like the data.
 WITHIN_SCALE = 0.5
+assert NIW_PARAMS["kappa0"].default == WITHIN_SCALE**2
 
 
 def default_niw(X):
@@ -628,7 +659,7 @@ def default_niw(X):
     nu0 = d + 3.0
     return NIW(
         m0=X.mean(axis=0),
-        kappa0=WITHIN_SCALE**2,
+        kappa0=NIW_PARAMS["kappa0"].default,
         nu0=nu0,
         S0=WITHIN_SCALE**2 * v * nu0 * np.eye(d),
     )
@@ -646,7 +677,7 @@ def resolve_niw(X, m0=None, kappa0=None, nu0=None, S0=None):
         if m0.shape != (d,):
             raise ModelError(f"m0 needs {d} values, one per column (got {m0.size}).")
     if S0 is not None and np.ndim(S0) == 0:
-        S0 = _check_positive("S0", S0, " It is the scale of S0 = value * identity.") * np.eye(d)
+        S0 = NIW_PARAMS.check("S0", S0) * np.eye(d)
     niw = NIW(
         m0=base.m0 if m0 is None else m0,
         kappa0=base.kappa0 if kappa0 is None else kappa0,

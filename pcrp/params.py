@@ -11,10 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-class SettingError(ValueError):
-    """A setting outside its declared range, or of the wrong type; the message names the setting, the value,
-    the allowed range and what to do. pcrp.model.ModelError and pcrp.sampler.SamplerError are kinds of it."""
+from .errors import SettingError
 
 
 @dataclass(frozen=True)
@@ -90,3 +87,49 @@ class Param:
         default = "" if self.default is None else f", default {self.default:g}"
         constraint = f", {self.constraint}" if self.constraint else ""
         return f"{self.label} in {self.interval()}{constraint}{default}{' (a whole number)' if self.integer else ''}"
+
+
+class Declarations(dict):
+    """One owner's declared parameters, {name: :class:`Param`} in the order declared: a prior's, the NIW's, a run's,
+    cross validation's, the r path's, reproduce's, compare's, the live demo's. ``owner`` names them in messages
+    ("cross validation"); ``error`` is the SettingError subclass their checks raise.
+
+    Presets (the paper's protocol, the live demo, a quick check) are :meth:`preset` dicts over these names: values,
+    checked against the bounds declared here, never new bounds.
+    """
+
+    def __init__(self, owner, *params, error=SettingError):
+        super().__init__((p.name, p) for p in params)
+        if len(self) != len(params):
+            raise ValueError(f"{owner}: two parameters share a name")
+        self.owner = owner
+        self.error = error
+
+    def defaults(self):
+        """{name: default} of every parameter."""
+        return {name: p.default for name, p in self.items()}
+
+    def check(self, name, value):
+        """``value`` of parameter ``name`` within its bounds (see :meth:`Param.check`)."""
+        if name not in self:
+            raise self.error(f"{self.owner} has no setting {name!r}; its settings are: {', '.join(self)}.")
+        return self[name].check(value, self.owner, self.error)
+
+    def resolve(self, **values):
+        """Every parameter's value: the given one checked (None: not given), else its default (left as None when
+        the default is None, for the owner to resolve)."""
+        unknown = set(values) - set(self)
+        if unknown:
+            raise self.error(f"{self.owner} has no setting {', '.join(sorted(unknown))}; its settings are: "
+                             f"{', '.join(self)}.")
+        out = {}
+        for name, p in self.items():
+            value = values.get(name)
+            if value is None:
+                value = p.default
+            out[name] = None if value is None else self.check(name, value)
+        return out
+
+    def preset(self, **values):
+        """A named set of values over these declarations (checked now: a preset never carries its own bounds)."""
+        return {name: value for name, value in self.resolve(**values).items() if name in values}

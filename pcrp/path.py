@@ -559,7 +559,7 @@ def k_over_r(X, niw, r_grid, *, alpha=1.0, iters=2000, burn_in=1000, seed=0, spl
     Chains run in threads with joblib (the kernels release the GIL) and share ``seed``
     (common random numbers, so the curve is not blurred by chain-to-chain noise more than
     needed). ``progress(done, total)`` is called as chains finish. ``work``: a
-    :class:`pcrp.compute.WorkTicket` (budget, compute slots, cancellation; see :func:`pcrp.sampler.run`).
+    :class:`pcrp.compute.WorkTicket` (budget, compute slots, cancellation; see :func:`pcrp.chains.run_chains`).
     """
     import joblib
 

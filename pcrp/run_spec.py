@@ -28,7 +28,9 @@ from .compute import usable_cpus
 from .json_text import jsonable
 from .model import DEFAULT_PRIOR, NIW, PRIORS, GibbsPrior, make_prior, resolve_niw
 from .params import Param
-from .sampler import SamplerError, label_dtype, parse_init
+from .dtypes import label_dtype
+from .errors import SamplerError
+from .sampler import parse_init
 
 # Starts used per chain when none is given, cycled: k-means++ (a good start), everything in one cluster
 # (under-dispersed in K) and 20 random clusters (over-dispersed). Chains from such different starts show start
@@ -236,7 +238,7 @@ class RunSpec:
 
     def describe(self):
         """The header of a run, one line per item: data, prior, NIW, chains, budget, memory."""
-        from .sampler import _gib
+        from .dtypes import _gib
 
         data = self.data.get("data", "data")
         std = "standardised" if self.standardize else "as given"

@@ -2,7 +2,7 @@
 
 >>> sampler = Sampler(X, PowerCRP(alpha=1, r=1.2), resolve_niw(X), seed=0)
 >>> info = sampler.step(100)           # 100 sweeps; info.K, info.log_joint are (100,)
->>> chain = run(X, prior, niw, iters=2000, burn_in=1000, thin=5, seed=0)
+>>> # whole runs (chains, budget, kept draws): pcrp.run_spec.make_run_spec + pcrp.chains.run_chains
 
 Stepping is cheap (one kernel call per chunk), so the app can stream a chain by
 calling :meth:`Sampler.step` a few sweeps at a time from a background thread;
@@ -18,7 +18,8 @@ from . import compute
 from ._kernels import gibbs
 from ._kernels.rng import seed_state
 from .model import check_niw_for_data, log_weight_table, prior_tables
-from .params import SettingError
+from .dtypes import KMEANS_WORKING_MIB, check_memory, label_dtype, state_bytes
+from .errors import SamplerError
 from .niw_math import kernel_tables
 
 # Statistics are recomputed from the labels every REFRESH_EVERY sweeps (counted
@@ -26,10 +27,6 @@ from .niw_math import kernel_tables
 # into calls). This bounds the rounding drift of the rank-one downdates.
 REFRESH_EVERY = 1000
 LOG_JOINT_DECIMALS = 6  # the recorded log joint, in nats (see Sampler.step)
-
-
-class SamplerError(SettingError):
-    """A sampler or run setting is invalid; the message says which and what to do (a ValueError)."""
 
 
 def check_seed(seed, name="seed"):
@@ -42,41 +39,6 @@ def check_seed(seed, name="seed"):
                         for v in items):
         raise SamplerError(f"{name} must be a whole number >= 0 (got {seed!r}).")
     return seed
-
-
-def available_memory():
-    """Bytes of memory available to new allocations now, without swapping (psutil's estimate)."""
-    import psutil
-
-    return int(psutil.virtual_memory().available)
-
-
-def _gib(n_bytes):
-    return f"{n_bytes / 2**30:,.1f} GiB" if n_bytes >= 2**30 else f"{n_bytes / 2**20:,.0f} MiB"
-
-
-def check_memory(n_bytes, what, advice, detail=""):
-    """Raise SamplerError when ``n_bytes`` exceed the memory available now; ``what`` needs them (``detail``, e.g.
-    the parts of a plan, is said after the amount)."""
-    available = available_memory()
-    if n_bytes > available:
-        raise SamplerError(f"{what} would need about {_gib(n_bytes)} of memory{detail}, more than the {_gib(available)} "
-                           f"available now. {advice}")
-
-
-# Working memory of sklearn's chunked nearest-centre search in the k-means start (its default is 1 GiB).
-KMEANS_WORKING_MIB = 64
-
-
-def state_bytes(n_points, dim, k_start):
-    """Bytes a Sampler holds for N = ``n_points`` points in ``dim`` columns starting from ``k_start``
-    clusters: data, labels and per-point buffers, the per-count tables, cluster slots for
-    max(16, 2 k_start) clusters (each with a d x d precision matrix) and the k-means start's work."""
-    per_point = 8 * (dim + 8)  # X, labels, permutation, prior predictive, kernel buffers
-    tables = 8 * 10 * (n_points + 2)
-    slots = 8 * max(16, 2 * k_start) * (dim * dim + dim + 2)
-    kmeans = 8 * k_start * dim + 8 * 16 * n_points + KMEANS_WORKING_MIB * 2**20
-    return n_points * per_point + tables + slots + kmeans
 
 
 def moves_per_sweep(name, value):
@@ -271,7 +233,7 @@ class Sampler:
         """
         n_sweeps = int(n_sweeps)
         if not gibbs.gibbs_sweeps.signatures and not self._warm_up:
-            warm_up()  # compile, or load from the cache, outside the timed calls
+            warm_up_sweeps()  # compile, or load from the cache, outside the timed calls
         K_out = np.zeros(n_sweeps, dtype=np.int64)
         lj_out = np.zeros(n_sweeps)
         keep_rows = np.full(n_sweeps, -1, dtype=np.int64)
@@ -353,17 +315,6 @@ class Chain:
     split_merge_at_kept: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
 
 
-def record_bytes(n_points, iters, kept):
-    """Bytes of a chain's record: K and the log joint per sweep (``iters``), and ``kept`` label draws."""
-    return 16 * iters + kept * n_points * label_dtype(n_points).itemsize
-
-
-def label_dtype(n_points):
-    """The smallest integer dtype for labels 0..n_points-1: kept draws are stored in it (int16 up to
-    32,767 points, a quarter of int64's memory); the kernels work on int64."""
-    return np.dtype(np.int16) if n_points <= np.iinfo(np.int16).max else np.dtype(np.int32)
-
-
 def keep_schedule(iters, burn_in, thin):
     """1-based sweep numbers whose labels are kept: burn_in + thin, burn_in + 2 thin, ... <= iters.
 
@@ -433,98 +384,11 @@ class ChainRecorder:
         return n_kept
 
 
-def run(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge=True, init="kmeans:10", callback=None,
-        work=None):
-    """Run one chain of ``iters`` sweeps and record K, the log joint and the thinned label draws (a :class:`Chain`).
-
-    Draws are kept at sweeps burn_in + thin, burn_in + 2 thin, ... <= iters (1-based; :func:`keep_schedule`).
-    ``callback(sampler, sweeps_done)`` is called after each kernel call; ``work``: see
-    :meth:`ChainRecorder.advance`. Several chains, the automatic budget and a run's full record:
-    :func:`pcrp.chains.run_chains`.
-    """
-    from .run_spec import check_schedule
-
-    iters, burn_in, thin = check_schedule(iters, burn_in, thin)
-    X = np.asarray(X)
-    if X.ndim == 2:
-        N = X.shape[0]
-        n_kept = (iters - burn_in) // thin
-        check_memory(record_bytes(N, iters, n_kept) + state_bytes(N, X.shape[1], start_clusters(init, N)),
-                     f"This run ({iters:,} sweeps, {n_kept:,} kept draws of {N:,} labels)",
-                     "Use fewer sweeps (iters) or keep fewer draws (a larger thin).")
-    sampler = Sampler(X, prior, niw, split_merge=split_merge, init=init, seed=seed)
-    kept_sweeps = keep_schedule(iters, burn_in, thin)
-    labels = np.empty((kept_sweeps.size, X.shape[0]), dtype=label_dtype(X.shape[0]))
-    kept_sm = np.empty((kept_sweeps.size, 4), dtype=np.int64)
-    is_kept = np.zeros(iters, dtype=bool)
-    is_kept[kept_sweeps - 1] = True
-    recorder = ChainRecorder(sampler, iters)
-    recorder.advance(iters, is_kept, labels, kept_sm, work=work,
-                     callback=None if callback is None else lambda done: callback(sampler, done))
-    return Chain(
-        K=recorder.K,
-        log_joint=recorder.log_joint,
-        labels=labels,
-        kept_sweeps=kept_sweeps,
-        seconds_per_sweep=recorder.kernel_seconds / iters,
-        config={
-            **prior.params(),
-            **niw.as_dict(),
-            "seed": seed,
-            "iters": iters,
-            "burn_in": burn_in,
-            "thin": thin,
-            "split_merge": sampler.n_split_merge,
-            "init": init if isinstance(init, str) else "labels",
-        },
-        split_merge_stats=sampler.sm_stats.copy(),
-        split_merge_at_kept=kept_sm,
-    )
-
-
-# Seconds the first run spends compiling the kernels (numba, cold cache) on a 2-core machine, as
-# docs/figures/compile_time.md records (`python bench/compile_time.py`: the sweep kernels, then a whole first run).
-# Compiling in a background thread at import saved nothing there: numba holds the GIL while it compiles.
-COMPILE_SECONDS = 15
-
-
-def kernels_need_compiling():
-    """Whether the first sweep of this process will compile the sweep kernel rather than load it from numba's
-    cache (best effort: True when the cache cannot be read)."""
-    if gibbs.gibbs_sweeps.signatures:
-        return False
-    try:
-        return not gibbs.gibbs_sweeps._cache._cache_file._load_index()  # {} when missing or stale
-    except Exception:
-        return True
-
-
-def compile_kernels(stream=None):
-    """Compile the kernels now if this is the first run (numba's cache is empty or stale), saying so on
-    ``stream`` (default stderr) before and after: about COMPILE_SECONDS once per installation, nothing later."""
-    import sys
-
-    if not kernels_need_compiling():
-        return
-    stream = stream or sys.stderr
-    print(f"compiling the sampler's kernels (first run only, about {COMPILE_SECONDS} s on a 2-core machine) ...",
-          file=stream, flush=True)
-    started = time.perf_counter()
-    warm_up(summaries=True)
-    print(f"compiled in {time.perf_counter() - started:.0f} s; later runs load them from numba's cache.",
-          file=stream, flush=True)
-
-
-def warm_up(summaries=False):
-    """Compile (or load from cache) the kernels on a tiny problem; about 0.3 s when cached. ``summaries``: the
-    point estimate's search kernels too (the first run compiles both)."""
-    X = np.linspace(-1.0, 1.0, 12).reshape(6, 2)
+def warm_up_sweeps():
+    """Compile (or load from numba's cache) the sweep kernels on a tiny problem; about 0.3 s when cached."""
     from .model import CRP, resolve_niw
 
+    X = np.linspace(-1.0, 1.0, 12).reshape(6, 2)
     sampler = Sampler(X, CRP(1.0), resolve_niw(X), seed=0, init="random:2")
     sampler._warm_up = True
     sampler.step(2)
-    if summaries:
-        from .partition import point_estimate
-
-        point_estimate(np.array([[0, 0, 1, 1, 2, 2], [0, 0, 0, 1, 1, 1]], dtype=label_dtype(6)), seed=0)

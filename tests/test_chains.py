@@ -14,7 +14,8 @@ import pytest
 from pcrp.chains import ChainFileError, ChainSet, run_chains
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.run_spec import DEFAULT_INITS, chain_seeds, make_run_spec, resolve_inits
-from pcrp.sampler import SamplerError, keep_schedule, run
+from pcrp.chains import run_chain as run
+from pcrp.sampler import Sampler, SamplerError, keep_schedule
 from pcrp.summary import chain_diagnostics, mean_and_mcse, metric_summary, rhat_warnings
 
 
@@ -51,9 +52,12 @@ def test_each_chain_is_the_single_chain_run_with_its_seed_and_start(X, chains):
     seeds = chain_seeds(11, 3)
     assert seeds == chains.config["chain_seeds"]
     for c, init in enumerate(["one", "random:5", "one"]):
-        single = run(X, PowerCRP(1.0, 1.3), resolve_niw(X), iters=60, burn_in=20, thin=4, seed=seeds[c], init=init)
-        assert np.array_equal(single.K, chains.K[c])
-        assert np.array_equal(single.labels, chains.labels[c])
+        single = Sampler(X, PowerCRP(1.0, 1.3), resolve_niw(X), seed=seeds[c], init=init)
+        keep = np.zeros(60, dtype=bool)
+        keep[keep_schedule(60, 20, 4) - 1] = True
+        info = single.step(60, keep=keep)
+        assert np.array_equal(info.K, chains.K[c])
+        assert np.array_equal(info.kept_labels, chains.labels[c])
     assert len(set(seeds)) == 3 and chain_seeds(12, 3) != seeds  # one stream per chain, from the run's seed
 
 

@@ -447,7 +447,7 @@ def test_ticketed_fits_wait_for_a_compute_slot():
     import threading
 
     from pcrp.compute import WorkTicket
-    from pcrp.sampler import run
+    from pcrp.chains import run_chain as run
 
     slots = threading.BoundedSemaphore(1)
     slots.acquire()  # every slot busy (live chains of other visitors)
@@ -456,7 +456,7 @@ def test_ticketed_fits_wait_for_a_compute_slot():
     result = {}
     fit = threading.Thread(target=lambda: result.setdefault("chain", run(
         X, PowerCRP(1.0, 1.2), resolve_niw(X), iters=300, burn_in=100, seed=0, work=WorkTicket(slots=slots),
-        callback=lambda sampler, done: sweeps.append(done))))
+        callback=sweeps.append)))
     fit.start()
     fit.join(1.0)
     assert fit.is_alive() and sweeps == []  # no sweep without a slot

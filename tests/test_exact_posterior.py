@@ -24,7 +24,7 @@ import pytest
 
 from pcrp.exact import canonical, exact_posterior, k_distribution
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.sampler import run
+from pcrp.chains import run_chain as run
 
 SWEEPS = 50_000
 MIN_ESS = 10_000

@@ -4,7 +4,7 @@ what they are."""
 import numpy as np
 import pytest
 
-from pcrp import sampler
+from pcrp import compiling
 from pcrp.cli import main
 from pcrp.data import old_faithful
 from pcrp.estimator import PCRPMixture
@@ -14,8 +14,8 @@ from pcrp.estimator import PCRPMixture
 def first_run(monkeypatch):
     """As if numba's cache were empty: kernels_need_compiling says so, and warm_up is recorded (not redone)."""
     calls = []
-    monkeypatch.setattr(sampler, "kernels_need_compiling", lambda: True)
-    monkeypatch.setattr(sampler, "warm_up", lambda summaries=False: calls.append(summaries))
+    monkeypatch.setattr(compiling, "kernels_need_compiling", lambda: True)
+    monkeypatch.setattr(compiling, "warm_up", lambda summaries=False: calls.append(summaries))
     return calls
 
 
@@ -32,7 +32,7 @@ def test_the_first_fit_says_it_is_compiling(first_run, capsys):
 
 
 def test_a_cached_run_says_nothing_about_compiling(tmp_path, capsys):
-    sampler.warm_up(summaries=True)  # this process has them now
+    compiling.warm_up(summaries=True)  # this process has them now
     assert main(["run", "old-faithful", "--iters", "40", "--out", str(tmp_path / "a.npz")]) == 0
     assert "compiling" not in capsys.readouterr().err
 

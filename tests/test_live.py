@@ -12,7 +12,9 @@ from pcrp.compute import BACKGROUND_NICE
 from pcrp.data import simulation
 from pcrp.app.live_runs import LiveChain, RunRegistry, ServerBusy, SessionOwner, live_specs, new_run, plan_storage
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.sampler import SamplerError, label_dtype, run
+from pcrp.chains import run_chain as run
+from pcrp.run_spec import chain_seeds
+from pcrp.sampler import SamplerError, label_dtype
 
 
 def wait_until(condition, seconds=30.0):
@@ -77,7 +79,7 @@ def test_live_chain_records_exactly_the_batch_chain(ds):
     prior = PowerCRP(1.0, 1.3)
     batch = run(ds.X, prior, niw, iters=300, burn_in=100, thin=7, seed=11)
     plan = plan_storage(ds.n, 300, 100, 7, n_chains=1)
-    chain = LiveChain(ds.X, prior, niw, plan, seed=11)
+    chain = LiveChain(ds.X, prior, niw, plan, seed=chain_seeds(11, 1)[0])  # the batch run's one chain
     chain.start()
     assert wait_until(lambda: chain.state == live.FINISHED)
     snap = chain.snapshot()

@@ -17,7 +17,7 @@ from pcrp.exact import canonical, exact_posterior
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.partition import (cluster_confidence, compact_labels, expected_binder, expected_loss, expected_vi,
                             point_estimate, similarity_matrix, similarity_order, unique_draws)
-from pcrp.sampler import run
+from pcrp.chains import run_chain as run
 from pcrp.summary import vi
 
 

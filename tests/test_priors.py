@@ -26,7 +26,8 @@ from pcrp.model import (
     make_prior, prior_tables, resolve_niw,
 )
 from pcrp.niw_math import kernel_tables
-from pcrp.sampler import Sampler, SamplerError, run
+from pcrp.chains import run_chain as run
+from pcrp.sampler import Sampler, SamplerError
 
 NORMALISED = [CRP(0.7), CRP(2.5), PitmanYor(1.0, 0.4), PitmanYor(-0.2, 0.5), PitmanYor(3.0, 0.0), MFM(1.0, 1.0),
               MFM(0.3, 4.0), MFM(2.0, 0.2), SparseFiniteMixture(0.5, 3), SparseFiniteMixture(0.01, 10),

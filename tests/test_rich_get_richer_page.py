@@ -164,7 +164,7 @@ def test_one_customer_default_is_informative_and_its_legend_clears_the_title():
     from pcrp import data
     from pcrp.model import CRP, PowerCRP, resolve_niw
     from pcrp.one_customer import contrast
-    from pcrp.sampler import run
+    from pcrp.chains import run_chain as run
 
     at = page()
     ds = data.old_faithful()

@@ -286,7 +286,7 @@ def test_the_default_one_customer_point_is_informative_on_old_faithful():
     from pcrp import data
     from pcrp.model import CRP, PowerCRP, resolve_niw
     from pcrp.one_customer import contrast
-    from pcrp.sampler import run
+    from pcrp.chains import run_chain as run
 
     ds = data.old_faithful()
     niw = resolve_niw(ds.X)

@@ -45,11 +45,11 @@ def test_diagnostics_equal_arvizs_own_numba_path(seed):
 def test_the_estimator_checks_its_memory_plan_before_sampling(monkeypatch):
     """With 50 MiB free, a fit of 4 chains of 100,000 points (up to 4 x 335 kept draws of the automatic budget:
     512 MiB of draws) is refused before any chain runs, naming the plan's parts and what to do."""
-    from pcrp import sampler
+    from pcrp import dtypes
     from pcrp.estimator import PCRPMixture
     from pcrp.sampler import SamplerError
 
-    monkeypatch.setattr(sampler, "available_memory", lambda: 50 * 2**20)
+    monkeypatch.setattr(dtypes, "available_memory", lambda: 50 * 2**20)
     X = np.random.default_rng(0).normal(size=(100_000, 1))
     with pytest.raises(SamplerError, match=r"This run of 4 chain\(s\) of up to 20,000 sweeps of 100,000 points, with "
                                            r"its summaries.*\(data .*, draws 5\d\d MiB, samplers .*, summaries .*\)"
