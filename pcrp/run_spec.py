@@ -80,8 +80,11 @@ DEFAULTS = {name: p.default for name, p in RUN_PARAMS.items()}
 
 def check_setting(name, value):
     """``value`` of run setting ``name`` checked against its declaration (a SamplerError naming the setting, the
-    value, its range and what to do)."""
-    return RUN_PARAMS[name].check(value, "the run", SamplerError)
+    value, its range and what to do), and n_jobs against its constraint (0 threads runs nothing)."""
+    value = RUN_PARAMS[name].check(value, "the run", SamplerError)
+    if name == "n_jobs" and value == 0:
+        raise SamplerError("n_jobs must be -1 (all cores) or a whole number from 1 to the cores (got 0).")
+    return value
 
 
 def check_schedule(iters, burn_in, thin):
@@ -195,8 +198,6 @@ class RunSpec:
             raise SamplerError(f"The NIW prior has dimension {self.niw.dim} but the data have {self.dim} columns.")
         for name in ("n_chains", "thin", "seed", "n_jobs", "split_merge"):
             object.__setattr__(self, name, check_setting(name, getattr(self, name)))
-        if self.n_jobs == 0:
-            raise SamplerError("n_jobs must be -1 (all cores) or a whole number from 1 to the cores (got 0).")
         budget = self.budget
         if not isinstance(budget, Budget):
             raise SamplerError(f"budget must be a pcrp.budget.Budget (got {type(budget).__name__}).")
