@@ -24,7 +24,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .errors import ModelError
-from .exact import set_partitions
+from .exact import log_eppf
 from .gibbs_prior import GibbsPrior, PriorSpec, _ints, bind, log_weight_table, prior_tables
 from .niw import NIW_PARAMS
 from .params import Param
@@ -444,9 +444,7 @@ def _check_tables(spec, prior):
 
 def _check_eppf(spec, prior):
     for N in range(1, EPPF_CHECK_N + 1):
-        log_W, log_V = prior.tables(N)
-        total = sum(np.exp(log_V[max(z) + 1] + sum(log_W[np.bincount(z)]))
-                    for z in set_partitions(N))
+        total = float(np.exp(log_eppf(prior, N)[1]).sum())
         if not abs(total - 1.0) <= EPPF_TOLERANCE:
             raise ModelError(f"prior {spec.name!r} at {prior.label()} is registered as normalised, but its EPPF "
                              f"V_N(K) prod_k W(n_k) sums to {total:.12g} over the partitions of N = {N} items, not 1. "

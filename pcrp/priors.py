@@ -92,6 +92,7 @@ def _rising_k(alpha, sigma, n):
     for i in range(n):
         out[i] = k
         k += (alpha + sigma * k) / (alpha + i + 1)
+    return out
 
 
 @dataclass(frozen=True)
