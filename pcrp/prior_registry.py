@@ -396,10 +396,15 @@ def check_prior(spec):
     priors = [spec.cls()]
     if spec.tuned is not None:
         priors += [spec.cls(**{spec.tuned: value}) for value in spec.tune_grid]
-    for prior in priors:
-        _check_tables(spec, prior)
-    if spec.normalised:
-        _check_eppf(spec, priors[0])
+    with np.errstate(all="ignore"):  # a log of 0 or a negative number is reported below, in words
+        for prior in priors:
+            _check_tables(spec, prior)
+        if spec.normalised:
+            _check_eppf(spec, priors[0])
+
+
+def _items(N):
+    return "item" if N == 1 else "items"
 
 
 def _first(bad):
@@ -417,10 +422,12 @@ def _check_tables(spec, prior):
         except ModelError:
             raise
         except Exception as error:
-            raise ModelError(f"{at}: its functions failed for N = {N} items: {type(error).__name__}: {error} "
+            raise ModelError(f"{at}: its functions failed for N = {N} {_items(N)}: {type(error).__name__}: {error} "
                              "(each takes an int array and the prior p, and returns one log value per entry).") \
                 from None
-        for what, table in (("log W(n)", log_W), ("log g(n) = log W(n + 1) / W(n)", log_g)):
+        given_g = isinstance(prior, GCRPPrior)  # say what was wrong in the terms the prior was given in
+        pair = (("log W(n)", log_W), ("log g(n) = log W(n + 1) / W(n)", log_g))
+        for what, table in pair[::-1] if given_g else pair:
             if not np.all(np.isfinite(table[1:])):
                 n = 1 + _first(~np.isfinite(table[1:]))
                 raise ModelError(f"{at}: {what} must be finite for every block size n >= 1 (it is {table[n]} at "
@@ -447,5 +454,5 @@ def _check_eppf(spec, prior):
         total = float(np.exp(log_eppf(prior, N)[1]).sum())
         if not abs(total - 1.0) <= EPPF_TOLERANCE:
             raise ModelError(f"prior {spec.name!r} at {prior.label()} is registered as normalised, but its EPPF "
-                             f"V_N(K) prod_k W(n_k) sums to {total:.12g} over the partitions of N = {N} items, not 1. "
+                             f"V_N(K) prod_k W(n_k) sums to {total:.12g} over the partitions of N = {N} {_items(N)}, not 1. "
                              "Fix log_v's normaliser, or register it with normalised=False.")
