@@ -124,7 +124,9 @@ class PriorRegistry(Mapping):
         except Exception as error:
             for name in set(self._specs) - before:
                 self._remove(name)
-            self._fail(f"{where} did not add its priors: {type(error).__name__}: {error} Its priors are left out; "
+            detail = str(error).rstrip()
+            detail += "" if detail.endswith((".", "?", "!")) else "."
+            self._fail(f"{where} did not add its priors: {type(error).__name__}: {detail} Its priors are left out; "
                        "fix or uninstall the package.")
         finally:
             self._loading = None
