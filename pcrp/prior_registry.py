@@ -37,6 +37,7 @@ EPPF_CHECK_N = 6
 EPPF_TOLERANCE = 1e-9
 # The tables of a registered prior are checked for N = 1..TABLE_CHECK_N items (and once at N = 200).
 TABLE_CHECK_N = 12
+BUILT_IN = "pcrp (built in)"  # the source of the built-in priors
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 # A parameter becomes an attribute of the prior and a command-line flag: these names are taken.
 _TAKEN = {"name", "spec", "normalised", "max_blocks"} | {n for n in dir(GibbsPrior) if not n.startswith("__")}
@@ -57,11 +58,12 @@ class PriorRegistry(Mapping):
         self._specs = {}
         self._sources = {}
         self._lock = threading.RLock()  # re-entrant: a package's register call reads the registry while it loads
-        self._discovered = False
+        self._started = False  # discovery began (a read during it, from the loading package, returns at once)
+        self._done = False  # discovery finished: reads need no lock
         self._loading = None  # the package whose entry point is loading now
         self.failures = []  # one sentence per package that failed to add its priors
         for spec in specs:
-            self._add(spec, "pcrp (built in)")
+            self._add(spec, BUILT_IN)
 
     def __getitem__(self, name):
         self.discover()
@@ -88,15 +90,18 @@ class PriorRegistry(Mapping):
         return self._sources[name]
 
     def builtin(self, name):
-        return name in self._specs and self._sources[name] == "pcrp (built in)"
+        """Whether ``name`` is one of pcrp's own priors (they cannot be replaced or removed)."""
+        return name in self._specs and self._sources[name] == BUILT_IN
 
     def discover(self, again=False):
         """Load the ``pcrp.priors`` entry points of the installed packages (once; ``again``: load them anew, for
         tests). A package that fails adds nothing and is named in a :class:`PriorPluginWarning`."""
-        with self._lock:
-            if self._discovered and not again:
+        if self._done and not again:
+            return
+        with self._lock:  # another thread's first read waits here until the packages are loaded
+            if self._started and not again:
                 return
-            self._discovered = True
+            self._started = True
             try:
                 from importlib.metadata import entry_points
 
@@ -104,9 +109,10 @@ class PriorRegistry(Mapping):
             except Exception as error:  # a broken installation must not stop pcrp
                 self._fail(f"pcrp could not list the installed packages' priors (entry-point group "
                            f"{ENTRY_POINT_GROUP!r}): {type(error).__name__}: {error}")
-                return
+                found = []
             for entry in found:
                 self._load(entry)
+            self._done = True
 
     def _load(self, entry):
         dist = getattr(entry, "dist", None)
