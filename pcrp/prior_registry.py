@@ -462,5 +462,5 @@ def _check_eppf(spec, prior):
         total = float(np.exp(log_eppf(prior, N)[1]).sum())
         if not abs(total - 1.0) <= EPPF_TOLERANCE:
             raise ModelError(f"prior {spec.name!r} at {prior.label()} is registered as normalised, but its EPPF "
-                             f"V_N(K) prod_k W(n_k) sums to {total:.12g} over the partitions of N = {N} {_items(N)}, not 1. "
-                             "Fix log_v's normaliser, or register it with normalised=False.")
+                             f"V_N(K) prod_k W(n_k) sums to {total:.12g} over the partitions of N = {N} {_items(N)}, "
+                             "not 1. Fix log_v's normaliser, or register it with normalised=False.")

@@ -34,9 +34,10 @@ R_MAX = 1000.0
 DEFAULT_R = 1.1
 # The prior of `pcrp run`, PCRPMixture and the Explorer's second row: the paper's.
 DEFAULT_PRIOR = "pcrp"
-# GAMMA_MAX (MFM; the sparse mixture's log (k_max gamma)^(N) likewise): V_N(t) needs log (gamma k)^(N) = lgamma(gamma k + N) - lgamma(gamma k) for k up to about
-# N + 2 lam; its rounding error is about 1e-16 (gamma k + N) log(gamma k + N), below 1e-6 nats for gamma up to
-# 1000 at N = 10,000. LAM_MAX: the sum over k runs to about t + 2 lam + 40 terms for each t.
+# GAMMA_MAX (MFM; the sparse mixture's log (k_max gamma)^(N) likewise): V_N(t) needs
+# log (gamma k)^(N) = lgamma(gamma k + N) - lgamma(gamma k) for k up to about N + 2 lam; its rounding error is
+# about 1e-16 (gamma k + N) log(gamma k + N), below 1e-6 nats for gamma up to 1000 at N = 10,000. LAM_MAX: the
+# sum over k runs to about t + 2 lam + 40 terms for each t.
 GAMMA_MAX = 1000.0
 LAM_MAX = 1000.0
 # ALPHA_MAX: with alpha = 1e6 a new cluster outweighs a cluster of a million points under every prior here, so
