@@ -62,6 +62,7 @@ class PriorRegistry(Mapping):
         self._done = False  # discovery finished: reads need no lock
         self._loading = None  # the package whose entry point is loading now
         self.failures = []  # one sentence per package that failed to add its priors
+        self.version = 0  # counts the changes: something made from the registry is stale when it has moved on
         for spec in specs:
             self._add(spec, BUILT_IN)
 
@@ -144,12 +145,14 @@ class PriorRegistry(Mapping):
     def _add(self, spec, source=None):
         with self._lock:
             self._specs[spec.name] = bind(spec)
+            self.version += 1
             self._sources[spec.name] = source or self._loading or "run time"
 
     def _remove(self, name):
         with self._lock:
             del self._specs[name]
             del self._sources[name]
+            self.version += 1
 
 
 PRIORS = PriorRegistry(BUILTIN_PRIORS)

@@ -280,6 +280,16 @@ def test_a_bad_g_crp_registration_is_refused_saying_why(name, label, params, fun
     assert list(PRIORS) == BUILT_IN
 
 
+def test_the_registry_counts_its_changes():
+    """PRIORS.version moves on with every registration and removal, so that what is made from the registry (the
+    Explorer's settings, the estimator's parameters) can tell that it is stale."""
+    start = PRIORS.version
+    shifted_crp.register()
+    assert PRIORS.version == start + 1
+    pcrp.unregister_prior("shifted_crp")
+    assert PRIORS.version == start + 2
+
+
 def test_a_name_is_registered_once_unless_replaced(registered):
     with pytest.raises(ModelError, match="A prior 'shifted_crp' is already registered .*pass replace=True"):
         shifted_crp.register()
