@@ -71,11 +71,9 @@ class PriorSpec:
         return {p.name: p.default for p in self.params}
 
 
-def bind(spec):
-    """Make ``spec`` the registry entry of its class (``spec.cls.spec``) and return it: an instance finds its
-    parameters, label and fields there, wherever the registry lives."""
-    spec.cls.spec = spec
-    return spec
+# The registry's storage, {name: PriorSpec} in the order registered: filled with the built-in priors by
+# pcrp.priors, read and written through pcrp.prior_registry.PRIORS. A prior finds its entry here by its name.
+SPECS = {}
 
 
 @dataclass(frozen=True)
@@ -110,12 +108,16 @@ def _ints(K):
 class GibbsPrior:
     """Shared behaviour of the prior classes (each a frozen dataclass with a ``name`` and its parameters)."""
 
-    spec = None  # the class's PriorSpec, set by bind() when the spec is made
+    @property
+    def spec(self):
+        """The registry entry of this prior (by its name)."""
+        try:
+            return SPECS[self.name]
+        except KeyError:
+            raise ModelError(f"No prior {self.name!r} is registered: register it (pcrp.register_gcrp or "
+                             "pcrp.register_prior) before building one.") from None
 
     def _validate(self):
-        if self.spec is None:
-            raise ModelError(f"{type(self).__name__} is not a registered prior: register it (pcrp.register_prior) "
-                             "before building one.")
         for p in self.spec.params:
             object.__setattr__(self, p.name, p.check(getattr(self, p.name), f"the {self.spec.label}", ModelError))
 

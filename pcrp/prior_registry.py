@@ -17,7 +17,7 @@ import keyword
 import re
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import MutableMapping
 from dataclasses import field, make_dataclass
 from types import SimpleNamespace
 
@@ -25,7 +25,7 @@ import numpy as np
 
 from .errors import ModelError
 from .exact import log_eppf
-from .gibbs_prior import GibbsPrior, PriorSpec, _ints, bind, log_weight_table, prior_tables
+from .gibbs_prior import SPECS, GibbsPrior, PriorSpec, _ints, log_weight_table, prior_tables
 from .niw import NIW_PARAMS
 from .params import Param
 from .priors import BUILTIN_PRIORS
@@ -47,15 +47,16 @@ class PriorPluginWarning(UserWarning):
     """An installed package's ``pcrp.priors`` entry point failed to load or registered a bad prior."""
 
 
-class PriorRegistry(Mapping):
+class PriorRegistry(MutableMapping):
     """{name: :class:`PriorSpec`} of every prior, built-in first, in the order registered.
 
-    A read mapping: add priors with :func:`register_prior` / :func:`register_gcrp`, remove them with
-    :func:`unregister_prior`. The first read loads the installed packages' ``pcrp.priors`` entry points (once).
+    Add priors with :func:`register_prior` / :func:`register_gcrp` (validated), remove them with
+    :func:`unregister_prior`. Setting or deleting an entry directly (``monkeypatch.setitem(PRIORS, name, spec)``
+    in a test) is not validated. The first read loads the installed packages' ``pcrp.priors`` entry points (once).
     """
 
     def __init__(self, specs):
-        self._specs = {}
+        self._specs = SPECS  # the storage pcrp.gibbs_prior keeps, where each prior finds its entry
         self._sources = {}
         self._lock = threading.RLock()  # re-entrant: a package's register call reads the registry while it loads
         self._started = False  # discovery began (a read during it, from the loading package, returns at once)
@@ -81,6 +82,15 @@ class PriorRegistry(Mapping):
     def __contains__(self, name):
         self.discover()
         return name in self._specs
+
+    def __setitem__(self, name, spec):
+        if not isinstance(spec, PriorSpec) or spec.name != name:
+            raise ModelError(f"PRIORS[{name!r}] takes the PriorSpec named {name!r} (got {spec!r}).")
+        self._add(spec, "set directly")
+
+    def __delitem__(self, name):
+        self.discover()
+        self._remove(name)
 
     def __repr__(self):
         return f"PriorRegistry({', '.join(self)})"
@@ -144,7 +154,7 @@ class PriorRegistry(Mapping):
 
     def _add(self, spec, source=None):
         with self._lock:
-            self._specs[spec.name] = bind(spec)
+            self._specs[spec.name] = spec
             self.version += 1
             self._sources[spec.name] = source or self._loading or "run time"
 
@@ -341,8 +351,15 @@ def _register(name, label, params, base, fns, help, normalised, tuned, tune_grid
         cls = _prior_class(name, params, base, fns)
         spec = PriorSpec(name, label, cls, params, help or label, bool(normalised), tuned,
                          tuple(float(v) for v in tune_grid), bool(reference))
-        bind(spec)
-        check_prior(spec)
+        previous = SPECS.get(name)
+        SPECS[name] = spec  # for the check: a prior finds its parameters in its entry
+        try:
+            check_prior(spec)
+        finally:
+            if previous is None:
+                del SPECS[name]
+            else:
+                SPECS[name] = previous
         PRIORS._add(spec)
         return spec
 

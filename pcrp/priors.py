@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .errors import ModelError
-from .gibbs_prior import GibbsPrior, Growth, PriorSpec, _ints, _log_rising, bind
+from .gibbs_prior import SPECS, GibbsPrior, Growth, PriorSpec, _ints, _log_rising
 from .params import Param
 
 
@@ -334,7 +334,7 @@ class SparseFiniteMixture(_DirichletBlocks):
 
 
 # The registry entries of the built-in priors, in the order they are listed everywhere (pcrp.model.PRIORS).
-BUILTIN_PRIORS = tuple(bind(spec) for spec in (
+BUILTIN_PRIORS = (
     PriorSpec("crp", "CRP", CRP, (ALPHA,),
               "Chinese restaurant process (Dirichlet process): K grows like alpha log N.", True,
               reference=True),
@@ -348,4 +348,5 @@ BUILTIN_PRIORS = tuple(bind(spec) for spec in (
     PriorSpec("sfm", "Sparse finite mixture", SparseFiniteMixture, (SFM_GAMMA, K_MAX),
               "Overfitted mixture of k_max components (Malsiner-Walli et al. 2016) whose small Dirichlet "
               "weight gamma empties the extra ones.", True),
-))
+)
+SPECS.update((spec.name, spec) for spec in BUILTIN_PRIORS)

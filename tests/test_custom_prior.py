@@ -383,3 +383,23 @@ def test_the_explorer_rows_offer_a_prior_registered_after_they_are_imported():
 
     shifted_crp.register()
     assert "shifted_crp" in es.BY_NAME[es.prior_key(1)].choices and es.row_key("theta", 1) in es.BY_NAME
+
+
+def test_a_spec_set_directly_is_seen_everywhere_and_undone(monkeypatch):
+    """Other tests add a prior with monkeypatch.setitem(PRIORS, name, spec) (no validation): its instances find
+    their entry by name, and the teardown leaves the built-in registry."""
+    from dataclasses import dataclass, field, replace
+
+    @dataclass(frozen=True)
+    class TeachingCRP(CRP):
+        name: str = field(default="teach", init=False)
+
+    monkeypatch.setitem(PRIORS, "teach", replace(PRIORS["crp"], name="teach", label="Teaching CRP", cls=TeachingCRP,
+                                                 reference=False))
+    monkeypatch.setitem(PRIORS, "pcrp", replace(PRIORS["pcrp"], label="patched pCRP"))
+    assert make_prior("teach", alpha=2.0).label() == "Teaching CRP (alpha=2)"
+    assert make_prior("pcrp").label().startswith("patched pCRP") and CRP(1.0).label() == "CRP (alpha=1)"
+    with pytest.raises(ModelError, match=r"PRIORS\['x'\] takes the PriorSpec named 'x'"):
+        PRIORS["x"] = PRIORS["crp"]
+    monkeypatch.undo()
+    assert list(PRIORS) == BUILT_IN and make_prior("pcrp").label().startswith("pCRP (")
