@@ -7,6 +7,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CRP", "PowerCRP", "PitmanYor", "MFM", "SparseFiniteMixture", "PRIORS", "make_prior",
+    "register_gcrp", "register_prior", "unregister_prior", "Param",
     "NIW", "default_niw", "resolve_niw",
     "Chain", "Sampler", "run_chain", "ChainSet", "run_chains", "similarity_matrix", "point_estimate",
     "RunSpec", "make_run_spec", "Budget", "PCRPMixture", "__version__",
@@ -20,6 +21,9 @@ _LAZY = {
     "ChainSet": "chains", "run_chains": "chains",
     **{name: "model" for name in ("CRP", "PowerCRP", "PitmanYor", "MFM", "SparseFiniteMixture", "PRIORS",
                                   "make_prior", "NIW", "default_niw", "resolve_niw")},
+    # a prior of your own (docs/adding_a_prior.md): its parameters are Params, the tables one of these calls
+    **{name: "prior_registry" for name in ("register_gcrp", "register_prior", "unregister_prior")},
+    "Param": "params",
     "point_estimate": "partition", "similarity_matrix": "partition",
     "Chain": "sampler", "Sampler": "sampler", "run_chain": "chains",
     "PCRPMixture": "estimator",
