@@ -27,9 +27,10 @@ import numpy as np
 from scipy import stats
 
 from ._kernels import gibbs
-from ._kernels.niw import ROW_LOG_G
-from .model import CRP, NIW, log_weight_table
+from .errors import ModelError
+from .model import NIW
 from .niw_math import kernel_tables, posterior_params
+from .seating import seating_log_probabilities
 
 
 def marginal_niw(niw, axes):
@@ -64,14 +65,16 @@ def grid_2d(X, n=60, pad=0.15):
 
 
 class _Blocks:
-    """The NIW posterior of every block of one partition, for evaluating predictives at many points."""
+    """The NIW posterior of every block of one partition, for evaluating predictives at many points (no prior:
+    the seating weights come from :func:`pcrp.seating.seating_log_probabilities`)."""
 
-    def __init__(self, X, labels, niw, prior=None):
+    def __init__(self, X, labels, niw):
         X = np.require(X, np.float64, ["C", "W"])  # writable C arrays: the kernels' one compiled signature
         N, d = X.shape
         _, labels = np.unique(np.asarray(labels), return_inverse=True)
         self.K = int(labels.max()) + 1
-        self.tables = kernel_tables(N, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(prior or CRP(1.0), N))
+        # the Student-t rows only: the predictive never reads the seating-weight rows, so they are left at zero
+        self.tables = kernel_tables(N, d, niw.kappa0, niw.nu0, niw.S0, np.zeros(N + 2))
         self.counts = np.zeros(self.K, dtype=np.int64)
         self.means = np.zeros((self.K, d))
         self.precs = np.zeros((self.K, d, d))
@@ -209,12 +212,12 @@ def seating_log_predictive(X_new, X, labels, prior, niw):
     X_new (M, d), X (N, d), labels (N,). Returns (M, K + 1): columns 0..K-1 are the blocks in the
     order of ``np.unique(labels)``, column K a new cluster; logsumexp over columns is log p(x | z).
     """
+    if prior is None:
+        raise ModelError("The model's predictive density needs the run's seating prior (pcrp.model.make_prior of "
+                         "its configuration's prior); the plug-in density (mixture_density) needs none.")
     X = np.asarray(X, dtype=float)
-    blocks = _Blocks(X, labels, niw, prior)
-    log_g = blocks.tables[blocks.counts, ROW_LOG_G]  # log W(N_k + 1) / W(N_k)
-    # the new point is customer N + 1: W(1) V_{N+1}(K + 1) / V_{N+1}(K) (-inf when K + 1 blocks are impossible)
-    log_weights = np.append(log_g, prior.log_new_weight(X.shape[0] + 1, [blocks.K]))
-    log_weights -= np.logaddexp.reduce(log_weights)
+    blocks = _Blocks(X, labels, niw)
+    log_weights = seating_log_probabilities(prior, blocks.counts)  # the new point is customer N + 1
     X_new = np.asarray(X_new, dtype=float).reshape(-1, X.shape[1])
     log_t = np.column_stack([blocks.log_predictive(X_new), blocks.log_prior_predictive(X_new)])
     return log_t + log_weights

@@ -65,12 +65,18 @@ def evenly_spaced(draws, limit):
 
 
 def prior_of(config):
-    """The seating prior a run's configuration records (``prior`` and its parameters; CRP/pCRP by ``r`` for
-    configurations written before the registry)."""
+    """The seating prior a run's configuration records: :func:`pcrp.model.make_prior` of its ``prior`` entry and
+    that prior's parameters. A configuration without a ``prior`` entry is a ModelError saying so."""
+    from .errors import ModelError
     from .model import PRIORS, make_prior
 
-    name = config.get("prior") or ("crp" if float(config.get("r", 1.0)) == 1.0 else "pcrp")
-    spec = PRIORS[name]
+    name = config.get("prior")
+    if not name:
+        raise ModelError("This run's configuration records no prior (no 'prior' entry), so its seating rule is "
+                         "unknown: run it again with this version of pcrp, which records it.")
+    spec = PRIORS.get(name)
+    if spec is None:
+        return make_prior(name)  # the ModelError naming the registered priors
     return make_prior(name, **{p.name: config[p.name] for p in spec.params if config.get(p.name) is not None})
 
 
