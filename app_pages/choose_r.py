@@ -11,7 +11,8 @@ from pcrp.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_START_CHAINS, CVErr
                      cross_validate, cv_kept_clusters)
 from pcrp.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
-from pcrp.path import PathError, crp_start, describe_r, k_over_r, merge_path
+from pcrp.k_over_r import k_over_r
+from pcrp.path import PathError, crp_start, describe_r, merge_path
 from pcrp.compiling import warm_up
 from pcrp.errors import SamplerError
 

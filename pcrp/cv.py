@@ -335,7 +335,7 @@ def check_work(n_points, dims, n_r=None, iters=None, crp=True):
 
 def choose_r_work(n_points, dims, n_r, folds, repeats, iters):
     """Estimated core-seconds of one run of the Choose r page: cross validation (:func:`cv_work`), one chain per
-    r on all the data (:func:`pcrp.path.k_over_r`), the merge path's CRP chains (:func:`pcrp.path.crp_start`) and the
+    r on all the data (:func:`pcrp.k_over_r.k_over_r`), the merge path's CRP chains (:func:`pcrp.path.crp_start`) and the
     check of the proposal on all the data (:func:`check_work`; its reference is that CRP fit)."""
     from .compute import work_cost
 

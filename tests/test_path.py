@@ -9,9 +9,10 @@ import pytest
 from scipy.special import gammaln
 
 from pcrp import niw_math
+from pcrp.k_over_r import k_over_r
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.path import (CAVEAT, Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, k_over_r,
-                       kept_by_range, log_marginal, merge_path, merge_probabilities, merge_terms, path_table)
+from pcrp.path import (CAVEAT, Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, kept_by_range,
+                       log_marginal, merge_path, merge_probabilities, merge_terms, path_table)
 from pcrp.sampler import Sampler
 
 
