@@ -32,6 +32,10 @@ from .model import NIW
 from .niw_math import kernel_tables, posterior_params
 from .seating import seating_log_probabilities
 
+# Kept draws a density figure averages (evenly spaced), and the probability of its pointwise credible band.
+DENSITY_DRAWS = 200
+BAND_LEVEL = 0.9
+
 
 def marginal_niw(niw, axes):
     """The NIW prior of the coordinates ``axes`` (a list of column indices) alone."""
@@ -141,7 +145,7 @@ class DensitySummary:
         return "posterior predictive density (the prior's seating weights, new-cluster term included)"
 
 
-def density_draws(points, X, label_draws, niw, n_draws=200, seed=0):
+def density_draws(points, X, label_draws, niw, n_draws=DENSITY_DRAWS, seed=0):
     """(n, G) draws of the plug-in density function at points (G, d): for evenly spaced kept partitions,
     Dirichlet(N_k) weights and (mu_k, Sigma_k) from each block's NIW posterior (the plug-in's band)."""
     X = np.asarray(X, dtype=float).reshape(np.shape(label_draws)[-1], -1)
@@ -179,7 +183,8 @@ def predictive_density(points, X, labels, prior, niw):
     return comps.sum(axis=0), comps
 
 
-def averaged_density(points, X, label_draws, niw, *, prior=None, max_draws=200, level=0.9, band=True, seed=0):
+def averaged_density(points, X, label_draws, niw, *, prior=None, max_draws=DENSITY_DRAWS, level=BAND_LEVEL, band=True,
+                     seed=0):
     """Posterior density at points (G, d) averaged over up to ``max_draws`` evenly spaced kept draws
     ((S, N) or (C, S, N) labels), with a pointwise ``level`` credible band when ``band``.
 
@@ -247,7 +252,7 @@ class DensityPanel:
     new_component: np.ndarray | None = None
 
 
-def density_panel(X, label_draws, point_labels, niw, *, prior=None, axes=(0, 1), max_draws=200, level=0.9,
+def density_panel(X, label_draws, point_labels, niw, *, prior=None, axes=(0, 1), max_draws=DENSITY_DRAWS, level=BAND_LEVEL,
                   n_grid=None, seed=0):
     """The posterior density of data X (N, d) averaged over kept draws, with the point estimate's components:
     on a 1-D grid (with a pointwise ``level`` band) when d = 1, else on a 2-D mesh over ``axes`` using the

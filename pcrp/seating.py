@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from .model import CRP, Growth, PowerCRP, log_weight_table  # noqa: F401  (Growth: seating.growth returns it)
+from .model import ALPHA, CRP, Growth, PowerCRP, log_weight_table  # noqa: F401  (Growth: seating.growth returns it)
 
 
 def power_rule(alpha, r):
@@ -174,12 +174,13 @@ def crp_expected_k(alpha, n):
     return np.cumsum(alpha / (alpha + i - 1))
 
 
-def three_customer_example(r, alpha=1.0):
+def three_customer_example(r, alpha=None):
     """The paper's example: (p(z3 = 2 | z1 = 1, z2 = 1), p(z3 = 1 | z1 = 1, z2 = 2)).
 
     With z1 = z2 = 1 one table of 2: new table (table 2) has alpha / (2^r + alpha).
-    With z1 = 1, z2 = 2 two tables of 1: table 1 has 1 / (2 + alpha).
+    With z1 = 1, z2 = 2 two tables of 1: table 1 has 1 / (2 + alpha). alpha None: the registry's default.
     """
+    alpha = ALPHA.default if alpha is None else alpha
     return alpha / (2.0**r + alpha), 1.0 / (2.0 + alpha)
 
 
