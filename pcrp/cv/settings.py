@@ -8,9 +8,11 @@ and the registry (:data:`pcrp.model.PRIORS`) gives alpha's and the grid of r.
 """
 
 from dataclasses import replace
+from numbers import Real
 
 import numpy as np
 
+from ..data import MAX_ROWS
 from ..errors import SettingError
 from ..params import Declarations, Param
 from ..path import TUNED, check_tuned_values
@@ -26,9 +28,10 @@ class CVError(SettingError):
 DEFAULT_GRID = TUNED.tune_grid
 _GRID_STEP = round(DEFAULT_GRID[2] - DEFAULT_GRID[1], 6)
 
-# The folds and repeats a fit may use: more than MAX_FOLDS folds (at least 99% of the points in every training part)
-# or MAX_REPEATS repeats change the curve by less than its fold-to-fold noise, at one fit per r for each.
-MAX_FOLDS, MAX_REPEATS = 100, 20
+# The most folds: N / 2 for the most rows pcrp reads (each fold holds out two points or more). The most repeats: a
+# bound on the count only; the memory check before the splits are made (8 bytes a point per split) refuses far fewer.
+MAX_FOLDS = MAX_ROWS // 2
+MAX_REPEATS = 10**12
 
 CV_PARAMS = Declarations(
     "cross validation",
@@ -39,10 +42,11 @@ CV_PARAMS = Declarations(
     Param("r_step", "step", _GRID_STEP, 0.01, 1.0, True, True, "The grid's step: r on its multiples after the first."),
     Param("folds", "folds", 5, 2, MAX_FOLDS, True, True,
           "Each point is held out once per repeat; more folds train on more of the data.", integer=True,
-          constraint="folds <= N / 2", why_high="more folds change the curve less than its fold-to-fold noise."),
+          constraint="folds <= N / 2", why_high=f"each fold holds out two points or more, and pcrp reads at most "
+                                                  f"{MAX_ROWS:,} rows."),
     Param("repeats", "repeats of the folds", 1, 1, MAX_REPEATS, True, True,
           "New shuffles of the folds; the robust rule compares the repeats (give 3 or more).", integer=True,
-          why_high="more repeats change the curve less than its fold-to-fold noise."),
+          why_high="a few repeats already show how the proposal moves with the folds; 3 is the usual choice."),
     replace(RUN_PARAMS["iters"], label="sweeps per fit", default=2000,
             help="Gibbs sweeps of each fit (one pCRP chain per split and r)."),
     replace(RUN_PARAMS["burn_in"], label="burn-in per fit", default=1000),
@@ -78,8 +82,9 @@ def check_grid(r_grid):
 
 
 def check_folds_fit(n, folds):
-    """``folds`` against the N points it splits (the declaration's constraint folds <= N / 2)."""
-    if folds > n // 2:
+    """``folds`` against the N points it splits (the declaration's constraint folds <= N / 2), checked before its
+    bounds so that a count above them is told the limit of these data."""
+    if isinstance(folds, Real) and not isinstance(folds, bool) and folds > n // 2:
         raise CVError(f"folds must be a whole number from 2 to N/2 = {n // 2} (got {folds}).")
 
 
@@ -87,8 +92,8 @@ def check_cv_settings(n, r_grid, folds, repeats, alpha):
     """The grid (G,) as floats, checked, with ``folds``, ``repeats`` and ``alpha`` checked against
     :data:`CV_PARAMS` and ``folds`` against the N = ``n`` points (before any fit: the command line's check)."""
     r_grid = check_grid(r_grid)
-    settings = CV_PARAMS.resolve(folds=folds, repeats=repeats, alpha=alpha)
-    check_folds_fit(n, settings["folds"])
+    check_folds_fit(n, folds)
+    CV_PARAMS.resolve(folds=folds, repeats=repeats, alpha=alpha)
     return r_grid
 
 
