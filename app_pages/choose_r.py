@@ -7,15 +7,32 @@ import streamlit as st
 from app_pages.shared import inert, session_work
 from pcrp import data, plots
 from pcrp.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds, expected_clusters
-from pcrp.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_START_CHAINS, CVError, check_with_chains, choose_r_work,
-                     cross_validate, cv_kept_clusters)
+from pcrp.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_PAGE, CHOOSE_R_START_CHAINS, CV_PARAMS, CVError,
+                     check_with_chains, choose_r_work, cross_validate, cv_kept_clusters)
 from pcrp.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
-from pcrp.path import PathError, crp_start, describe_r, k_over_r, merge_path
+from pcrp.k_over_r import k_over_r
+from pcrp.path import PathError, crp_start, describe_r, merge_path
 from pcrp.compiling import warm_up
 from pcrp.errors import SamplerError
 
 state = st.session_state
+# The largest whole number a browser's number widget holds exactly (a seed's declared bound is larger).
+WIDGET_MAX_INT = 2**53 - 1
+
+
+def setting_input(container, name, key, **options):
+    """A number widget for cross validation's setting ``name``: label, bounds and default from its declaration
+    (pcrp.cv.CV_PARAMS) and the page's preset (CHOOSE_R_PAGE); ``options``: the widget's step and format."""
+    param = CV_PARAMS[name]
+    default = CHOOSE_R_PAGE.get(name, param.default)
+    if param.integer:
+        low = int(param.low) + (0 if param.low_closed else 1)
+        high = min(int(param.high) - (0 if param.high_closed else 1), WIDGET_MAX_INT)
+        return container.number_input(param.label, low, high, int(default), key=key, help=param.help, **options)
+    return container.number_input(param.label, float(param.low), float(param.high), float(default), key=key,
+                                  help=param.help, **options)
+
 
 def r_grid(start, stop, step):
     """The r values from start to stop (inclusive) on multiples of step, start first."""
@@ -76,15 +93,15 @@ def settings_form():
     """The cross validation's settings; returns them as a dict and whether Run was pressed."""
     with st.form("cv_settings"):
         cols = st.columns(4)
-        r_start = cols[0].number_input("first r (1 + eps)", 0.05, 5.0, 1.01, step=0.01, format="%.2f", key="cv_r_start")
-        r_stop = cols[1].number_input("last r", 0.1, 6.0, 2.0, step=0.05, format="%.2f", key="cv_r_stop")
-        r_step = cols[2].number_input("step", 0.01, 1.0, 0.05, step=0.01, format="%.2f", key="cv_r_step")
-        folds = cols[3].number_input("folds", 2, 20, 5, key="cv_folds")
+        r_start = setting_input(cols[0], "r_start", "cv_r_start", step=0.01, format="%.2f")
+        r_stop = setting_input(cols[1], "r_stop", "cv_r_stop", step=0.05, format="%.2f")
+        r_step = setting_input(cols[2], "r_step", "cv_r_step", step=0.01, format="%.2f")
+        folds = setting_input(cols[3], "folds", "cv_folds")
         cols = st.columns(4)
-        iters = cols[0].number_input("sweeps per fit", 20, 50_000, 1000, step=100, key="cv_iters")
-        burn_in = cols[1].number_input("burn-in per fit", 0, 49_999, 500, step=100, key="cv_burn_in")
-        seed = cols[2].number_input("seed", 0, 2**31 - 1, 0, key="cv_seed")
-        repeats = cols[3].number_input("repeats of the folds", 1, 10, 1, key="cv_repeats")
+        iters = setting_input(cols[0], "iters", "cv_iters", step=100)
+        burn_in = setting_input(cols[1], "burn_in", "cv_burn_in", step=100)
+        seed = setting_input(cols[2], "seed", "cv_seed")
+        repeats = setting_input(cols[3], "repeats", "cv_repeats")
         submitted = st.form_submit_button("Run cross validation", type="primary", key="cv_run")
     settings = dict(r_start=r_start, r_stop=r_stop, r_step=r_step, folds=int(folds), iters=int(iters),
                     burn_in=int(burn_in), seed=int(seed), repeats=int(repeats))

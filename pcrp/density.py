@@ -27,9 +27,14 @@ import numpy as np
 from scipy import stats
 
 from ._kernels import gibbs
-from ._kernels.niw import ROW_LOG_G
-from .model import CRP, NIW, log_weight_table
+from .errors import ModelError
+from .model import NIW
 from .niw_math import kernel_tables, posterior_params
+from .seating import seating_log_probabilities
+
+# Kept draws a density figure averages (evenly spaced), and the probability of its pointwise credible band.
+DENSITY_DRAWS = 200
+BAND_LEVEL = 0.9
 
 
 def marginal_niw(niw, axes):
@@ -64,14 +69,16 @@ def grid_2d(X, n=60, pad=0.15):
 
 
 class _Blocks:
-    """The NIW posterior of every block of one partition, for evaluating predictives at many points."""
+    """The NIW posterior of every block of one partition, for evaluating predictives at many points (no prior:
+    the seating weights come from :func:`pcrp.seating.seating_log_probabilities`)."""
 
-    def __init__(self, X, labels, niw, prior=None):
+    def __init__(self, X, labels, niw):
         X = np.require(X, np.float64, ["C", "W"])  # writable C arrays: the kernels' one compiled signature
         N, d = X.shape
         _, labels = np.unique(np.asarray(labels), return_inverse=True)
         self.K = int(labels.max()) + 1
-        self.tables = kernel_tables(N, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(prior or CRP(1.0), N))
+        # the Student-t rows only: the predictive never reads the seating-weight rows, so they are left at zero
+        self.tables = kernel_tables(N, d, niw.kappa0, niw.nu0, niw.S0, np.zeros(N + 2))
         self.counts = np.zeros(self.K, dtype=np.int64)
         self.means = np.zeros((self.K, d))
         self.precs = np.zeros((self.K, d, d))
@@ -138,7 +145,7 @@ class DensitySummary:
         return "posterior predictive density (the prior's seating weights, new-cluster term included)"
 
 
-def density_draws(points, X, label_draws, niw, n_draws=200, seed=0):
+def density_draws(points, X, label_draws, niw, n_draws=DENSITY_DRAWS, seed=0):
     """(n, G) draws of the plug-in density function at points (G, d): for evenly spaced kept partitions,
     Dirichlet(N_k) weights and (mu_k, Sigma_k) from each block's NIW posterior (the plug-in's band)."""
     X = np.asarray(X, dtype=float).reshape(np.shape(label_draws)[-1], -1)
@@ -176,7 +183,8 @@ def predictive_density(points, X, labels, prior, niw):
     return comps.sum(axis=0), comps
 
 
-def averaged_density(points, X, label_draws, niw, *, prior=None, max_draws=200, level=0.9, band=True, seed=0):
+def averaged_density(points, X, label_draws, niw, *, prior=None, max_draws=DENSITY_DRAWS, level=BAND_LEVEL, band=True,
+                     seed=0):
     """Posterior density at points (G, d) averaged over up to ``max_draws`` evenly spaced kept draws
     ((S, N) or (C, S, N) labels), with a pointwise ``level`` credible band when ``band``.
 
@@ -209,12 +217,12 @@ def seating_log_predictive(X_new, X, labels, prior, niw):
     X_new (M, d), X (N, d), labels (N,). Returns (M, K + 1): columns 0..K-1 are the blocks in the
     order of ``np.unique(labels)``, column K a new cluster; logsumexp over columns is log p(x | z).
     """
+    if prior is None:
+        raise ModelError("The model's predictive density needs the run's seating prior (pcrp.model.make_prior of "
+                         "its configuration's prior); the plug-in density (mixture_density) needs none.")
     X = np.asarray(X, dtype=float)
-    blocks = _Blocks(X, labels, niw, prior)
-    log_g = blocks.tables[blocks.counts, ROW_LOG_G]  # log W(N_k + 1) / W(N_k)
-    # the new point is customer N + 1: W(1) V_{N+1}(K + 1) / V_{N+1}(K) (-inf when K + 1 blocks are impossible)
-    log_weights = np.append(log_g, prior.log_new_weight(X.shape[0] + 1, [blocks.K]))
-    log_weights -= np.logaddexp.reduce(log_weights)
+    blocks = _Blocks(X, labels, niw)
+    log_weights = seating_log_probabilities(prior, blocks.counts)  # the new point is customer N + 1
     X_new = np.asarray(X_new, dtype=float).reshape(-1, X.shape[1])
     log_t = np.column_stack([blocks.log_predictive(X_new), blocks.log_prior_predictive(X_new)])
     return log_t + log_weights
@@ -244,7 +252,7 @@ class DensityPanel:
     new_component: np.ndarray | None = None
 
 
-def density_panel(X, label_draws, point_labels, niw, *, prior=None, axes=(0, 1), max_draws=200, level=0.9,
+def density_panel(X, label_draws, point_labels, niw, *, prior=None, axes=(0, 1), max_draws=DENSITY_DRAWS, level=BAND_LEVEL,
                   n_grid=None, seed=0):
     """The posterior density of data X (N, d) averaged over kept draws, with the point estimate's components:
     on a 1-D grid (with a pointwise ``level`` band) when d = 1, else on a 2-D mesh over ``axes`` using the

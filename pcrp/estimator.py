@@ -308,14 +308,14 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     def _cluster_parameters(self):
         """weights_, seating_weights_, means_, covariances_ of the point estimate's clusters (units of X)."""
         from .niw_math import posterior_params
+        from .seating import seating_log_probabilities
 
         Z, labels, niw = self._Z, self.labels_, self.niw_
         N, d = Z.shape
         K = self.n_clusters_
         sizes = np.bincount(labels, minlength=K)
         self.weights_ = sizes / N
-        log_w = np.append(self.prior_.log_weight(sizes), self.prior_.log_new_weight(N + 1, [K]))
-        self.seating_weights_ = np.exp(log_w - logsumexp(log_w))
+        self.seating_weights_ = np.exp(seating_log_probabilities(self.prior_, sizes))  # customer N + 1's
         means = np.empty((K, d))
         covs = np.empty((K, d, d))
         for k in range(K):

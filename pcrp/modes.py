@@ -78,7 +78,7 @@ def chain_groups(log_joint_diagnostics):
     return _groups([c["mean"] for c in per_chain], [c["mcse"] for c in per_chain])
 
 
-def find_modes(chain_set, *, loss="vi", seed=0, pooled=None, diagnostics=None, point_options=None):
+def find_modes(chain_set, *, loss=None, seed=0, pooled=None, diagnostics=None, point_options=None):
     """(modes, warning): the :class:`Mode` list of a :class:`pcrp.chains.ChainSet` and a warning sentence ("" when
     the chains form one mode).
 
@@ -86,8 +86,10 @@ def find_modes(chain_set, *, loss="vi", seed=0, pooled=None, diagnostics=None, p
     ChainSet's ``diagnostics()``, if already computed; point_options: keyword arguments for each mode's
     :func:`pcrp.partition.point_estimate`. Modes are ordered by decreasing mean log joint.
     """
-    from .partition import point_estimate
+    from .partition import DEFAULT_LOSS, point_estimate
     from .summary import RHAT_THRESHOLD
+
+    loss = DEFAULT_LOSS if loss is None else loss
 
     diagnostics = diagnostics or chain_set.diagnostics()
     lj = diagnostics["log_joint"]

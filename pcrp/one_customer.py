@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .niw_math import log_predictive
+from .seating import seating_log_probabilities
 
 
 @dataclass
@@ -43,12 +44,12 @@ def seating_choice(X, labels, i, niw, prior):
     log_pred = np.array(
         [log_predictive(X[i], X[others & (labels == k)], niw.m0, niw.kappa0, niw.nu0, niw.S0) for k in ids]
         + [log_predictive(X[i], X[:0], niw.m0, niw.kappa0, niw.nu0, niw.S0)])
-    log_prior = np.append(prior.log_weight(sizes), prior.log_new_weight(X.shape[0], [sizes.size]))
+    log_prior = seating_log_probabilities(prior, sizes)  # point i is customer N, the others seated
     log_post = log_prior + log_pred
     return Choice(
         cluster_ids=np.append(ids, -1),
         sizes=np.append(sizes, 0),
-        prior=np.exp(log_prior - logsumexp(log_prior)),
+        prior=np.exp(log_prior),
         log_predictive=log_pred,
         likelihood_share=np.exp(log_pred - logsumexp(log_pred)),
         posterior=np.exp(log_post - logsumexp(log_post)),

@@ -32,6 +32,7 @@ import numpy as np
 from scipy.linalg.blas import sgemm, ssyrk
 
 LOSSES = ("vi", "binder")
+DEFAULT_LOSS = LOSSES[0]  # variation of information
 
 # Default working-memory budget of similarity_matrix (beyond its N x N result and the draws).
 CHUNK_BYTES = 64 * 2**20
@@ -296,7 +297,7 @@ def expected_binder(labels, psm):
     return float(disagree[upper].sum() / upper[0].size)
 
 
-def expected_loss(labels, draws, loss="vi", weights=None, psm=None):
+def expected_loss(labels, draws, loss=DEFAULT_LOSS, weights=None, psm=None):
     """Posterior expected ``loss`` ('vi' or 'binder') of ``labels`` (N,) under the (weighted) draws (S, N) or
     (C, S, N), one draw's contingency table at a time (:mod:`pcrp._kernels.expected_loss`: O(N S) time, O(N + K L)
     memory, the draws read in place). ``psm`` is accepted for older callers and not needed."""
@@ -366,7 +367,6 @@ def _by_size(labels):
     return rank[labels]
 
 
-DEFAULT_LOSS = "vi"
 # The search's budget. Identical draws are merged first (every draw given, exactly: pcrp.partition._distinct), so
 # a posterior that visits few partitions (small N, long chains) is searched with the exact weight of each. The
 # search then reads at most search_draws(N, distinct) draws: every distinct draw while there are at most

@@ -25,19 +25,20 @@ a fixed r above a data set's threshold merges real clusters at every N.
 At a power r the pCRP prefers, of the path's states, the one of highest joint
 (:meth:`MergePath.steps_at`); where a merge makes the next one easier (a lower r* after a higher one)
 the two are made together, at the power where they pay off (:meth:`MergePath.effective_r`).
-:func:`k_over_r` runs the sampler over a grid of r, so the exact path and the sampled posterior
+:func:`pcrp.k_over_r.k_over_r` runs the sampler over a grid of r, so the exact path and the sampled posterior
 of K can be read together.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.special import gammaln
 
-from .model import PowerCRP
+from .errors import SettingError
+from .model import PRIORS, make_prior
 from .niw_math import log_marginal_of
-from .run_spec import check_schedule
-from .summary import k_posterior
+from .params import Declarations
+from .run_spec import RUN_PARAMS
 
 
 # Stated in the JSON of pcrp path, its table and describe_r.
@@ -45,8 +46,49 @@ CAVEAT = ("r* compares single partitions (the path's states), not posterior mass
           "keep apart clusters the path merges, or merge clusters it keeps; the path is the pCRP's alone.")
 
 
-class PathError(ValueError):
+class PathError(SettingError):
     """A bad merge-path setting or starting partition; the message says which and what to do."""
+
+
+# What differs between priors is a registry field (pcrp.model.PriorSpec), never a name: the path and cross
+# validation tune the prior whose ``tuned`` parameter is set (the pCRP's r), against the over-clustering reference.
+TUNED = next(spec for spec in PRIORS.values() if spec.tuned is not None)
+REFERENCE = next(spec for spec in PRIORS.values() if spec.reference)
+
+
+def tuned_prior(alpha, value):
+    """The tuned prior (:data:`TUNED`, the pCRP) at concentration ``alpha`` and tuned parameter ``value`` (its r)."""
+    return make_prior(TUNED.name, alpha=alpha, **{TUNED.tuned: value})
+
+
+def check_tuned_values(values, error, problem):
+    """(G,) float array of ``values`` of the tuned parameter, each checked against its declaration in the
+    registry; a bad one is ``error`` starting with ``problem`` (what the caller asks for) and the declared bounds."""
+    param = TUNED.tuned_param
+    values = np.asarray(values, dtype=float).reshape(-1)
+    for value in values:
+        try:
+            param.check(value, f"the {TUNED.label}", error)
+        except error as err:
+            raise error(f"{problem}: {err}") from None
+    return values
+
+
+# The r path's settings (its CRP start, pcrp path, the Choose r page): the run's declarations (pcrp.run_spec) with
+# the path's own defaults, and the reference prior's alpha (the registry's).
+PATH_PARAMS = Declarations(
+    "the merge path's CRP start",
+    REFERENCE.param("alpha"),
+    RUN_PARAMS["n_chains"],
+    replace(RUN_PARAMS["iters"], default=2000),
+    replace(RUN_PARAMS["burn_in"], default=1000),
+    replace(RUN_PARAMS["thin"], default=10),
+    replace(RUN_PARAMS["seed"], default=0),
+    error=PathError,
+)
+# The start of every chain that scores or counts a value of r (cross validation's fits, k_over_r): k-means with 10
+# clusters, which a power r then merges or keeps.
+FIT_INIT = "kmeans:10"
 
 
 # ----------------------------------------------------------------------------- blocks
@@ -114,22 +156,26 @@ class Start:
     config: dict
 
 
-def crp_start(X, niw, *, alpha=1.0, n_chains=4, iters=2000, burn_in=1000, thin=10, seed=0, split_merge=True,
-              loss="vi", n_jobs=-1, work=None):
-    """The point estimate (posterior expected ``loss``, SALSO-style search) of ``n_chains`` CRP chains on
-    X (N, d) from different starts: the default start of the merge path. Clusters are numbered by
-    size, largest first. ``work``: a :class:`pcrp.compute.WorkTicket` (see :func:`pcrp.chains.run_chains`)."""
+def crp_start(X, niw, *, alpha=None, n_chains=None, iters=None, burn_in=None, thin=None, seed=None,
+              split_merge=None, loss=None, n_jobs=None, work=None):
+    """The point estimate (posterior expected ``loss``, SALSO-style search; None: pcrp.partition's default) of
+    ``n_chains`` chains of the reference prior (:data:`REFERENCE`, the CRP) on X (N, d) from different starts: the
+    default start of the merge path. Clusters are numbered by size, largest first. None takes the declared default
+    (:data:`PATH_PARAMS`; split_merge and n_jobs: the run's). ``work``: a :class:`pcrp.compute.WorkTicket` (see
+    :func:`pcrp.chains.run_chains`)."""
     from .chains import run_chains
-    from .model import CRP
-    from .partition import point_estimate
+    from .partition import DEFAULT_LOSS, point_estimate
     from .run_spec import make_run_spec
 
-    spec = make_run_spec(X, prior=CRP(alpha), niw=niw, n_chains=n_chains, iters=iters, burn_in=burn_in, thin=thin,
-                         seed=seed, n_jobs=n_jobs, split_merge=split_merge)
+    s = PATH_PARAMS.resolve(alpha=alpha, n_chains=n_chains, iters=iters, burn_in=burn_in, thin=thin, seed=seed)
+    loss = DEFAULT_LOSS if loss is None else loss
+    spec = make_run_spec(X, prior=make_prior(REFERENCE.name, alpha=s["alpha"]), niw=niw, n_chains=s["n_chains"],
+                         iters=s["iters"], burn_in=s["burn_in"], thin=s["thin"], seed=s["seed"], n_jobs=n_jobs,
+                         split_merge=split_merge)
     chains = run_chains(X, spec, work=work)
-    estimate = point_estimate(chains.labels, loss=loss, seed=seed)
+    estimate = point_estimate(chains.labels, loss=loss, seed=s["seed"])
     rhat = chains.diagnostics()["K"]["rhat"]
-    config = {"start": f"point estimate (expected {loss.upper()} loss) of {n_chains} CRP chains",
+    config = {"start": f"point estimate (expected {loss.upper()} loss) of {s['n_chains']} {REFERENCE.label} chains",
               "start_expected_loss": estimate.expected_loss, "start_rhat_K": rhat, "crp_run": chains.config}
     return Start(estimate.labels, config)
 
@@ -279,19 +325,19 @@ def check_partition(labels, n):
     return labels.astype(np.int64)
 
 
-def merge_path(X, labels, niw, alpha=1.0, config=None):
+def merge_path(X, labels, niw, alpha=None, config=None):
     """The greedy merge path from the partition ``labels`` of the rows of ``X`` (N, d).
 
     Repeatedly merges the pair of clusters with the smallest critical power r* (ties: the
     smallest ids), recomputing r* for the merged cluster, until one cluster is left.
     Costs O(K^2) NIW marginals from block statistics (never a pass over the points after
-    the first). Returns a :class:`MergePath` with K - 1 merges.
+    the first). alpha: the concentration (None: :data:`PATH_PARAMS`' default). Returns a :class:`MergePath` with
+    K - 1 merges.
     """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != niw.dim:
         raise PathError(f"X must be (N, {niw.dim}) to match the NIW prior (got shape {X.shape}).")
-    if not (np.isfinite(alpha) and alpha > 0):
-        raise PathError(f"alpha must be > 0 (got {alpha}).")
+    alpha = PATH_PARAMS.resolve(alpha=alpha)["alpha"]
     partition = check_partition(labels, X.shape[0])
     K = int(partition.max()) + 1
     blocks = {k: Block.of(X[partition == k]) for k in range(K)}
@@ -451,7 +497,9 @@ def merge_probabilities(path, chains):
                         f"{path.partition.shape[0]} points: give a run on the same data.")
     config = getattr(chains, "config", {}) or {}
     # the run's power: the pCRP's r, 1 for the CRP (the pCRP at r = 1), none for the other priors
-    r = {"pcrp": config.get("r"), "crp": 1.0}.get(config.get("prior"), config.get("r"))
+    spec = PRIORS.get(config.get("prior"))
+    # the tuned prior's r; the reference (the CRP) is the pCRP at r = 1; the other priors have none
+    r = 1.0 if spec is not None and spec.reference else config.get(TUNED.tuned)
     r = np.nan if r is None else float(r)
     draws = draws.astype(np.int64, copy=False)
     draws = draws - draws.min(axis=1, keepdims=True)
@@ -518,75 +566,3 @@ def describe_r(path, r):
         tail = ""
     return (f"At r = {r:g} the exact merge path {kept}{merged}{tail}. These compare single partitions, not "
             "posterior mass: the sampler at this r may hold more or fewer clusters.")
-
-
-# ----------------------------------------------------------------------------- K over r by MCMC
-
-@dataclass
-class KOverR:
-    """The sampled posterior of K for each r of a grid.
-
-    r_grid (G,); k_values (M,) the K values seen; p_k (G, M) P(K = k_values[m]) after burn-in;
-    mean_k (G,); settings: every resolved setting.
-    """
-
-    r_grid: np.ndarray
-    k_values: np.ndarray
-    p_k: np.ndarray
-    mean_k: np.ndarray
-    settings: dict = field(default_factory=dict)
-
-    def table(self):
-        """Rows {r, mean_k, P(K=k) ...} for CSV / display."""
-        return [{"r": float(r), "mean_k": float(self.mean_k[g]),
-                 **{f"P(K={int(k)})": float(self.p_k[g, m]) for m, k in enumerate(self.k_values)}}
-                for g, r in enumerate(self.r_grid)]
-
-
-def _fit_k(X, r, alpha, niw, iters, burn_in, seed, split_merge, init, work=None):
-    from .chains import run_chains
-    from .run_spec import make_run_spec
-
-    spec = make_run_spec(X, prior=PowerCRP(alpha, r), niw=niw, n_chains=1, init=init, iters=iters, burn_in=burn_in,
-                         thin=iters - burn_in, seed=seed, split_merge=split_merge, n_jobs=1)
-    return run_chains(X, spec, work=work).K_after_burn_in[0]
-
-
-def k_over_r(X, niw, r_grid, *, alpha=1.0, iters=2000, burn_in=1000, seed=0, split_merge=True,
-             init="kmeans:10", n_jobs=-1, progress=None, work=None):
-    """Posterior of K on the whole of X (N, d) for each r of ``r_grid``, one chain per r.
-
-    Chains run in threads with joblib (the kernels release the GIL) and share ``seed``
-    (common random numbers, so the curve is not blurred by chain-to-chain noise more than
-    needed). ``progress(done, total)`` is called as chains finish. ``work``: a
-    :class:`pcrp.compute.WorkTicket` (budget, compute slots, cancellation; see :func:`pcrp.chains.run_chains`).
-    """
-    import joblib
-
-    r_grid = np.asarray(r_grid, dtype=float)
-    if r_grid.ndim != 1 or r_grid.size < 1 or not np.all(np.isfinite(r_grid)) or np.any(r_grid <= 0):
-        raise PathError("Give one or more positive values of r.")
-    iters, burn_in, _ = check_schedule(iters, burn_in, 1)
-    X = np.ascontiguousarray(X, dtype=float)
-    if work is not None:
-        from .compute import work_cost
-
-        work.reserve(work_cost(X.shape[0], X.shape[1], iters, chains=r_grid.size),
-                     f"The clusters for each r ({r_grid.size} chains of {iters:,} sweeps)")
-    tasks = [joblib.delayed(_fit_k)(X, float(r), float(alpha), niw, iters, burn_in, seed, split_merge, init, work)
-             for r in r_grid]
-    traces = []
-    for done, K in enumerate(joblib.Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks),
-                             start=1):
-        traces.append(K)
-        if progress is not None:
-            progress(done, len(tasks))
-    k_values = np.unique(np.concatenate(traces))
-    p_k = np.zeros((r_grid.size, k_values.size))
-    for g, K in enumerate(traces):
-        values, probs = k_posterior(K)
-        p_k[g, np.searchsorted(k_values, values)] = probs
-    mean_k = np.array([K.mean() for K in traces])
-    settings = dict(r_grid=r_grid.tolist(), alpha=float(alpha), iters=iters, burn_in=burn_in, seed=seed,
-                    split_merge=bool(split_merge), init=init, **niw.as_dict())
-    return KOverR(r_grid, k_values, p_k, mean_k, settings)

@@ -65,16 +65,22 @@ def evenly_spaced(draws, limit):
 
 
 def prior_of(config):
-    """The seating prior a run's configuration records (``prior`` and its parameters; CRP/pCRP by ``r`` for
-    configurations written before the registry)."""
+    """The seating prior a run's configuration records: :func:`pcrp.model.make_prior` of its ``prior`` entry and
+    that prior's parameters. A configuration without a ``prior`` entry is a ModelError saying so."""
+    from .errors import ModelError
     from .model import PRIORS, make_prior
 
-    name = config.get("prior") or ("crp" if float(config.get("r", 1.0)) == 1.0 else "pcrp")
-    spec = PRIORS[name]
+    name = config.get("prior")
+    if not name:
+        raise ModelError("This run's configuration records no prior (no 'prior' entry), so its seating rule is "
+                         "unknown: run it again with this version of pcrp, which records it.")
+    spec = PRIORS.get(name)
+    if spec is None:
+        return make_prior(name)  # the ModelError naming the registered priors
     return make_prior(name, **{p.name: config[p.name] for p in spec.params if config.get(p.name) is not None})
 
 
-def summarise(chain_set, X, niw, *, loss="vi", seed=0, max_draws=MAX_DRAWS, max_points=MAX_POINTS, scale=False,
+def summarise(chain_set, X, niw, *, loss=None, seed=0, max_draws=MAX_DRAWS, max_points=MAX_POINTS, scale=False,
               prior=None):
     """The :class:`PosteriorSummary` of ``chain_set`` (a pcrp.chains.ChainSet) on data X (N, d) with its
     NIW prior.
@@ -84,11 +90,12 @@ def summarise(chain_set, X, niw, *, loss="vi", seed=0, max_draws=MAX_DRAWS, max_
     similarity matrix of ``max_points`` evenly spaced rows above it (``psm_rows``; draw the heatmap with
     ``psm`` and ``psm_labels``). prior: the seating prior (default: the one ``chain_set.config`` records).
     """
-    from .density import density_panel
+    from .density import DENSITY_DRAWS, density_panel
     from .modes import find_modes
-    from .partition import cluster_confidence_from_draws, point_estimate, similarity_matrix
+    from .partition import DEFAULT_LOSS, cluster_confidence_from_draws, point_estimate, similarity_matrix
 
     prior = prior or prior_of(chain_set.config)
+    loss = DEFAULT_LOSS if loss is None else loss
     draws = evenly_spaced(chain_set.pooled_labels(), max_draws)
     N = draws.shape[1]
     notes = []
@@ -119,7 +126,7 @@ def summarise(chain_set, X, niw, *, loss="vi", seed=0, max_draws=MAX_DRAWS, max_
             1, max_draws // chain_set.n_chains)).round().astype(int)])
         modes, warning = find_modes(thinned, loss=loss, seed=seed, pooled=point, diagnostics=diagnostics,
                                     point_options=options)
-    density = density_panel(X, draws, point_labels, niw, prior=prior, max_draws=min(200, len(draws)), seed=seed)
+    density = density_panel(X, draws, point_labels, niw, prior=prior, max_draws=min(DENSITY_DRAWS, len(draws)), seed=seed)
     return PosteriorSummary(chains=chain_set, diagnostics=diagnostics, psm=psm, point=point,
                             confidence=confidence, density=density, draws_used=len(draws), note=" ".join(notes),
                             psm_rows=psm_rows, modes=modes, modes_warning=warning)

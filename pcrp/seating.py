@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from .model import CRP, Growth, PowerCRP, log_weight_table  # noqa: F401  (Growth: seating.growth returns it)
+from .model import ALPHA, CRP, Growth, PowerCRP, log_weight_table  # noqa: F401  (Growth: seating.growth returns it)
 
 
 def power_rule(alpha, r):
@@ -27,9 +27,24 @@ def power_rule(alpha, r):
     return CRP(alpha) if r == 1 else PowerCRP(alpha, r)
 
 
+def seating_log_probabilities(prior, sizes):
+    """The prior's predictive seating: log p(the next customer sits at table k) for the occupied tables of
+    ``sizes`` (K,) (whole numbers >= 1, in order) and, last, at a new table; shape (K + 1,), normalised.
+
+    The next customer is number n = sum(sizes) + 1: table k has weight W(n_k + 1) / W(n_k), a new table
+    W(1) V_n(K + 1) / V_n(K) (-inf where K + 1 tables are impossible) (docs/design.md, "Gibbs-type priors").
+    This is the one place the rule is written: the Gibbs conditional of one point (the other N - 1 seated), a new
+    point's predictive (customer N + 1), the estimator's seating weights and the teaching page all call it.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64).reshape(-1)
+    log_w = np.append(prior.log_weight(sizes), prior.log_new_weight(int(sizes.sum()) + 1, [sizes.size]))
+    return log_w - np.logaddexp.reduce(log_w)
+
+
 class SeatingRule:
-    """Log seating weights of ``prior`` for customers 1..n_max: existing tables from the table of
-    log W(n + 1) / W(n), a new table's W(1) V_n(K + 1) / V_n(K) cached per (n, K) (shared across runs)."""
+    """:func:`seating_log_probabilities`' weights, unnormalised and cached for the simulation loop
+    (:func:`seat_prior`, thousands of customers per run): existing tables from the table of log W(n + 1) / W(n)
+    for customers 1..n_max, a new table's W(1) V_n(K + 1) / V_n(K) cached per (n, K) (shared across runs)."""
 
     def __init__(self, prior, n_max):
         self.prior = prior
@@ -42,11 +57,6 @@ class SeatingRule:
         if value is None:
             value = self._new[(n, K)] = float(self.prior.log_new_weight(n, [K])[0])
         return value
-
-    def log_weights(self, sizes):
-        """(K + 1,) log weights of each occupied table (sizes, in order) and, last, of a new one."""
-        sizes = np.asarray(sizes, dtype=np.int64)
-        return np.append(self.log_g[sizes], self.log_new(int(sizes.sum()) + 1, sizes.size))
 
 
 def seat_prior(prior, n_customers, uniforms, rule=None):
@@ -74,10 +84,9 @@ def seat_prior(prior, n_customers, uniforms, rule=None):
 
 
 def seating_probabilities_prior(prior, sizes):
-    """Probability of each occupied table (sizes, in order) and, last, of a new table for the next customer."""
-    log_w = SeatingRule(prior, int(np.sum(sizes)) + 1).log_weights(sizes)
-    w = np.exp(log_w - log_w.max())
-    return w / w.sum()
+    """Probability of each occupied table (sizes, in order) and, last, of a new table for the next customer
+    (:func:`seating_log_probabilities`)."""
+    return np.exp(seating_log_probabilities(prior, sizes))
 
 
 def simulate_k_growth_prior(prior, n_max, n_runs, seed=0):
@@ -103,15 +112,11 @@ def simulate_tables_prior(prior, n, n_runs, seed=0):
 def order_probability_prior(order, prior):
     """Probability that the sequential process under ``prior`` seats customers arriving in ``order`` (tuple of
     block indices) at tables that form exactly those blocks (see :func:`order_probability`)."""
-    rule = SeatingRule(prior, len(order))
     sizes = {}
     log_p = 0.0
     for b in order:
         tables = list(sizes)
-        log_w = rule.log_weights([sizes[t] for t in tables])
-        top = log_w.max()
-        log_total = top + math.log(np.exp(log_w - top).sum())
-        log_p += (log_w[tables.index(b)] if b in sizes else log_w[-1]) - log_total
+        log_p += seating_log_probabilities(prior, [sizes[t] for t in tables])[tables.index(b) if b in sizes else -1]
         sizes[b] = sizes.get(b, 0) + 1
     return math.exp(log_p)
 
@@ -169,12 +174,13 @@ def crp_expected_k(alpha, n):
     return np.cumsum(alpha / (alpha + i - 1))
 
 
-def three_customer_example(r, alpha=1.0):
+def three_customer_example(r, alpha=None):
     """The paper's example: (p(z3 = 2 | z1 = 1, z2 = 1), p(z3 = 1 | z1 = 1, z2 = 2)).
 
     With z1 = z2 = 1 one table of 2: new table (table 2) has alpha / (2^r + alpha).
-    With z1 = 1, z2 = 2 two tables of 1: table 1 has 1 / (2 + alpha).
+    With z1 = 1, z2 = 2 two tables of 1: table 1 has 1 / (2 + alpha). alpha None: the registry's default.
     """
+    alpha = ALPHA.default if alpha is None else alpha
     return alpha / (2.0**r + alpha), 1.0 / (2.0 + alpha)
 
 

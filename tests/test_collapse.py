@@ -245,11 +245,11 @@ def test_pcrp_run_r_cv_chooses_r_on_the_data_checks_it_and_says_where_it_came_fr
     """`pcrp run --r cv`: cross validation on the data (lighter settings here, monkeypatched, so the test takes
     seconds), the check on all of them, the r used and why printed, and the pCRP judged against the CRP's clusters
     next to its mean K."""
-    import pcrp.cv
+    import pcrp.cv.choose
     from pcrp.chains import ChainSet
     from pcrp.cli import main
 
-    monkeypatch.setattr(pcrp.cv, "BUILTIN_R_SETTINGS", dict(folds=3, repeats=1, iters=300, burn_in=150, thin=10,
+    monkeypatch.setattr(pcrp.cv.choose, "BUILTIN_R_SETTINGS", dict(folds=3, repeats=1, iters=300, burn_in=150, thin=10,
                                                            seed=0, rule="robust"))
     out = tmp_path / "run.npz"
     assert main(["run", "sim2", "--n", "200", "--r", "cv", "--iters", "400", "--seed", "1", "--out", str(out)]) == 0

@@ -553,3 +553,21 @@ def test_the_shipped_r_of_old_faithful_is_what_its_command_computes():
     from pcrp.cv import builtin_r_table, compute_builtin_r
 
     assert compute_builtin_r(["old-faithful"], n_jobs=2)["old-faithful"]["r"] == builtin_r_table()["old-faithful"]["r"]
+
+
+def test_settings_are_checked_by_their_declarations():
+    """alpha, folds and repeats are checked once, by CV_PARAMS (alpha's bounds are the registry's), before any fit;
+    the presets are values over the same declarations and the default grid is the registry's tune_grid."""
+    from pcrp.cv import BUILTIN_R_SETTINGS, CHOOSE_R_PAGE, CV_PARAMS, DEFAULT_GRID
+    from pcrp.model import PRIORS
+
+    X = np.random.default_rng(0).normal(size=(40, 1))
+    with pytest.raises(CVError, match=r"alpha must be a finite number > 0 \(got 0\)"):
+        cross_validate(X, alpha=0)
+    with pytest.raises(CVError, match="repeats must be a whole number >= 1"):
+        cross_validate(X, repeats=0)
+    assert CV_PARAMS["alpha"] is PRIORS["pcrp"].param("alpha")
+    assert DEFAULT_GRID == PRIORS["pcrp"].tune_grid
+    assert {k: v for k, v in BUILTIN_R_SETTINGS.items() if k != "rule"} == CV_PARAMS.preset(
+        **{k: v for k, v in BUILTIN_R_SETTINGS.items() if k != "rule"})
+    assert set(CHOOSE_R_PAGE) <= set(CV_PARAMS)

@@ -215,3 +215,17 @@ def test_density_panel_of_the_model_has_the_new_cluster_term_and_a_band(d, dim):
     # every draw is the point estimate here: the mean density is its components plus the new-cluster term
     assert panel.components.sum(axis=0) + panel.new_component == pytest.approx(panel.density.mean, rel=1e-10)
     assert panel.density.lower.shape == panel.density.mean.shape and panel.density.kind == "predictive"
+
+
+def test_a_missing_prior_is_an_error_that_says_so():
+    """The model's predictive needs the run's prior: None is refused with a message (never a CRP(1) stand-in), and a
+    run configuration without a 'prior' entry is refused too (never a CRP or pCRP guessed from r)."""
+    from pcrp.errors import ModelError
+    from pcrp.posterior import prior_of
+
+    X, labels = blobs(30, 1, 0)
+    with pytest.raises(ModelError, match="needs the run's seating prior"):
+        seating_log_predictive(X[:3], X, labels, None, resolve_niw(X))
+    with pytest.raises(ModelError, match="records no prior"):
+        prior_of({"r": 1.5, "alpha": 1.0})
+    assert prior_of({"prior": "pcrp", "alpha": 0.5, "r": 1.5}) == PowerCRP(0.5, 1.5)

@@ -9,9 +9,10 @@ import pytest
 from scipy.special import gammaln
 
 from pcrp import niw_math
+from pcrp.k_over_r import k_over_r
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.path import (CAVEAT, Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, k_over_r,
-                       kept_by_range, log_marginal, merge_path, merge_probabilities, merge_terms, path_table)
+from pcrp.path import (CAVEAT, Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, kept_by_range,
+                       log_marginal, merge_path, merge_probabilities, merge_terms, path_table)
 from pcrp.sampler import Sampler
 
 
@@ -460,3 +461,16 @@ def test_cli_path_with_a_run_shows_the_samplers_merge_probability(tmp_path, caps
     assert "P merged" in capsys.readouterr().out
     # at r = 3, far above Old Faithful's r* of about 1.8, the sampler keeps the two eruption types merged
     assert payload["merges"][-1]["sampler_p_merged"] > 0.9
+
+
+def test_path_settings_are_checked_by_their_declarations():
+    """merge_path's and crp_start's alpha is the registry's ALPHA, checked by PATH_PARAMS (a PathError), and their
+    defaults are PATH_PARAMS'."""
+    from pcrp.model import PRIORS
+    from pcrp.path import PATH_PARAMS
+
+    X, start, _ = _three_clumps_with_one_split()
+    with pytest.raises(PathError, match=r"alpha must be a finite number > 0 \(got 0\)"):
+        merge_path(X, start, resolve_niw(X), alpha=0)
+    assert PATH_PARAMS["alpha"] is PRIORS["crp"].param("alpha")
+    assert merge_path(X, start, resolve_niw(X)).config["alpha"] == PATH_PARAMS["alpha"].default

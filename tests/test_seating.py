@@ -295,3 +295,24 @@ def test_the_default_one_customer_point_is_informative_on_old_faithful():
     i = int(np.argmax(tv))
     assert top[i] <= 0.75 and tv[i] > 0.03
     assert top[0] > 0.98
+
+
+@pytest.mark.parametrize("prior_name, params", [("crp", dict(alpha=0.7)), ("pcrp", dict(alpha=0.7, r=1.6)),
+                                                ("py", dict(alpha=0.5, sigma=0.3)), ("mfm", dict(gamma=1.0, lam=2.0)),
+                                                ("sfm", dict(gamma=0.5, k_max=3))])
+def test_the_one_seating_predictive_is_the_ratio_of_the_priors_partition_weights(prior_name, params):
+    """seating_log_probabilities(prior, sizes): customer n + 1 at table k (or a new table) has probability
+    proportional to V_{n+1}(K') prod W(sizes') of the partition it makes, for every prior (the pCRP's unknown
+    normaliser cancels); with k_max = 3 and 3 tables a new one has probability 0."""
+    from pcrp.model import make_prior
+    from pcrp.seating import seating_log_probabilities
+
+    prior = make_prior(prior_name, **params)
+    sizes = np.array([3, 1, 2])
+    n = int(sizes.sum()) + 1
+    joined = [prior.log_v(n, [3])[0] + prior.log_w(np.where(np.arange(3) == k, sizes + 1, sizes)).sum()
+              for k in range(3)]
+    new = prior.log_v(n, [4])[0] + prior.log_w(np.append(sizes, 1)).sum()
+    weights = np.exp(np.array(joined + [new]) - max(joined))
+    got = np.exp(seating_log_probabilities(prior, sizes))
+    np.testing.assert_allclose(got, weights / weights.sum(), rtol=1e-9, atol=1e-15)
