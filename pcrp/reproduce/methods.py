@@ -48,6 +48,14 @@ def extra_methods():
     return tuple(extra_specs())
 
 
+def extra_methods_text():
+    """The priors beyond the paper in words, now: "MFM and the sparse finite mixture" (a label of several words is
+    a common noun: "the sparse finite mixture")."""
+    words = [spec.label if len(spec.label.split()) == 1 else "the " + spec.label.lower()
+             for spec in extra_specs().values()]
+    return ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + (words[-1] if words else "")
+
+
 EXTRA_METHODS = extra_methods()  # as registered when reproduce was imported; extra_methods() reads the registry now
 
 
