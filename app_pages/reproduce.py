@@ -19,6 +19,7 @@ state = st.session_state
 PUBLISHED_RUN = Path(__file__).resolve().parent.parent / "docs" / "reproduce" / "tables.md"
 PUBLISHED_COMPARISON = Path(__file__).resolve().parent.parent / "docs" / "compare" / "compare.json"
 
+
 def introduction():
     """What each experiment runs and how to read its table."""
     st.title("Reproduce the paper")
@@ -159,7 +160,8 @@ def page():
 
 def comparison():
     """Beyond the paper: the pCRP against the other priors and scikit-learn's BayesianGaussianMixture on more data
-    sets (`pcrp compare`'s shipped run, docs/compare/compare.md): where it wins and where it does not, and one figure."""
+    sets (`pcrp compare`'s shipped run, docs/compare/compare.md): where it wins and where it does not, and one
+    figure."""
     if not PUBLISHED_COMPARISON.is_file():
         return
     from pcrp.compare import read_report

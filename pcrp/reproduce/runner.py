@@ -15,7 +15,7 @@ import numpy as np
 from ..chains import run_chains
 from ..cv import DEFAULT_GRID, cross_validate
 from ..model import resolve_niw
-from ..run_spec import data_description, make_run_spec
+from ..run_spec import RUN_PARAMS, check_setting, data_description, make_run_spec
 from ..summary import chains_agree, k_posterior, mean_and_mcse, metric_summary
 from .methods import (METHODS, REFERENCE, TUNED, check_methods, extra_methods, method_prior, prior_settings,
                       tuned_value)
@@ -104,8 +104,7 @@ def _declared(name, value):
 
 
 def _n_jobs(n_jobs):
-    from ..run_spec import RUN_PARAMS, check_setting
-
+    """``n_jobs`` checked against the run's declaration, or every core when None."""
     return RUN_PARAMS["n_jobs"].default if n_jobs is None else check_setting("n_jobs", n_jobs)
 
 
