@@ -7,7 +7,7 @@ from pathlib import Path
 from ..json_text import dumps
 from ..reports import write_csv, write_figure
 from ..summary import RHAT_THRESHOLD
-from .aggregate import COLUMNS, MARGIN_NATS, SPREAD_MULT, comparison_rows, seed_rows, versus_crp
+from .aggregate import COLUMNS, GROUND_TRUTH, MARGIN_NATS, SPREAD_MULT, comparison_rows, seed_rows, versus_crp
 from .methods import REFERENCE, TUNED
 from .protocol import N_CHAINS
 from .text import (_as_seeds, _r_text, claims, extra_lines, markdown_seed_table, seed_disagreement_lines,
@@ -95,7 +95,7 @@ def write_report(results, out_dir, command="", seconds=None, pending=()):
             md += [f"Note: {e.paper_note}", ""]
         for row in seed_rows(res):
             flat = {k: v for k, v in row.items() if not isinstance(v, (list, dict))}
-            flat["r"] = _r_text(row.get("r", [])) if row["method"] != "Ground truth" else ""
+            flat["r"] = _r_text(row.get("r", [])) if row["method"] != GROUND_TRUTH else ""
             all_rows.append({"experiment": e.title, **flat})
         for run in res.runs:
             versus = versus_crp(run, e.k_true) if {TUNED, REFERENCE} <= set(run.methods) else {}

@@ -6,8 +6,8 @@ priors beyond the paper).
 import numpy as np
 
 from ..reports import markdown_table as _markdown
-from .aggregate import (FLAGGED_PCRP, MARGIN_NATS, MATCH_SE, SPREAD_MULT, COLUMNS, comparison_rows, gaps, seed_rows,
-                        versus_crp)
+from .aggregate import (COLUMNS, FLAGGED_PCRP, GROUND_TRUTH, MARGIN_NATS, MATCH_SE, SPREAD_MULT, comparison_rows,
+                        gaps, seed_rows, versus_crp)
 from .methods import BEYOND_PAPER, METHODS, ORACLE, REFERENCE, TUNED, prior_values
 from .runner import SeedsResult
 
@@ -45,7 +45,8 @@ def display_rows(result):
     """comparison_rows as strings for a table: 'ours' and 'paper' columns side by side."""
     out = []
     for row in comparison_rows(result):
-        shown = {"method": row["method"] + (BEYOND_PAPER if row["method"] not in METHODS + ("Ground truth",) else ""),
+        beyond = row["method"] not in METHODS + (GROUND_TRUTH,)
+        shown = {"method": row["method"] + (BEYOND_PAPER if beyond else ""),
                  "alpha": plain(row.get("alpha"), digits=2), "r": plain(row.get("r"), digits=2)}
         for col in COLUMNS:
             digits = 2 if col == "K" else 3
@@ -53,7 +54,7 @@ def display_rows(result):
             paper = row.get(col + " paper")
             shown[f"{col}, paper"] = ("" if paper is None else f"{paper:.3f}" if col in ("NMI", "VI")
                                       else f"{paper:g}")  # as printed in the paper
-        if row["method"] == "Ground truth":
+        if row["method"] == GROUND_TRUTH:
             shown["R-hat (K / log joint)"] = ""
         else:
             flag = (f" — {row['collapse']}" if row.get("collapse") else "" if row["chains agree"]
@@ -80,7 +81,7 @@ def display_seed_rows(result):
             shown["method"] = f"pCRP, flagged ({row['n_sets']} of {row['n_all']} data sets)"
         elif row.get("flagged seeds") and row["n_all"] > 1:
             shown["method"] += f" ({row['n_sets']} of {row['n_all']} data sets)"
-        if row["method"] == "Ground truth":
+        if row["method"] == GROUND_TRUTH:
             shown["prior"] = ""
         elif row["method"] in (TUNED, FLAGGED_PCRP):
             shown["prior"] = (f"pCRP: alpha {_g_text(row['alpha'])}, r {_r_text(row['r'])} (CV per data set, checked "
@@ -94,7 +95,7 @@ def display_seed_rows(result):
             value = row.get(col)
             if value is None:
                 shown[f"{col}, ours"] = ""
-            elif row["method"] == "Ground truth":
+            elif row["method"] == GROUND_TRUTH:
                 shown[f"{col}, ours"] = plain(value, digits=digits)
             else:
                 spread = row[col + " spread"]
@@ -113,10 +114,10 @@ def display_seed_rows(result):
                 within = row.get(col + " within spread")
                 if within is False:
                     shown[f"{col}, paper"] += " (outside)"
-        shown["K max, ours"] = "" if row.get("K max") is None or row["method"] == "Ground truth" else str(row["K max"])
+        shown["K max, ours"] = "" if row.get("K max") is None or row["method"] == GROUND_TRUTH else str(row["K max"])
         paper = row.get("K max paper")
         shown["K max, paper"] = "" if paper is None else f"{paper:g}"
-        if row["method"] == "Ground truth":
+        if row["method"] == GROUND_TRUTH:
             shown["chains"] = ""
         else:
             bad = row["disagree seeds"]
@@ -188,7 +189,7 @@ def seed_disagreement_lines(result):
     partition beats the merged states on its exact path by less than MARGIN_NATS."""
     out = []
     for row in seed_rows(result):
-        if row["method"] == "Ground truth":
+        if row["method"] == GROUND_TRUTH:
             continue
         method = TUNED if row["method"] == FLAGGED_PCRP else row["method"]
         alone = row["method"] == TUNED and row.get("flagged seeds") and row["n_all"] == 1  # one data set, flagged
