@@ -11,6 +11,7 @@ from pcrp.cv import CVError
 from pcrp.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_BUDGET, SPREAD_MULT, TOLERANCE, claims,
                             data_seeds, display_seed_rows, extra_lines, figures, reproduce_work, run_over_seeds,
                             seed_disagreement_lines, seed_gap_lines, versus_lines)
+from pcrp.reproduce.methods import extra_methods_text
 from pcrp.compiling import warm_up
 from pcrp.errors import SamplerError
 
@@ -18,19 +19,21 @@ state = st.session_state
 PUBLISHED_RUN = Path(__file__).resolve().parent.parent / "docs" / "reproduce" / "tables.md"
 PUBLISHED_COMPARISON = Path(__file__).resolve().parent.parent / "docs" / "compare" / "compare.json"
 
+
 def introduction():
     """What each experiment runs and how to read its table."""
     st.title("Reproduce the paper")
     st.markdown(
         "Each experiment cross-validates r on a separate sample, checks it with chains on the data compared (stepping "
         "down where the pCRP collapses there, with one grid step of margin), then runs **CRP-Oracle** "
-        "(alpha = K_true / ln N), **CRP** (alpha = 1) and **pCRP** (alpha = 1, the checked r) on the same "
-        f"data, {N_CHAINS} chains per method from different starts. *Full* is the paper's protocol (20,000 sweeps, "
-        "burn-in 10,000, thin 5; minutes per experiment and data set); *quick* uses 2,000 sweeps. A simulation is "
+        f"(alpha = K_true / ln N), **CRP** (alpha = {FULL.alpha:g}) and **pCRP** (alpha = {FULL.alpha:g}, the checked "
+        f"r) on the same data, {N_CHAINS} chains per method from different starts. *Full* is the paper's protocol "
+        f"({FULL.iters:,} sweeps, burn-in {FULL.burn_in:,}, thin {FULL.thin}; minutes per experiment and data set); "
+        f"*quick* uses {QUICK.iters:,} sweeps. A simulation is "
         f"drawn afresh several times (quick: {QUICK.n_seeds} data sets, full: {FULL.n_seeds}), each with its own cross "
         "validation, because one data set's numbers differ from the next's by as much as the methods differ. After "
-        "the paper's three methods come two priors **beyond the paper**, the mixture of finite mixtures (MFM) and the "
-        "sparse finite mixture (SFM), at their defaults on the same data and chains.")
+        f"the paper's three methods come priors **beyond the paper**, {extra_methods_text()}, at their registry "
+        "defaults on the same data and chains.")
     st.markdown(
         "**Reading the table.** Our numbers stand next to the paper's. Ours are means over the kept draws of all "
         "chains, written *value ± standard error*; the standard error is the Monte Carlo one (it allows for "
@@ -66,7 +69,7 @@ def choices():
                                   disabled=not simulated,
                                   help="Simulations only: how many data sets to draw (seeds from the first data seed "
                                        "on). MNIST and Old Faithful are one fixed data set.")
-    extra = st.checkbox("Also run MFM and the sparse finite mixture (beyond the paper)", value=True, key="repro_extra")
+    extra = st.checkbox(f"Also run {extra_methods_text()} (beyond the paper)", value=True, key="repro_extra")
     return key, mode, protocol, int(seed), int(n_sets), extra
 
 
@@ -157,7 +160,8 @@ def page():
 
 def comparison():
     """Beyond the paper: the pCRP against the other priors and scikit-learn's BayesianGaussianMixture on more data
-    sets (`pcrp compare`'s shipped run, docs/compare/compare.md): where it wins and where it does not, and one figure."""
+    sets (`pcrp compare`'s shipped run, docs/compare/compare.md): where it wins and where it does not, and one
+    figure."""
     if not PUBLISHED_COMPARISON.is_file():
         return
     from pcrp.compare import read_report

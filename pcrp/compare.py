@@ -1,8 +1,9 @@
 """The honest comparison: does the pCRP fix over-clustering, compared with what?
 
-`pcrp compare` runs, on the same data, the CRP (alpha = 1), the pCRP at the r that :func:`pcrp.cv.choose_r`
-chooses for each data set (cross validation, then the check on all of the data with its margin), the Pitman-Yor
-process, the MFM and the sparse finite mixture at their registry defaults, and scikit-learn's
+`pcrp compare` runs, on the same data, every prior of the registry (:data:`pcrp.model.PRIORS`, a prior registered at
+run time too) at its registry defaults: the CRP (alpha = 1), the pCRP (the registry's tuned prior) at the r that
+:func:`pcrp.cv.choose_r` chooses for each data set (cross validation, then the check on all of the data with its
+margin), the Pitman-Yor process, the MFM and the sparse finite mixture; and scikit-learn's
 BayesianGaussianMixture (Dirichlet process, 20 components) as an outside reference; every prior with 4 chains from
 unlike starts and the automatic budget (:mod:`pcrp.budget`). Data: Sim 1 and Sim 2 at N = 300 and 2,000 on
 several fresh data seeds, Old Faithful, MNIST digits 1-4 (N = 1,000), and the labelled data sets scikit-learn ships
@@ -14,26 +15,74 @@ agreed (for the pCRP, whether it collapsed below the CRP's clusters, :mod:`pcrp.
 means and the spread between seeds. :func:`write_report` writes compare.md (one table, sentences that say where the
 pCRP wins and where it does not, counted), compare.csv, compare.json and one figure (HTML).
 
+Settings (data seeds, the verdict's margins, BGM's components) are declared once in :data:`COMPARE_PARAMS`.
 Fits run through joblib in threads locally (``n_jobs`` fits at once, each with one thread) and, with a Dask
 scheduler address, on that cluster through joblib's dask backend, as cross validation does.
 """
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-PRIOR_METHODS = {"CRP": ("crp", {"alpha": 1.0}), "pCRP": ("pcrp", None), "Pitman-Yor": ("py", {}), "MFM": ("mfm", {}),
-                 "SFM": ("sfm", {})}
-METHODS = tuple(PRIOR_METHODS) + ("BGM",)
+from .model import PRIORS
+from .params import Declarations, Param
+from .reports import method_name
+from .run_spec import RUN_PARAMS
+
 SIMULATED = ("sim1-300", "sim1-2000", "sim2-300", "sim2-2000")
 REAL = ("old-faithful", "mnist-1000", "iris", "wine", "breast-cancer", "digits-pca")
 DATA_SETS = SIMULATED + REAL
 DIGITS_PCA_DIMS = 10
-# A pCRP result "wins" or "loses" against another method's when their NMIs differ by more than this: about twice
-# the spread between data seeds of one method's NMI on the simulations (docs/compare/compare.md shows both).
-NMI_MARGIN = 0.01
+BGM = "BGM"  # scikit-learn's BayesianGaussianMixture, the outside reference
+
+COMPARE_PARAMS = Declarations(
+    "the comparison",
+    Param("n_seeds", "data seeds per simulation", 3, 1, 1000, True, True,
+          "Fresh data sets drawn per simulation (each data seed counted once in the verdict).", integer=True,
+          cli="--seeds", why_high="each data seed is a whole comparison of every prior; ten already show the spread."),
+    replace(RUN_PARAMS["seed"], default=1000,
+            help="First data seed of the simulations (1000 and on: seeds nothing was tuned on)."),
+    # A pCRP result "wins" or "loses" against another method's when their NMIs differ by more than this: about twice
+    # the spread between data seeds of one method's NMI on the simulations (docs/compare/compare.md shows both).
+    Param("nmi_margin", "NMI margin", 0.01, 0.0, 1.0, True, True,
+          "NMIs closer than this count as equal in the verdict."),
+    Param("k_margin", "K margin", 0.1, 0.0, 100.0, True, True,
+          "Mean K nearer the truth by less than this counts as as near in the verdict."),
+    Param("bgm_components", "BGM components", 20, 1, 1000, True, True,
+          "Components of scikit-learn's BayesianGaussianMixture (Dirichlet process), the outside reference.",
+          integer=True, why_high="a truncation at 1,000 components is far beyond any data set here."),
+)
+# docs/compare was made with the declared defaults (`pcrp compare --seeds 3`); the quick check draws one data set
+# per simulation.
+SHIPPED = COMPARE_PARAMS.preset(n_seeds=3, seed=1000)
+QUICK_CHECK = COMPARE_PARAMS.preset(n_seeds=1)
+NMI_MARGIN = COMPARE_PARAMS["nmi_margin"].default
+
+
+def prior_methods():
+    """{method name: :class:`pcrp.model.PriorSpec`} of every registered prior, in registry order, as the registry is
+    now (a prior registered at run time included): "CRP", "pCRP", "Pitman-Yor", "MFM", "SFM"."""
+    return {method_name(spec): spec for spec in PRIORS.values()}
+
+
+def compare_methods():
+    """Every method compared, now: the registered priors, then BGM."""
+    return tuple(prior_methods()) + (BGM,)
+
+
+def reference_method():
+    """The method whose fits are the over-clustering reference (the registry's ``reference`` prior: the CRP)."""
+    return next(name for name, spec in prior_methods().items() if spec.reference)
+
+
+def tuned_method():
+    """The method the verdict is about (the registry's first tuned prior: the pCRP)."""
+    return next(name for name, spec in prior_methods().items() if spec.tuned is not None)
+
+
+METHODS = compare_methods()  # as registered when compare was imported; compare_methods() reads the registry now
 
 
 @dataclass
@@ -103,11 +152,12 @@ class Fit:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
 
 
-def fit_prior(d, method, seed=0, n_jobs=1, reference=None):
-    """Fit ``method`` (a key of PRIOR_METHODS) to :class:`Data` ``d`` with 4 chains and the automatic budget.
-    The pCRP first chooses its r with :func:`pcrp.cv.choose_r` (its time is counted in the pCRP's). reference: the
-    clusters a CRP fit keeps on the same data (:func:`pcrp.collapse.reference_clusters`), for the collapse flag;
-    the CRP's own fit records it in ``extra["reference"]``."""
+def fit_prior(d, method, seed=None, n_jobs=1, reference=None):
+    """Fit ``method`` (a key of :func:`prior_methods`) to :class:`Data` ``d`` (drawn with ``seed``, None: ``d.seed``)
+    with 4 chains and the automatic budget, at the prior's registry defaults. A tuned prior (the pCRP) first
+    chooses its tuned parameter with :func:`pcrp.cv.choose_r` (its time is counted in its fit's). reference: the
+    clusters a fit of the reference prior (the CRP) keeps on the same data (:func:`pcrp.collapse.reference_clusters`),
+    for the collapse flag; the reference's own fit records it in ``extra["reference"]``."""
     from .chains import run_chains
     from .collapse import judge_chains, reference_clusters
     from .cv import choose_r
@@ -116,19 +166,23 @@ def fit_prior(d, method, seed=0, n_jobs=1, reference=None):
     from .run_spec import make_run_spec
     from .summary import mean_and_mcse, metric_summary
 
-    name, params = PRIOR_METHODS[method]
+    methods = prior_methods()
+    if method not in methods:
+        raise ValueError(f"unknown prior method {method!r}; choose from {', '.join(methods)}")
+    spec = methods[method]
+    seed = d.seed if seed is None else seed
     started = time.perf_counter()
-    extra = {}
-    if name == "pcrp":
+    params, extra = {}, {}
+    if spec.tuned is not None:
         r, details = choose_r(d.X, seed=seed, n_jobs=n_jobs)
-        params = {"r": r}
+        params = {spec.tuned: r}
         extra = {"r": r, "cv_r": details["cv_r"], "r_text": details["text"]}
-    prior = make_prior(name, **params)
+    prior = make_prior(spec.name, **params)
     chains = run_chains(d.X, make_run_spec(d.X, prior=prior, seed=seed, n_jobs=n_jobs, data={"data": d.key}))
     seconds = time.perf_counter() - started
     metrics = metric_summary(d.labels, chains.labels) if d.labels is not None else {}
     flag = ""
-    if method == "CRP":
+    if spec.reference:
         extra["reference"] = reference_clusters(point_estimate(chains.labels, seed=seed).labels)
     else:
         verdict = judge_chains(chains, reference=reference, what=f"the {method}")
@@ -139,42 +193,53 @@ def fit_prior(d, method, seed=0, n_jobs=1, reference=None):
                settings=prior.label(), flag=flag, extra=extra)
 
 
-def fit_bgm(d, seed=0):
-    """scikit-learn's BayesianGaussianMixture (Dirichlet process, 20 components, seed) on :class:`Data` ``d``."""
+def fit_bgm(d, seed=None):
+    """scikit-learn's BayesianGaussianMixture (Dirichlet process, the declared number of components, ``seed``, None:
+    ``d.seed``) on :class:`Data` ``d``."""
     from sklearn.mixture import BayesianGaussianMixture
 
     from .summary import nmi_vi
 
+    components = COMPARE_PARAMS["bgm_components"].default
     started = time.perf_counter()
-    labels = BayesianGaussianMixture(n_components=20, weight_concentration_prior_type="dirichlet_process",
-                                     random_state=seed, max_iter=1000).fit(d.X).predict(d.X)
+    labels = BayesianGaussianMixture(n_components=components, weight_concentration_prior_type="dirichlet_process",
+                                     random_state=d.seed if seed is None else seed,
+                                     max_iter=1000).fit(d.X).predict(d.X)
     seconds = time.perf_counter() - started
     nmi, vi = nmi_vi(d.labels, labels) if d.labels is not None else (math.nan, math.nan)
-    return Fit(d.key, d.seed, "BGM", d.true_k, nmi=(nmi, None), vi=(vi, None), k=(float(np.unique(labels).size), None),
-               seconds=seconds, settings="BayesianGaussianMixture (Dirichlet process, 20 components)")
+    return Fit(d.key, d.seed, BGM, d.true_k, nmi=(nmi, None), vi=(vi, None), k=(float(np.unique(labels).size), None),
+               seconds=seconds, settings=f"BayesianGaussianMixture (Dirichlet process, {components} components)")
 
 
-def fit_data_set(key, seed, methods=METHODS, n_jobs=1):
-    """Every method on data set ``key`` drawn with ``seed``: [Fit]. The CRP runs first (whether asked for or
-    not): the other priors' collapse flag compares with the clusters it keeps."""
+def fit_data_set(key, seed, methods=None, n_jobs=1):
+    """Every method (None: :func:`compare_methods`) on data set ``key`` drawn with ``seed``: [Fit]. The reference
+    prior (the CRP) runs first, whether asked for or not: the other priors' collapse flag compares with the clusters
+    it keeps."""
+    methods = compare_methods() if methods is None else methods
     d = load(key, seed)
-    crp = fit_prior(d, "CRP", seed, n_jobs)
-    fits = [crp] if "CRP" in methods else []
+    reference = reference_method()
+    first = fit_prior(d, reference, seed, n_jobs)
+    fits = [first] if reference in methods else []
     for method in methods:
-        if method != "CRP":
-            fits.append(fit_bgm(d, seed) if method == "BGM"
-                        else fit_prior(d, method, seed, n_jobs, crp.extra["reference"]))
+        if method != reference:
+            fits.append(fit_bgm(d, seed) if method == BGM
+                        else fit_prior(d, method, seed, n_jobs, first.extra["reference"]))
     return fits
 
 
-def run_comparison(data_sets=DATA_SETS, n_seeds=3, seed=1000, methods=METHODS, n_jobs=-1, scheduler=None,
+def run_comparison(data_sets=DATA_SETS, n_seeds=None, seed=None, methods=None, n_jobs=None, scheduler=None,
                    progress=None):
-    """Every method on every data set (the simulations on ``n_seeds`` data seeds from ``seed``): a list of
-    :class:`Fit`. Data sets are fitted in parallel through joblib (``n_jobs`` at once, threads), or on the Dask
-    cluster at ``scheduler`` (:func:`pcrp.dask_cluster.parallel_results`). ``progress(done, total)`` as data sets
-    finish."""
+    """Every method (None: :func:`compare_methods`) on every data set (the simulations on ``n_seeds`` data seeds
+    from ``seed``; None: the declared defaults of :data:`COMPARE_PARAMS`, 3 seeds from 1000): a list of
+    :class:`Fit`. Data sets are fitted in parallel through joblib (``n_jobs`` at once, threads; None: every core),
+    or on the Dask cluster at ``scheduler`` (:func:`pcrp.dask_cluster.parallel_results`). ``progress(done, total)``
+    as data sets finish."""
     import joblib
 
+    settings = COMPARE_PARAMS.resolve(n_seeds=n_seeds, seed=seed)
+    n_seeds, seed = settings["n_seeds"], settings["seed"]
+    methods = compare_methods() if methods is None else tuple(methods)
+    n_jobs = RUN_PARAMS["n_jobs"].default if n_jobs is None else n_jobs
     jobs = [(key, seed + i if key in SIMULATED else 0) for key in data_sets
             for i in range(n_seeds if key in SIMULATED else 1)]
     tasks = [joblib.delayed(fit_data_set)(key, s, methods, 1) for key, s in jobs]
@@ -210,9 +275,11 @@ def _rms(values):
     return float(np.sqrt(np.mean(values ** 2))) if values.size else math.nan
 
 
-def table_rows(fits, data_sets=DATA_SETS, methods=METHODS):
-    """One row per (data set, method): means over data seeds, their spread (SD between seeds), the RMS of the
-    within-run MCSEs, seconds, the seeds, and how many fits were flagged."""
+def table_rows(fits, data_sets=DATA_SETS, methods=None):
+    """One row per (data set, method; None: :func:`compare_methods`): means over data seeds, their spread (SD between
+    seeds), the RMS of the within-run MCSEs, seconds, the seeds, how many fits were flagged, and the tuned values
+    ("r") of a tuned prior's fits."""
+    methods = compare_methods() if methods is None else methods
     rows = []
     for key in data_sets:
         for method in methods:
@@ -227,23 +294,27 @@ def table_rows(fits, data_sets=DATA_SETS, methods=METHODS):
                 row[f"{name} mcse"] = _rms([getattr(f, name)[1] for f in group])
             row["seconds"] = _mean_spread([f.seconds for f in group])[0]
             row["true_k"] = group[0].true_k
-            if method == "pCRP":
+            if any("r" in f.extra for f in group):
                 row["r"] = [f.extra.get("r") for f in group]
             rows.append(row)
     return rows
 
 
-def counts(fits, margin=NMI_MARGIN):
+def counts(fits, margin=None):
     """{other method: {"nmi": (pCRP better, about equal, worse), "k": (nearer the truth, as near, farther)}} over the
-    data sets (each data seed counted) that have both fits and true labels."""
+    data sets (each data seed counted) that have both fits and true labels. margin: NMIs closer than this are equal
+    (None: the declared nmi_margin); mean K within the declared k_margin is as near."""
+    margin = COMPARE_PARAMS.resolve(nmi_margin=margin)["nmi_margin"]
+    k_margin = COMPARE_PARAMS["k_margin"].default
+    pivot = tuned_method()
     out = {}
     by = {(f.key, f.seed, f.method): f for f in fits}
-    for method in METHODS:
-        if method == "pCRP":
+    for method in compare_methods():
+        if method == pivot:
             continue
         nmi, k = [0, 0, 0], [0, 0, 0]
         for (key, seed, m), p in by.items():
-            if m != "pCRP" or (key, seed, method) not in by:
+            if m != pivot or (key, seed, method) not in by:
                 continue
             o = by[(key, seed, method)]
             if not math.isnan(p.nmi[0]) and not math.isnan(o.nmi[0]):
@@ -251,14 +322,15 @@ def counts(fits, margin=NMI_MARGIN):
                 nmi[0 if diff > margin else (2 if diff < -margin else 1)] += 1
             if p.true_k:
                 dp, do = abs(p.k[0] - p.true_k), abs(o.k[0] - p.true_k)
-                k[0 if dp < do - 0.1 else (2 if dp > do + 0.1 else 1)] += 1
+                k[0 if dp < do - k_margin else (2 if dp > do + k_margin else 1)] += 1
         out[method] = {"nmi": tuple(nmi), "k": tuple(k)}
     return out
 
 
-def counts_table(fits, margin=NMI_MARGIN):
+def counts_table(fits, margin=None):
     """:func:`counts` as one row per other method, for a table: against, labelled data sets, then NMI higher /
     within ``margin`` / lower and mean K nearer the truth / as near / farther (the pCRP's, data set by data set)."""
+    margin = COMPARE_PARAMS.resolve(nmi_margin=margin)["nmi_margin"]
     return [{"against": method, "labelled data sets": sum(c["nmi"]),
              "NMI higher": c["nmi"][0], f"NMI within {margin:g}": c["nmi"][1], "NMI lower": c["nmi"][2],
              "K nearer the truth": c["k"][0], "K as near": c["k"][1], "K farther": c["k"][2]}
@@ -267,26 +339,29 @@ def counts_table(fits, margin=NMI_MARGIN):
 
 def flagged_sentence(fits):
     """Which pCRP fits were flagged, in one sentence."""
-    flagged = [f for f in fits if f.method == "pCRP" and f.flag]
+    pivot = tuned_method()
+    flagged = [f for f in fits if f.method == pivot and f.flag]
     return (f"The pCRP fit was flagged (collapsed below the CRP's clusters, or its chains disagreed) on "
-            f"{len(flagged)} of {sum(f.method == 'pCRP' for f in fits)} data sets (each data seed counted once)"
+            f"{len(flagged)} of {sum(f.method == pivot for f in fits)} data sets (each data seed counted once)"
             + (": " + "; ".join(f"{f.key} seed {f.seed}" for f in flagged) if flagged else "") + ".")
 
 
-def verdict_sentences(fits, margin=NMI_MARGIN):
+def verdict_sentences(fits, margin=None):
     """Where the pCRP wins and where it does not, counted over data sets (each data seed counted once)."""
+    margin = COMPARE_PARAMS.resolve(nmi_margin=margin)["nmi_margin"]
+    k_margin = COMPARE_PARAMS["k_margin"].default
     out = []
     for method, c in counts(fits, margin).items():
         (b, e, w), (kn, ke, kf) = c["nmi"], c["k"]
         out.append(f"Against the {method}, over {b + e + w} labelled data sets (each data seed of a simulation "
                    f"counted once): the pCRP's NMI is higher by more than {margin:g} on {b}, within {margin:g} "
                    f"on {e} and lower on {w}; its mean K is nearer the true number of clusters on {kn}, "
-                   f"as near (within 0.1) on {ke} and farther on {kf}.")
+                   f"as near (within {k_margin:g}) on {ke} and farther on {kf}.")
     out.append(flagged_sentence(fits))
     return out
 
 
-def markdown(fits, *, command, seconds, load, machine, data_sets=DATA_SETS, methods=METHODS):
+def markdown(fits, *, command, seconds, load, machine, data_sets=DATA_SETS, methods=None):
     """compare.md: how it was made, the verdict in counts, and one table (mean over data seeds, their spread,
     the RMS within-run MCSE)."""
     def cell(row, name, digits):
@@ -331,29 +406,21 @@ def markdown(fits, *, command, seconds, load, machine, data_sets=DATA_SETS, meth
 def write_report(fits, out_dir, *, command, seconds, load, machine):
     """Write compare.md, compare.csv, compare.json and compare.html (the figure) into ``out_dir`` (each file whole
     or not at all); returns the path of compare.md."""
-    import csv
-    import io
     from pathlib import Path
 
-    from .files import atomic_write
     from .json_text import dumps
     from .plots.compare import compare_figure
-    from .reproduce import _write_figure
+    from .reports import csv_text, write_figure, write_text
 
     out = Path(out_dir)
-    text = markdown(fits, command=command, seconds=seconds, load=load, machine=machine)
-    atomic_write(out / "compare.md", lambda f: f.write(text))
+    write_text(out / "compare.md", markdown(fits, command=command, seconds=seconds, load=load, machine=machine))
     rows = table_rows(fits)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=[k for k in rows[0] if k not in ("seeds", "settings", "r")])
-    writer.writeheader()
-    writer.writerows([{k: v for k, v in row.items() if k in writer.fieldnames} for row in rows])
-    atomic_write(out / "compare.csv", lambda f: f.write(buffer.getvalue()))
+    write_text(out / "compare.csv", csv_text(rows, [k for k in rows[0] if k not in ("seeds", "settings", "r")]))
     payload = {"command": command, "seconds": seconds, "load": list(load), "machine": machine,
                "fits": [f.as_dict() for f in fits], "rows": rows, "verdict": verdict_sentences(fits),
                "counts": counts_table(fits), "flagged": flagged_sentence(fits)}
-    atomic_write(out / "compare.json", lambda f: f.write(dumps(payload, indent=1)))
-    _write_figure(compare_figure(rows), out / "compare.html")
+    write_text(out / "compare.json", dumps(payload, indent=1))
+    write_figure(compare_figure(rows), out / "compare.html")
     return out / "compare.md"
 
 

@@ -197,7 +197,7 @@ def test_a_reproduce_run_over_its_budget_is_refused_before_anything_runs(monkeyp
     assert reproduce_work(SMALL, TINY, 3, n_chains=2, r_grid=grid) == pytest.approx(3 * per_set)
     assert reproduce_work(SMALL, TINY, 3, n_chains=2, r_grid=grid, extra=False) < 3 * per_set
     calls = []
-    monkeypatch.setattr(reproduce, "cross_validate", lambda *a, **k: calls.append("cv"))
+    monkeypatch.setattr(reproduce.runner, "cross_validate", lambda *a, **k: calls.append("cv"))
     ticket = WorkTicket(budget=0.99 * reproduce_work(SMALL, TINY, 3, n_chains=2, r_grid=grid))
     with pytest.raises(WorkOverBudget, match=r"Sim 2, N = 80 on 3 data set\(s\) needs about .* of sampling"):
         run_over_seeds(SMALL, TINY, seed=0, n_chains=2, r_grid=grid, work=ticket)
