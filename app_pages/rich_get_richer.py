@@ -11,7 +11,7 @@ from pcrp import data, plots
 from pcrp.model import CRP, PRIORS, ModelError, make_prior, resolve_niw
 from pcrp.one_customer import contrast, seating_choice
 from pcrp.plots import restaurant as rplots
-from pcrp.plots.style import colour
+from pcrp.plots.palette import colour
 from pcrp.chains import run_chain
 from pcrp.seating import (arrival_orders, growth, order_probability_prior, seat_prior, seating_probabilities_prior,
                           simulate_k_growth_prior, simulate_tables_prior)

@@ -14,6 +14,7 @@ from pcrp.app import explorer_settings as es, live_charts, live_view
 from pcrp.app.live_chain import RUNNING
 from pcrp.density import predictive_density
 from pcrp.model import PRIORS
+from pcrp.plots.palette import ROW_COLOURS, ROW_MARKDOWN_COLOURS
 from pcrp.projection import pca_projection
 from pcrp.summary import MIN_DRAWS, chains_agree, nmi
 
@@ -104,7 +105,6 @@ def rhat_badge(run, group):
 
 
 TINY_WORDS = f"grey = tiny, < {live_view.TINY_SHARE:.0%} of points"
-MARKDOWN_COLOURS = ("blue", "red", "green", "violet")  # the priors' colours, as Streamlit markdown names
 CHART_COLUMNS = [2.3, 1.05, 1.6]  # trace | posterior of K | clusters
 
 
@@ -167,11 +167,11 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     (the first chain now). Vega-Lite charts whose specifications stay the same between redraws, so only
     their data are sent again. Rows share their x axes; only the last row labels them."""
     ds_run, plan = run.dataset, run.plan
-    colour = live_charts.CHAIN_COLOURS[index % len(live_charts.CHAIN_COLOURS)]
+    colour = ROW_COLOURS[index % len(ROW_COLOURS)]
     height = (PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT) + (45 if last else 0)
     labels, marker = row_labels(snaps, replay_index)
     badge = rhat_badge(run, group)
-    st.markdown(f"**:{MARKDOWN_COLOURS[index % 4]}[{chain_label(run, group)}]** · "
+    st.markdown(f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
                 f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, snaps)}"
                 + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
     cols = st.columns(CHART_COLUMNS)

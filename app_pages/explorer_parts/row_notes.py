@@ -8,10 +8,10 @@ import streamlit as st
 from pcrp.app import live_view
 from pcrp.collapse import judge, live_reference
 from pcrp.model import PRIORS
+from pcrp.plots.palette import COLOUR_NAMES
 
 state = st.session_state
 
-COLOUR_NAMES = ("blue", "orange", "green", "red", "purple", "brown", "pink", "grey", "olive", "cyan")  # PALETTE
 
 
 def merge_notes(run, shown):
