@@ -69,6 +69,19 @@ def test_plan_raises_thin_to_stay_within_the_budget():
     assert "Thinning raised from 1 to" in plan.describe()
 
 
+def test_a_runs_config_is_its_spec_with_the_thinning_it_stored(ds):
+    """A live run is described by its RunSpecs: when the budget raises the thinning, each prior's config is the spec
+    rebuilt with it (budget, schedule and memory plan agree), and RunSpec.from_dict rebuilds that spec."""
+    r = small_run(ds, iters=20_000, burn_in=0, thin=1, budget=2 * 2**20)
+    assert r.plan.thin_raised
+    for config in r.config["runs"].values():
+        assert config["thin"] == config["budget"]["thin"] == r.plan.thin
+        assert RunSpec.from_dict(config).thin == r.plan.thin
+    spec = r.plan.spec
+    assert spec.thin == r.plan.thin  # the memory plan of the spec as stored counts every chain's record:
+    assert r.plan.bytes >= r.plan.n_chains * spec.memory.parts["draws"] // spec.n_chains
+
+
 def test_plan_refuses_a_run_whose_traces_alone_do_not_fit():
     with pytest.raises(SamplerError, match="memory budget"):
         plan_storage(spec_of(100, 10_000_000, 0, 1), n_chains=2, budget=10 * 2**20)
