@@ -8,15 +8,17 @@ import streamlit as st
 
 from app_pages.shared import guarded, inert
 from pcrp import data, plots
-from pcrp.model import CRP, PRIORS, ModelError, make_prior, resolve_niw
+from pcrp.model import DEFAULT_PRIOR, PRIORS, ModelError, make_prior, resolve_niw
 from pcrp.one_customer import contrast, seating_choice
 from pcrp.plots import restaurant as rplots
-from pcrp.plots.style import colour
+from pcrp.plots.palette import colour
 from pcrp.chains import run_chain
 from pcrp.seating import (arrival_orders, growth, order_probability_prior, seat_prior, seating_probabilities_prior,
                           simulate_k_growth_prior, simulate_tables_prior)
 
 state = st.session_state
+
+
 def introduction():
     """The title and what to watch for."""
     st.title("Rich get richer")
@@ -27,7 +29,16 @@ def introduction():
 
 
 # ----------------------------------------------------------------------------- priors and their parameters
-NAMES = list(PRIORS)
+def prior_names():
+    """The registry's priors now, in its order (a prior registered while the server runs shows on the next rerun)."""
+    return list(PRIORS)
+
+
+def default_pair():
+    """The restaurants shown first: the over-clustering reference (the CRP) beside the paper's prior (the pCRP), by
+    the registry's fields."""
+    reference = [name for name, spec in PRIORS.items() if spec.reference][:1]
+    return reference + [name for name in [DEFAULT_PRIOR] if name not in reference]
 
 
 def param_key(param):
@@ -60,13 +71,14 @@ def prior_choices():
     """The priors in the restaurant, customers, seed and every used prior's parameters; returns
     (chosen names, customers, seed, {name: prior} of the priors whose parameters are valid)."""
     c = st.columns([3, 1, 1])
-    chosen = c[0].multiselect("priors in the restaurant", NAMES, default=["crp", "pcrp"], max_selections=3,
+    names = prior_names()
+    chosen = c[0].multiselect("priors in the restaurant", names, default=default_pair(), max_selections=3,
                               format_func=lambda n: PRIORS[n].label, key="rgr_priors",
                               help="Up to three restaurants side by side, seated with the same random numbers.")
     n_total = int(c[1].number_input("customers", 10, 2000, 200, step=10, key="rgr_n"))
     seed = int(c[2].number_input("seed", 0, 10_000, 0, key="rgr_seed"))
-    growth_names = st.session_state.get("rgr_growth_priors", NAMES)
-    used = [n for n in NAMES if n in set(chosen) | set(growth_names)]
+    growth_names = st.session_state.get("rgr_growth_priors", names)
+    used = [n for n in names if n in set(chosen) | set(growth_names)]
 
     values = {}
     shown_params = {}
@@ -210,7 +222,8 @@ def growth_section(priors, seed):
     """E[K_N] curves and the distribution of the tables after N customers, for the priors chosen here."""
     st.header("Growth of K")
     c = st.columns([3, 1])
-    growth_chosen = c[0].multiselect("priors", NAMES, default=NAMES, format_func=lambda n: PRIORS[n].label,
+    growth_chosen = c[0].multiselect("priors", prior_names(), default=prior_names(),
+                                     format_func=lambda n: PRIORS[n].label,
                                      key="rgr_growth_priors")
     runs = c[1].slider("simulated seatings per prior", 20, 200, 50, step=10, key="rgr_runs")
     growth_priors = [priors[n] for n in growth_chosen if n in priors]
@@ -307,10 +320,12 @@ def exchangeability_section(chosen, priors):
 # ----------------------------------------------------------------------------- one customer, real posterior
 @st.cache_data(max_entries=8)
 def posterior_state(name, seed):
-    """A CRP posterior draw (300 sweeps) of a small data set: the partition every prior is shown on."""
+    """A posterior draw (300 sweeps) of a small data set under the reference prior (the CRP, at its registry
+    defaults): the partition every prior is shown on."""
     ds = data.old_faithful() if name == "Old Faithful" else data.simulation("sim1", 300, seed=0)
     niw = resolve_niw(ds.X)
-    chain = run_chain(ds.X, CRP(1.0), niw, iters=300, burn_in=299, thin=1, seed=seed)
+    reference = make_prior(default_pair()[0])
+    chain = run_chain(ds.X, reference, niw, iters=300, burn_in=299, thin=1, seed=seed)
     return ds, niw, chain.labels[-1]
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 
 from pcrp.compute import SessionWork
 from pcrp.app.browser_keys import COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
-from pcrp.app.live_runs import RunRegistry, SessionOwner, share_settings, visitor_address
+from pcrp.app.fair_share import RunRegistry, SessionOwner, share_settings, visitor_address
 
 LOG = logging.getLogger("pcrp.app")
 

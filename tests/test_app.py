@@ -170,11 +170,31 @@ def test_settings_come_from_the_address_and_bad_values_are_refused():
     assert at.slider(key="w_r2").value == pytest.approx(1.6)
     assert at.number_input(key="w_sweeps").value == 2000 and at.number_input(key="w_seed").value == 0
     warnings = " ".join(w.value for w in at.warning)
-    for name in ("sweeps must be between 10 and 100000", "seed must be a number", "thin must be a finite",
+    for name in ("sweeps must be at most 100000", "seed must be a number", "thin must be a whole number",
                  "pace must be one of"):
         assert name in warnings
     assert at.query_params["data"] == "sim1" and at.query_params["r2"] == "1.6"
     assert "sweeps" not in at.query_params  # defaults are left out of the address
+
+
+def test_the_run_settings_widgets_have_the_declared_bounds_and_a_seed_beyond_31_bits_is_kept():
+    """The Explorer's number boxes are the declarations' (the run's burn-in and thinning, the live demo's own
+    sweeps, chains and seed): a seed above 2^31 - 1, which a run accepts, is taken from the address and started."""
+    from pcrp.app.live_params import LIVE_PARAMS
+    from pcrp.run_spec import RUN_PARAMS
+
+    at = explorer({"seed": "3000000000", "pace": "full speed", "sweeps": "200", "burn_in": "50"})
+    assert not at.warning
+    assert at.number_input(key="w_seed").value == 3_000_000_000
+    assert at.number_input(key="w_seed").max == LIVE_PARAMS["seed"].high
+    assert at.number_input(key="w_thin").max == RUN_PARAMS["thin"].high
+    assert at.number_input(key="w_burn_in").max == RUN_PARAMS["burn_in"].high - 1  # its bound is open
+    assert at.number_input(key="w_chains").max == LIVE_PARAMS["chains"].high
+    at.button(key="start").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    run = at.session_state["run"]
+    assert all(config["seed"] == 3_000_000_000 for config in run.config["runs"].values())
+    run.stop("test over")
 
 
 def reloaded_in_the_same_browser(at):

@@ -48,10 +48,12 @@ def test_addresses_of_older_versions_still_set_the_rows():
 
 
 def test_a_value_outside_the_rows_prior_is_refused_with_its_bounds():
-    values, problems = es.from_query({"prior1": "py", "sigma1": "0.99", "prior2": "sfm", "k_max2": "0"})
+    values, problems = es.from_query({"prior1": "py", "sigma1": "1.5", "prior2": "sfm", "k_max2": "0"})
     assert values["sigma1"] == PRIORS["py"].param("sigma").default
-    assert any("sigma of row 1 must be between 0 and 0.95 (got 0.99)" in p for p in problems)
-    assert any("k_max of row 2 must be between 1 and 50" in p for p in problems)
+    assert any("sigma1 must be below 1 (got 1.5): discount sigma of the Pitman-Yor in row 1, in [0, 1)" in p
+               for p in problems)
+    assert any("k_max2 must be a whole number >= 1 (got 0): components k_max of the Sparse finite mixture in row 2"
+               in p for p in problems)
 
 
 def test_a_demo_link_carries_the_rows_priors_and_their_parameters():

@@ -1,4 +1,4 @@
-"""A fair share of the live pool (pcrp.app.live_runs.RunRegistry): limits per browser and per network address, a
+"""A fair share of the live pool (pcrp.app.fair_share.RunRegistry): limits per browser and per network address, a
 cap on each visitor's work, runs nobody watches given back to the pool, and refusals that say why and when."""
 
 import math
@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from pcrp.app import live_runs as live
-from pcrp.app.live_runs import (RunRegistry, ServerBusy, Share, live_specs, new_run, share_settings,
-                                visitor_address)
+from pcrp.app.fair_share import RunRegistry, ServerBusy, Share, share_settings, visitor_address
+from pcrp.app.live_chain import PAUSED
+from pcrp.app.live_runs import live_specs, new_run
 from pcrp.compute import work_cost
 from pcrp.data import simulation
 from pcrp.model import CRP, PowerCRP, resolve_niw
@@ -77,7 +78,7 @@ def test_a_full_pool_says_how_many_chains_run_and_when_enough_end():
         registry.add(stand_in_run("late", "192.0.2.9", chains=6))
     assert refused.value.retry_after == pytest.approx(10.0)
     for chain in next(iter(registry._runs.values())).chains.values():  # paused runs do not end by themselves
-        chain.state = live.PAUSED
+        chain.state = PAUSED
     with pytest.raises(ServerBusy, match="None of them is due to end soon") as refused:
         registry.add(stand_in_run("late", "192.0.2.9", chains=6))
     assert math.isinf(refused.value.retry_after)
@@ -138,7 +139,7 @@ def test_a_run_nobody_watches_gives_its_chains_back_and_its_owner_resumes_it_whe
     assert not mine.reclaimed  # watched when it was added
     mine._watched -= 61  # its page has not drawn it for 61 s (a frozen tab, a script that holds the connection)
     registry.sweep()
-    assert mine.reclaimed and wait_until(lambda: set(mine.states.values()) == {live.PAUSED})
+    assert mine.reclaimed and wait_until(lambda: set(mine.states.values()) == {PAUSED})
     assert registry.live_chains() == 0
     other = real_run(ds, "other", "192.0.2.2")
     registry.add(other)  # the pool has room again
@@ -146,7 +147,7 @@ def test_a_run_nobody_watches_gives_its_chains_back_and_its_owner_resumes_it_whe
     with pytest.raises(ServerBusy, match="already running 4 chains") as refused:
         registry.readmit(mine)  # the owner presses Resume while the pool is full
     assert refused.value.reason == "pool" and mine.reclaimed
-    assert set(mine.states.values()) == {live.PAUSED}
+    assert set(mine.states.values()) == {PAUSED}
     # the other run's visitor watches it, so it is not reclaimed; once it stops, the owner's Resume works
     registry.sweep()
     assert not other.reclaimed

@@ -7,13 +7,17 @@ import time
 import numpy as np
 import pytest
 
-from pcrp.app import live_runs as live
+from pcrp.app import live_chain, live_runs as live, live_storage
+from pcrp.app.fair_share import RunRegistry, ServerBusy, SessionOwner
+from pcrp.app.live_chain import FAILED, FINISHED, PAUSED, RUNNING, STOPPED, LiveChain
+from pcrp.app.live_runs import live_specs, new_run
+from pcrp.app.live_storage import REPLAY_FRAMES, SESSION_BUDGET_BYTES, plan_storage
+from pcrp.budget import Budget
 from pcrp.compute import BACKGROUND_NICE
 from pcrp.data import simulation
-from pcrp.app.live_runs import LiveChain, RunRegistry, ServerBusy, SessionOwner, live_specs, new_run, plan_storage
-from pcrp.model import CRP, PowerCRP, resolve_niw
+from pcrp.model import CRP, NIW, PowerCRP, make_prior, resolve_niw
 from pcrp.chains import run_chain as run
-from pcrp.run_spec import chain_seeds
+from pcrp.run_spec import RunSpec, make_run_spec
 from pcrp.sampler import SamplerError, label_dtype
 
 
@@ -31,6 +35,13 @@ def ds():
     return simulation("sim2", n=120, seed=3)
 
 
+def spec_of(n_points, iters, burn_in, thin):
+    """The RunSpec of one chain of a live run's schedule on ``n_points`` points (what a storage plan reads)."""
+    return RunSpec(prior=make_prior("crp"), niw=NIW(m0=[0.0], kappa0=0.25, nu0=4.0, S0=1.0), n_points=n_points,
+                   dim=1, n_chains=1, inits=("kmeans:10",), budget=Budget(iters=iters, burn_in=burn_in), thin=thin,
+                   seed=0)
+
+
 def small_run(ds, iters=200, burn_in=50, thin=5, inits=("kmeans:10",), **kwargs):
     priors = {"CRP": CRP(1.0), "pCRP": PowerCRP(1.0, 1.3)}
     specs = live_specs(ds, priors, resolve_niw(ds.X), iters=iters, burn_in=burn_in, thin=thin, seed=4, inits=inits)
@@ -39,7 +50,7 @@ def small_run(ds, iters=200, burn_in=50, thin=5, inits=("kmeans:10",), **kwargs)
 
 # ----------------------------------------------------------------------------- memory plan
 def test_plan_keeps_the_requested_thin_when_it_fits():
-    plan = plan_storage(272, 2000, 500, 5, n_chains=2)
+    plan = plan_storage(spec_of(272, 2000, 500, 5), n_chains=2)
     assert plan.thin == 5 and not plan.thin_raised
     assert plan.kept_sweeps.tolist() == list(range(505, 2001, 5))
     assert plan.bytes < 2**20
@@ -48,19 +59,32 @@ def test_plan_keeps_the_requested_thin_when_it_fits():
 def test_plan_raises_thin_to_stay_within_the_budget():
     """The issue's case: N = 10,000, thin 1, 100,000 sweeps would keep 100,000 draws of 10,000 labels
     per chain (2 GB as int16, 8 GB as int64); the plan keeps what fits in the session budget."""
-    plan = plan_storage(10_000, 100_000, 0, 1, n_chains=2)
-    assert plan.thin_raised and plan.bytes <= live.SESSION_BUDGET_BYTES
+    plan = plan_storage(spec_of(10_000, 100_000, 0, 1), n_chains=2)
+    assert plan.thin_raised and plan.bytes <= SESSION_BUDGET_BYTES
     per_draw = 10_000 * label_dtype(10_000).itemsize
-    assert plan.kept_sweeps.size * per_draw * 2 <= live.SESSION_BUDGET_BYTES
+    assert plan.kept_sweeps.size * per_draw * 2 <= SESSION_BUDGET_BYTES
     # and not wastefully: one step less thinning would not fit
     looser = np.arange(plan.thin - 1, 100_001, plan.thin - 1).size
-    assert plan.bytes + 2 * (looser - plan.kept_sweeps.size) * per_draw > live.SESSION_BUDGET_BYTES
+    assert plan.bytes + 2 * (looser - plan.kept_sweeps.size) * per_draw > SESSION_BUDGET_BYTES
     assert "Thinning raised from 1 to" in plan.describe()
+
+
+def test_a_runs_config_is_its_spec_with_the_thinning_it_stored(ds):
+    """A live run is described by its RunSpecs: when the budget raises the thinning, each prior's config is the spec
+    rebuilt with it (budget, schedule and memory plan agree), and RunSpec.from_dict rebuilds that spec."""
+    r = small_run(ds, iters=20_000, burn_in=0, thin=1, budget=2 * 2**20)
+    assert r.plan.thin_raised
+    for config in r.config["runs"].values():
+        assert config["thin"] == config["budget"]["thin"] == r.plan.thin
+        assert RunSpec.from_dict(config).thin == r.plan.thin
+    spec = r.plan.spec
+    assert spec.thin == r.plan.thin  # the memory plan of the spec as stored counts every chain's record:
+    assert r.plan.bytes >= r.plan.n_chains * spec.memory.parts["draws"] // spec.n_chains
 
 
 def test_plan_refuses_a_run_whose_traces_alone_do_not_fit():
     with pytest.raises(SamplerError, match="memory budget"):
-        plan_storage(100, 10_000_000, 0, 1, n_chains=2, budget=10 * 2**20)
+        plan_storage(spec_of(100, 10_000_000, 0, 1), n_chains=2, budget=10 * 2**20)
 
 
 def test_chain_buffers_are_allocated_once_with_compact_labels(ds):
@@ -68,7 +92,7 @@ def test_chain_buffers_are_allocated_once_with_compact_labels(ds):
     chain = r.chains["CRP"]
     assert chain.kept.dtype == np.int16 and chain.kept.shape == (r.plan.kept_sweeps.size, ds.n)
     total = sum(c.K.nbytes + c.log_joint.nbytes + c.kept.nbytes + c.replay.nbytes for c in r.chains.values())
-    assert total <= r.plan.bytes <= live.SESSION_BUDGET_BYTES
+    assert total <= r.plan.bytes <= SESSION_BUDGET_BYTES
 
 
 # ----------------------------------------------------------------------------- what a live chain records
@@ -78,10 +102,11 @@ def test_live_chain_records_exactly_the_batch_chain(ds):
     niw = resolve_niw(ds.X)
     prior = PowerCRP(1.0, 1.3)
     batch = run(ds.X, prior, niw, iters=300, burn_in=100, thin=7, seed=11)
-    plan = plan_storage(ds.n, 300, 100, 7, n_chains=1)
-    chain = LiveChain(ds.X, prior, niw, plan, seed=chain_seeds(11, 1)[0])  # the batch run's one chain
+    spec = make_run_spec(ds.X, prior=prior, niw=niw, n_chains=1, init="kmeans:10", iters=300, burn_in=100, thin=7,
+                         seed=11)
+    chain = LiveChain(ds.X, spec, 0, plan_storage(spec))  # the batch run's one chain
     chain.start()
-    assert wait_until(lambda: chain.state == live.FINISHED)
+    assert wait_until(lambda: chain.state == FINISHED)
     snap = chain.snapshot()
     np.testing.assert_array_equal(snap.K, batch.K)
     np.testing.assert_allclose(snap.log_joint, batch.log_joint)
@@ -158,7 +183,7 @@ def test_a_failing_chain_reports_one_line(ds, monkeypatch):
 
     monkeypatch.setattr(chain.sampler, "step", broken)
     chain.start()
-    assert wait_until(lambda: chain.state == live.FAILED)
+    assert wait_until(lambda: chain.state == FAILED)
     assert chain.snapshot().error == "FloatingPointError: overflow in the kernel"
 
 
@@ -242,10 +267,10 @@ def test_registry_forgets_a_finished_run_once_its_sessions_have_been_gone_for_re
 
 def test_chains_beyond_the_cores_wait_for_a_compute_slot_and_all_finish(ds, monkeypatch):
     """With one compute slot, the run's four chains never sample at the same moment, and all finish."""
-    slots = live.threading.BoundedSemaphore(1)
-    monkeypatch.setattr(live, "COMPUTE_SLOTS", slots)
+    slots = live_chain.threading.BoundedSemaphore(1)
+    monkeypatch.setattr(live_chain, "COMPUTE_SLOTS", slots)
     inside, overlaps = set(), [0]
-    real_step = live.Sampler.step
+    real_step = live_chain.Sampler.step
 
     def step(self, *args, **kwargs):
         if getattr(self, "_warm_up", False):  # the tiny compile check, outside any run
@@ -257,7 +282,7 @@ def test_chains_beyond_the_cores_wait_for_a_compute_slot_and_all_finish(ds, monk
         finally:
             inside.discard(id(self))
 
-    monkeypatch.setattr(live.Sampler, "step", step)
+    monkeypatch.setattr(live_chain.Sampler, "step", step)
     r = small_run(ds, iters=3000, burn_in=100, thin=10, inits=("kmeans:10", "one"))
     r.start()
     assert wait_until(lambda: not r.live, seconds=60)
@@ -273,20 +298,20 @@ class StandIn:
     It answers everything the registry's janitor may call (pause, resume, wait_settled), since a registry made
     here can outlive its test in the janitor thread."""
 
-    def __init__(self, state=live.RUNNING, done=0, pace=100):
+    def __init__(self, state=RUNNING, done=0, pace=100):
         self.state, self.done, self.pace = state, done, pace
 
     def progress(self):
         return self.done, self.state, 0.0
 
     def pause(self):
-        self.state = live.PAUSED
+        self.state = PAUSED
 
     def resume(self):
-        self.state = live.RUNNING
+        self.state = RUNNING
 
     def stop(self, reason="stopped"):
-        self.state = live.STOPPED
+        self.state = STOPPED
 
     def wait_settled(self, timeout=0):
         return True
@@ -311,7 +336,7 @@ def test_eight_visitors_fit_the_server_at_the_explorers_defaults():
 
 def test_a_run_is_found_again_only_by_the_browser_that_started_it():
     registry = RunRegistry()
-    done = type("C", (), {"state": live.FINISHED})
+    done = type("C", (), {"state": FINISHED})
     mine = live.LiveRun(chains={"a": done()}, dataset=None, niw=None, config={}, plan=NO_PLAN, browser="k" * 43)
     registry.add(mine)
     assert registry.latest_for("k" * 43) is mine
@@ -331,7 +356,7 @@ def test_pause_is_a_freeze_and_one_sweep_moves_every_chain_by_exactly_one(ds):
     assert wait_until(lambda: all(c.done > 300 for c in r.chains.values()))
     for _ in range(3):
         r.pause()
-        assert set(r.states.values()) == {live.PAUSED}
+        assert set(r.states.values()) == {PAUSED}
         frozen = [s.sweeps_done for s in r.snapshots().values()]
         time.sleep(0.4)
         assert [s.sweeps_done for s in r.snapshots().values()] == frozen
@@ -354,12 +379,12 @@ def test_a_run_at_the_apps_row_limit_fits_the_session_budget_with_fewer_replay_f
     the 200 MiB budget; the plan keeps fewer frames (half the budget at most) and still keeps draws."""
     from pcrp.data import APP_MAX_ROWS
 
-    plan = plan_storage(APP_MAX_ROWS, 2000, 500, 5, n_chains=4)
+    plan = plan_storage(spec_of(APP_MAX_ROWS, 2000, 500, 5), n_chains=4)
     per_draw = APP_MAX_ROWS * 4
-    assert 2 <= plan.replay_sweeps.size < live.REPLAY_FRAMES
-    assert 4 * plan.replay_sweeps.size * per_draw <= live.SESSION_BUDGET_BYTES // 2
-    assert plan.kept_sweeps.size >= 10 and plan.bytes <= live.SESSION_BUDGET_BYTES
-    assert plan_storage(272, 2000, 500, 5, n_chains=4).replay_sweeps.size == live.REPLAY_FRAMES  # small data: all
+    assert 2 <= plan.replay_sweeps.size < REPLAY_FRAMES
+    assert 4 * plan.replay_sweeps.size * per_draw <= SESSION_BUDGET_BYTES // 2
+    assert plan.kept_sweeps.size >= 10 and plan.bytes <= SESSION_BUDGET_BYTES
+    assert plan_storage(spec_of(272, 2000, 500, 5), n_chains=4).replay_sweeps.size == REPLAY_FRAMES  # small data: all
 
 
 def test_resume_pressed_before_a_pause_takes_effect_cancels_the_pause(ds):
@@ -367,19 +392,20 @@ def test_resume_pressed_before_a_pause_takes_effect_cancels_the_pause(ds):
     that call ends must cancel it. Before the fix the pause took effect after the Resume and the chain stayed
     paused (seen in the browser at 100,000 points, where calls are long)."""
     niw = resolve_niw(ds.X)
-    chain = LiveChain(ds.X, PowerCRP(1.0, 1.3), niw, plan_storage(ds.n, 300, 100, 7, n_chains=1), seed=11)
+    spec = make_run_spec(ds.X, prior=PowerCRP(1.0, 1.3), niw=niw, n_chains=1, iters=300, burn_in=100, thin=7, seed=11)
+    chain = LiveChain(ds.X, spec, 0, plan_storage(spec))
     with chain._lock:
-        chain.state, chain._in_call = live.RUNNING, True  # as the worker is during a kernel call
+        chain.state, chain._in_call = RUNNING, True  # as the worker is during a kernel call
     chain.pause()
-    assert chain.state == live.RUNNING and chain._paused  # requested, not yet in effect
+    assert chain.state == RUNNING and chain._paused  # requested, not yet in effect
     chain.resume()
     with chain._lock:
         chain._call_ended()  # the call in flight is recorded
-    assert chain.state == live.RUNNING and not chain._paused
+    assert chain.state == RUNNING and not chain._paused
     chain.pause()
     with chain._lock:
         chain._call_ended()
-    assert chain.state == live.PAUSED  # without a Resume the pause takes effect when the call ends
+    assert chain.state == PAUSED  # without a Resume the pause takes effect when the call ends
 
 
 @pytest.mark.skipif(not hasattr(os, "getpriority"), reason="threads have their own priority on Linux only")

@@ -121,6 +121,30 @@ def test_parameters_come_from_the_registry_and_bad_values_say_so():
     assert any("alpha must be > -sigma" in e.value for e in at.error)
 
 
+def test_a_prior_registered_while_the_server_runs_shows_on_the_page(monkeypatch):
+    """The page lists the registry as it is when it runs: an entry added after the app started (as a user's
+    registration does) is offered in both pickers with its label, and its parameters get their own boxes."""
+    from dataclasses import dataclass, field, replace
+
+    from pcrp.model import CRP
+
+    @dataclass(frozen=True)
+    class TeachingCRP(CRP):  # a user's prior: its own class and name
+        name: str = field(default="teach", init=False)
+
+    at = page()
+    assert "Teaching CRP" not in at.multiselect(key="rgr_priors").options  # options as shown: the labels
+    entry = replace(PRIORS["crp"], name="teach", label="Teaching CRP", cls=TeachingCRP, reference=False)
+    monkeypatch.setitem(PRIORS, "teach", entry)
+    at.run()
+    assert not at.exception, at.exception
+    assert "Teaching CRP" in at.multiselect(key="rgr_priors").options
+    assert "Teaching CRP" in at.multiselect(key="rgr_growth_priors").options
+    at.multiselect(key="rgr_priors").set_value(["crp", "teach"]).run()
+    assert not at.exception, at.exception[0].stack_trace
+    assert len(restaurants(at)) == 2 and "Teaching CRP" in markdown(at)
+
+
 def test_three_restaurants_and_growth_with_closed_forms():
     at = page()
     at.multiselect(key="rgr_priors").set_value(["crp", "pcrp", "py"]).run()

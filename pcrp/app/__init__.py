@@ -1,11 +1,16 @@
 """The app's engine, used only by the Streamlit pages (app_pages/) and their tests and benchmarks; no Streamlit here.
 
-- :mod:`pcrp.app.live_runs`: live runs (chains in background threads, per-session memory budgets, the run
-  registry that lets a browser find its own run again after a reload).
+- :mod:`pcrp.app.live_params`: the live demo's settings, declared once (LIVE_PARAMS) with its preset (LIVE_DEMO).
+- :mod:`pcrp.app.explorer_settings`: the Explorer's settings as its widgets and its address see them, read from
+  LIVE_PARAMS and the prior registry (query strings, demo links, the rows' priors).
+- :mod:`pcrp.app.live_storage`: what a live run stores, from its RunSpec and that spec's memory plan.
+- :mod:`pcrp.app.live_chain`: one chain of a RunSpec in a background thread (pause, one sweep, stop, snapshots).
+- :mod:`pcrp.app.live_runs`: a live run (the chains of each row's prior) and its lifetime.
+- :mod:`pcrp.app.fair_share`: the server's run registry, the fair share of its live pool, reclaiming and forgetting.
 - :mod:`pcrp.app.live_view`: what the live page draws, computed from a run's snapshots (trace envelopes,
   matched colours, tiny clusters, the display subset of points).
 - :mod:`pcrp.app.live_charts`: the live page's Vega-Lite chart specifications (fixed specs, only data change).
-- :mod:`pcrp.app.explorer_settings`: the Explorer's settings, declared once (bounds, defaults, query strings).
+- :mod:`pcrp.app.browser_keys`: signed browser keys (a run belongs to the browser that started it).
 
 The library proper (data, model, sampler, chains, summaries, plots) never imports this package.
 """

@@ -1,23 +1,24 @@
-"""The Explorer's main settings: one table of names, types, bounds and defaults.
+"""The Explorer's settings as the page and its address see them, read from their declarations.
 
-The page keeps them for the whole session (they survive visits to other pages) and mirrors them
-in the URL's query string, so a teacher can bookmark a prepared demo. A URL is typed by anyone:
-:func:`from_query` reads only known keys, short values, finite numbers inside the bounds and
-known choices, and reports everything else instead of using it.
+The page keeps them for the whole session (they survive visits to other pages) and mirrors them in the URL's query
+string, so a teacher can bookmark a prepared demo. A URL is typed by anyone: :func:`from_query` reads only known keys,
+short values, numbers its declaration accepts and known choices, and reports everything else instead of using it.
 
-The two rows of the comparison each pick a prior from :data:`pcrp.model.PRIORS` (``prior1``, ``prior2``);
-their parameters are generated from the registry's :class:`pcrp.model.Param` entries, one setting per
-parameter name and row (``alpha1``, ``r2``, ``k_max1``, ...): a parameter's default is that of the row's
-prior, its bounds those of the prior's Param within the Explorer's display range (:data:`WIDGET_RANGE`).
-Addresses of older versions still work: ``crp_alpha`` -> ``alpha1``, ``pcrp_alpha`` -> ``alpha2``,
-``r`` -> ``r2``.
+Numbers are declared once: the live demo's and the run's in :data:`pcrp.app.live_params.LIVE_PARAMS` (its preset
+:data:`pcrp.app.live_params.LIVE_DEMO` gives the demo's defaults), each prior's in the registry
+(:data:`pcrp.model.PRIORS`). The two rows of the comparison each pick a registry prior (``prior1``, ``prior2``); their
+parameters are one setting per parameter name and row (``alpha1``, ``r2``, ``k_max1``, ...), checked against the
+row's prior's own declaration. Addresses of older versions still work: ``crp_alpha`` -> ``alpha1``, ``pcrp_alpha``
+-> ``alpha2``, ``r`` -> ``r2``.
 """
 
+import functools
 import math
 from dataclasses import dataclass
 
-from ..data import APP_MAX_ROWS
+from ..errors import SettingError
 from ..model import DEFAULT_PRIOR, PRIORS, ModelError
+from .live_params import LIVE_DEMO, LIVE_PARAMS, ROWS
 
 SOURCES = ("old-faithful", "mnist", "sim1", "sim2", "csv")
 SOURCE_LABELS = {"old-faithful": "Old Faithful", "mnist": "MNIST", "sim1": "Sim 1", "sim2": "Sim 2",
@@ -26,21 +27,26 @@ STARTS = ("kmeans:10", "one", "random:10", "kmeans:3")
 # Pace: target sweeps per second (None = as fast as the sampler goes).
 PACES = {"2 sweeps/s": 2, "10 sweeps/s": 10, "100 sweeps/s": 100, "1,000 sweeps/s": 1000, "full speed": None}
 MAX_VALUE_CHARS = 64
+# A widget holds closed bounds: an open bound of a declaration is shown one step inside it (the number boxes show
+# three decimals).
+OPEN_STEP = 1e-3
 
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting: kind is 'int', 'float', 'bool', 'choice' or 'digits' (a set of digits 0-9); run_key: the
-    name under which a run's config records it ("" for settings that are not the run's, such as the pace)."""
+    """One setting: kind is 'number' (declared by ``param``, a :class:`pcrp.params.Param`), 'row' (a row's prior's
+    parameter, checked against that prior's declaration by :func:`from_query`; ``integer``: whole numbers for every
+    prior that has it), 'bool', 'choice' or 'digits' (a set of digits 0-9); run_key: the name under which a run's
+    config records it ("" for settings that are not the run's, such as the pace)."""
 
     name: str
     kind: str
     default: object
-    low: float = None
-    high: float = None
     choices: tuple = ()
     label: str = ""
     run_key: str = ""
+    param: object = None
+    integer: bool = False
 
     def parse(self, text):
         """The value of a query-string ``text``; raises ValueError with a message for the user."""
@@ -62,47 +68,63 @@ class Setting:
             if not parts or any(not (len(p) == 1 and p.isdigit()) for p in parts):
                 raise ValueError(f"{self.label} must be digits 0-9 separated by commas (got {text!r})")
             return sorted({int(p) for p in parts})
-        try:
-            value = float(text)
-        except ValueError:
-            raise ValueError(f"{self.label} must be a number (got {text!r})") from None
-        if not math.isfinite(value):
-            raise ValueError(f"{self.label} must be a finite number (got {text!r})")
-        if self.kind == "int":
-            if value != int(value):
+        value = _number(text, self.label)
+        if self.kind == "row":
+            if self.integer and (not math.isfinite(value) or value != int(value)):
                 raise ValueError(f"{self.label} must be a whole number (got {text!r})")
-            value = int(value)
-        if not self.low <= value <= self.high:
-            raise ValueError(f"{self.label} must be between {self.low:g} and {self.high:g} (got {text})")
-        return value
+            return int(value) if self.integer else float(value)
+        try:
+            return self.param.check(value, LIVE_PARAMS.owner, name=self.name)
+        except SettingError as err:
+            raise ValueError(str(err)) from None
 
     def format(self, value):
         if self.kind == "bool":
             return "1" if value else "0"
         if self.kind == "digits":
             return ",".join(str(d) for d in value)
-        if self.kind == "float":
+        if isinstance(value, float):
             return f"{value:g}"
         return str(value)
 
 
+def _number(text, label):
+    """The number an address's ``text`` holds (an int when it is written as one: a seed may exceed 2^53)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{label} must be a number (got {text!r})") from None
+
+
+def widget_bounds(param):
+    """(low, high): the closed bounds a widget of the declared ``param`` offers (an open bound one step inside)."""
+    step = 1 if param.integer else OPEN_STEP
+    low = param.low if param.low_closed else param.low + step
+    high = param.high if param.high_closed else param.high - step
+    if param.integer:
+        low, high = int(math.ceil(low)), int(math.floor(high))
+    return low, high
+
+
 # ----------------------------------------------------------------------------- the rows' priors
-ROWS = (1, 2)
-ROW_DEFAULT_PRIORS = {1: "crp", 2: DEFAULT_PRIOR}  # CRP above, the paper's pCRP below
-# The Explorer's display range of a parameter, by name (a widget needs finite bounds; the registry's may be
-# open or infinite): each prior's widget takes the intersection of this and its own Param bounds. A parameter
-# not named here gets its registry bounds, an open end moved inwards by OPEN_STEP, and at most FALLBACK_SPAN.
-WIDGET_RANGE = {"alpha": (0.001, 100.0), "r": (0.05, 3.0), "sigma": (0.0, 0.95), "gamma": (0.001, 100.0),
-                "lam": (0.01, 100.0), "k_max": (1, 50)}
-SLIDERS = {"r": 0.01}  # parameters shown as a slider (with this step) rather than a number box
-OPEN_STEP = 1e-3
-FALLBACK_SPAN = 1000.0
+ROW_DEFAULT_PRIORS = {1: next(name for name, spec in PRIORS.items() if spec.reference), 2: DEFAULT_PRIOR}
+CHOOSE_R_PRIOR = DEFAULT_PRIOR  # the prior whose tuned parameter the Choose r page cross-validates (pcrp.cv's)
+SLIDER_STEP = 0.01  # a row's tuned parameter (the pCRP's r) is a slider with this step; the others number boxes
+# The slider spans the tuned parameter's cross-validation grid (the registry's tune_grid) with room beyond it, from
+# its lower bound to SLIDER_ROOM x the grid's top: a display span, not a bound (a value outside it, from the address
+# or Choose r, widens the slider; the declaration alone decides what is allowed).
+SLIDER_ROOM = 1.5
 
 
 @dataclass(frozen=True)
 class ParamWidget:
-    """What a widget of one prior's parameter needs: registry name and label, help, default, finite
-    bounds inside the registry's, whether it is a whole number, and the slider step (0: a number box)."""
+    """What a widget of one prior's parameter needs: registry name and label, help, default, the closed bounds of
+    its declaration (:func:`widget_bounds`), whether it is a whole number, and for the prior's tuned parameter the
+    slider's step and span (slider_step 0: a number box)."""
 
     name: str
     label: str
@@ -112,21 +134,51 @@ class ParamWidget:
     high: float
     integer: bool
     slider_step: float = 0.0
+    slider_span: tuple = ()
 
 
+def _accepted_end(prior, name, end, default, integer):
+    """``end`` (a widget bound of parameter ``name``) moved towards ``default`` until the prior accepts it with its
+    other parameters at their defaults: a declaration's constraint between parameters (the Pitman-Yor's alpha >
+    -sigma) narrows what a widget offers at first; a value it refuses later (another sigma) gets the prior's message
+    at Start."""
+    from ..model import make_prior
+
+    def accepted(value):
+        try:
+            make_prior(prior, **{**PRIORS[prior].defaults(), name: value})
+            return True
+        except ModelError:
+            return False
+
+    if accepted(end):
+        return end
+    good, bad = default, end
+    for _ in range(60):  # bisection to the boundary, then one widget step inside it
+        middle = (good + bad) / 2
+        good, bad = (middle, bad) if accepted(middle) else (good, middle)
+    step = 1 if integer else OPEN_STEP
+    inside = math.ceil(good / step) * step if end < default else math.floor(good / step) * step
+    return int(inside) if integer else round(inside, 12)
+
+
+@functools.lru_cache(maxsize=None)
 def param_widget(prior, name):
     """The :class:`ParamWidget` of parameter ``name`` of the registry prior ``prior`` ("crp", ...)."""
-    p = PRIORS[prior].param(name)
-    step = 1 if p.integer else OPEN_STEP
-    low = -FALLBACK_SPAN if p.low is None else (p.low if p.low_closed else p.low + step)
-    high = low + FALLBACK_SPAN if p.high is None else (p.high if p.high_closed else p.high - step)
-    if name in WIDGET_RANGE:
-        low, high = max(low, WIDGET_RANGE[name][0]), min(high, WIDGET_RANGE[name][1])
-    if p.integer:
-        low, high = int(math.ceil(low)), int(math.floor(high))
-    default = min(max(p.default, low), high)
-    return ParamWidget(name, p.label, p.help, int(default) if p.integer else float(default), low, high, p.integer,
-                       SLIDERS.get(name, 0.0))
+    spec = PRIORS[prior]
+    p = spec.param(name)
+    low, high = (_accepted_end(prior, name, end, p.default, p.integer) for end in widget_bounds(p))
+    step, span = 0.0, ()
+    if name == spec.tuned:
+        step = SLIDER_STEP
+        span = (max(low, step), min(high, SLIDER_ROOM * max(spec.tune_grid)))
+    default = int(p.default) if p.integer else float(p.default)
+    return ParamWidget(name, p.label, p.help, default, low, high, p.integer, step, span)
+
+
+def slider_span(widget, value):
+    """The span of a tuned parameter's slider holding ``value``: its display span, widened to the value."""
+    return min(widget.slider_span[0], value), max(widget.slider_span[1], value)
 
 
 def prior_widgets(prior):
@@ -143,24 +195,24 @@ def prior_key(row):
     return f"prior{row}"
 
 
+def tuned_key(values, row):
+    """The setting of the tuned parameter of row ``row``'s prior ("r2"), or None when that prior tunes none."""
+    tuned = PRIORS[values[prior_key(row)]].tuned
+    return None if tuned is None else row_key(tuned, row)
+
+
 def _row_settings():
-    """One setting per row for its prior, and one per row and parameter name of any registry prior: bounds
-    the union over the priors that have it (each prior's own bounds are checked by :func:`check_rows`)."""
-    out = []
+    """One setting per row for its prior, and one per row and parameter name of any registry prior (checked
+    against the row's prior's declaration by :func:`from_query`)."""
+    out = [Setting(prior_key(row), "choice", ROW_DEFAULT_PRIORS[row], choices=tuple(PRIORS),
+                   label=f"prior of row {row}") for row in ROWS]
     for row in ROWS:
-        out.append(Setting(prior_key(row), "choice", ROW_DEFAULT_PRIORS[row], choices=tuple(PRIORS),
-                           label=f"prior of row {row}"))
-    names = list(dict.fromkeys(p.name for spec in PRIORS.values() for p in spec.params))
-    for row in ROWS:
-        for name in names:
-            widgets = [param_widget(prior, name) for prior, spec in PRIORS.items()
-                       if name in {p.name for p in spec.params}]
-            own = [w for w in widgets if name in {p.name for p in PRIORS[ROW_DEFAULT_PRIORS[row]].params}]
-            default = param_widget(ROW_DEFAULT_PRIORS[row], name).default if own else widgets[0].default
-            integer = all(w.integer for w in widgets)
-            out.append(Setting(row_key(name, row), "int" if integer else "float", default,
-                               min(w.low for w in widgets), max(w.high for w in widgets),
-                               label=f"{name} of row {row}"))
+        for name in PARAM_NAMES:
+            declared = [spec.param(name) for spec in PRIORS.values() if name in {p.name for p in spec.params}]
+            own = PRIORS[ROW_DEFAULT_PRIORS[row]]
+            default = own.param(name).default if name in {p.name for p in own.params} else declared[0].default
+            out.append(Setting(row_key(name, row), "row", default, label=f"{name} of row {row}",
+                               integer=all(p.integer for p in declared)))
     return tuple(out)
 
 
@@ -175,7 +227,7 @@ def row_params(values, row):
 
 
 def reset_row(values, row):
-    """Set row ``row``'s parameters to its (new) prior's defaults, clamped into the Explorer's range."""
+    """Set row ``row``'s parameters to its (new) prior's defaults."""
     for w in prior_widgets(values[prior_key(row)]):
         values[row_key(w.name, row)] = w.default
 
@@ -183,29 +235,41 @@ def reset_row(values, row):
 # Keys of older addresses (when the rows were always CRP and pCRP): read as their row settings.
 LEGACY_KEYS = {"crp_alpha": "alpha1", "pcrp_alpha": "alpha2", "r": "r2"}
 
+
+def _live(name, kind="number", **fields):
+    """The setting of declared live parameter ``name`` (its default the live demo's preset, else its own)."""
+    param = LIVE_PARAMS[name]
+    return Setting(name, kind, LIVE_DEMO.get(name, param.default), label=param.label, param=param, **fields)
+
+
+PARAM_NAMES = tuple(dict.fromkeys(p.name for spec in PRIORS.values() for p in spec.params))
 SETTINGS = (
     Setting("data", "choice", "old-faithful", choices=SOURCES, label="data set"),
-    Setting("sim_n", "int", 300, 10, APP_MAX_ROWS, label="simulation N"),
-    Setting("sim_seed", "int", 0, 0, 10_000, label="simulation data seed"),
+    _live("sim_n"),
+    _live("sim_seed"),
     Setting("digits", "digits", [1, 2, 3, 4], label="MNIST digits"),
-    Setting("mnist_n", "int", 1000, 50, 5000, label="MNIST N"),
+    _live("mnist_n"),
     Setting("embedding", "choice", "spectral", choices=("spectral", "pca"), label="MNIST embedding"),
-    Setting("dims", "int", 2, 1, 50, label="MNIST dimensions"),
+    _live("dims"),
 ) + _row_settings() + (
-    Setting("sweeps", "int", 2000, 10, 100_000, label="sweeps", run_key="iters"),
-    Setting("burn_in", "int", 500, 0, 99_999, label="burn-in", run_key="burn_in"),
-    Setting("thin", "int", 5, 1, 1000, label="thin", run_key="requested_thin"),
-    Setting("seed", "int", 0, 0, 2**31 - 1, label="seed", run_key="seed"),
+    _live("sweeps", run_key="iters"),
+    _live("burn_in", run_key="burn_in"),
+    _live("thin", run_key="requested_thin"),
+    _live("seed", run_key="seed"),
     Setting("split_merge", "bool", True, label="split-merge moves", run_key="split_merge"),
     Setting("start", "choice", "kmeans:10", choices=STARTS, label="start", run_key="init"),
-    Setting("chains", "int", 2, 1, 4, label="chains per prior", run_key="chains"),
+    _live("chains", run_key="chains"),
     Setting("pace", "choice", "100 sweeps/s", choices=tuple(PACES), label="pace"),
     Setting("present", "bool", False, label="presentation mode"),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
 RUN_SETTINGS = {s.name: s.run_key for s in SETTINGS if s.run_key}  # setting -> its key in a run's config
-PARAM_NAMES = tuple(dict.fromkeys(p.name for spec in PRIORS.values() for p in spec.params))
 ROW_PARAMS = {row_key(name, row): (row, name) for row in ROWS for name in PARAM_NAMES}  # setting -> (row, param)
+
+
+def number_bounds(name):
+    """(low, high) of the number box of declared live setting ``name``."""
+    return widget_bounds(BY_NAME[name].param)
 
 
 def defaults():
@@ -235,16 +299,18 @@ def from_query(params):
         except ValueError as err:
             problems.append(str(err))
     for row in ROWS:
-        prior = values.get(prior_key(row), ROW_DEFAULT_PRIORS[row])
-        for w in prior_widgets(prior):
-            key = row_key(w.name, row)
+        spec = PRIORS[values.get(prior_key(row), ROW_DEFAULT_PRIORS[row])]
+        for p in spec.params:
+            key = row_key(p.name, row)
             if key not in values:
                 if prior_key(row) in values:
-                    values[key] = w.default
-            elif not w.low <= values[key] <= w.high:
-                problems.append(f"{w.label} of the {PRIORS[prior].label} in row {row} must be between {w.low:g} "
-                                f"and {w.high:g} (got {values.pop(key):g})")
-                values[key] = w.default
+                    values[key] = p.default
+                continue
+            try:
+                values[key] = p.check(values[key], f"the {spec.label} in row {row}", ModelError, name=key)
+            except ModelError as err:
+                problems.append(str(err).rstrip("."))
+                values[key] = p.default
     return values, problems
 
 
@@ -271,7 +337,7 @@ def _default_for(values, setting):
     prior = values.get(prior_key(row), ROW_DEFAULT_PRIORS[row])
     if name not in {p.name for p in PRIORS[prior].params}:
         return None
-    return param_widget(prior, name).default
+    return PRIORS[prior].param(name).default
 
 
 def to_query(values):

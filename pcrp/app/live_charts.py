@@ -15,19 +15,14 @@ Inputs are the display summaries of :mod:`pcrp.app.live_view`; nothing here comp
 
 import numpy as np
 
-from ..plots.style import PALETTE
-
-CHAIN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
-BURN_IN_GREY = "#9a9a9a"
-OTHER_GREY = "#b0b0b0"
-INK = "#222222"
+from ..plots.palette import BAND_GREY, BURN_IN_GREY, GRID_GREY, INK, PALETTE, TINY_GREY
 
 
 def _config(presentation):
     size = 18 if presentation else 12
     return {
         "axis": {"labelFontSize": size, "titleFontSize": size, "labelColor": INK, "titleColor": INK,
-                 "titleFontWeight": "normal", "grid": True, "gridColor": "#e8e8e8"},
+                 "titleFontWeight": "normal", "grid": True, "gridColor": GRID_GREY},
         "view": {"stroke": None},
         "mark": {"aria": False},  # no per-mark accessibility attributes: the rows' text says what they show
     }
@@ -81,7 +76,7 @@ def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep
             {"data": {"name": "burn"}, "mark": {"type": "rect", "color": BURN_IN_GREY, "opacity": 0.18},
              "encoding": {"x": {"field": "x0", "type": "quantitative", "scale": {"domain": [0, total_sweeps]}},
                           "x2": {"field": "x1"}}},
-            {"data": {"name": "band"}, "mark": {"type": "area", "color": "#808080", "opacity": 0.3},
+            {"data": {"name": "band"}, "mark": {"type": "area", "color": BAND_GREY, "opacity": 0.3},
              "encoding": {"x": x, "y": {"field": "low", "type": "quantitative", "scale": y_scale, "title": "clusters K"},
                           "y2": {"field": "high"}}},
             {"data": {"name": "means"}, "mark": {"type": "line", "color": colour, "strokeWidth": 2},
@@ -118,9 +113,6 @@ def k_histogram_chart(hist, *, k_max, colour, x_axis=True, presentation=False):
                       "legend": None},
         },
     }
-
-
-TINY_GREY = "#6b6b6b"  # points of tiny clusters: a darker grey than the burn-in shading, drawn larger
 
 
 def _colour_index(colour):

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..plots.palette import rank_by_size
+
 DISPLAY_COLUMNS = 300  # trace points drawn: about one per two pixel columns of a projector-wide chart
 DISPLAY_POINTS = 2000  # points drawn in a cluster view; larger data sets show a fixed random subset
 
@@ -74,16 +76,6 @@ def running_k_histogram(K, burn_in):
     return KHistogram(values, counts / counts.sum(), int(used.size), burn_in_only)
 
 
-def cluster_ranks(labels):
-    """(N,) rank of each point's cluster by size (0 = largest; ties by label), for stable colours."""
-    labels = np.asarray(labels)
-    ids, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
-    order = np.argsort(-counts, kind="stable")
-    rank_of_id = np.empty(ids.size, dtype=np.int64)
-    rank_of_id[order] = np.arange(ids.size)
-    return rank_of_id[inverse]
-
-
 TINY_SHARE = 0.02  # a cluster with fewer than this share of the points is "tiny" (grey, counted apart)
 TINY = -1  # the colour index of a tiny cluster's points
 
@@ -110,7 +102,7 @@ def counts_text(labels, share=TINY_SHARE):
 
 def reference_colours(labels):
     """(N,) colour index per point of a reference partition: its clusters ranked by size (0 = largest)."""
-    return cluster_ranks(labels)
+    return rank_by_size(labels)
 
 
 def matched_colours(labels, reference, share=TINY_SHARE):

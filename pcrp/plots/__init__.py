@@ -12,7 +12,7 @@ from .clusters import (cluster_scatter, cluster_sizes, cluster_sizes_compare, di
 from .density import add_new_cluster_term, density_1d, density_2d, density_side_by_side
 from .posterior import diagnostics_table, point_estimate_scatter, posterior_density, similarity_heatmap
 from .reproduce import k_traces_by_method
-from .style import LAYOUT, PALETTE, cluster_colours, side_by_side
-from .teaching import (distribution_compare, k_growth, next_customer_chart, order_probabilities, seating_choice_bars,
-                       table_sizes_chart)
+from .palette import PALETTE
+from .style import LAYOUT, cluster_colours, side_by_side
+from .teaching import order_probabilities
 from .traces import k_histogram, k_posterior_compare, k_trace, k_traces_side_by_side

@@ -3,7 +3,8 @@ exact merge path on one shared r axis."""
 
 import numpy as np
 
-from .style import LAYOUT, PALETTE
+from .palette import BLUE, PALETTE, rgba
+from .style import LAYOUT
 
 
 def cv_curves(cv, title):
@@ -18,7 +19,7 @@ def cv_curves(cv, title):
         mean, se = cv.curve(name)
         se = np.nan_to_num(se)
         fig.add_scatter(x=np.r_[r, r[::-1]], y=np.r_[mean + se, (mean - se)[::-1]], fill="toself",
-                        fillcolor="rgba(31,119,180,0.2)", line=dict(width=0), hoverinfo="skip", row=1, col=col)
+                        fillcolor=rgba(BLUE, 0.2), line=dict(width=0), hoverinfo="skip", row=1, col=col)
         fig.add_scatter(x=r, y=mean, mode="lines+markers", line=dict(color=PALETTE[0]), name=name,
                         row=1, col=col)
         fig.add_vline(x=cv.chosen_r, line=dict(color=PALETTE[3], dash="dash"), row=1, col=col)
@@ -81,7 +82,7 @@ def choose_r_figure(cv, k_over_r, path, proposed_r, title=""):
     mean, se = cv.curve("loss")
     se = np.nan_to_num(se)
     fig.add_scatter(x=np.r_[r, r[::-1]], y=np.r_[mean + se, (mean - se)[::-1]], fill="toself",
-                    fillcolor="rgba(31,119,180,0.2)", line=dict(width=0), hoverinfo="skip", showlegend=False,
+                    fillcolor=rgba(BLUE, 0.2), line=dict(width=0), hoverinfo="skip", showlegend=False,
                     row=1, col=1)
     fig.add_scatter(x=r, y=mean, mode="lines+markers", line=dict(color=PALETTE[0]), name="CV loss",
                     showlegend=False, row=1, col=1)

@@ -3,7 +3,8 @@
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import LAYOUT, PALETTE, cluster_colours, colour, plain_text, side_by_side
+from .palette import PALETTE, TRANSPARENT, colour
+from .style import LAYOUT, cluster_colours, plain_text, side_by_side
 
 
 def cluster_scatter(X, labels, columns, title, jitter_seed=0):
@@ -85,5 +86,5 @@ def highlight_point(X, labels, i, columns, title):
     X = np.asarray(X)
     y = X[i, 1] if X.shape[1] > 1 else np.random.default_rng(0).uniform(-1, 1, X.shape[0])[i]
     fig.add_scatter(x=[X[i, 0]], y=[y], mode="markers",
-                    marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="black", width=3)))
+                    marker=dict(size=16, color=TRANSPARENT, line=dict(color="black", width=3)))
     return fig

@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 
 from ..density import averaged_density, grid_1d, grid_2d, mixture_density, predictive_density, project
 from .clusters import cluster_scatter
-from .style import LAYOUT, PALETTE, side_by_side
+from .palette import DATA_GREY, NEW_CLUSTER_GREY as NEW_CLUSTER_COLOUR, PALETTE
+from .style import LAYOUT, side_by_side
 
-NEW_CLUSTER_COLOUR = "#7f7f7f"
 PLUG_IN = " (plug-in: N_k / N weights)"
 
 
@@ -68,7 +68,7 @@ def density_1d(X, labels, niw, title, x_range=None, prior=None):
     grid = np.linspace(*x_range, 300) if x_range else grid_1d(x)
     total, comps, new = _density(grid, x, labels, niw, prior)
     fig = go.Figure()
-    fig.add_histogram(x=x, histnorm="probability density", nbinsx=40, marker_color="#cccccc",
+    fig.add_histogram(x=x, histnorm="probability density", nbinsx=40, marker_color=DATA_GREY,
                       name="data", opacity=0.6)
     for r, k in enumerate(_components_by_height(comps)):
         fig.add_scatter(x=grid, y=comps[k], mode="lines", line=dict(dash="dash", color=PALETTE[r % 10]),
@@ -104,7 +104,7 @@ def density_side_by_side(X, label_draws, niw, title, priors=None):
     fig = side_by_side(list(label_draws), title + (PLUG_IN if plug_in else ""))
     for col, (name, draws) in enumerate(label_draws.items(), start=1):
         prior = priors.get(name)
-        fig.add_histogram(x=x, histnorm="probability density", nbinsx=40, marker_color="#cccccc", opacity=0.6,
+        fig.add_histogram(x=x, histnorm="probability density", nbinsx=40, marker_color=DATA_GREY, opacity=0.6,
                           row=1, col=col)
         _, comps, new = _density(grid, x, np.asarray(draws)[-1], niw, prior)
         for r, k in enumerate(_components_by_height(comps)):

@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 
 from ..partition import similarity_order
 from .clusters import cluster_scatter
-from .style import LAYOUT, cluster_colours, colour, plain_text
+from .palette import BLACK, DATA_GREY, HEADER_FILL, RED, WARNING_FILL, colour, rgba
+from .style import LAYOUT, cluster_colours, plain_text
 
 
 def _component_colours(labels, n_components):
@@ -30,13 +31,13 @@ def posterior_density(panel, labels, columns, title):
     if panel.dim == 1:
         x = panel.X[:, 0]
         fig = go.Figure()
-        fig.add_histogram(x=x, histnorm="probability density", nbinsx=40, marker_color="#cccccc", opacity=0.6,
+        fig.add_histogram(x=x, histnorm="probability density", nbinsx=40, marker_color=DATA_GREY, opacity=0.6,
                           name="data")
         if dens.lower is not None:
             fig.add_scatter(x=panel.grid, y=dens.upper, mode="lines", line=dict(width=0), showlegend=False,
                             hoverinfo="skip")
             fig.add_scatter(x=panel.grid, y=dens.lower, mode="lines", line=dict(width=0), fill="tonexty",
-                            fillcolor="rgba(0,0,0,0.15)", name=f"{dens.level:.0%} band")
+                            fillcolor=rgba(BLACK, 0.15), name=f"{dens.level:.0%} band")
         for k, comp in enumerate(panel.components):
             fig.add_scatter(x=panel.grid, y=comp, mode="lines", line=dict(dash="dash", color=colours[k]),
                             name=f"cluster {k + 1}")
@@ -72,7 +73,7 @@ def similarity_heatmap(psm, labels, title, max_points=600):
     sorted_labels = np.asarray(labels)[order]
     borders = np.flatnonzero(sorted_labels[1:] != sorted_labels[:-1]) + 0.5
     edge = (-0.5, order.size - 0.5)  # the borders run across the matrix only, not the whole plot area
-    line = dict(color="#d62728", width=1)
+    line = dict(color=RED, width=1)
     for b in borders:
         fig.add_shape(type="line", x0=edge[0], x1=edge[1], y0=b, y1=b, line=line, xref="x", yref="y")
         fig.add_shape(type="line", x0=b, x1=b, y0=edge[0], y1=edge[1], line=line, xref="x", yref="y")
@@ -146,12 +147,12 @@ def diagnostics_table(diagnostics, title="MCMC diagnostics", threshold=1.01):
                          _fmt_rhat(d["rhat"]), _fmt_ess(d["ess_bulk"]), _fmt_ess(d["ess_tail"]), d["rhat"]])
     columns = list(zip(*rows)) if rows else [[]] * 7
     white = ["white"] * len(columns[6])
-    red = ["#f8d0d0" if r is not None and not np.isnan(float(r)) and float(r) > threshold else "white"
+    red = [WARNING_FILL if r is not None and not np.isnan(float(r)) and float(r) > threshold else "white"
            for r in columns[6]]
     fig = go.Figure(go.Table(
         columnwidth=[0.8, 0.9, 1.7, 0.7, 0.8, 0.8],
         header=dict(values=["quantity", "chains", "mean ± MCSE", "R-hat", "ESS bulk", "ESS tail"],
-                    fill_color="#eeeeee", align="left", height=HEADER_PX),
+                    fill_color=HEADER_FILL, align="left", height=HEADER_PX),
         cells=dict(values=columns[:6], align="left", fill_color=[white, white, white, red, white, white],
                    height=ROW_PX),
     ))

@@ -8,9 +8,10 @@ others are static Plotly figures. Plain data in, figures out: the seating itself
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import LAYOUT, PALETTE, colour, plain_text
+from .palette import (NEW_CLUSTER_GREY, NEW_TABLE_GREY, PALETTE, PRIOR_WEIGHT_GREY, TEXT_DARK, TEXT_MUTED, colour,
+                      rgba)
+from .style import LAYOUT, plain_text
 
-NEW_TABLE_GREY = "#8a8a8a"
 TABLE_FIELD_TITLE = "table (in opening order)"
 
 
@@ -88,7 +89,7 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
          "encoding": {"tooltip": [{"field": "p_text", "title": "a new table"}]}},
         {"mark": {"type": "text", "color": "white", "fontWeight": "bold", "fontSize": 13},
          "encoding": {"text": {"field": "count"}}},
-        {"mark": {"type": "text", "fontSize": 13, "baseline": "bottom", "color": "#333333"},
+        {"mark": {"type": "text", "fontSize": 13, "baseline": "bottom", "color": TEXT_DARK},
          "encoding": {"y": {"field": "label_y", "type": "quantitative", "axis": None,
                             "scale": {"domain": [0, rows + note / cell_px], "reverse": True}},
                       "text": {"field": "p_text"}}},
@@ -97,7 +98,7 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
         layers.append({"data": {"values": [{"x": cols / 2, "y": rows + 0.1,
                                             "note": f"+ {hidden} more table{'s' if hidden != 1 else ''} "
                                                     f"({int(sizes[shown:].sum())} customers) not drawn"}]},
-                       "mark": {"type": "text", "fontSize": 12, "color": "#555555", "baseline": "top"},
+                       "mark": {"type": "text", "fontSize": 12, "color": TEXT_MUTED, "baseline": "top"},
                        "encoding": {"text": {"field": "note"}}})
     spec = {
         "width": cols * cell_px, "height": height,
@@ -132,7 +133,7 @@ def k_growth_priors(curves, title):
         fig.add_scatter(x=N, y=mean + 2 * se, mode="lines", line=dict(width=0), showlegend=False,
                         hoverinfo="skip", legendgroup=label)
         fig.add_scatter(x=N, y=mean - 2 * se, mode="lines", line=dict(width=0), fill="tonexty",
-                        fillcolor=_rgba(line_colour, 0.18), showlegend=False, hoverinfo="skip", legendgroup=label)
+                        fillcolor=rgba(line_colour, 0.18), showlegend=False, hoverinfo="skip", legendgroup=label)
         fig.add_scatter(x=N, y=mean, mode="lines", name=label, line=dict(color=line_colour, width=2), legendgroup=label)
         if c.get("exact") is not None:
             fig.add_scatter(x=N, y=np.asarray(c["exact"]), mode="lines", name=f"{label}: exact", showlegend=False,
@@ -150,11 +151,6 @@ def k_growth_priors(curves, title):
                       legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"),
                       **{**LAYOUT, "height": 420, "margin": dict(l=55, r=10, t=70, b=45)})
     return fig
-
-
-def _rgba(hex_colour, alpha):
-    h = hex_colour.lstrip("#")
-    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
 
 
 def distribution_lines(samples, title, xaxis_title, integer=True, bins=20, x_range=None, showlegend=True):
@@ -190,7 +186,7 @@ def choice_bars(choice, title):
     would overlap); the legend sits under the x axis, clear of the title."""
     names = [f"cluster {k + 1}<br>n = {n}" for k, n in enumerate(choice.sizes[:-1])] + ["new"]
     fig = go.Figure()
-    for bar_colour, (label, values) in zip(("#bbbbbb", "#7f7f7f", PALETTE[0]),
+    for bar_colour, (label, values) in zip((PRIOR_WEIGHT_GREY, NEW_CLUSTER_GREY, PALETTE[0]),
                                        (("prior weight", choice.prior),
                                         ("predictive likelihood (normalised)", choice.likelihood_share),
                                         ("posterior", choice.posterior))):

@@ -1,11 +1,12 @@
-"""Shared look of every figure: palette, layout defaults, cluster colours, side-by-side panels."""
+"""Shared look of every figure: layout defaults, cluster colours, side-by-side panels (the colours themselves are
+:mod:`pcrp.plots.palette`'s)."""
 
 import html
 
 import numpy as np
 
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-           "#bcbd22", "#17becf"]
+from .palette import colour, rank_by_size  # noqa: F401  (colour: for plots.compare and plots.reproduce until they import palette)
+
 LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=10, t=40, b=40), height=300)
 
 
@@ -16,19 +17,12 @@ def plain_text(text):
     return html.escape(" ".join(str(text).split()), quote=False)
 
 
-def colour(index):
-    """The colour of cluster, table or prior number ``index`` (0 = the first: the largest cluster, the first table,
-    the first prior), the palette cycled: the one colour map of every figure (the live charts' scale is
-    :data:`PALETTE` itself, indexed the same way)."""
-    return PALETTE[int(index) % len(PALETTE)]
-
-
 def cluster_colours(labels):
     """One colour per point, clusters ordered by size so the largest is always blue."""
     labels = np.asarray(labels)
-    ids, counts = np.unique(labels, return_counts=True)
-    rank = {k: r for r, k in enumerate(ids[np.argsort(-counts, kind="stable")])}
-    return [colour(rank[k]) for k in labels], rank
+    ranks = rank_by_size(labels)
+    rank = {k: int(r) for k, r in zip(labels.tolist(), ranks.tolist())}
+    return [colour(r) for r in ranks], rank
 
 
 def side_by_side(titles, title, shared_y=True):

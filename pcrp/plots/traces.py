@@ -4,7 +4,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..summary import k_posterior
-from .style import LAYOUT, PALETTE, side_by_side
+from .palette import BLUE, PALETTE
+from .style import LAYOUT, side_by_side
 
 
 def k_trace(K, burn_in, title, y_range=None, total_sweeps=None):
@@ -26,7 +27,7 @@ def k_trace(K, burn_in, title, y_range=None, total_sweeps=None):
 def k_histogram(K, title, x_range=None, y_max=None):
     """Posterior probability of each K (after burn-in)."""
     values, probs = k_posterior(K) if len(K) else (np.array([]), np.array([]))
-    fig = go.Figure(go.Bar(x=values, y=probs, marker_color="#1f77b4"))
+    fig = go.Figure(go.Bar(x=values, y=probs, marker_color=BLUE))
     fig.update_layout(title=title, xaxis_title="clusters K", yaxis_title="posterior probability", **LAYOUT)
     fig.update_xaxes(dtick=1, range=x_range)
     if y_max:

@@ -1,0 +1,209 @@
+"""What a Start press runs and the buttons that control a run: the settings a run would use now (compared with the
+shown run's), building and registering the run, and Start / Pause / Resume / One sweep / Stop / Reset with their
+callbacks. The run is pcrp.app.live_runs'; the page only calls it."""
+
+import re
+from dataclasses import dataclass
+
+import streamlit as st
+
+from app_pages.explorer_parts.model_sidebar import ROW_NAMES
+from app_pages.explorer_parts.session import automatic_rows, bind, remember, say, settings
+from app_pages.shared import browser_key, client_address, registry, session_owner
+from pcrp.app import explorer_settings as es
+from pcrp.app.fair_share import ServerBusy
+from pcrp.app.live_chain import PAUSED, RUNNING
+from pcrp.app.live_runs import contrasting_starts, live_specs, new_run
+from pcrp.compiling import warm_up
+from pcrp.errors import SamplerError
+from pcrp.model import PRIORS, ModelError, resolve_niw
+
+state = st.session_state
+
+
+@dataclass(frozen=True)
+class PageData:
+    """What one run of the page works on, passed to the functions and callbacks that need it.
+
+    dataset: the pcrp.data.Dataset shown (None until one is loaded); key: what identifies it (a built-in data
+    set's settings, or the uploaded file and its column choices), compared with a run's; niw_choice: the NIW
+    settings of the sidebar {"kappa0", "nu0", "S0": float}, empty until a data set is loaded."""
+
+    dataset: object
+    key: tuple
+    niw_choice: dict
+
+
+def current_config(data):
+    """The settings a Start press would use now (for comparing with the shown run): the data (a PageData),
+    each row's prior and its parameters, the run settings and the NIW choice."""
+    S = settings()
+    config = {"data_key": data.key, "niw_choice": {k: float(v) for k, v in data.niw_choice.items()}}
+    config.update({key: S[name] for name, key in es.RUN_SETTINGS.items()})
+    for row in es.ROWS:
+        config[es.prior_key(row)] = S[es.prior_key(row)]
+        config.update({es.row_key(name, row): value for name, value in es.row_params(S, row).items()})
+    return config
+
+
+def changed_since(cfg, now):
+    """Names (in the widgets' words) of the settings in which ``now`` (current_config) differs from the
+    run's ``cfg``; a row whose prior changed is named once, not with each of its parameters."""
+    words = {"data_key": "data", "niw_choice": "NIW prior",
+             **{key: es.BY_NAME[name].label for name, key in es.RUN_SETTINGS.items()},
+             **{es.prior_key(row): f"{ROW_NAMES[row].lower()}'s prior" for row in es.ROWS}}
+    names = []
+    for key, value in now.items():
+        if cfg.get(key) == value:
+            continue
+        if key in es.ROW_PARAMS:
+            row, name = es.ROW_PARAMS[key]
+            if cfg.get(es.prior_key(row)) == now[es.prior_key(row)]:
+                names.append(f"{PRIORS[now[es.prior_key(row)]].label} {name}")
+        else:
+            names.append(words[key])
+    if "data" in names and "NIW prior" in names:
+        names.remove("NIW prior")  # its defaults follow the data
+    if "data" in names:  # ... and so does a tuned value the visitor has not chosen (the data set's own)
+        for row in automatic_rows(settings()):
+            spec = PRIORS[now[es.prior_key(row)]]
+            if cfg.get(es.prior_key(row)) == spec.name and f"{spec.label} {spec.tuned}" in names:
+                names.remove(f"{spec.label} {spec.tuned}")
+    return names
+
+
+def row_priors():
+    """{group name: prior} of the two rows: the prior's label, or its label with parameters (and the row)
+    when both rows pick the same prior."""
+    S = settings()
+    priors = es.check_rows(S)
+    labels = {row: PRIORS[S[es.prior_key(row)]].label for row in es.ROWS}
+    if labels[1] == labels[2]:
+        labels = {row: priors[row].label() for row in es.ROWS}
+        if labels[1] == labels[2]:
+            labels = {row: f"{labels[row]} {ROW_NAMES[row].lower()}" for row in es.ROWS}
+    return {labels[row]: priors[row] for row in es.ROWS}
+
+
+def in_page_words(message):
+    """A library message in the words of this page's widgets (the library says iters and burn_in)."""
+    return re.sub(r"\biters\b", "sweeps", message).replace("burn_in", "burn-in")
+
+
+def start_run(data):
+    """Build, register and start a run on ``data`` (a PageData) with the current settings; returns an error
+    message or None."""
+    ds, S = data.dataset, settings()
+    if ds is None:
+        return "Load a data set first."
+    try:
+        niw = resolve_niw(ds.X, **data.niw_choice)
+        priors = row_priors()
+        config = {**current_config(data), "data": ds.description, "source": ds.source, "columns": ds.columns,
+                  "standardized": ds.standardized, "niw": niw.as_dict(),
+                  "priors": {k: p.params() for k, p in priors.items()}}
+        specs = live_specs(ds, priors, niw, iters=S["sweeps"], burn_in=S["burn_in"], thin=S["thin"], seed=S["seed"],
+                           inits=contrasting_starts(S["start"], S["chains"]), split_merge=S["split_merge"])
+        with st.spinner("Preparing the sampler (compiling on first use)…"):
+            warm_up()
+            import arviz  # noqa: F401  (seconds on first import: here, not in the middle of the live view)
+
+            run = new_run(ds, specs, config=config)
+        run.browser, run.address = browser_key(), client_address()
+        registry().add(run, replacing=state.get("run"))  # this tab's previous run is stopped below
+    except (ModelError, SamplerError, ServerBusy) as err:
+        return in_page_words(str(err))
+    old = state.get("run")
+    if old is not None:
+        old.stop("a new run was started")
+    session_owner().adopt(run)
+    run.set_pace(es.PACES[S["pace"]])
+    run.start()
+    state.run = run
+    state.pop("scrub", None)
+    return None
+
+
+# ----------------------------------------------------------------------------- controls
+# Buttons act in on_click callbacks, which run before the page is drawn again: the buttons below
+# then show the new state (Pause disabled once paused, and so on). Callbacks may not draw, so their
+# feedback is queued (session.say) and shown as a toast by the live panel.
+def on_start(data):
+    error = start_run(data)
+    if error:
+        state.start_error = error
+    else:
+        S = settings()
+        say(f"Started {' and '.join(state.run.groups)} on {data.dataset.name}, {S['chains']} chain(s) each: "
+            f"{S['sweeps']:,} sweeps at {S['pace']}.")
+    state.app_rerun = True  # polling starts with a full redraw
+
+
+def on_pause():
+    run = state.get("run")
+    if run is not None:
+        run.pause()  # returns once every chain has recorded its last call: the page shows where they stopped
+        say("Paused: " + ", ".join(f"{group} at sweep {min(run.chains[n].done for n in names):,}"
+                                   for group, names in run.groups.items()) + ".")
+
+
+def on_resume():
+    run = state.get("run")
+    if run is not None:
+        try:
+            registry().readmit(run)  # a run reclaimed while nobody watched it needs room in the pool again
+        except ServerBusy as err:
+            state.start_error = str(err)
+            return
+        say("Resumed.")
+
+
+def on_step():
+    run = state.get("run")
+    if run is not None and any(run.step_once()):  # returns once the sweep is recorded
+        say("One sweep: " + ", ".join(f"{group} at sweep {min(run.chains[n].done for n in names):,}"
+                                      for group, names in run.groups.items()) + ".")
+
+
+def on_stop():
+    run = state.get("run")
+    if run is not None:
+        run.stop("you pressed Stop")
+        say("Stopped; the results so far stay on the page.")
+    # no full redraw here: the live panel shows "stopped" first and then redraws the page (see its end)
+
+
+def on_present():
+    settings()["present"] = state["w_present"]
+    state.app_rerun = True  # the whole page changes (sidebar, fonts, chart sizes)
+
+
+def on_reset():
+    run = state.pop("run", None)
+    if run is not None:
+        run.stop("you pressed Reset")
+    say("Cleared.")
+    state.app_rerun = True  # the details and notes below the live panel go too
+
+
+def controls(run, data):
+    """Start / Pause / Resume / One sweep / Stop / Reset, each enabled only where it does something (Start
+    runs the settings on ``data``, a PageData)."""
+    states = set(run.states.values()) if run is not None else set()
+    running, paused = RUNNING in states, PAUSED in states
+    # no tooltips here: after a click they covered the text under the buttons (keys: see keyboard_shortcuts)
+    b = st.columns([1, 1, 1.15, 1.4, 1, 1, 2.6, 1.3], vertical_alignment="center")
+    b[0].button("Start", type="primary", key="start", disabled=data.dataset is None, on_click=on_start,
+                args=(data,))
+    b[1].button("Pause", key="pause", disabled=not running, on_click=on_pause)
+    b[2].button("Resume", key="resume", disabled=not paused, on_click=on_resume)
+    b[3].button("One sweep", key="step", disabled=not paused, on_click=on_step)
+    b[4].button("Stop", key="stop", disabled=not (running or paused), on_click=on_stop)
+    b[5].button("Reset", key="reset", disabled=run is None, on_click=on_reset)
+    b[6].select_slider("Pace", options=list(es.PACES), key=bind("pace"), label_visibility="collapsed")
+    b[7].toggle("Present", key=bind("present"), on_change=on_present)
+    remember(("pace", "present"))  # in the live fragment: its own widgets only
+    if "start_error" in state:
+        st.error(state.pop("start_error"))  # the library's own words about the settings: no visitor text
+    if "toast_message" in state:
+        st.toast(state.pop("toast_message"))

@@ -1,0 +1,143 @@
+"""The Explorer's data: the sidebar's data widgets (a CSV's upload and column choices included), the data set they
+choose (built-in ones cached for all sessions) and the lines that say what the data are and what to watch for.
+Every string a visitor supplies (file and column names, cells) goes through ``inert`` before it reaches Markdown."""
+
+import streamlit as st
+
+from app_pages.explorer_parts.session import bind, number, remember
+from app_pages.shared import inert
+from pcrp import data
+from pcrp.app import explorer_settings as es
+from pcrp.projection import id_like_columns
+
+state = st.session_state
+
+# One line per built-in data set, for the default pair of rows (the CRP over the pCRP) at the pCRP row's shipped r (figures:
+# bench/default_demo.py with the candidates (old-faithful, 1.7), (sim2, 1.2) and (sim1, 1.1), 2,000 sweeps = 20 s
+# at 100 sweeps/s, seeds 0-3, k-means start: Old Faithful CRP more coloured clusters in 62% of sweeps (58% at
+# r = 1.1), Sim 2 tiny clusters CRP 1.32, pCRP 0.37 (2026-12-04); MNIST: DESIGN.md's 2 chains of 2,000 sweeps at
+# r = 1.1).
+WATCH_FOR = {
+    "old-faithful": "two eruption types. The CRP keeps opening extra clusters beside them (grey = tiny); in the "
+                    "first 20 s it shows more coloured clusters than the pCRP in about 6 sweeps of 10.",
+    "sim1": "three true clusters, one narrow and one wide. The CRP splits them into about 5 clusters; the pCRP at "
+            "r = 1.1 keeps about 3 + 1 tiny. Raise r to 1.3 and the pCRP merges two true clusters (its row says "
+            "which).",
+    "sim2": "three equal, well-separated clusters. Both rows find them; the CRP adds about 1.3 tiny clusters in "
+            "the tails at any moment, the pCRP at r = 1.2 about a quarter as many.",
+    "mnist": "handwritten digits in a low-dimensional embedding. The CRP splits digits into styles (about 7.5 clusters for digits 1-4), "
+             "the pCRP at r = 1.1, the cross-validated r its row starts at, about 6.5; NMI compares each with "
+             "the true digits.",
+}
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def builtin_dataset(source, sim_n, sim_seed, digits, mnist_n, embedding, dims):
+    """A built-in data set: a pure function of its settings, shared by all sessions (bounded)."""
+    if source == "old-faithful":
+        return data.old_faithful()
+    if source == "mnist":
+        return data.mnist(digits=list(digits), n=mnist_n, embedding=embedding, dims=dims, seed=0)
+    return data.simulation(source, n=sim_n, seed=sim_seed)
+
+
+def builtin_key(values):
+    source = values["data"]
+    if source == "mnist":
+        return (source, tuple(values["digits"]), values["mnist_n"], values["embedding"], values["dims"])
+    if source in ("sim1", "sim2"):
+        return (source, values["sim_n"], values["sim_seed"])
+    return (source,)
+
+
+def data_sidebar():
+    """The sidebar's data widgets (a CSV's upload and column choices included); returns the chosen source."""
+    with st.sidebar:
+        st.header("Data")
+        st.selectbox("Data set", es.SOURCES, format_func=es.SOURCE_LABELS.get, key=bind("data"))
+        source = state["w_data"]
+        if source == "mnist":
+            st.multiselect("Digits", list(range(10)), key=bind("digits"))
+            number("N (bundled file: 500 per digit)", "mnist_n", step=50)
+            st.selectbox("Embedding", ["spectral", "pca"], key=bind("embedding"))
+            number("Dimensions", "dims")
+        if source in ("sim1", "sim2"):
+            number("N", "sim_n", step=50)
+            number("Data seed", "sim_seed")
+        remember()
+        if source == "csv":
+            st.caption(f"Limits: {data.APP_MAX_BYTES // 2**20} MiB, {data.APP_MAX_ROWS:,} rows, "
+                       f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
+            upload = st.file_uploader("CSV file (numeric columns; a header row names them)", type=["csv", "txt", "tsv"],
+                                      key="upload")
+            if upload is not None:
+                table = None
+                try:
+                    table = data.read_csv_table(upload.getvalue(), max_rows=data.APP_MAX_ROWS,
+                                                 max_bytes=data.APP_MAX_BYTES)
+                except data.DataError as err:
+                    st.error(f"{inert(upload.name)}: {inert(err)}")
+                if table is not None:
+                    fid = upload.file_id  # fresh column widgets for every new file
+                    guessed = data.guess_label_column(table)
+                    label_col = st.selectbox("True labels (optional)", ["(none)"] + table.header,
+                                             index=0 if guessed is None else 1 + table.header.index(guessed),
+                                             key=f"csv_label_{fid}",
+                                             help="Preselected when a column obviously holds class labels (integer "
+                                                  "codes or text with few values, named like class, label, species).")
+                    if guessed is not None and label_col == guessed:
+                        st.caption(f"{inert(repr(guessed))} looks like class labels: used for NMI / VI, not clustered.")
+                    label = None if label_col == "(none)" else label_col
+                    usable, notes = data.default_columns(table, label)
+                    notes = table.notes + notes  # (e.g. no header found: columns named x1..xd)
+                    ids = id_like_columns({c: table.numeric[c] for c in usable})
+                    usable = [c for c in usable if c not in ids]
+                    notes += [f"Column {c!r} was not clustered: {why}, like an identifier. Add it under Columns to "
+                              "cluster to use it." for c, why in ids.items()]
+                    cols = st.multiselect("Columns to cluster", [c for c in table.header if c != label],
+                                          default=usable[: data.MAX_CLUSTER_COLUMNS], key=f"csv_columns_{fid}")
+                    for note in notes:
+                        st.caption(f"Note: {inert(note)}")
+                    standardise = st.checkbox("Standardise columns", True, key=f"csv_standardise_{fid}")
+                    if st.button("Use this CSV", key="use_csv"):
+                        try:
+                            state.csv_dataset = data.dataset_from_table(
+                                table, columns=cols, label_column=label, standardize_data=standardise, name=upload.name)
+                            state.csv_key = ("csv", upload.name, fid, tuple(cols), label, standardise)
+                            st.toast(f"Using {inert(upload.name)}: {state.csv_dataset.n} rows.")
+                        except data.DataError as err:
+                            st.error(f"{inert(upload.name)}: {inert(err)}")
+    return source
+
+
+def current_data(S, source):
+    """(data set or None, its key) for the chosen source: a built-in one (cached for all sessions) or the
+    CSV this session chose with "Use this CSV"."""
+    if source == "csv":
+        ds, ds_key = state.get("csv_dataset"), state.get("csv_key")
+    else:
+        ds, ds_key = None, builtin_key(S)
+        try:
+            with st.spinner("Loading data…"):
+                ds = builtin_dataset(S["data"], S["sim_n"], S["sim_seed"], tuple(S["digits"]), S["mnist_n"],
+                                     S["embedding"], S["dims"])
+        except data.DataError as err:
+            st.error(inert(err))
+    state.dataset = ds  # the Choose r page clusters the same data
+    return ds, ds_key
+
+
+def data_lines(S, ds, source, presentation):
+    """What the data are, their notes and what to watch for (one line per built-in data set)."""
+    if ds is None:
+        st.info("Upload a CSV file in the sidebar and press **Use this CSV** to begin." if source == "csv"
+                else "Choose a data set in the sidebar to begin.")
+    elif not presentation:
+        st.caption(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}"
+                   f"{', standardised' if ds.standardized else ''}"
+                   f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}.")
+        for note in ds.notes:
+            st.caption(f"Note: {inert(note)}")
+    default_pair = tuple(es.ROW_DEFAULT_PRIORS[row] for row in es.ROWS)  # WATCH_FOR is written for it
+    if ds is not None and tuple(S[es.prior_key(row)] for row in es.ROWS) == default_pair and S["data"] in WATCH_FOR:
+        st.markdown(f"**What to watch for:** {WATCH_FOR[S['data']]}")

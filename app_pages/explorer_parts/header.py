@@ -1,0 +1,45 @@
+"""The Explorer's top: styles (presentation mode's among them), the title, and notes about the address or a run the
+server no longer keeps."""
+
+import streamlit as st
+
+from app_pages.shared import inert
+from pcrp.app import explorer_settings as es
+from pcrp.app.live_runs import RELOAD_SECONDS
+from pcrp.model import PRIORS
+
+state = st.session_state
+
+# Presentation mode (?present=1, or the Present toggle): no sidebar, header or chart toolbars, every text
+# larger (status text 20 px), charts sized so both rows fit a 1280 x 800 projector without scrolling.
+PRESENT_CSS = """<style>
+section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader'],
+[data-testid='stElementToolbar'], [data-testid='stToolbar'] {display: none !important;}
+[data-testid='stMainBlockContainer'] {padding: 0.6rem 1.5rem 0.5rem 1.5rem !important; max-width: 100% !important;}
+[data-testid='stMainBlockContainer'] h1 {font-size: 1.9rem; padding: 0 0 0.2rem 0;}
+[data-testid='stMainBlockContainer'] p, [data-testid='stMainBlockContainer'] li,
+[data-testid='stMainBlockContainer'] button, [data-testid='stCaptionContainer'] {font-size: 20px !important;}
+[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] {gap: 0.35rem;}
+</style>"""
+
+
+def page_top(S, presentation):
+    """Styles, the title, and notes about the address or a run the server no longer keeps."""
+    # The live charts have no toolbar (fullscreen, export): four tab stops per chart, 24 in all, before the buttons.
+    st.html("<style>div:has(> [data-testid='stVegaLiteChart']) > [data-testid='stElementToolbar'] "
+            "{display: none !important;}</style>")
+    if presentation:
+        st.html(PRESENT_CSS)
+    if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
+        state.run = None
+        state.explorer_missing_run = True
+    st.title(f"{PRIORS[S['prior1']].label} vs {PRIORS[S['prior2']].label}, live"
+             + (f" · {(es.SOURCE_LABELS[S['data']] if S['data'] != 'csv' else 'your data')}" if presentation else ""))
+    for problem in state.pop("explorer_url_problems", []):
+        st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
+    if state.pop("explorer_run_in_address", False):
+        st.info("Addresses no longer name runs: a run is shown only in the browser that started it. This page "
+                "starts with the settings of the address; press **Start** to run them.")
+    if state.pop("explorer_missing_run", False):
+        st.info(f"Your run is no longer kept on this server (a run is kept for {RELOAD_SECONDS:.0f} s after its "
+                "page closes, so that a reload finds it). Press **Start** to run again.")

@@ -1,0 +1,270 @@
+"""The Explorer's live panel: the controls, the status line and one row of charts per prior, redrawn by a fragment
+every REDRAW_SECONDS while the run is live; the previous run's "changed since" note."""
+
+import time
+
+import numpy as np
+import streamlit as st
+
+from app_pages.explorer_parts.controls import changed_since, controls, current_config
+from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
+from app_pages.explorer_parts.session import settings
+from app_pages.shared import guarded, inert, registry, render_slot, session_owner
+from pcrp.app import explorer_settings as es, live_charts, live_view
+from pcrp.app.live_chain import RUNNING
+from pcrp.density import predictive_density
+from pcrp.model import PRIORS
+from pcrp.plots.palette import ROW_COLOURS, ROW_MARKDOWN_COLOURS
+from pcrp.projection import pca_projection
+from pcrp.summary import MIN_DRAWS, chains_agree, nmi
+
+state = st.session_state
+REDRAW_SECONDS = 0.5
+SYMBOLS = {"alpha": "α", "sigma": "σ", "gamma": "γ", "lam": "λ"}  # how a parameter name is printed
+
+def run_prior(run, group):
+    """The seating prior (pcrp.model) of one group of a run: that of its first chain."""
+    return run.chains[run.groups[group][0]].prior
+
+
+def chain_label(run, name):
+    """A row's heading: its group name and its prior's parameters ("CRP (α = 1)", "pCRP (α = 1, r = 1.1)")."""
+    params = dict(run.config["priors"][name])
+    prior = params.pop("prior")
+    shown = ", ".join(f"{SYMBOLS.get(k, k)} = {v:g}" for k, v in params.items())
+    head = name if name.startswith(PRIORS[prior].label) else f"{name}: {PRIORS[prior].label}"
+    return head if "(" in name else f"{head} ({shown})"
+
+
+def group_status(group, snaps):
+    """One line for a prior's chains: state, progress (the slowest chain), wall-clock speed, time left,
+    and why they stopped."""
+    first = snaps[0]
+    done = min(s.sweeps_done for s in snaps)
+    states = {s.state for s in snaps}
+    state_word = first.state if len(states) == 1 else "/".join(sorted(states))
+    text = f"**{group}** {state_word}: {done:,} / {first.total_sweeps:,} sweeps"
+    if len(snaps) > 1:
+        text += f" ({len(snaps)} chains)"
+    rates = [s.sweeps_per_second for s in snaps if s.state == RUNNING and s.sweeps_per_second > 0]
+    if rates:
+        text += f", {min(rates):,.0f}/s"
+        left = max((s.seconds_left for s in snaps if np.isfinite(s.seconds_left)), default=float("nan"))
+        if np.isfinite(left):
+            text += f", about {left:,.0f} s left"
+    reasons = {s.stop_reason for s in snaps if s.stop_reason}
+    if reasons:
+        text += f" (stopped because {'; '.join(sorted(reasons))})"
+    errors = {s.error for s in snaps if s.error}
+    if errors:
+        text += f" (failed: {'; '.join(sorted(errors))})"
+    return text
+
+
+def metrics_text(run, snaps):
+    """Mean and max K after burn-in pooled over the prior's chains, NMI now (first chain)."""
+    first = snaps[0]
+    parts = []
+    after = [s.K[run.plan.burn_in:] for s in snaps]
+    if all(a.size for a in after):
+        pooled = np.concatenate(after)
+        parts.append(f"mean K {pooled.mean():.2f} (max {pooled.max()}) after burn-in")
+    else:
+        parts.append("in burn-in")
+    if run.dataset.labels is not None:
+        parts.append(f"NMI now {nmi(run.dataset.labels, first.labels):.2f}")
+    return " · ".join(parts)
+
+
+RHAT_EVERY_SECONDS = 2.0
+
+
+def rhat_badge(run, group):
+    """R-hat of K and of the log joint over the prior's chains, as a short coloured text (recomputed at
+    most every RHAT_EVERY_SECONDS while the chains run)."""
+    if len(run.groups[group]) < 2:
+        return ""
+    cache = state.setdefault("rhat_cache", {})
+    key = (run.token, group)
+    now = time.monotonic()
+    if key not in cache or (run.running and now - cache[key][0] > RHAT_EVERY_SECONDS) or \
+            (not run.running and cache[key][2]):
+        chain_set = run.chain_set(group)
+        value = None
+        if chain_set is not None and chain_set.n_kept >= MIN_DRAWS:
+            diag = chain_set.diagnostics()
+            value = (diag["K"]["rhat"], diag["log_joint"]["rhat"],
+                     chains_agree(diag["K"]) and chains_agree(diag["log_joint"]))
+        cache[key] = (now, value, run.running)
+    value = cache[key][1]
+    if value is None:
+        return "R-hat after a few kept draws"
+    worst = max((v for v in value[:2] if v is not None and np.isfinite(v)), default=float("nan"))
+    text = f"R-hat {worst:.3f}" if np.isfinite(worst) else "R-hat undefined"  # the worse of K's and the log joint's
+    return f":green[{text}: chains agree]" if value[2] else f":orange[{text}: chains disagree]"
+
+
+TINY_WORDS = f"grey = tiny, < {live_view.TINY_SHARE:.0%} of points"
+CHART_COLUMNS = [2.3, 1.05, 1.6]  # trace | posterior of K | clusters
+
+
+def column_headers(run, presentation):
+    """What each column of charts shows, once above the rows (larger text for a projector)."""
+    several = any(len(names) > 1 for names in run.groups.values())
+    texts = ("**trace of K**" + (" (dashed: other chains)" if several else "") + ", grey = burn-in",
+             "**posterior of K**" + (", all chains" if several else ""),
+             f"**density now**, {TINY_WORDS}" if run.dataset.dim == 1
+             else f"**{'PCA view' if run.dataset.dim > 2 else 'clusters now'}**, {TINY_WORDS}")
+    for col, text in zip(st.columns(CHART_COLUMNS), texts):
+        if presentation:
+            col.markdown(text)
+        else:
+            col.caption(text)
+
+
+def view_coordinates(run):
+    """The coordinates "clusters now" draws, (N, 1 or 2), and their axis titles: the data's columns for d <= 2,
+    else the first two principal components of the standardised data (fixed for the run, computed once)."""
+    ds_run = run.dataset
+    if ds_run.dim <= 2:
+        return ds_run.X, tuple(ds_run.columns)
+    kept = state.get("view_projection")
+    if kept is None or kept[0] != run.token:
+        state.view_projection = kept = (run.token, pca_projection(ds_run.X))
+    return kept[1].coords, kept[1].titles
+
+
+def row_labels(snaps, replay_index):
+    """The partition a row shows (the first chain now, or at the replayed sweep) and the replayed sweep."""
+    first = snaps[0]
+    if replay_index is not None and replay_index < len(first.replay):
+        return first.replay[replay_index], int(first.replay_sweeps[replay_index])
+    return first.labels, None
+
+
+def row_colours(run, shown):
+    """{group: (N,) colour index per point} of the partitions ``shown`` {group: labels}: matched to the true
+    classes when the data have them, else to the top row's colours at the previous redraw (so colours stay
+    put from one redraw to the next and mean the same cluster in both rows)."""
+    if run.dataset.labels is not None:
+        reference = live_view.reference_colours(run.dataset.labels)
+    else:
+        kept = state.get("colour_reference")
+        first = next(iter(shown.values()))
+        reference = kept[1] if kept is not None and kept[0] == run.token else live_view.reference_colours(first)
+    colours = {group: live_view.matched_colours(labels, reference) for group, labels in shown.items()}
+    if run.dataset.labels is None:
+        state.colour_reference = (run.token, colours[next(iter(shown))])
+    return colours
+
+
+PRESENT_CHART_HEIGHT = 198  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
+NORMAL_CHART_HEIGHT = 138  # ... with the sidebar collapsed and the data and "what to watch for" lines above
+
+
+def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note=""):
+    """One prior: a heading with its figures, then trace (every chain) | posterior of K (pooled) | clusters
+    (the first chain now). Vega-Lite charts whose specifications stay the same between redraws, so only
+    their data are sent again. Rows share their x axes; only the last row labels them."""
+    ds_run, plan = run.dataset, run.plan
+    colour = ROW_COLOURS[index % len(ROW_COLOURS)]
+    height = (PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT) + (45 if last else 0)
+    labels, marker = row_labels(snaps, replay_index)
+    badge = rhat_badge(run, group)
+    st.markdown(f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
+                f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, snaps)}"
+                + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
+    cols = st.columns(CHART_COLUMNS)
+    common = dict(presentation=presentation, x_axis=last)
+    cols[0].vega_lite_chart(live_charts.trace_chart([live_view.trace_envelope(s.K) for s in snaps], burn_in=plan.burn_in,
+                                              total_sweeps=plan.iters, k_max=k_max, colour=colour,
+                                              marker_sweep=marker, **common),
+                            key=f"trace-{group}", width="stretch", height=height)
+    cols[1].vega_lite_chart(live_charts.k_histogram_chart(live_view.running_k_histogram([s.K for s in snaps], plan.burn_in),
+                                                    k_max=k_max, colour=colour, **common),
+                            key=f"khist-{group}", width="stretch", height=height)
+    shown = live_view.display_subset(ds_run.n)
+    xy, titles = view_coordinates(run)
+    x = xy[:, 0]
+    x_domain = (float(x.min() - 0.05 * np.ptp(x)), float(x.max() + 0.05 * np.ptp(x)))
+    if ds_run.dim == 1:
+        grid = np.linspace(*x_domain, 200)
+        # the model's predictive density of a new point given this partition (the prior's seating weights,
+        # the new-cluster term included in the total); the clusters' terms drawn dashed
+        density, comps = predictive_density(grid, x, np.asarray(labels), run_prior(run, group), run.niw)
+        first_point = np.unique(np.asarray(labels), return_index=True)[1]  # components: in np.unique order
+        chart = live_charts.density_chart(grid, density, comps[:-1], colours[first_point], x[shown], colours[shown],
+                                    x_domain=x_domain, x_title=titles[0], **common)
+    else:
+        y = xy[:, 1]
+        y_domain = (float(y.min() - 0.05 * np.ptp(y)), float(y.max() + 0.05 * np.ptp(y)))
+        chart = live_charts.clusters_chart(x[shown], y[shown], colours[shown], x_domain=x_domain,
+                                     y_domain=y_domain, x_title=titles[0],
+                                     y_title=titles[1], **common)
+    cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)
+
+
+def live_panel(data, presentation):
+    """The controls, the status line and one row of charts per prior: a fragment (see live_section) that
+    redraws itself every REDRAW_SECONDS while the run is live. data: a PageData."""
+    with guarded("the live view"), render_slot():
+        if state.pop("app_rerun", False):
+            st.rerun(scope="app")
+        run = state.get("run")
+        S = settings()
+        controls(run, data)
+        if run is None:
+            st.info(f"Press **Start** to run {PRIORS[S['prior1']].label} and {PRIORS[S['prior2']].label} side by "
+                    "side on these data.")
+            return
+        session_owner().adopt(run)
+        run.watch()  # drawn: a run nobody watches for a while gives its chains back (RunRegistry.sweep)
+        run.set_pace(es.PACES[S["pace"]])
+        if run.reclaimed:
+            st.info(f"Paused by the server: nobody watched this run for {registry().reclaim_seconds / 60:g} minutes, "
+                    "so its chains went back to the pool for other visitors. Press **Resume** to go on (when the "
+                    "server has room).")
+        snaps = run.snapshots()
+        groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
+        st.container(key="status").markdown(" · ".join(group_status(group, g) for group, g in groups.items()))
+        # the replay slider sits below the charts (so showing it does not move them): read its value first
+        first = next(iter(snaps.values()))
+        options = [f"{s:,}" for s in first.replay_sweeps] + ["now"]  # past at the left, now at the right
+        choice = state.get("scrub", "now") if not run.running else "now"
+        replay_index = options.index(choice) if choice in options[:-1] else None
+        # the K axes grow in steps, so the charts' specifications (and the page) stay still
+        k_top = max([int(s.K.max()) for s in snaps.values() if s.K.size] + [3])
+        state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,
+                                   int(np.ceil((k_top + 1) / 4) * 4))
+        state.k_axis_run = run.token
+        column_headers(run, presentation)
+        shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
+        colours = row_colours(run, shown)
+        notes = merge_notes(run, shown)
+        for group, text in collapse_notes(run, groups).items():
+            notes[group] = f"{notes[group]} · {text}" if group in notes else text
+        for index, (group, group_snaps) in enumerate(groups.items()):
+            prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
+                      last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
+        if run.plan.thin_raised:
+            st.caption(run.plan.describe())
+        if not run.running and len(options) > 1:
+            st.select_slider("Replay: show the clusters at sweep", options=options, value=choice, key="scrub")
+        if state.get("polling") and not run.live:
+            # the run ended (finished, or Stop: this redraw already says so): redraw the whole page once,
+            # with its details, and stop polling
+            st.rerun(scope="app")
+
+
+def live_section(data, presentation):
+    """The previous run's "changed since" note and the live panel (polling while the run is live)."""
+    run = state.get("run")
+    state.polling = run is not None and run.live
+    if run is not None:
+        session_owner().adopt(run)
+        changed = changed_since(run.config, current_config(data))
+        if changed:
+            st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
+                       f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
+    # a fragment made on each full run: whether it polls follows the run as this page run finds it
+    st.fragment(live_panel, run_every=REDRAW_SECONDS if state.polling else None)(data, presentation)

@@ -1,0 +1,195 @@
+"""The Explorer's model and run sidebar: each row's prior and its parameters (generated from the pcrp.model.PRIORS
+registry), where a tuned parameter's value came from, the CRP-Oracle, the NIW prior, the run's settings and the demo
+link. What differs between priors is read from the registry's fields (``reference``, ``tuned``), never a name."""
+
+import numpy as np
+import streamlit as st
+
+from app_pages.explorer_parts.session import (address_values, automatic_rows, bind, number, remember, say, settings,
+                                              tuned_origin, tuned_set_by_visitor)
+from app_pages.shared import keep_browser_key
+from pcrp.app import explorer_settings as es
+from pcrp.model import PRIORS, WITHIN_SCALE, resolve_niw
+from pcrp.summary import oracle_alpha
+
+state = st.session_state
+
+ROW_NAMES = {1: "Top row", 2: "Bottom row"}
+
+
+def on_prior_change(row):
+    """A row's prior changed: its parameters start from the new prior's defaults."""
+    values = settings()
+    values[es.prior_key(row)] = state["w_" + es.prior_key(row)]
+    es.reset_row(values, row)
+    for key in [key for key in tuned_set_by_visitor() if es.ROW_PARAMS[key][0] == row]:
+        tuned_set_by_visitor().discard(key)  # a new row's tuned parameter starts from the data set's value
+        tuned_origin().pop(key, None)
+    for name in es.row_param_names(values, row):
+        state["w_" + es.row_key(name, row)] = values[es.row_key(name, row)]
+
+
+def on_tuned_change(row):
+    """The visitor moved a row's tuned parameter (r): theirs from now on (the data set's value no longer replaces
+    it)."""
+    key = es.tuned_key(settings(), row)
+    tuned_set_by_visitor().add(key)
+    tuned_origin()[key] = None  # said with the data set's own value (see r_caption)
+
+
+def builtin_r_matches(name, values):
+    """Whether the data settings in ``values`` are those the built-in r of data set ``name`` was chosen on."""
+    from pcrp.cv import builtin_r_table
+
+    chosen = builtin_r_table()[name]["data"]
+    if name in ("sim1", "sim2"):
+        return (values["sim_n"], values["sim_seed"]) == (chosen["n"], chosen["seed"])
+    if name == "mnist":
+        return (list(values["digits"]), values["mnist_n"], values["embedding"], values["dims"]) == (
+            list(chosen["digits"]), chosen["n"], chosen["embedding"], chosen["dims"])
+    return True
+
+
+def r_origin(values):
+    """(r, one short line, the full provenance) of the r a pCRP row gets when the visitor has not chosen one:
+    the cross-validated r shipped for a built-in data set, or pcrp's default for a CSV (pcrp.cv.builtin_r)."""
+    from pcrp.cv import builtin_r, builtin_r_table
+
+    name = values["data"]
+    r, provenance = builtin_r(name if name != "csv" else None)
+    if name == "csv":
+        return r, f"r = {r:g}: a default, not chosen for your data; the **Choose r** page chooses one.", provenance
+    if builtin_r_matches(name, values):
+        return r, f"r = {r:g}: cross-validated for these data.", provenance
+    chosen = builtin_r_table()[name]["data"]
+    where = (f"N = {chosen['n']}, seed {chosen['seed']}" if name in ("sim1", "sim2") else "its default settings")
+    return r, f"r = {r:g}: cross-validated for {es.SOURCE_LABELS[name]} at {where}.", provenance
+
+
+def r_caption(row):
+    """One line under a pCRP row's r: where its r came from (full provenance in the help)."""
+    S = settings()
+    r, line, provenance = r_origin(S)
+    key = es.tuned_key(S, row)
+    if key not in tuned_set_by_visitor():
+        st.caption(line, help=provenance)
+        return
+    origin = tuned_origin().get(key)
+    if origin is None:  # moved with the widget
+        origin = (f"Your r (pcrp's default is {r:g}; Choose r picks one for your data)." if S["data"] == "csv"
+                  else f"Your r (cross-validated for {es.SOURCE_LABELS[S['data']]}: {r:g}).")
+    st.caption(origin, help=provenance)
+
+
+def prior_widgets(row):
+    """The prior of one row and its parameters' widgets, all generated from the pcrp.model.PRIORS registry."""
+    st.selectbox(f"{ROW_NAMES[row]}: prior", tuple(PRIORS), format_func=lambda name: PRIORS[name].label,
+                 key=bind(es.prior_key(row)), on_change=on_prior_change, args=(row,),
+                 help=" · ".join(f"{spec.label}: {spec.help}" for spec in PRIORS.values()))
+    prior = state["w_" + es.prior_key(row)]
+    settings()[es.prior_key(row)] = prior
+    for w in es.prior_widgets(prior):
+        key = bind(es.row_key(w.name, row))
+        state[key] = min(max(state[key], w.low), w.high)  # a value another prior allowed
+        label = f"{PRIORS[prior].label} {w.label}"
+        if w.slider_step:  # the prior's tuned parameter (the pCRP's r)
+            low, high = es.slider_span(w, float(state[key]))
+            st.slider(label, float(low), float(high), step=w.slider_step, key=key, help=w.help,
+                      on_change=on_tuned_change, args=(row,))
+            r_caption(row)
+        elif w.integer:
+            state[key] = int(state[key])
+            st.number_input(label, int(w.low), int(w.high), step=1, key=key, help=w.help)
+        else:
+            state[key] = float(state[key])
+            st.number_input(label, float(w.low), float(w.high), step=0.05 if w.high <= 1 else 0.1,
+                            format="%.3f", key=key, help=w.help)
+
+
+def oracle_rows(S):
+    """Rows whose prior is the over-clustering reference (the CRP) with a concentration alpha: the paper's
+    CRP-Oracle sets it."""
+    return [row for row in es.ROWS
+            if PRIORS[S[es.prior_key(row)]].reference and "alpha" in es.row_param_names(S, row)]
+
+
+def on_oracle(ds):
+    """Every reference row's alpha = K_true / ln N (the paper's CRP-Oracle), for the data set ``ds``."""
+    S = settings()
+    value = round(oracle_alpha(ds.true_k, ds.n), 3)
+    for row in oracle_rows(S):
+        state["w_" + es.row_key("alpha", row)] = S[es.row_key("alpha", row)] = value
+    say(f"CRP alpha set to K_true / ln N = {ds.true_k} / ln {ds.n} = {value:g}.")
+
+
+def apply_pending_r(S):
+    """An r sent by the Choose r page, and each automatic pCRP row's r (the data set's own)."""
+    if "pending_r" in state:  # sent by the "Choose r" page: every tuned row takes it (the bottom row becomes one)
+        tuned_prior = PRIORS[es.CHOOSE_R_PRIOR]
+        widget = es.param_widget(tuned_prior.name, tuned_prior.tuned)
+        r_value = float(np.clip(state.pop("pending_r"), widget.low, widget.high))
+        rows = [row for row in es.ROWS if es.tuned_key(S, row) is not None] or [es.ROWS[-1]]
+        for row in rows:
+            if es.tuned_key(S, row) is None:
+                S[es.prior_key(row)] = state["w_" + es.prior_key(row)] = tuned_prior.name
+                es.reset_row(S, row)
+                for name in es.row_param_names(S, row):
+                    state["w_" + es.row_key(name, row)] = S[es.row_key(name, row)]
+            key = es.tuned_key(S, row)
+            S[key] = state["w_" + key] = r_value
+            tuned_set_by_visitor().add(key)
+            tuned_origin()[key] = f"r = {r_value:g} from Choose r's cross validation."
+        st.toast(f"{tuned_prior.label} power set to r = {r_value:g} from cross validation.")
+
+    if "explorer_r_origin" not in state:
+        tuned_origin().update({key: "r from the address." for key in tuned_set_by_visitor()})
+    for row in automatic_rows(S):  # no silent default: the data set's own r, said under the widget
+        key = es.tuned_key(S, row)
+        widget = es.param_widget(S[es.prior_key(row)], es.ROW_PARAMS[key][1])
+        S[key] = state["w_" + key] = float(np.clip(r_origin(S)[0], widget.low, widget.high))
+
+
+def model_and_run_sidebar(S, ds, ds_key, source):
+    """The sidebar's prior, NIW and run widgets and the demo link; returns the NIW choice {name: value}."""
+    with st.sidebar:
+        st.header("Model")
+        for row in es.ROWS:
+            prior_widgets(row)
+        if ds is not None and ds.labels is not None and oracle_rows(S):
+            st.button("CRP-Oracle alpha = K_true / ln N", key="oracle", on_click=on_oracle, args=(ds,))
+        remember([es.prior_key(row) for row in es.ROWS]
+                 + [es.row_key(name, row) for row in es.ROWS for name in es.row_param_names(S, row)])
+        niw_choice = {}
+        if ds is not None:
+            default = resolve_niw(ds.X)
+            with st.expander("NIW prior (defaults from the data)"):
+                st.caption("mu_k | Sigma_k ~ N(m0, Sigma_k / kappa0), Sigma_k ~ IW(S0, nu0). "
+                           f"m0 = column means; kappa0 = {WITHIN_SCALE**2:g}; nu0 = d + 3; S0 = s * I. "
+                           "Larger S0 = broader clusters a priori = fewer clusters; smaller kappa0 = means expected "
+                           "far apart = fewer clusters.")
+                niw_choice["kappa0"] = st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4,
+                                                       float(default.kappa0), format="%.4f", key=f"kappa0_{ds_key}")
+                niw_choice["nu0"] = st.number_input(f"nu0: degrees of freedom (> d - 1 = {ds.dim - 1})",
+                                                    float(ds.dim - 1) + 0.01, 1e4, float(default.nu0),
+                                                    key=f"nu0_{ds_key}")
+                niw_choice["S0"] = st.number_input("S0 = s * identity, s =", 1e-6, 1e6, float(default.S0[0, 0]),
+                                                   format="%.4f", key=f"s0_{ds_key}")
+        st.header("Run")
+        number("Sweeps", "sweeps", step=100)
+        number("Burn-in", "burn_in", step=100)
+        number("Thin", "thin")
+        number("Seed", "seed")
+        st.checkbox("Split-merge moves", key=bind("split_merge"),
+                    help="Off = the paper's plain Gibbs; pCRP chains then tend to stay where they start.")
+        st.selectbox("Start", es.STARTS, key=bind("start"))
+        number("Chains per prior", "chains",
+               help="The first starts as chosen above; the others from unlike starts (one cluster, random "
+                    "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the start.")
+        remember()
+        with st.popover("Copy demo link"):
+            st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
+                       "their own with these settings, never your run or your data"
+                       + (": an uploaded CSV must be uploaded again." if source == "csv" else "."))
+            st.code(es.demo_link(st.context.url, address_values(settings())), language=None, wrap_lines=True)
+        keep_browser_key()
+    return niw_choice
