@@ -1,18 +1,19 @@
-"""Regenerate the measured figures the README shows: run a benchmark, keep what it prints in docs/figures/NAME.md
-with when, where and under what load it ran, and copy that file into the README's block for it.
+"""Regenerate the measured figures the documentation shows: run a benchmark, keep what it prints in
+docs/figures/NAME.md with when, where and under what load it ran, and copy that file into every block for it in the
+README and the pages of docs/.
 
     python bench/figures.py                 # list the figures and when each was last made
-    python bench/figures.py peers auto_budget   # run these benchmarks again and update the README
-    python bench/figures.py --readme        # only copy docs/figures/*.md into the README's blocks
+    python bench/figures.py peers auto_budget   # run these benchmarks again and update the pages
+    python bench/figures.py --readme        # only copy docs/figures/*.md into the pages' blocks
 
-Every time and memory figure of the README lives in a block
+Every time and memory figure of the README and of docs/*.md lives in a block
 
     <!-- figures: NAME -->
     ... the contents of docs/figures/NAME.md ...
     <!-- /figures -->
 
 and nowhere else; tests/test_readme.py fails when a block differs from its file or a file lacks its provenance
-line, so the README cannot drift from what the scripts printed.
+line, so no page can drift from what the scripts printed.
 """
 
 import argparse
@@ -29,6 +30,13 @@ from provenance import load_now, machine  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIGURES = os.path.join(ROOT, "docs", "figures")
 README = os.path.join(ROOT, "README.md")
+
+
+def pages():
+    """The pages a newcomer reads, whose figure blocks this script fills: README.md and docs/*.md (the generated
+    reports in docs/figures, docs/reproduce and docs/compare are not pages of this kind)."""
+    docs = os.path.join(ROOT, "docs")
+    return [README] + sorted(os.path.join(docs, name) for name in os.listdir(docs) if name.endswith(".md"))
 
 # NAME: the command (run from the repository root) whose output is the figure.
 COMMANDS = {
@@ -72,26 +80,28 @@ def figure_text(name):
         return f.read()
 
 
-def update_readme():
-    """Copy every docs/figures/NAME.md into the README's block for NAME."""
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    def fill(m):
-        if not os.path.exists(os.path.join(FIGURES, f"{m.group('name')}.md")):
-            return m.group(0)  # not made yet: tests/test_readme.py says so
-        return m.group(1) + figure_text(m.group("name")) + m.group(4)
+def update_pages():
+    """Copy every docs/figures/NAME.md into each block for NAME of every page."""
+    for page in pages():
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        new = BLOCK.sub(_fill, text)
+        if new != text:
+            with open(page, "w", encoding="utf-8") as f:
+                f.write(new)
+    print("the figure blocks of README.md and docs/*.md match docs/figures")
 
-    new = BLOCK.sub(fill, text)
-    if new != text:
-        with open(README, "w", encoding="utf-8") as f:
-            f.write(new)
-    print("README.md's figure blocks match docs/figures")
+
+def _fill(m):
+    if not os.path.exists(os.path.join(FIGURES, f"{m.group('name')}.md")):
+        return m.group(0)  # not made yet: tests/test_readme.py says so
+    return m.group(1) + figure_text(m.group("name")) + m.group(4)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"figures to make again: {', '.join(COMMANDS)}")
-    parser.add_argument("--readme", action="store_true", help="only copy docs/figures into the README")
+    parser.add_argument("--readme", action="store_true", help="only copy docs/figures into the pages' blocks")
     args = parser.parse_args()
     unknown = [n for n in args.names if n not in COMMANDS]
     if unknown:
@@ -104,7 +114,7 @@ def main():
         return 0
     for name in args.names:
         run(name)
-    update_readme()
+    update_pages()
     return 0
 
 

@@ -1,5 +1,6 @@
 """Data layer: built-in sets and every kind of bad CSV, each with the message the user sees."""
 
+import csv
 import gzip
 import os
 import stat
@@ -13,6 +14,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pcrp import data
+from pcrp.data import limits
+from pcrp.data.file_bytes import size_text
 from pcrp.data import (
     DataError,
     dataset_from_table,
@@ -131,7 +134,7 @@ def test_bom_and_latin1():
 
 
 def test_size_row_and_width_limits(tmp_path, monkeypatch):
-    monkeypatch.setattr(data, "MAX_BYTES", 100)
+    monkeypatch.setattr(limits, "MAX_BYTES", 100)
     too_big = r"The file is 244 bytes; the limit is 100 bytes\. Sample rows"
     with pytest.raises(DataError, match=too_big):
         load_csv(b"x,y\n" + b"1,2\n" * 60)
@@ -141,8 +144,8 @@ def test_size_row_and_width_limits(tmp_path, monkeypatch):
         load_csv(big)
     load_csv(b"x,y\n" + b"1,2\n3,4\n" * 12)  # 100 bytes: at the limit is allowed
     monkeypatch.undo()
-    assert data._size(data.APP_MAX_BYTES) == "10.0 MiB"
-    monkeypatch.setattr(data, "MAX_ROWS", 10)
+    assert size_text(data.APP_MAX_BYTES) == "10.0 MiB"
+    monkeypatch.setattr(limits, "MAX_ROWS", 10)
     with pytest.raises(DataError, match="The file has more than 10 rows, the limit"):
         load_csv(b"x,y\n" + b"1,2\n3,4\n" * 5 + b"1,2\n")
     assert load_csv(b"x,y\n" + b"1,2\n3,4\n" * 5).n == 10
@@ -336,13 +339,13 @@ def test_parsing_is_fast_on_adversarial_files(content):
 
 def test_delimiter_detection_reads_a_bounded_prefix(monkeypatch):
     seen = []
-    real_reader = data.csv.reader
+    real_reader = csv.reader
 
     def spy(stream, **kwargs):
         seen.append(len(stream.getvalue()))
         return real_reader(stream, **kwargs)
 
-    monkeypatch.setattr(data.csv, "reader", spy)
+    monkeypatch.setattr(csv, "reader", spy)
     assert detect_delimiter("a;b\n" + "1;2\n" * 100_000) == ";"
     assert seen and max(seen) <= data.SNIFF_CHARS
 
@@ -423,7 +426,7 @@ def test_proc_self_mem_gives_a_read_error():
 def test_read_stops_at_the_limit_whatever_the_listed_size(monkeypatch):
     # /proc files list size 0 but hold more: the reader must stop at MAX_BYTES + 1, not trust st_size
     assert os.stat("/proc/self/maps").st_size == 0
-    monkeypatch.setattr(data, "MAX_BYTES", 100)
+    monkeypatch.setattr(limits, "MAX_BYTES", 100)
     assert _message("/proc/self/maps").startswith(
         "The file is larger than 100 bytes (more than the size the system reported for it); the limit is 100 bytes.")
 
@@ -441,7 +444,7 @@ def test_unreadable_file(tmp_path, monkeypatch):
                 raise PermissionError(13, "Permission denied", os.fspath(p))
             return real_open(p, flags, *args, **kwargs)
 
-        monkeypatch.setattr(data.os, "open", refuse)
+        monkeypatch.setattr(os, "open", refuse)
     assert _message(path) == (f"Permission denied: you may not read {path}; make it readable (e.g. chmod u+r) "
                               "or copy it somewhere you can read.")
     path.chmod(stat.S_IRUSR | stat.S_IWUSR)

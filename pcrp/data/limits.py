@@ -1,0 +1,15 @@
+"""The data's size limits, in one place.
+
+The loaders read these at call time (``limits.MAX_ROWS``, not a copy), so that tests can lower them.
+"""
+
+# Limits. The library and the command line take up to MAX_ROWS rows from files of up to MAX_BYTES (a
+# 1,000,000 x 2 CSV is about 20-40 MB; parsing holds every cell as a Python string for a moment, about 60 bytes
+# a cell). The app takes APP_MAX_ROWS rows from uploads of up to APP_MAX_BYTES, so that one visitor's sweep stays
+# interactive on 2 cores: at N = 100,000, d = 2 and K = 10 clusters a sweep is about 100,000 x 11 x 50 ns = 55 ms.
+MAX_BYTES = 128 * 1024 * 1024
+MAX_ROWS = 1_000_000
+APP_MAX_BYTES = 10 * 1024 * 1024
+APP_MAX_ROWS = 100_000
+MAX_FILE_COLUMNS = 500
+MAX_CLUSTER_COLUMNS = 50
