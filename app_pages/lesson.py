@@ -25,6 +25,7 @@ LESSON_CSS = """<style>
 .lesson-say {font-size: 24px; line-height: 1.35; margin: 0 0 0.3rem 0;}
 .lesson-source {font-size: 16px; color: #555;}
 [data-testid='stMainBlockContainer'] h2 {padding: 0.2rem 0 0.2rem 0;}
+[data-testid='stMainBlockContainer'] {padding-top: 3.8rem;}
 </style>"""
 PRESENT_CSS = """<style>
 section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader'],
@@ -129,7 +130,7 @@ def step_restaurant(seed):
     state.setdefault("lesson_customers", lesson.LESSON_PARAMS["customers"].default)
     facts = restaurant(state.lesson_customers, seed)
     say(lesson.sentence(1, facts))
-    c = st.columns([1.3, 1.3, 6])
+    c = st.columns([1.6, 1.3, 5])
     c[0].button("Seat 10 more", key="lesson_seat", on_click=seat_more, icon=":material/group_add:",
                 disabled=state.lesson_customers >= lesson.LESSON_PARAMS["customers"].high)
     c[1].button("Empty it", key="lesson_empty", on_click=empty_restaurant, icon=":material/restart_alt:")
@@ -145,9 +146,9 @@ def step_growth(seed):
     facts = k_growth(seed)
     say(lesson.sentence(2, facts))
     st.plotly_chart(lplots.k_growth(facts.labels, range(1, facts.n + 1), facts.means, facts.ses, facts.exact,
-                                    f"tables K_N after N customers, mean of {facts.seatings} seatings (±2 SE); "
-                                    f"{facts.labels[0]} exact dashed"),
-                    key="lesson-growth", width="stretch", config=NO_TOOLBAR)
+                                    f"K_N: mean of {facts.seatings} seatings ± 2 SE; {facts.labels[0]} exact "
+                                    "dashed"),
+                    key="lesson-growth", width="stretch", config=NO_TOOLBAR, theme=None)
     return lesson.explorer_values(2)
 
 
@@ -157,7 +158,7 @@ def step_crp(seed):
     crp = facts.crp
     st.plotly_chart(lplots.partitions(facts.X, facts.columns, [
         (f"{crp.label}: last of {facts.sweeps} sweeps", lesson.matched_colours(crp, crp))]),
-        key="lesson-crp", width="stretch", config=NO_TOOLBAR)
+        key="lesson-crp", width="stretch", config=NO_TOOLBAR, theme=None)
     source(f"Run now: one {crp.label} chain, {facts.sweeps} sweeps, seed {facts.seed}, on the standardised data; "
            "grey points: clusters under 2% of the points.")
     return lesson.explorer_values(3, lesson.settings(seed=seed))
@@ -170,7 +171,7 @@ def step_pcrp(seed):
     st.plotly_chart(lplots.partitions(facts.X, facts.columns, [
         (f"{crp.label}: {lesson.points_text(crp.sizes)}", lesson.matched_colours(crp, crp)),
         (f"{pcrp.label}, r = {facts.r:g}: {lesson.points_text(pcrp.sizes)}", lesson.matched_colours(pcrp, crp))]),
-        key="lesson-pcrp", width="stretch", config=NO_TOOLBAR)
+        key="lesson-pcrp", width="stretch", config=NO_TOOLBAR, theme=None)
     _, _, entry = lesson.shipped_r()
     source(f"Same seed, start and {facts.sweeps} sweeps; one colour, one cluster in both panels. r = {facts.r:g} "
            f"from pcrp/datasets/cv_r.json, made by `{entry['command']}` ({entry['date']}).")
@@ -182,7 +183,7 @@ def step_threshold(seed):
     say(lesson.sentence(5, facts))
     st.plotly_chart(lplots.kept_over_r(facts.r_axis, facts.kept(), facts.r_star,
                                        "Sim 1: clusters the pCRP prefers on the exact merge path"),
-                    key="lesson-threshold", width="stretch", config=NO_TOOLBAR)
+                    key="lesson-threshold", width="stretch", config=NO_TOOLBAR, theme=None)
     source(f"Run now: a CRP fit ({lesson.PATH_CHAINS} chains, {lesson.PATH_SWEEPS} sweeps) of Sim 1 at each N, then "
            "pcrp.path.merge_path; r* compares single partitions, not posterior mass.")
     return lesson.explorer_values(5, r=facts.above)
@@ -194,7 +195,7 @@ def step_choose(seed):
     st.plotly_chart(lplots.cv_loss(facts.r_grid, facts.loss, facts.loss_se, facts.proposed,
                                    f"Old Faithful: held-out loss, mean ± 1 SE over {facts.folds} folds × "
                                    f"{facts.repeats} repeats"),
-                    key="lesson-choose", width="stretch", config=NO_TOOLBAR)
+                    key="lesson-choose", width="stretch", config=NO_TOOLBAR, theme=None)
     source(f"From {lesson.CV_FILE}, made by `{facts.command}` ({facts.date}); the Choose r page runs it on your "
            "data.")
     return lesson.explorer_values(6, r=facts.used)
@@ -210,7 +211,7 @@ def step_compare(seed):
     st.plotly_chart(lplots.compare_counts(facts.against, facts.nearer, facts.as_near, facts.farther,
                                           f"the pCRP's mean K against each method's, {facts.data_sets} labelled "
                                           "data sets"),
-                    key="lesson-compare", width="stretch", config=NO_TOOLBAR)
+                    key="lesson-compare", width="stretch", config=NO_TOOLBAR, theme=None)
     source(f"From docs/compare/compare.json, made by {facts.command}; the table is in docs/compare/compare.md and on "
            "the Reproduce page.")
     return lesson.explorer_values(7, rival=lesson.closest_rival(facts))
@@ -234,12 +235,13 @@ def source(text):
 def navigation(step, present):
     """Previous / Next, where we are and the Present switch; returns the place of the Explorer link (filled once the
     step knows its settings)."""
-    c = st.columns([1.35, 1.2, 3.3, 2.4, 1.3], vertical_alignment="center")
+    c = st.columns([1.3, 1.1, 1.5, 2.4, 1.5], vertical_alignment="center")
     c[0].button("Previous", key="lesson_prev", on_click=go_to, args=(step - 1,), disabled=step <= 1,
                 icon=":material/arrow_back:")
     c[1].button("Next", key="lesson_next", on_click=go_to, args=(step + 1,), disabled=step >= len(lesson.STEPS),
                 icon=":material/arrow_forward:", type="primary")
-    c[2].markdown(f"**Step {step} of {len(lesson.STEPS)}** · ← → keys move between steps")
+    c[2].markdown(f"**Step {step} of {len(lesson.STEPS)}**", help="The → and ← keys (or Page Down and Page Up, as a "
+                  "presenter's clicker sends) move between the steps.")
     state.lesson_present = present
     c[4].toggle("Present", key="lesson_present", on_change=toggle_present,
                 help="Hide the sidebar and the header, for a projector (or add &present=1 to the address).")

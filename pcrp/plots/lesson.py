@@ -7,7 +7,7 @@ Vega-Lite drawing in larger type; E[K_N] is its Plotly figure; the rest are smal
 import numpy as np
 import plotly.graph_objects as go
 
-from .restaurant import k_growth_priors, restaurant_chart
+from .restaurant import k_growth_priors, restaurant_chart, restaurant_grid
 from .style import LAYOUT, colour, plain_text
 
 FONT_PX = 18  # every label of a lesson figure
@@ -22,9 +22,10 @@ def projector(fig, height=HEIGHT_PX, **layout):
     return fig
 
 
-def restaurant(sizes, probs, title, cols=8, rows=3, cell_px=100):
+def restaurant(sizes, probs, title, cols=8, max_rows=3, cell_px=100):
     """The restaurant (:func:`pcrp.plots.restaurant.restaurant_chart`) with its counts, probabilities and title in
-    the lesson's type size."""
+    the lesson's type size: as many rows of ``cols`` tables as it needs, at most ``max_rows``."""
+    rows = restaurant_grid(len(sizes), cols, max_rows)
     spec = restaurant_chart(sizes, probs, max_customers=max(int(np.max(sizes)), 1), cols=cols, rows=rows,
                             cell_px=cell_px, title=title)
     for layer in spec["layer"]:
@@ -112,5 +113,5 @@ def compare_counts(against, nearer, as_near, farther, title):
     fig.update_xaxes(title_text="labelled data sets")
     return projector(fig, barmode="stack", title=dict(text=plain_text(title), y=0.98, yanchor="top"),
                      template=LAYOUT["template"],
-                     legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"),
+                     legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom", traceorder="normal"),
                      margin=dict(l=150, r=20, t=100, b=60))
