@@ -14,6 +14,7 @@ import streamlit as st
 from app_pages.shared import guarded, inert
 from pcrp import lesson
 from pcrp.app import explorer_settings as es
+from pcrp.app.live_view import TINY_SHARE
 from pcrp.plots import lesson as lplots
 
 state = st.session_state
@@ -31,7 +32,9 @@ PRESENT_CSS = """<style>
 section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader'],
 [data-testid='stElementToolbar'], [data-testid='stToolbar'] {display: none !important;}
 [data-testid='stMainBlockContainer'] {padding: 0.6rem 1.5rem 0.5rem 1.5rem !important; max-width: 100% !important;}
-[data-testid='stMainBlockContainer'] button p {font-size: 20px !important;}
+[data-testid='stMainBlockContainer'] p, [data-testid='stMainBlockContainer'] a,
+[data-testid='stCaptionContainer'] {font-size: 20px !important;}
+[data-testid='stMainBlockContainer'] p.lesson-say {font-size: 27px !important;}
 </style>"""
 
 # Keys: the right arrow (or Page Down, as a presenter's clicker sends) = Next, the left arrow (or Page Up) =
@@ -160,7 +163,7 @@ def step_crp(seed):
         (f"{crp.label}: last of {facts.sweeps} sweeps", lesson.matched_colours(crp, crp))]),
         key="lesson-crp", width="stretch", config=NO_TOOLBAR, theme=None)
     source(f"Run now: one {crp.label} chain, {facts.sweeps} sweeps, seed {facts.seed}, on the standardised data; "
-           "grey points: clusters under 2% of the points.")
+           f"grey points: clusters under {TINY_SHARE:.0%} of the points.")
     return lesson.explorer_values(3, lesson.settings(seed=seed))
 
 
