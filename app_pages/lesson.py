@@ -215,8 +215,7 @@ def step_compare(seed):
                                           f"the pCRP's mean K against each method's, {facts.data_sets} labelled "
                                           "data sets"),
                     key="lesson-compare", width="stretch", config=NO_TOOLBAR, theme=None)
-    source(f"From docs/compare/compare.json, made by {facts.command}; the table is in docs/compare/compare.md and on "
-           "the Reproduce page.")
+    source(f"From docs/compare/compare.json, made by {facts.command}; the table: the Reproduce page.")
     return lesson.explorer_values(7, rival=lesson.closest_rival(facts))
 
 

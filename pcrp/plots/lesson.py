@@ -111,7 +111,7 @@ def compare_counts(against, nearer, as_near, farther, title):
                     text=[str(v) if v else "" for v in values], textposition="inside", insidetextanchor="middle")
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(title_text="labelled data sets")
-    return projector(fig, barmode="stack", title=dict(text=plain_text(title), y=0.98, yanchor="top"),
+    return projector(fig, height=HEIGHT_PX - 30, barmode="stack", title=dict(text=plain_text(title), y=0.98, yanchor="top"),
                      template=LAYOUT["template"],
                      legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom", traceorder="normal"),
-                     margin=dict(l=150, r=20, t=100, b=60))
+                     margin=dict(l=170, r=20, t=100, b=60))
