@@ -264,6 +264,21 @@ def test_present_mode_is_read_from_the_address():
     assert "presentation mode must be true or false" in at.warning[0].value
 
 
+def test_the_app_lists_the_lesson_after_rich_get_richer_and_runs_it_in_its_shell():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("app_shell", ROOT / "app.py")
+    shell = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shell)  # defines PAGES and run(); runs nothing (not __main__)
+    files = [path for path, _ in shell.PAGES]
+    assert files.index("app_pages/lesson.py") == files.index("app_pages/rich_get_richer.py") + 1
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("app_pages/lesson.py").run()
+    assert not at.exception, at.exception
+    assert headers(at) == [f"1. {lesson.STEPS[0].title}"]
+
+
 @pytest.mark.slow  # every step, chains and merge paths included (about 15 s)
 def test_every_step_renders_with_its_sentence_chart_and_explorer_link():
     for step in lesson.STEPS:
