@@ -67,8 +67,12 @@ KEYS_SCRIPT = ("<script>const host = window.parent; if (!host.pcrpLessonKeys) { 
 # ----------------------------------------------------------------------------- the address
 def address():
     """(step number, presentation mode, problems [sentence]) read from the address; a bad value is reported and
-    left at its default, never used."""
+    left at its default, never used. An address without a step (the page chosen in the sidebar after a visit to
+    another page) comes back to the step this session last showed."""
+    if "step" not in st.query_params and "lesson_step" in state:
+        st.query_params["step"] = str(state.lesson_step)
     step, problem = lesson.parse_step(st.query_params.get_all("step") or None)
+    state.lesson_step = step
     problems = [problem] if problem else []
     present = False
     if "present" in st.query_params:

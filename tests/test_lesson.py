@@ -246,6 +246,19 @@ def test_the_buttons_move_between_steps_and_the_address_follows():
     assert headers(at) == [f"6. {lesson.STEPS[5].title}"] and at.query_params["step"] == "6"
 
 
+def test_the_lesson_comes_back_to_its_step_after_a_visit_to_another_page():
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("app_pages/lesson.py").run()
+    at.button(key="lesson_next").click().run()
+    assert headers(at) == [f"2. {lesson.STEPS[1].title}"]
+    at.switch_page("app_pages/reproduce.py").run()
+    at.query_params.clear()  # the sidebar's link carries no step
+    at.switch_page("app_pages/lesson.py").run()
+    assert not at.exception, at.exception
+    assert headers(at) == [f"2. {lesson.STEPS[1].title}"] and at.query_params["step"] == "2"
+
+
 def test_the_first_step_seats_ten_more_on_request():
     at = page()
     assert at.button(key="lesson_prev").disabled
