@@ -48,6 +48,7 @@ OLD_FAITHFUL = "old-faithful"  # the built-in data set of steps 3, 4 and 6 (pcrp
 SIM1 = "sim1"  # the built-in simulation of step 5 (three poorly separated 1-D Gaussians, true labels known)
 PATH_SIZES = (300, 2000)  # the paper's two N of Sim 1: the merge path's threshold at each (step 5)
 PATH_CHAINS, PATH_SWEEPS, PATH_BURN_IN, PATH_THIN = 2, 600, 200, 5  # the CRP fit the merge path starts from
+FADE_TOLERANCE = 0.05  # step 5 says r* "does not fade" unless the largest N's is lower than the smallest N's by more
 CV_FILE = "pcrp/datasets/cv_r.json"  # where step 6's numbers come from (pcrp.cv.BUILTIN_R_FILE, shipped)
 
 
@@ -440,9 +441,11 @@ def _pcrp_sentence(facts):
 
 def _threshold_sentence(facts):
     where = _and(f"r* = {facts.r_star[n]:.2f} at N = {n:,}" for n in facts.paths)
+    first, last = (facts.r_star[n] for n in (min(facts.paths), max(facts.paths)))
+    trend = "r* does not fade as N grows" if last >= first - FADE_TOLERANCE else "r* falls a little as N grows"
     return (f"Starting from a CRP fit of Sim 1, the pCRP prefers two real clusters (each at least {facts.share:.0%} "
-            f"of the points) merged above {where}: r* does not fade as N grows, so a fixed r above it merges real "
-            "clusters however many points there are.")
+            f"of the points) merged above {where}: {trend}, so a fixed r above it merges real clusters however many "
+            "points there are.")
 
 
 def _choice_sentence(facts):
@@ -480,14 +483,14 @@ def sentence(step, facts):
 
 
 # ----------------------------------------------------------------------------- the Explorer's settings of a step
-def explorer_values(step, lesson=None, *, r=None, rival=None, present=False):
+def explorer_values(step, lesson_settings=None, *, r=None, rival=None, present=False):
     """The Explorer's settings ({name: value}, :mod:`pcrp.app.explorer_settings`) that show step ``step`` (a
     :class:`Step` number) live: its data set, the CRP above the pCRP (or above ``rival``, a registry name, in step
     7), the pCRP at ``r`` (steps 2, 4, 5, 6; None: the data set's own r), and the lesson's seed and sweeps
-    (``lesson``: :func:`settings`). ``present``: the Explorer in presentation mode too."""
+    (``lesson_settings``: :func:`settings`). ``present``: the Explorer in presentation mode too."""
     from .app import explorer_settings as es
 
-    s = lesson or settings()
+    s = lesson_settings or settings()
     values = es.defaults()
     key = STEPS[step - 1].key
     values["data"] = OLD_FAITHFUL if key in ("restaurant", "crp", "pcrp", "choose") else SIM1
