@@ -19,6 +19,7 @@ PAGES = [  # (file, title in the navigation; the address is the file's name, e.g
     ("app_pages/choose_r.py", "Choose r"),
     ("app_pages/reproduce.py", "Reproduce the paper"),
     ("app_pages/rich_get_richer.py", "Rich get richer"),
+    ("app_pages/lesson.py", "Lesson"),
 ]
 
 
