@@ -391,11 +391,13 @@ def comparison(report):
 
 
 def closest_rival(comp):
-    """The registry name of the prior the pCRP beats least often on K (``pcrp.compare.PRIOR_METHODS``), or None."""
-    from .compare import PRIOR_METHODS
+    """The registry name of the prior the pCRP beats least often on K (:func:`pcrp.compare.prior_methods`), or
+    None."""
+    from .compare import prior_methods
 
-    priors = [(a, m) for m, a in zip(comp.against, comp.nearer) if m in PRIOR_METHODS]
-    return PRIOR_METHODS[min(priors)[1]][0] if priors else None
+    methods = prior_methods()
+    priors = [(a, m) for m, a in zip(comp.against, comp.nearer) if m in methods]
+    return methods[min(priors)[1]].name if priors else None
 
 
 # ----------------------------------------------------------------------------- the sentences

@@ -159,7 +159,9 @@ def test_choosing_r_reads_the_shipped_file_which_names_its_command():
 
 
 def test_the_comparison_reads_the_shipped_report_which_names_its_command():
-    from pcrp.compare import PRIOR_METHODS, read_report
+    from pcrp.compare import prior_methods, read_report
+
+    methods = prior_methods()
 
     payload = json.loads(COMPARISON.read_text())
     facts = lesson.comparison(read_report(COMPARISON))
@@ -172,8 +174,8 @@ def test_the_comparison_reads_the_shipped_report_which_names_its_command():
         assert f"the {row['against']}'s on {row['K nearer the truth']}" in text
     rival = lesson.closest_rival(facts)
     fewest = min((row["K nearer the truth"], row["against"]) for row in payload["counts"]
-                 if row["against"] in PRIOR_METHODS)[1]
-    assert rival == PRIOR_METHODS[fewest][0]
+                 if row["against"] in methods)[1]
+    assert rival == methods[fewest].name
 
 
 def test_no_sentence_carries_a_number_its_facts_do_not():
