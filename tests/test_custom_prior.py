@@ -375,14 +375,18 @@ def test_an_installed_package_s_prior_is_in_the_explorer_rows_and_pcrp_mixture(t
     assert done.stdout.split("\n")[:2] == ["True True", "shifted CRP (alpha=1, theta=2)"]
 
 
-@pytest.mark.xfail(strict=True, reason="pcrp.app.explorer_settings makes SETTINGS (the rows' prior choices and "
-                                       "parameter settings) from PRIORS when imported: a prior registered later "
-                                       "is missing from the Explorer's rows until they are made when read")
 def test_the_explorer_rows_offer_a_prior_registered_after_they_are_imported():
     import pcrp.app.explorer_settings as es
 
+    assert "shifted_crp" not in es.BY_NAME[es.prior_key(1)].choices  # the tables are made before the registration
     shifted_crp.register()
-    assert "shifted_crp" in es.BY_NAME[es.prior_key(1)].choices and es.row_key("theta", 1) in es.BY_NAME
+    try:
+        assert "shifted_crp" in es.BY_NAME[es.prior_key(1)].choices and es.row_key("theta", 1) in es.BY_NAME
+        values, problems = es.from_query({"prior1": "shifted_crp", "theta1": "2.5"})
+        assert problems == [] and values["theta1"] == 2.5
+    finally:
+        pcrp.unregister_prior("shifted_crp")
+    assert "shifted_crp" not in es.BY_NAME[es.prior_key(1)].choices
 
 
 def test_a_spec_set_directly_is_seen_everywhere_and_undone(monkeypatch):

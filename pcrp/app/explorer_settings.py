@@ -201,13 +201,13 @@ def tuned_key(values, row):
     return None if tuned is None else row_key(tuned, row)
 
 
-def _row_settings():
+def _row_settings(param_names):
     """One setting per row for its prior, and one per row and parameter name of any registry prior (checked
     against the row's prior's declaration by :func:`from_query`)."""
     out = [Setting(prior_key(row), "choice", ROW_DEFAULT_PRIORS[row], choices=tuple(PRIORS),
                    label=f"prior of row {row}") for row in ROWS]
     for row in ROWS:
-        for name in PARAM_NAMES:
+        for name in param_names:
             declared = [spec.param(name) for spec in PRIORS.values() if name in {p.name for p in spec.params}]
             own = PRIORS[ROW_DEFAULT_PRIORS[row]]
             default = own.param(name).default if name in {p.name for p in own.params} else declared[0].default
@@ -242,39 +242,66 @@ def _live(name, kind="number", **fields):
     return Setting(name, kind, LIVE_DEMO.get(name, param.default), label=param.label, param=param, **fields)
 
 
-PARAM_NAMES = tuple(dict.fromkeys(p.name for spec in PRIORS.values() for p in spec.params))
-SETTINGS = (
-    Setting("data", "choice", "old-faithful", choices=SOURCES, label="data set"),
-    _live("sim_n"),
-    _live("sim_seed"),
-    Setting("digits", "digits", [1, 2, 3, 4], label="MNIST digits"),
-    _live("mnist_n"),
-    Setting("embedding", "choice", "spectral", choices=("spectral", "pca"), label="MNIST embedding"),
-    _live("dims"),
-) + _row_settings() + (
-    _live("sweeps", run_key="iters"),
-    _live("burn_in", run_key="burn_in"),
-    _live("thin", run_key="requested_thin"),
-    _live("seed", run_key="seed"),
-    Setting("split_merge", "bool", True, label="split-merge moves", run_key="split_merge"),
-    Setting("start", "choice", "kmeans:10", choices=STARTS, label="start", run_key="init"),
-    _live("chains", run_key="chains"),
-    Setting("pace", "choice", "100 sweeps/s", choices=tuple(PACES), label="pace"),
-    Setting("present", "bool", False, label="presentation mode"),
-)
-BY_NAME = {s.name: s for s in SETTINGS}
-RUN_SETTINGS = {s.name: s.run_key for s in SETTINGS if s.run_key}  # setting -> its key in a run's config
-ROW_PARAMS = {row_key(name, row): (row, name) for row in ROWS for name in PARAM_NAMES}  # setting -> (row, param)
+def _build_tables():
+    """The settings made from the registry as it is now: PARAM_NAMES (every prior parameter name), SETTINGS,
+    BY_NAME, RUN_SETTINGS (setting -> its key in a run's config) and ROW_PARAMS (setting -> (row, parameter))."""
+    param_names = tuple(dict.fromkeys(p.name for spec in PRIORS.values() for p in spec.params))
+    settings = (
+        Setting("data", "choice", "old-faithful", choices=SOURCES, label="data set"),
+        _live("sim_n"),
+        _live("sim_seed"),
+        Setting("digits", "digits", [1, 2, 3, 4], label="MNIST digits"),
+        _live("mnist_n"),
+        Setting("embedding", "choice", "spectral", choices=("spectral", "pca"), label="MNIST embedding"),
+        _live("dims"),
+    ) + _row_settings(param_names) + (
+        _live("sweeps", run_key="iters"),
+        _live("burn_in", run_key="burn_in"),
+        _live("thin", run_key="requested_thin"),
+        _live("seed", run_key="seed"),
+        Setting("split_merge", "bool", True, label="split-merge moves", run_key="split_merge"),
+        Setting("start", "choice", "kmeans:10", choices=STARTS, label="start", run_key="init"),
+        _live("chains", run_key="chains"),
+        Setting("pace", "choice", "100 sweeps/s", choices=tuple(PACES), label="pace"),
+        Setting("present", "bool", False, label="presentation mode"),
+    )
+    return {
+        "PARAM_NAMES": param_names,
+        "SETTINGS": settings,
+        "BY_NAME": {s.name: s for s in settings},
+        "RUN_SETTINGS": {s.name: s.run_key for s in settings if s.run_key},
+        "ROW_PARAMS": {row_key(name, row): (row, name) for row in ROWS for name in param_names},
+    }
+
+
+_tables = (None, None)  # (the registry's version, the tables made from it)
+
+
+def _table(name):
+    """One of the tables of :func:`_build_tables`, remade when a prior has been registered or removed since."""
+    global _tables
+    version = PRIORS.version
+    if _tables[0] != version:
+        _tables = (version, _build_tables())
+    return _tables[1][name]
+
+
+def __getattr__(name):
+    """PARAM_NAMES, SETTINGS, BY_NAME, RUN_SETTINGS and ROW_PARAMS follow the registry (PEP 562): a prior registered
+    after this module was imported is offered in the rows."""
+    if name in ("PARAM_NAMES", "SETTINGS", "BY_NAME", "RUN_SETTINGS", "ROW_PARAMS"):
+        return _table(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def number_bounds(name):
     """(low, high) of the number box of declared live setting ``name``."""
-    return widget_bounds(BY_NAME[name].param)
+    return widget_bounds(_table("BY_NAME")[name].param)
 
 
 def defaults():
     """{name: default value} of every setting (fresh lists, safe to change)."""
-    return {s.name: list(s.default) if isinstance(s.default, list) else s.default for s in SETTINGS}
+    return {s.name: list(s.default) if isinstance(s.default, list) else s.default for s in _table("SETTINGS")}
 
 
 def from_query(params):
@@ -289,7 +316,7 @@ def from_query(params):
             params[new] = params[old]
     values, problems = {}, []
     for key, raw in params.items():
-        setting = BY_NAME.get(key)
+        setting = _table("BY_NAME").get(key)
         if setting is None:
             continue
         if isinstance(raw, (list, tuple)):
@@ -331,9 +358,9 @@ def check_rows(values):
 def _default_for(values, setting):
     """The value ``setting`` has when an address leaves it out, given the other ``values`` (a row's
     parameters default to those of the row's prior); None when it does not apply (another prior's)."""
-    if setting.name not in ROW_PARAMS:
+    if setting.name not in _table("ROW_PARAMS"):
         return setting.default
-    row, name = ROW_PARAMS[setting.name]
+    row, name = _table("ROW_PARAMS")[setting.name]
     prior = values.get(prior_key(row), ROW_DEFAULT_PRIORS[row])
     if name not in {p.name for p in PRIORS[prior].params}:
         return None
@@ -344,7 +371,7 @@ def to_query(values):
     """The query string {key: text} of the settings that differ from their defaults (a row's parameters:
     those of its prior, when they differ from that prior's defaults)."""
     out = {}
-    for s in SETTINGS:
+    for s in _table("SETTINGS"):
         if s.name not in values:
             continue
         default = _default_for(values, s)
