@@ -27,7 +27,7 @@ from .budget import AUTO_MAX_ITERS, Budget, max_kept, storage_rows
 from .compute import usable_cpus
 from .json_text import jsonable
 from .model import DEFAULT_PRIOR, NIW, PRIORS, GibbsPrior, make_prior, resolve_niw
-from .params import Param
+from .params import Declarations, Param
 from .dtypes import label_dtype
 from .errors import SamplerError
 from .sampler import parse_init
@@ -45,7 +45,8 @@ MAX_SEED = 2**128 - 1  # numpy's SeedSequence entropy is 128 bits
 
 _SWEEPS_WHY = (f"the per-sweep traces of K and the log joint and the sampler's time grow with the sweeps; "
                f"{MAX_SWEEPS:,} sweeps is days of sampling. The paper's protocol is 20,000.")
-RUN_PARAMS = {p.name: p for p in (
+RUN_PARAMS = Declarations(
+    "the run",
     Param("n_chains", "chains", 4, 1, CHAINS_PER_CORE * CORES, True, True,
           "Chains from unlike starts, run in parallel threads; R-hat needs two or more, and four from different "
           "starts is the usual check that the result does not depend on where the sampler started.",
@@ -74,14 +75,15 @@ RUN_PARAMS = {p.name: p for p in (
     Param("split_merge", "split-merge moves per sweep", 1, 0, MAX_SPLIT_MERGE, True, True,
           "Sequentially-allocated split-merge moves after each sweep (0: the paper's plain Gibbs).", integer=True,
           why_high="a hundred moves per sweep already cost more than the sweep; mixing comes from the sweeps too."),
-)}
-DEFAULTS = {name: p.default for name, p in RUN_PARAMS.items()}
+    error=SamplerError,
+)
+DEFAULTS = RUN_PARAMS.defaults()
 
 
 def check_setting(name, value):
     """``value`` of run setting ``name`` checked against its declaration (a SamplerError naming the setting, the
     value, its range and what to do), and n_jobs against its constraint (0 threads runs nothing)."""
-    value = RUN_PARAMS[name].check(value, "the run", SamplerError)
+    value = RUN_PARAMS.check(name, value)
     if name == "n_jobs" and value == 0:
         raise SamplerError("n_jobs must be -1 (all cores) or a whole number from 1 to the cores (got 0).")
     return value
