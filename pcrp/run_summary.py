@@ -12,6 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# The reference fit runs this many chains (the fewest that R-hat, and so the automatic budget, can judge), from the
+# first default starts: half the sampling of a four-chain fit, for a number (the clusters of at least 2% of the
+# points in its point estimate) that does not need more.
+REFERENCE_CHAINS = 2
+
 
 def judged_against_reference(prior_name):
     """Whether a fit under the prior ``prior_name`` (a key of :data:`pcrp.model.PRIORS`) is judged against the
@@ -33,12 +38,13 @@ def reference_fit(X, spec, sweeps, *, work=None):
     """(clusters the reference prior keeps on X (N, d), a phrase saying which fit): the reference a collapse of the
     run ``spec`` (a :class:`pcrp.run_spec.RunSpec`) is judged against (:func:`pcrp.collapse.judge`).
 
-    The reference prior (the CRP, with the parameters it shares with the judged prior: alpha) runs as many chains
-    as the judged run, from the same starts and seed, under the automatic budget (:mod:`pcrp.budget`: it stops
-    when its chains agree) capped at ``sweeps``, the sweeps per chain the judged run took: the reference never
-    costs more sweeps than the fit it judges. It runs on at most :data:`pcrp.cv.REFERENCE_POINTS` points (a random
-    subset above that). Its point estimate's clusters of at least 2% of the points are the reference
-    (:func:`pcrp.collapse.kept_clusters`)."""
+    The reference prior (the CRP, with the parameters it shares with the judged prior: alpha) runs
+    :data:`REFERENCE_CHAINS` chains from the first default starts (:data:`pcrp.run_spec.DEFAULT_INITS`) and the
+    judged run's seed, under the automatic budget (:mod:`pcrp.budget`: it stops when its chains agree) capped at
+    ``sweeps``, the sweeps per chain the judged run took: the reference never costs more sweeps per chain than the
+    fit it judges. It runs on at most :data:`pcrp.cv.REFERENCE_POINTS` points (a random subset above that). Its
+    point estimate's clusters of at least 2% of the points are the reference (:func:`pcrp.collapse.kept_clusters`).
+    """
     from .chains import run_chains
     from .collapse import kept_clusters
     from .cv import REFERENCE_POINTS
@@ -52,8 +58,8 @@ def reference_fit(X, spec, sweeps, *, work=None):
     rows = X.shape[0]
     if rows > REFERENCE_POINTS:
         X = X[np.sort(np.random.default_rng(spec.seed).choice(rows, size=REFERENCE_POINTS, replace=False))]
-    ref_spec = make_run_spec(X, prior=make_prior(ref.name, **shared), niw=spec.niw, n_chains=spec.n_chains,
-                             init=list(spec.inits), max_iters=max(int(sweeps), 2), seed=spec.seed,
+    ref_spec = make_run_spec(X, prior=make_prior(ref.name, **shared), niw=spec.niw,
+                             n_chains=min(REFERENCE_CHAINS, spec.n_chains), max_iters=int(sweeps), seed=spec.seed,
                              n_jobs=spec.n_jobs, split_merge=spec.split_merge)
     chains = run_chains(X, ref_spec, work=work)
     labels = point_estimate(chains.pooled_labels(), seed=spec.seed).labels

@@ -281,6 +281,7 @@ def add_run_options(p, names=RUN_FLAGS):
     default) and ``--no-split-merge`` are the two words that are not numbers."""
     from ..budget import AUTO_ESS
     from ..run_spec import RUN_PARAMS
+    from ..summary import RHAT_THRESHOLD
 
     for name in names:
         param = RUN_PARAMS[name]
@@ -288,7 +289,7 @@ def add_run_options(p, names=RUN_FLAGS):
                        help=help_text(param, RESOLVED_DEFAULTS.get(name)))
     if "iters" in names:
         p.add_argument("--budget", choices=("auto",),
-                       help=f"auto (the default unless --iters is given): run until split R-hat <= 1.01 and bulk ESS "
+                       help=f"auto (the default unless --iters is given): run until split R-hat <= {RHAT_THRESHOLD:g} and bulk ESS "
                             f">= {AUTO_ESS:g} for K and the log joint with one mode, or --max-iters sweeps "
                             f"(default {RUN_PARAMS['max_iters'].default:,}), and say which stopped it")
     if "split_merge" in names:

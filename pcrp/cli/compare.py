@@ -13,13 +13,15 @@ OUT_DEFAULT = "compare-output"  # the output folder, relative to where the comma
 
 def add_parser(sub, help_line):
     from ..compare import DATA_SETS, METHODS, run_comparison
+    from ..run_spec import RUN_PARAMS
 
     default = defaults_of(run_comparison)
     p = sub.add_parser(
         "compare", help=help_line,
         description=("Does the pCRP fix over-clustering, compared with what? Runs the CRP, the pCRP (r chosen on each "
                      "data set by cross validation and checked on all of it), Pitman-Yor, the MFM and the sparse "
-                     "finite mixture (4 chains each, the automatic budget) and scikit-learn's "
+                     f"finite mixture ({RUN_PARAMS['n_chains'].default} chains each, the automatic budget) and "
+                     "scikit-learn's "
                      "BayesianGaussianMixture on Sim 1 and Sim 2 (N = 300 and 2000, several fresh data seeds), Old "
                      "Faithful, MNIST 1-4 and the labelled data sets scikit-learn ships, and writes compare.md "
                      "(where the pCRP wins and where it does not, counted, and one table), compare.csv, "

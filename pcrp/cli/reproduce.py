@@ -14,13 +14,13 @@ OUT_DEFAULT = "reproduce-output"  # the output folder, relative to where the com
 
 def add_parser(sub, help_line):
     from ..model import ALPHA
-    from ..reproduce import EXPERIMENTS, FULL, QUICK, run_over_seeds
+    from ..reproduce import EXPERIMENTS, FULL, N_CHAINS, QUICK, run_over_seeds
 
     p = sub.add_parser(
         "reproduce", help=help_line,
         description=(
             "Run the paper's experiments (Sim 1 and Sim 2 at N = 300 and 2000, MNIST digits 1-4 at N = 1000 "
-            "and 2000, Old Faithful) with CRP-Oracle, CRP and pCRP (r by cross validation), 4 chains each from "
+            f"and 2000, Old Faithful) with CRP-Oracle, CRP and pCRP (r by cross validation), {N_CHAINS} chains each from "
             "different starts (R-hat flags rows whose chains disagree), under the paper's "
             f"protocol ({FULL.iters:,} sweeps, burn-in {FULL.burn_in:,}, thin {FULL.thin}, alpha = "
             f"{ALPHA.default:g}), on several simulated data sets "
