@@ -35,7 +35,8 @@ def reference_spec():
 
 
 def reference_fit(X, spec, sweeps, *, work=None):
-    """(clusters the reference prior keeps on X (N, d), a phrase saying which fit): the reference a collapse of the
+    """(clusters the reference prior keeps on X (N, d), a phrase saying which fit), or None when its chains kept no
+    draw (a run of a sweep or two): the reference a collapse of the
     run ``spec`` (a :class:`pcrp.run_spec.RunSpec`) is judged against (:func:`pcrp.collapse.judge`).
 
     The reference prior (the CRP, with the parameters it shares with the judged prior: alpha) runs
@@ -50,7 +51,7 @@ def reference_fit(X, spec, sweeps, *, work=None):
     from .cv import REFERENCE_POINTS
     from .model import make_prior
     from .partition import point_estimate
-    from .run_spec import make_run_spec
+    from .run_spec import RUN_PARAMS, make_run_spec
 
     ref = reference_spec()
     shared = {p.name: getattr(spec.prior, p.name) for p in ref.params if hasattr(spec.prior, p.name)}
@@ -58,10 +59,15 @@ def reference_fit(X, spec, sweeps, *, work=None):
     rows = X.shape[0]
     if rows > REFERENCE_POINTS:
         X = X[np.sort(np.random.default_rng(spec.seed).choice(rows, size=REFERENCE_POINTS, replace=False))]
+    # labels from every sweep after burn-in (the automatic budget thins more as the sweeps grow), so that a cap of
+    # a few sweeps still keeps draws
     ref_spec = make_run_spec(X, prior=make_prior(ref.name, **shared), niw=spec.niw,
-                             n_chains=min(REFERENCE_CHAINS, spec.n_chains), max_iters=int(sweeps), seed=spec.seed,
-                             n_jobs=spec.n_jobs, split_merge=spec.split_merge)
+                             n_chains=min(REFERENCE_CHAINS, spec.n_chains), max_iters=int(sweeps),
+                             thin=RUN_PARAMS["thin"].low, seed=spec.seed, n_jobs=spec.n_jobs,
+                             split_merge=spec.split_merge)
     chains = run_chains(X, ref_spec, work=work)
+    if chains.n_kept == 0:
+        return None
     labels = point_estimate(chains.pooled_labels(), seed=spec.seed).labels
     where = "these data" if rows <= REFERENCE_POINTS else f"a random {REFERENCE_POINTS:,} of the {rows:,} points"
     ran = int(chains.K.shape[1])
