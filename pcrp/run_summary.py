@@ -59,12 +59,13 @@ def reference_fit(X, spec, sweeps, *, work=None):
     rows = X.shape[0]
     if rows > REFERENCE_POINTS:
         X = X[np.sort(np.random.default_rng(spec.seed).choice(rows, size=REFERENCE_POINTS, replace=False))]
-    # labels from every sweep after burn-in (the automatic budget thins more as the sweeps grow), so that a cap of
-    # a few sweeps still keeps draws
+    # thinned as the judged run (the point estimate's search costs by the draw), but never so much that the half of
+    # the sweeps after burn-in keeps no draw (a cap of a few sweeps)
+    sweeps = int(sweeps)
+    thin = max(RUN_PARAMS["thin"].low, min(spec.thin, sweeps - sweeps // 2))
     ref_spec = make_run_spec(X, prior=make_prior(ref.name, **shared), niw=spec.niw,
-                             n_chains=min(REFERENCE_CHAINS, spec.n_chains), max_iters=int(sweeps),
-                             thin=RUN_PARAMS["thin"].low, seed=spec.seed, n_jobs=spec.n_jobs,
-                             split_merge=spec.split_merge)
+                             n_chains=min(REFERENCE_CHAINS, spec.n_chains), max_iters=sweeps, thin=thin,
+                             seed=spec.seed, n_jobs=spec.n_jobs, split_merge=spec.split_merge)
     chains = run_chains(X, ref_spec, work=work)
     if chains.n_kept == 0:
         return None
