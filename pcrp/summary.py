@@ -18,7 +18,6 @@ checks the numbers against ArviZ's own to 1e-9), on (chain, draw) arrays:
 The posterior density lives in :mod:`pcrp.density`, partition summaries in :mod:`pcrp.partition`.
 """
 
-import functools
 import math
 
 import numpy as np
@@ -110,6 +109,11 @@ def _chain_draw(values):
     return values
 
 
+def _min_draws_or_nan(values, min_chains=1):
+    """Whether ArviZ would call these (chain, draw) values invalid (a NaN, too few chains or draws): nan then."""
+    return bool(np.isnan(values).any()) or values.shape[0] < min_chains or values.shape[1] < MIN_DRAWS
+
+
 def _split_chains(values):
     """Each chain's first and last halves as two chains (chain, draw) -> (2 chain, draw // 2)."""
     half = values.shape[1] // 2
@@ -188,48 +192,45 @@ def _rhat(values):
     return float(np.sqrt((between / within + n - 1) / n))
 
 
-def _diagnostic(min_chains=1):
-    """A diagnostic of (chain, draw) values (a (draw,) array is one chain): nan, as ArviZ's, for a NaN, fewer than
-    ``min_chains`` chains or fewer than MIN_DRAWS draws; computed with NumPy's division warnings off."""
-    def wrap(compute):
-        @functools.wraps(compute)
-        def diagnostic(values):
-            values = _chain_draw(values)
-            if bool(np.isnan(values).any()) or values.shape[0] < min_chains or values.shape[1] < MIN_DRAWS:
-                return float("nan")
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return float(compute(values))
-        return diagnostic
-    return wrap
-
-
-@_diagnostic(min_chains=2)
 def rank_rhat(values):
     """Rank-normalised split R-hat of (chain, draw) values, the larger of the bulk's and the folded tail's
     (``az.rhat(method="rank")``); nan with fewer than 2 chains or MIN_DRAWS draws."""
-    split = _split_chains(values)
-    folded = np.abs(split - np.median(split))
-    return max(_rhat(_z_scale(split)), _rhat(_z_scale(folded)))
+    values = _chain_draw(values)
+    if _min_draws_or_nan(values, min_chains=2):
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        split = _split_chains(values)
+        folded = np.abs(split - np.median(split))
+        return max(_rhat(_z_scale(split)), _rhat(_z_scale(folded)))
 
 
-@_diagnostic()
 def ess_bulk(values):
     """Bulk ESS of (chain, draw) values, in draws (``az.ess(method="bulk")``); nan below MIN_DRAWS draws."""
-    return _ess(_z_scale(_split_chains(values)))
+    values = _chain_draw(values)
+    if _min_draws_or_nan(values):
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _ess(_z_scale(_split_chains(values)))
 
 
-@_diagnostic()
 def ess_tail(values):
     """Tail ESS of (chain, draw) values: the smaller ESS of the indicators of the 5% and 95% quantiles
     (``az.ess(method="tail")``); nan below MIN_DRAWS draws."""
-    return min(_ess(_split_chains(values <= np.quantile(values, prob))) for prob in (0.05, 0.95))
+    values = _chain_draw(values)
+    if _min_draws_or_nan(values):
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return min(_ess(_split_chains(values <= np.quantile(values, prob))) for prob in (0.05, 0.95))
 
 
-@_diagnostic()
 def mcse_mean(values):
     """Monte Carlo standard error of the mean of (chain, draw) values, sd / sqrt(ESS of the mean)
     (``az.mcse(method="mean")``); nan below MIN_DRAWS draws."""
-    return np.std(values, ddof=1) / np.sqrt(_ess(_split_chains(values)))
+    values = _chain_draw(values)
+    if _min_draws_or_nan(values):
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.std(values, ddof=1) / np.sqrt(_ess(_split_chains(values))))
 
 
 def mean_and_mcse(values):
