@@ -35,6 +35,7 @@ from .model import DEFAULT_PRIOR, NIW_PARAMS, PRIORS
 from .partition import DEFAULT_LOSS, LOSSES
 from .run_spec import RUN_PARAMS, make_run_spec
 from .compiling import compile_kernels
+from .summary import preload_in_background
 
 
 def _prior_parameter_names():
@@ -259,6 +260,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         if self.verbose:
             print("\n".join(self.spec_.describe()), file=sys.stderr)
         compile_kernels()  # the first fit of an installation compiles the kernels, and says so on stderr
+        preload_in_background()  # the summaries' imports load while the chains run
         with self._progress() as advance:
             self.chains_ = run_chains(Z, self.spec_, callback=advance)
         self.stop_reason_ = self.chains_.stop["reason"]

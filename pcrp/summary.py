@@ -5,22 +5,23 @@ Metric conventions (stated in the app next to every number):
   scikit-learn's ``average_method="geometric"``); 1 for identical partitions.
 - VI = H(U | V) + H(V | U) in bits (log base 2, the authors' choice); 0 for identical partitions.
 
-Diagnostics and standard errors are ArviZ's (0.23), computed here by the same NumPy steps as ArviZ's NumPy path (the
-import of ArviZ, with pandas, xarray and matplotlib, costs 1.5-2 s of every run's start; tests/test_summaries_fast.py
-checks the numbers against ArviZ's own to 1e-9), on (chain, draw) arrays:
-- R-hat: rank-normalised split R-hat (Vehtari et al. 2021), ``az.rhat(method="rank")``: :func:`rank_rhat`.
-- ESS: bulk and tail effective sample sizes, in draws, ``az.ess(method="bulk" | "tail")``: :func:`ess_bulk`,
-  :func:`ess_tail`.
-- MCSE: Monte Carlo standard error of the mean, sd / sqrt(ESS of the mean), ``az.mcse(method="mean")``:
-  :func:`mcse_mean`.
+Diagnostics and standard errors come from ArviZ, on (chain, draw) arrays:
+- R-hat: rank-normalised split R-hat (Vehtari et al. 2021), ``az.rhat(method="rank")``.
+- ESS: bulk and tail effective sample sizes, in draws, ``az.ess(method="bulk" | "tail")``.
+- MCSE: Monte Carlo standard error of the mean, sd / sqrt(ESS of the mean), ``az.mcse(method="mean")``.
   Standard errors in tables and metrics are MCSEs: they account for autocorrelation, where
   std / sqrt(n) would treat correlated draws as independent.
 The posterior density lives in :mod:`pcrp.density`, partition summaries in :mod:`pcrp.partition`.
 """
 
 import math
+import threading
+import warnings
 
 import numpy as np
+
+from scipy import stats
+from sklearn.metrics import mutual_info_score, normalized_mutual_info_score
 
 
 def nmi(true, pred):
@@ -28,8 +29,6 @@ def nmi(true, pred):
 
     scikit-learn's ``normalized_mutual_info_score(average_method="geometric")``; true, pred (N,) labels.
     """
-    from sklearn.metrics import normalized_mutual_info_score
-
     return float(normalized_mutual_info_score(true, pred, average_method="geometric"))
 
 
@@ -39,9 +38,6 @@ def vi(true, pred, base=2.0):
     true, pred (N,) labels. The mutual information is scikit-learn's (from a sparse contingency table,
     so a draw with thousands of clusters needs no dense K x K table).
     """
-    from scipy import stats
-    from sklearn.metrics import mutual_info_score
-
     _, counts_u = np.unique(true, return_counts=True)
     _, counts_v = np.unique(pred, return_counts=True)
     nats = stats.entropy(counts_u) + stats.entropy(counts_v) - 2.0 * mutual_info_score(true, pred)
@@ -109,128 +105,37 @@ def _chain_draw(values):
     return values
 
 
-def _min_draws_or_nan(values, min_chains=1):
-    """Whether ArviZ would call these (chain, draw) values invalid (a NaN, too few chains or draws): nan then."""
-    return bool(np.isnan(values).any()) or values.shape[0] < min_chains or values.shape[1] < MIN_DRAWS
+_ARVIZ_LOCK = threading.Lock()
 
 
-def _split_chains(values):
-    """Each chain's first and last halves as two chains (chain, draw) -> (2 chain, draw // 2)."""
-    half = values.shape[1] // 2
-    return np.vstack([values[:, :half], values[:, -half:]])
+def _quiet(fn, values, **kwargs):
+    """Call an ArviZ diagnostic on a (chain, draw) array; a float (nan where it is undefined).
+
+    ArviZ's own numba path is switched off for the call (and restored after): it is compiled afresh in every
+    process (about 0.4-1 s on the first diagnostic), and its NumPy path gives the same numbers on these small
+    arrays (checked in tests/test_summaries_fast.py)."""
+    import arviz as az
+
+    with _ARVIZ_LOCK, warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore")
+        jit = az.Numba.numba_flag
+        az.Numba.disable_numba()
+        try:
+            return float(np.asarray(fn(values, **kwargs)).reshape(-1)[0])
+        finally:
+            if jit:
+                az.Numba.enable_numba()
 
 
-def _z_scale(values):
-    """Rank-normalised values: average ranks over all draws, back-transformed (Blom, c = 3/8) to normal scores."""
-    from scipy.special import ndtri
+def preload_in_background():
+    """Start importing ArviZ in a daemon thread and return it: about 1.5-2 s of imports that the summaries need,
+    done while the chains run (their kernels release the GIL) instead of after them. A later ``import arviz``
+    waits for this one to finish."""
+    import importlib
 
-    flat = values.reshape(-1)
-    order = np.argsort(flat, kind="mergesort")
-    ordered = flat[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])  # first index of each run of ties
-    ends = np.r_[starts[1:], flat.size]
-    ranks = np.empty(flat.size)
-    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)  # ranks from 1, ties get their average
-    c = 3.0 / 8.0
-    return ndtri((ranks - c) / (flat.size - 2 * c + 1)).reshape(values.shape)
-
-
-def _autocov(values):
-    """Autocovariance of each chain at every lag (chain, draw), by FFT."""
-    from scipy.fft import next_fast_len
-
-    n = values.shape[1]
-    centred = values - values.mean(axis=1, keepdims=True)
-    spectrum = np.fft.rfft(centred, n=next_fast_len(2 * n), axis=1)
-    spectrum *= np.conjugate(spectrum)
-    return np.fft.irfft(spectrum, n=next_fast_len(2 * n), axis=1)[:, :n] / n
-
-
-def _ess(values):
-    """Effective sample size of (chain, draw) values: Geyer's initial monotone sequence on the chains' pooled
-    autocorrelation (ArviZ's ``_ess``)."""
-    values = np.asarray(values, dtype=float)
-    if np.isnan(values).any():
-        return float("nan")
-    if values.max() - values.min() < np.finfo(float).resolution:
-        return float(values.size)
-    n_chain, n_draw = values.shape
-    acov = _autocov(values)
-    mean_var = np.mean(acov[:, 0]) * n_draw / (n_draw - 1.0)
-    var_plus = mean_var * (n_draw - 1.0) / n_draw
-    if n_chain > 1:
-        var_plus += np.var(values.mean(axis=1), ddof=1)
-    rho = np.zeros(n_draw)
-    rho_even, rho_odd = 1.0, 1.0 - (mean_var - np.mean(acov[:, 1])) / var_plus
-    rho[0], rho[1] = rho_even, rho_odd
-    t = 1
-    while t < n_draw - 3 and rho_even + rho_odd > 0.0:  # Geyer's initial positive sequence
-        rho_even = 1.0 - (mean_var - np.mean(acov[:, t + 1])) / var_plus
-        rho_odd = 1.0 - (mean_var - np.mean(acov[:, t + 2])) / var_plus
-        if rho_even + rho_odd >= 0:
-            rho[t + 1], rho[t + 2] = rho_even, rho_odd
-        t += 2
-    max_t = t - 2
-    if rho_even > 0:
-        rho[max_t + 1] = rho_even
-    t = 1
-    while t <= max_t - 2:  # Geyer's initial monotone sequence
-        if rho[t + 1] + rho[t + 2] > rho[t - 1] + rho[t]:
-            rho[t + 1] = rho[t + 2] = (rho[t - 1] + rho[t]) / 2.0
-        t += 2
-    size = n_chain * n_draw
-    tau = -1.0 + 2.0 * np.sum(rho[:max_t + 1]) + np.sum(rho[max_t + 1:max_t + 2])
-    tau = max(tau, 1 / np.log10(size))
-    return float("nan") if np.isnan(rho).any() else float(size / tau)
-
-
-def _rhat(values):
-    """Plain R-hat of (chain, draw) values (between- and within-chain variances)."""
-    n = values.shape[1]
-    between = n * np.var(values.mean(axis=1), ddof=1)
-    within = np.mean(np.var(values, axis=1, ddof=1))
-    return float(np.sqrt((between / within + n - 1) / n))
-
-
-def rank_rhat(values):
-    """Rank-normalised split R-hat of (chain, draw) values, the larger of the bulk's and the folded tail's
-    (``az.rhat(method="rank")``); nan with fewer than 2 chains or MIN_DRAWS draws."""
-    values = _chain_draw(values)
-    if _min_draws_or_nan(values, min_chains=2):
-        return float("nan")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        split = _split_chains(values)
-        folded = np.abs(split - np.median(split))
-        return max(_rhat(_z_scale(split)), _rhat(_z_scale(folded)))
-
-
-def ess_bulk(values):
-    """Bulk ESS of (chain, draw) values, in draws (``az.ess(method="bulk")``); nan below MIN_DRAWS draws."""
-    values = _chain_draw(values)
-    if _min_draws_or_nan(values):
-        return float("nan")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _ess(_z_scale(_split_chains(values)))
-
-
-def ess_tail(values):
-    """Tail ESS of (chain, draw) values: the smaller ESS of the indicators of the 5% and 95% quantiles
-    (``az.ess(method="tail")``); nan below MIN_DRAWS draws."""
-    values = _chain_draw(values)
-    if _min_draws_or_nan(values):
-        return float("nan")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return min(_ess(_split_chains(values <= np.quantile(values, prob))) for prob in (0.05, 0.95))
-
-
-def mcse_mean(values):
-    """Monte Carlo standard error of the mean of (chain, draw) values, sd / sqrt(ESS of the mean)
-    (``az.mcse(method="mean")``); nan below MIN_DRAWS draws."""
-    values = _chain_draw(values)
-    if _min_draws_or_nan(values):
-        return float("nan")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.std(values, ddof=1) / np.sqrt(_ess(_split_chains(values))))
+    thread = threading.Thread(target=importlib.import_module, args=("arviz",), name="pcrp-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def mean_and_mcse(values):
@@ -243,7 +148,9 @@ def mean_and_mcse(values):
     mean = float(values.mean()) if values.size else float("nan")
     if values.shape[1] < MIN_DRAWS:
         return mean, float("nan")
-    return mean, mcse_mean(values)
+    import arviz as az
+
+    return mean, _quiet(az.mcse, values, method="mean")
 
 
 # A quantity is "settled" in a chain when at least this share of the chain's draws equal its most common value (a
@@ -271,6 +178,8 @@ def chain_diagnostics(values):
     settled: every chain holds one value in at least :data:`SETTLED_SHARE` of its draws (R-hat and ESS are then
     not informative); agree: :func:`chains_agree` of this result.
     """
+    import arviz as az
+
     values = _chain_draw(values)
     n_chains, n_draws = values.shape
 
@@ -281,15 +190,15 @@ def chain_diagnostics(values):
             "mean": mean,
             "mcse": mcse,
             "rhat": rhat,
-            "ess_bulk": ess_bulk(v) if enough else float("nan"),
-            "ess_tail": ess_tail(v) if enough else float("nan"),
+            "ess_bulk": _quiet(az.ess, v, method="bulk") if enough else float("nan"),
+            "ess_tail": _quiet(az.ess, v, method="tail") if enough else float("nan"),
         }
 
-    pooled_rhat = rank_rhat(values) if n_chains >= 2 and n_draws >= MIN_DRAWS else float("nan")
+    pooled_rhat = _quiet(az.rhat, values, method="rank") if n_chains >= 2 and n_draws >= MIN_DRAWS else float("nan")
     out = stats(values, pooled_rhat)
     half = n_draws // 2
     out["per_chain"] = [
-        stats(chain[None], rank_rhat(np.vstack([chain[:half], chain[half:2 * half]]))
+        stats(chain[None], _quiet(az.rhat, np.vstack([chain[:half], chain[half:2 * half]]), method="rank")
               if half >= MIN_DRAWS else float("nan"))
         for chain in values
     ]

@@ -1,5 +1,5 @@
-"""The summaries' speed-ups change no number: the diagnostics computed in pcrp.summary (without importing ArviZ, whose
-import costs every run 1.5-2 s) against ArviZ's own, and a run that never imports ArviZ."""
+"""The summaries' speed-ups change no number: ArviZ's NumPy path (its numba path compiles afresh in every
+process) against its numba path, and the user's ArviZ setting left as it was."""
 
 import warnings
 
@@ -40,41 +40,6 @@ def test_diagnostics_equal_arvizs_own_numba_path(seed):
         assert not az.Numba.numba_flag  # a user's choice to switch it off stays
     finally:
         az.Numba.enable_numba()
-
-
-@pytest.mark.parametrize("shape,kind", [((4, 300), "ties"), ((2, 9), "walk"), ((1, 50), "walk"), ((3, 4), "walk"),
-                                        ((4, 101), "constant"), ((2, 200), "two values")])
-def test_diagnostics_equal_arvizs_at_the_edges(shape, kind):
-    """Few draws, one chain, odd lengths, constant chains and chains of two values (K that barely moves): R-hat, ESS
-    bulk / tail and MCSE are ArviZ's to 1e-9 relatively, nan where ArviZ's are nan."""
-    from pcrp.summary import ess_bulk, ess_tail, mcse_mean, rank_rhat
-
-    az = pytest.importorskip("arviz")
-    rng = np.random.default_rng(sum(shape))
-    values = {"ties": np.round(rng.normal(size=shape).cumsum(axis=1)), "walk": rng.normal(size=shape).cumsum(axis=1),
-              "constant": np.full(shape, 3.0), "two values": (rng.random(shape) < 0.1) + 3.0}[kind]
-    az.Numba.disable_numba()
-    try:
-        pairs = [(rank_rhat(values), _direct(values, az.rhat, method="rank")),
-                 (ess_bulk(values), _direct(values, az.ess, method="bulk")),
-                 (ess_tail(values), _direct(values, az.ess, method="tail")),
-                 (mcse_mean(values), _direct(values, az.mcse, method="mean"))]
-    finally:
-        az.Numba.enable_numba()
-    for ours, theirs in pairs:
-        assert ours == pytest.approx(theirs, rel=1e-9, nan_ok=True)
-
-
-def test_a_run_and_its_summary_never_import_arviz(tmp_path):
-    """The diagnostics a run prints are computed without ArviZ (and pandas, xarray, matplotlib behind it)."""
-    import subprocess
-    import sys
-
-    script = ("import sys; from pcrp.cli import main; "
-              f"rc = main(['run', 'old-faithful', '--iters', '20', '--seed', '1', '--out', {str(tmp_path / 'r.npz')!r}]); "
-              "print(rc, 'arviz' in sys.modules)")
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert proc.stdout.splitlines()[-1] == "0 False", proc.stderr
 
 
 def test_the_estimator_checks_its_memory_plan_before_sampling(monkeypatch):
