@@ -101,9 +101,13 @@ class Verdict:
 
 
 def _remedy(prior):
-    """What to do about a collapse under ``prior`` (a PRIORS key)."""
-    if prior == "pcrp":
-        return "real clusters are merged at this r; use a smaller r."
+    """What to do about a collapse under ``prior`` (a PRIORS key): step its tuned parameter down where it has one
+    (the pCRP's r), else try another prior or its parameters."""
+    from .model import PRIORS
+
+    tuned = PRIORS[prior].tuned if prior in PRIORS else None
+    if tuned:
+        return f"real clusters are merged at this {tuned}; use a smaller {tuned}."
     return ("real clusters are merged under this prior's settings; compare its K with the CRP's and try "
             "another prior or its parameters (pcrp run --help lists them).")
 
@@ -112,7 +116,8 @@ def _k(value):
     return f"{value:.2f}"
 
 
-def _mean_k_per_chain(means):
+def mean_k_per_chain(means):
+    """"mean K per chain 3.30, 3.40, ...": each chain's mean K in words, as every verdict and check prints it."""
     return "mean K per chain " + ", ".join(_k(float(k)) for k in np.atleast_1d(means))
 
 
@@ -128,24 +133,28 @@ def disagreement(diagnostics, chain_mean_k, threshold=None):
 
     threshold = RHAT_THRESHOLD if threshold is None else threshold
     if not chains_agree(diagnostics["K"], threshold):
-        return f"({_mean_k_per_chain(chain_mean_k)})"
+        return f"({mean_k_per_chain(chain_mean_k)})"
     if not chains_agree(diagnostics["log_joint"], threshold):
         per_chain = ", ".join(f"{c['mean']:.1f}" for c in diagnostics["log_joint"]["per_chain"])
-        return f"on the log joint (mean per chain {per_chain} nats; {_mean_k_per_chain(chain_mean_k)})"
+        return f"on the log joint (mean per chain {per_chain} nats; {mean_k_per_chain(chain_mean_k)})"
     return None
 
 
 def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", reference_name="the CRP",
-          inits=None, prior="pcrp", disagreement_text=None):
+          inits=None, prior=None, disagreement_text=None):
     """The :class:`Verdict` of one fit.
 
     chain_mean_k: each chain's mean K over its kept draws (one value for one chain); agree: whether its chains agree
     on K and on the log joint (:func:`pcrp.summary.chains_agree` of both); reference: the clusters the reference fit
     keeps on the same data (:func:`reference_clusters`), or None; what: the fit's name in the text; reference_name:
     the reference's; inits: the chains' starts, named in the text when given; prior: the fit's prior name (a
-    ``PRIORS`` key), which picks the advice: only the pCRP has an r to step down; disagreement_text: what the chains
+    ``PRIORS`` key; None: :data:`pcrp.model.DEFAULT_PRIOR`), which picks the advice: only a prior with a tuned
+    parameter (the pCRP's r) has one to step down; disagreement_text: what the chains
     disagree on (:func:`disagreement`; default: their mean K).
     """
+    from .model import DEFAULT_PRIOR
+
+    prior = DEFAULT_PRIOR if prior is None else prior
     means = tuple(float(k) for k in np.atleast_1d(np.asarray(chain_mean_k, dtype=float)))
     if not means or not all(np.isfinite(means)):
         raise ValueError(f"chain_mean_k must be one finite mean K per chain (got {chain_mean_k!r}).")
@@ -166,7 +175,7 @@ def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", referenc
                      f"{_remedy(prior)}")
         short.append(f"COLLAPSED ({len(below)} of {len(means)} chains below {reference_name}'s {reference} clusters)")
     if disagree:
-        on = disagreement_text or f"({_mean_k_per_chain(means)})"
+        on = disagreement_text or f"({mean_k_per_chain(means)})"
         parts.append(f"The chains of {what} disagree {on}: its "
                      "figures depend on where the chains started.")
         short.append("chains disagree")

@@ -21,7 +21,6 @@ sees (stored in ``niw_``, in those units), while every attribute and prediction 
 
 import inspect
 import sys
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -32,8 +31,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .density import seating_log_predictive
-from .model import DEFAULT_PRIOR, PRIORS
-from .partition import DEFAULT_LOSS, LOSSES, point_estimate, similarity_matrix
+from .model import DEFAULT_PRIOR, NIW_PARAMS, PRIORS
+from .partition import DEFAULT_LOSS, LOSSES
 from .run_spec import RUN_PARAMS, make_run_spec
 from .compiling import compile_kernels
 from .summary import preload_in_background
@@ -124,7 +123,9 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         Threads for the chains (-1 = all cores, as ``pcrp run``).
     verbose : int, default=0
         0 silent; 1 the run's header, a progress bar of the sweeps (tqdm: a terminal bar, or a notebook widget
-        in Jupyter), why the chains stopped and the sampling and summary times, on stderr.
+        in Jupyter) and the summary ``pcrp run`` prints (:func:`pcrp.run_summary.summary_lines`: why the chains
+        stopped, each chain's K and log joint, the point estimate, the modes, the sampling and summary times), on
+        stderr.
     random_state : int, RandomState instance or None, default=None
         Seed of the chains and of the point-estimate search (``pcrp run --seed S`` = ``random_state=S``); None
         draws a fresh seed, recorded in ``seed_``.
@@ -152,6 +153,8 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     center_, scale_ : (d,) the standardisation, X_sampler = (X - center_) / scale_ (0 and 1 when off).
     n_iter_ : int, sweeps run per chain. seed_ : int, the seed the chains were spawned from.
     timing_ : {"sampling": s, "summaries": s}, wall-clock seconds of fit's two stages.
+    summary_ : :class:`pcrp.run_summary.RunSummary`, the run's summary as ``pcrp run`` makes it (diagnostics
+        included).
     n_features_in_ : int.
     """
 
@@ -165,9 +168,9 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         "init": [str, list, tuple, None],
         "loss": [StrOptions(set(LOSSES))],
         "m0": ["array-like", None],
-        "kappa0": [Interval(Real, 0, None, closed="neither"), None],
-        "nu0": [Real, None],
-        "S0": ["array-like", Interval(Real, 0, None, closed="neither"), None],
+        "kappa0": [_interval([NIW_PARAMS["kappa0"]]), None],
+        "nu0": [Real, None],  # nu0 > d - 1 depends on the data: checked by pcrp.model.NIW
+        "S0": ["array-like", _interval([NIW_PARAMS["S0"]]), None],
         "n_predict_draws": [Interval(Integral, 1, None, closed="left")],
         "psm": ["boolean"],
         "verbose": ["verbose"],
@@ -244,9 +247,10 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Run the chains on X (N, d) and summarise them. ``y`` is ignored."""
+        """Run the chains on X (N, d) and summarise them (:func:`pcrp.run_summary.summarise_run`, as ``pcrp run``
+        does). ``y`` is ignored."""
         from .chains import run_chains
-        from .modes import find_modes
+        from .run_summary import summarise_run, summary_lines
 
         X = validate_data(self, X, dtype=np.float64)
         self.center_, self.scale_ = self._standardise(X)
@@ -257,30 +261,25 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
             print("\n".join(self.spec_.describe()), file=sys.stderr)
         compile_kernels()  # the first fit of an installation compiles the kernels, and says so on stderr
         preload_in_background()  # the summaries' imports load while the chains run
-        started = time.perf_counter()
         with self._progress() as advance:
             self.chains_ = run_chains(Z, self.spec_, callback=advance)
-        self.chains_.config["loss"] = self.loss
         self.stop_reason_ = self.chains_.stop["reason"]
-        sampled = time.perf_counter()
-        draws = self.chains_.pooled_labels()
-        self.psm_ = similarity_matrix(draws) if self.psm else None
-        estimate = point_estimate(draws, self.loss, seed=self.seed_)
-        self.labels_ = estimate.labels
-        self.n_clusters_ = estimate.n_clusters
-        self.expected_loss_ = estimate.expected_loss
-        self.modes_, self.modes_warning_ = find_modes(self.chains_, loss=self.loss, seed=self.seed_,
-                                                      pooled=estimate)
+        summary = summarise_run(self.chains_, loss=self.loss, seed=self.seed_, similarity=self.psm)
+        self.summary_ = summary
+        self.psm_ = summary.psm
+        self.labels_ = summary.estimate.labels
+        self.n_clusters_ = summary.estimate.n_clusters
+        self.expected_loss_ = summary.estimate.expected_loss
+        self.modes_, self.modes_warning_ = summary.modes, summary.modes_warning
         self._Z = Z
         self._cluster_parameters()
         self.n_iter_ = int(self.chains_.K.shape[1])
-        self.timing_ = {"sampling": sampled - started, "summaries": time.perf_counter() - sampled}
-        if self.verbose:
-            print(f"stopped: {self.stop_reason_}", file=sys.stderr)
-            print(f"time: sampling {self.timing_['sampling']:.2f} s, summaries {self.timing_['summaries']:.2f} s",
-                  file=sys.stderr)
-            if self.modes_warning_:
-                print(f"warning: {self.modes_warning_}", file=sys.stderr)
+        self.timing_ = summary.timing
+        if self.verbose:  # the summary `pcrp run` prints, on stderr
+            lines, warnings = summary_lines(self.chains_, summary)
+            print("\n".join(lines), file=sys.stderr)
+            for line in warnings:
+                print(f"warning: {line}", file=sys.stderr)
         return self
 
     def _progress(self):

@@ -20,15 +20,14 @@ import warnings
 
 import numpy as np
 
-from scipy import stats
-from sklearn.metrics import mutual_info_score, normalized_mutual_info_score
-
 
 def nmi(true, pred):
     """Normalised mutual information, geometric normalisation (1 when both are one cluster).
 
     scikit-learn's ``normalized_mutual_info_score(average_method="geometric")``; true, pred (N,) labels.
     """
+    from sklearn.metrics import normalized_mutual_info_score
+
     return float(normalized_mutual_info_score(true, pred, average_method="geometric"))
 
 
@@ -38,6 +37,9 @@ def vi(true, pred, base=2.0):
     true, pred (N,) labels. The mutual information is scikit-learn's (from a sparse contingency table,
     so a draw with thousands of clusters needs no dense K x K table).
     """
+    from scipy import stats
+    from sklearn.metrics import mutual_info_score
+
     _, counts_u = np.unique(true, return_counts=True)
     _, counts_v = np.unique(pred, return_counts=True)
     nats = stats.entropy(counts_u) + stats.entropy(counts_v) - 2.0 * mutual_info_score(true, pred)

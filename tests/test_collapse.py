@@ -287,3 +287,20 @@ def test_r_cv_is_refused_where_it_does_not_apply(tmp_path, capsys, argv, message
     rc = main(["run", "sim2", *argv, "--out", str(tmp_path / "x.npz")])
     err = capsys.readouterr().err
     assert rc == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_the_crp_reference_never_runs_more_sweeps_than_the_fit_it_judges():
+    """pcrp.run_summary.reference_fit: the CRP under the automatic budget capped at the judged run's sweeps keeps
+    Sim 2's three clusters; a run of two sweeps gets a reference of at most two sweeps (or none), never an error."""
+    from pcrp.data import load
+    from pcrp.model import make_prior
+    from pcrp.run_spec import make_run_spec
+    from pcrp.run_summary import reference_fit
+
+    ds = load("sim2", n=300, seed=108)
+    spec = make_run_spec(ds.X, prior=make_prior("pcrp", r=1.6), iters=300, seed=0)
+    clusters, phrase = reference_fit(ds.X, spec, 300)
+    ran = int(re.search(r"x ([\d,]+) sweeps", phrase).group(1).replace(",", ""))
+    assert clusters == 3 and ran <= 300 and "the automatic budget" in phrase
+    short = reference_fit(ds.X, spec, 2)
+    assert short is None or int(re.search(r"x ([\d,]+) sweeps", short[1]).group(1)) <= 2

@@ -229,3 +229,28 @@ def test_binder_loss_and_reproducibility(blobs):
 def test_bad_parameters_are_refused_with_a_message(blobs, params, message):
     with pytest.raises(ValueError, match=message):
         PCRPMixture(**{**QUICK, **params}).fit(blobs[0][:20])
+
+
+def test_the_estimator_prints_the_summary_pcrp_run_prints(tmp_path, capsys):
+    """One run summary (pcrp.run_summary): PCRPMixture(verbose=1) writes the lines `pcrp run` prints for the same
+    chains (stopped, each chain's K and log joint, the point estimate), word for word but for the timings."""
+    import re
+
+    from pcrp.cli import main
+
+    rng = np.random.default_rng(4)
+    X = np.concatenate([rng.normal([0, 0], 1, (30, 2)), rng.normal([5, 40], [1, 10], (30, 2))])
+    csv = tmp_path / "d.csv"
+    np.savetxt(csv, X, delimiter=",", header="a,b", comments="")
+    assert main(["run", str(csv), "--prior", "crp", "--iters", "60", "--burn-in", "20", "--thin", "2", "--chains",
+                 "2", "--seed", "7", "--out", str(tmp_path / "r.npz")]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    PCRPMixture(prior="crp", iters=60, burn_in=20, thin=2, n_chains=2, random_state=7, verbose=1).fit(X)
+    written = capsys.readouterr().err.splitlines()
+    def untimed(lines):
+        return [re.sub(r" at [\d.]+-[\d.]+ ms/sweep$", "", line) for line in lines
+                if not line.startswith(("time: ", "wrote "))]
+
+    start = next(i for i, line in enumerate(printed) if line.startswith("stopped: "))
+    shared = untimed(printed[start:])
+    assert len(shared) >= 5 and all(line in untimed(written) for line in shared), (shared, written)

@@ -1,0 +1,7 @@
+"""``python -m pcrp.cli``: the ``pcrp`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

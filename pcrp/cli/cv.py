@@ -1,0 +1,129 @@
+"""``pcrp cv``: cross-validate the pCRP's power r on a data set and print the curve and the proposed r.
+
+Its defaults are the settings the shipped r of the built-in data sets were made with (:data:`pcrp.cv.BUILTIN_R_SETTINGS`),
+the registry's grid of the tuned power (:data:`pcrp.cv.DEFAULT_GRID`) and its concentration (:data:`pcrp.model.ALPHA`).
+"""
+
+import sys
+
+from .arguments import (add_data_options, add_niw_options, add_parallel_options, check_parallel, floats, load_data,
+                        niw_from_args, niw_overrides, print_notes, whole)
+from .output import output_file, write_text
+from .progress import counting_bar, progress_bar
+
+# Bytes cross validation holds per split (its train / test indices: 8 bytes per point) and per fit (the
+# queued joblib task and its result), for the memory check before the splits are made.
+CV_BYTES_PER_FIT = 1024
+
+
+def add_parser(sub, help_line):
+    from ..cv import BUILTIN_R_SETTINGS, CHECK_CHAINS, CV_RULES, DEFAULT_GRID
+    from ..model import ALPHA
+
+    p = sub.add_parser(
+        "cv", help=help_line,
+        description=(
+            "Cross-validate the pCRP power r: for each r on the grid and each fold, fit a pCRP chain on the "
+            "training part and score the held-out part by the loss of eq. (5) (held-out points join the "
+            "cluster with the highest posterior seating probability) and by the held-out log predictive "
+            "density. Prints the curve (mean and SE over folds) and the proposed r: the grid value just "
+            "before the loss blows up. Cross validation here tunes the pCRP's r only; the other priors' "
+            "parameters (--prior of pcrp run) are prior beliefs, not tuned by this loss."
+        ),
+    )
+    add_data_options(p)
+    grid = ",".join(f"{r:g}" for r in DEFAULT_GRID)
+    p.add_argument("--r-grid", default=grid, help=f"increasing comma-separated r values (default {grid})")
+    cv_defaults = BUILTIN_R_SETTINGS  # the settings the shipped r of the built-in data sets were made with
+    p.add_argument("--alpha", type=float, default=ALPHA.default, help=f"concentration (default {ALPHA.default:g})")
+    p.add_argument("--folds", type=whole, default=cv_defaults["folds"], help="folds (default %(default)s)")
+    p.add_argument("--repeats", type=whole, default=cv_defaults["repeats"],
+                   help="repeat the folds with new shuffles (default %(default)s: the robust rule compares the "
+                        "repeats)")
+    p.add_argument("--rule", choices=CV_RULES, default=cv_defaults["rule"],
+                   help="change-point rule (default %(default)s): robust (the smallest repeat's proposal and the "
+                        "lower quartile of the splits') or mean (the change point of the mean curve, the rule "
+                        "before Dec. 2026)")
+    p.add_argument("--no-chain-check", action="store_true",
+                   help=f"skip the check of the proposed r by {CHECK_CHAINS} chains on all the data (by default r "
+                        "steps down the grid while they collapse below a CRP fit's clusters or disagree, and keeps "
+                        "one grid step of margin below the largest r that holds)")
+    p.add_argument("--iters", type=whole, default=cv_defaults["iters"], help="sweeps per fit (default %(default)s)")
+    p.add_argument("--burn-in", type=whole, default=cv_defaults["burn_in"],
+                   help="burn-in per fit (default %(default)s)")
+    p.add_argument("--thin", type=whole, default=cv_defaults["thin"],
+                   help="thinning of the scored draws (default %(default)s)")
+    p.add_argument("--seed", type=whole, default=cv_defaults["seed"],
+                   help="seed for the folds and chains, >= 0 (default %(default)s)")
+    p.add_argument("--no-split-merge", action="store_true", help="plain Gibbs in every fit")
+    add_niw_options(p)
+    add_parallel_options(p)
+    p.add_argument("--out-csv", help="write the curve as CSV (r, loss, loss_se, log_pred, log_pred_se, mean_k)")
+    p.add_argument("--out-json", help="write the curve, the proposed r and every setting as JSON")
+
+
+def command(args, argv=None):
+    import csv
+
+    from ..collapse import mean_k_per_chain
+    from ..cv import CHECK_CHAINS, check_cv_settings, cross_validate
+    from ..dtypes import check_memory
+    from ..json_text import dumps
+    from ..model import PowerCRP
+    from ..sampler import check_seed
+
+    check_seed(args.seed, "--seed")
+    check_parallel(args)
+    r_grid = floats(args.r_grid, "--r-grid")
+    for r in r_grid:
+        PowerCRP(args.alpha, r)  # the model's bounds on alpha and r, before any fit
+    out_csv = output_file(args.out_csv, "--out-csv", ".csv") if args.out_csv is not None else None
+    out_json = output_file(args.out_json, "--out-json", ".json") if args.out_json is not None else None
+    ds = load_data(args)
+    niw_from_args(args, ds.X)  # checks the NIW options; the fits resolve the prior on their training parts
+    check_cv_settings(ds.n, r_grid, args.folds, args.repeats, args.alpha)
+    splits = args.folds * args.repeats
+    check_memory(splits * (8 * ds.n + CV_BYTES_PER_FIT * len(r_grid)),
+                 f"Cross validation with {splits:,} splits x {len(r_grid)} values of r", "Use fewer --repeats.")
+    print_notes(ds.notes)
+    with progress_bar(unit="fit", desc="cross validation") as bar:
+        result = cross_validate(  # NIW defaults and standardisation come from each training part
+            ds.X, niw_overrides(args), standardize=ds.standardized, r_grid=r_grid, alpha=args.alpha,
+            folds=args.folds, repeats=args.repeats, iters=args.iters, burn_in=args.burn_in, thin=args.thin,
+            seed=args.seed, split_merge=not args.no_split_merge, n_jobs=args.n_jobs, scheduler=args.scheduler,
+            progress=counting_bar(bar), rule=args.rule,
+        )
+    rows = result.table()
+    print(f"{'r':>6s} {'loss':>10s} {'(SE)':>8s} {'log pred':>10s} {'(SE)':>8s} {'mean K':>7s}")
+    for row in rows:
+        mark = "  <- proposed" if row["r"] == result.chosen_r else ""
+        print(f"{row['r']:6.2f} {row['loss']:10.4f} {row['loss_se']:8.4f} {row['log_pred']:10.4f} "
+              f"{row['log_pred_se']:8.4f} {row['mean_k']:7.2f}{mark}")
+    print(f"cross validation proposes r = {result.chosen_r:g}: {result.blow_up.reason}")
+    chosen, check = result.chosen_r, None
+    if not args.no_chain_check:
+        from ..cv import check_with_chains
+
+        print(f"checking it with {CHECK_CHAINS} chains on all the data ...", file=sys.stderr, flush=True)
+        chosen, check = check_with_chains(ds.X, result.chosen_r, r_grid, niw_from_args(args, ds.X),
+                                          alpha=args.alpha, seed=args.seed, n_jobs=args.n_jobs, iters=args.iters,
+                                          split_merge=not args.no_split_merge)
+        for t in check["tried"]:
+            print(f"  r = {t['r']:g}: {mean_k_per_chain(t['mean_K_per_chain'])}"
+                  + (f" ({t['verdict']})" if t["verdict"] else " (keeps the clusters)"))
+        print(check["text"])
+    print(f"proposed r = {chosen:g}")
+    if out_csv:
+        def write_csv(f):
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        write_text(out_csv, write_csv)
+        print(f"wrote {out_csv}")
+    if out_json:
+        payload = {"chosen_r": chosen, "cv_r": result.chosen_r, "chain_check": check,
+                   "blow_up_index": result.blow_up.index,
+                   "reason": result.blow_up.reason, "curve": rows,
+                   "settings": {**result.settings, "data": args.data, "data_source": ds.source}}
+        write_text(out_json, lambda f: f.write(dumps(payload, indent=2)))
+        print(f"wrote {out_json}")
