@@ -109,11 +109,12 @@ class Declarations(dict):
         """{name: default} of every parameter."""
         return {name: p.default for name, p in self.items()}
 
-    def check(self, name, value):
-        """``value`` of parameter ``name`` within its bounds (see :meth:`Param.check`)."""
+    def check(self, name, value, shown=None):
+        """``value`` of parameter ``name`` within its bounds (see :meth:`Param.check`); the message names it as
+        ``shown`` when given (a command-line flag)."""
         if name not in self:
             raise self.error(f"{self.owner} has no setting {name!r}; its settings are: {', '.join(self)}.")
-        return self[name].check(value, self.owner, self.error)
+        return self[name].check(value, self.owner, self.error, name=shown)
 
     def resolve(self, **values):
         """Every parameter's value: the given one checked (None: not given), else its default (left as None when

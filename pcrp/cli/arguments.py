@@ -201,6 +201,20 @@ DATA_OPTIONS = {
 }
 
 
+def add_declared_options(p, declarations, names, preset=None, defaults_words=None):
+    """One flag per parameter in ``names`` of ``declarations`` (a :class:`pcrp.params.Declarations`): its flag, a
+    float or whole-number type, its default (from ``preset`` when it holds the name, else the declaration's) and its
+    help (meaning, bounds, default; ``defaults_words`` {name: words} for a default the owner resolves). The value is
+    checked against the declaration by the owner when the command runs."""
+    preset = preset or {}
+    for name in names:
+        param = declarations[name]
+        default = preset.get(name, param.default)
+        words = (defaults_words or {}).get(name) or (None if default is None else f"{default:g}")
+        p.add_argument(param.flag, type=whole if param.integer else float, default=default,
+                       help=help_text(param, words))
+
+
 def defaults_of(function):
     """{argument: default} of ``function``'s signature: the defaults a module states for the flags that reach it."""
     import inspect

@@ -1,10 +1,11 @@
 """``pcrp compare``: the pCRP against the other priors and scikit-learn's BayesianGaussianMixture.
 
-Its defaults are those of :func:`pcrp.compare.run_comparison`."""
+Its defaults are compare's declarations (:data:`pcrp.compare.COMPARE_PARAMS`); its methods are the registered priors
+and scikit-learn's BayesianGaussianMixture (:func:`pcrp.compare.compare_methods`)."""
 
 import sys
 
-from .arguments import CliError, add_parallel_options, check_parallel, defaults_of, names, whole
+from .arguments import add_declared_options, add_parallel_options, check_parallel, names
 from .output import output_folder, write_report
 from .progress import counting_bar, progress_bar
 
@@ -12,15 +13,16 @@ OUT_DEFAULT = "compare-output"  # the output folder, relative to where the comma
 
 
 def add_parser(sub, help_line):
-    from ..compare import DATA_SETS, METHODS, run_comparison
+    from ..compare import COMPARE_PARAMS, DATA_SETS, compare_methods, prior_methods
     from ..run_spec import RUN_PARAMS
 
-    default = defaults_of(run_comparison)
+    methods = compare_methods()
+    priors = ", ".join(spec.label + (f" ({spec.tuned} chosen on each data set by cross validation and checked on all "
+                                     "of it)" if spec.tuned else "") for spec in prior_methods().values())
     p = sub.add_parser(
         "compare", help=help_line,
-        description=("Does the pCRP fix over-clustering, compared with what? Runs the CRP, the pCRP (r chosen on each "
-                     "data set by cross validation and checked on all of it), Pitman-Yor, the MFM and the sparse "
-                     f"finite mixture ({RUN_PARAMS['n_chains'].default} chains each, the automatic budget) and "
+        description=("Does the pCRP fix over-clustering, compared with what? Runs every registered prior: "
+                     f"{priors} ({RUN_PARAMS['n_chains'].default} chains each, the automatic budget) and "
                      "scikit-learn's "
                      "BayesianGaussianMixture on Sim 1 and Sim 2 (N = 300 and 2000, several fresh data seeds), Old "
                      "Faithful, MNIST 1-4 and the labelled data sets scikit-learn ships, and writes compare.md "
@@ -28,11 +30,8 @@ def add_parser(sub, help_line):
                      "compare.json and compare.html (one figure) into --out."),
     )
     p.add_argument("--data-sets", default=",".join(DATA_SETS), help=f"comma-separated subset of: {', '.join(DATA_SETS)}")
-    p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated subset of: {', '.join(METHODS)}")
-    p.add_argument("--seeds", type=whole, default=default["n_seeds"],
-                   help="data seeds per simulation (default %(default)s)")
-    p.add_argument("--seed", type=whole, default=default["seed"],
-                   help="first data seed of the simulations, >= 0 (default %(default)s: seeds nothing was tuned on)")
+    p.add_argument("--methods", default=",".join(methods), help=f"comma-separated subset of: {', '.join(methods)}")
+    add_declared_options(p, COMPARE_PARAMS, ("n_seeds", "seed"))
     p.add_argument("--out", default=OUT_DEFAULT, help="output folder (default %(default)s)")
     add_parallel_options(p)
 
@@ -41,15 +40,13 @@ def command(args, argv=None):
     import os
     import time
 
-    from ..compare import DATA_SETS, METHODS, run_comparison, write_report as report
+    from ..compare import COMPARE_PARAMS, DATA_SETS, compare_methods, run_comparison, write_report as report
     from ..compute import describe_machine
-    from ..sampler import check_seed
 
     data_sets = names(args.data_sets, DATA_SETS, "--data-sets")
-    methods = names(args.methods, METHODS, "--methods")
-    if args.seeds < 1:
-        raise CliError(f"--seeds must be a whole number >= 1 (got {args.seeds}).")
-    check_seed(args.seed, "--seed")
+    methods = names(args.methods, compare_methods(), "--methods")
+    COMPARE_PARAMS.check("n_seeds", args.seeds, "--seeds")
+    COMPARE_PARAMS.check("seed", args.seed, "--seed")
     check_parallel(args)
     out_dir = output_folder(args.out, "--out")
     command_line = "pcrp " + " ".join(argv if argv is not None else sys.argv[1:])

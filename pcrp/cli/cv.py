@@ -6,8 +6,8 @@ the registry's grid of the tuned power (:data:`pcrp.cv.DEFAULT_GRID`) and its co
 
 import sys
 
-from .arguments import (add_data_options, add_niw_options, add_parallel_options, check_parallel, floats, load_data,
-                        niw_from_args, niw_overrides, print_notes, whole)
+from .arguments import (add_data_options, add_declared_options, add_niw_options, add_parallel_options, check_parallel,
+                        floats, load_data, niw_from_args, niw_overrides, print_notes)
 from .output import output_file, write_text
 from .progress import counting_bar, progress_bar
 
@@ -17,8 +17,7 @@ CV_BYTES_PER_FIT = 1024
 
 
 def add_parser(sub, help_line):
-    from ..cv import BUILTIN_R_SETTINGS, CHECK_CHAINS, CV_RULES, DEFAULT_GRID
-    from ..model import ALPHA
+    from ..cv import BUILTIN_R_SETTINGS, CHECK_CHAINS, CV_PARAMS, CV_RULES, DEFAULT_GRID
 
     p = sub.add_parser(
         "cv", help=help_line,
@@ -34,13 +33,9 @@ def add_parser(sub, help_line):
     add_data_options(p)
     grid = ",".join(f"{r:g}" for r in DEFAULT_GRID)
     p.add_argument("--r-grid", default=grid, help=f"increasing comma-separated r values (default {grid})")
-    cv_defaults = BUILTIN_R_SETTINGS  # the settings the shipped r of the built-in data sets were made with
-    p.add_argument("--alpha", type=float, default=ALPHA.default, help=f"concentration (default {ALPHA.default:g})")
-    p.add_argument("--folds", type=whole, default=cv_defaults["folds"], help="folds (default %(default)s)")
-    p.add_argument("--repeats", type=whole, default=cv_defaults["repeats"],
-                   help="repeat the folds with new shuffles (default %(default)s: the robust rule compares the "
-                        "repeats)")
-    p.add_argument("--rule", choices=CV_RULES, default=cv_defaults["rule"],
+    # the settings the shipped r of the built-in data sets were made with (a preset over CV_PARAMS)
+    add_declared_options(p, CV_PARAMS, ("alpha", "folds", "repeats"), preset=BUILTIN_R_SETTINGS)
+    p.add_argument("--rule", choices=CV_RULES, default=BUILTIN_R_SETTINGS["rule"],
                    help="change-point rule (default %(default)s): robust (the smallest repeat's proposal and the "
                         "lower quartile of the splits') or mean (the change point of the mean curve, the rule "
                         "before Dec. 2026)")
@@ -48,13 +43,7 @@ def add_parser(sub, help_line):
                    help=f"skip the check of the proposed r by {CHECK_CHAINS} chains on all the data (by default r "
                         "steps down the grid while they collapse below a CRP fit's clusters or disagree, and keeps "
                         "one grid step of margin below the largest r that holds)")
-    p.add_argument("--iters", type=whole, default=cv_defaults["iters"], help="sweeps per fit (default %(default)s)")
-    p.add_argument("--burn-in", type=whole, default=cv_defaults["burn_in"],
-                   help="burn-in per fit (default %(default)s)")
-    p.add_argument("--thin", type=whole, default=cv_defaults["thin"],
-                   help="thinning of the scored draws (default %(default)s)")
-    p.add_argument("--seed", type=whole, default=cv_defaults["seed"],
-                   help="seed for the folds and chains, >= 0 (default %(default)s)")
+    add_declared_options(p, CV_PARAMS, ("iters", "burn_in", "thin", "seed"), preset=BUILTIN_R_SETTINGS)
     p.add_argument("--no-split-merge", action="store_true", help="plain Gibbs in every fit")
     add_niw_options(p)
     add_parallel_options(p)
@@ -66,17 +55,12 @@ def command(args, argv=None):
     import csv
 
     from ..collapse import mean_k_per_chain
-    from ..cv import CHECK_CHAINS, check_cv_settings, cross_validate
+    from ..cv import CHECK_CHAINS, CV_PARAMS, check_cv_settings, cross_validate
     from ..dtypes import check_memory
     from ..json_text import dumps
-    from ..model import PowerCRP
-    from ..sampler import check_seed
-
-    check_seed(args.seed, "--seed")
+    CV_PARAMS.check("seed", args.seed, "--seed")
     check_parallel(args)
     r_grid = floats(args.r_grid, "--r-grid")
-    for r in r_grid:
-        PowerCRP(args.alpha, r)  # the model's bounds on alpha and r, before any fit
     out_csv = output_file(args.out_csv, "--out-csv", ".csv") if args.out_csv is not None else None
     out_json = output_file(args.out_json, "--out-json", ".json") if args.out_json is not None else None
     ds = load_data(args)

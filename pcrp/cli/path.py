@@ -1,14 +1,14 @@
 """``pcrp path``: the exact merge path over r, from a CRP point estimate (or given labels).
 
-Its defaults are those of the CRP start, :func:`pcrp.path.crp_start`."""
+Its defaults are the declarations of the CRP start, :data:`pcrp.path.PATH_PARAMS`."""
 
-from .arguments import add_data_options, add_niw_options, defaults_of, load_data, niw_from_args, print_notes, whole
+from .arguments import add_data_options, add_declared_options, add_niw_options, load_data, niw_from_args, print_notes
 from .output import output_file, write_text
 
 
 
 def add_parser(sub, help_line):
-    from ..path import crp_start
+    from ..path import PATH_PARAMS
 
     p = sub.add_parser(
         "path", help=help_line,
@@ -27,20 +27,12 @@ def add_parser(sub, help_line):
         ),
     )
     add_data_options(p)
-    start = defaults_of(crp_start)
-    p.add_argument("--alpha", type=float, default=start["alpha"],
-                   help="concentration: new-table weight (default %(default)s)")
+    add_declared_options(p, PATH_PARAMS, ("alpha",))
     add_niw_options(p)
     p.add_argument("--from-labels", metavar="FILE",
                    help="start from these labels instead of a CRP run: a text file of N integers (one per row, "
                         "or separated by commas / spaces) or a RESULT.npz of pcrp run (its point_labels)")
-    p.add_argument("--chains", type=whole, default=start["n_chains"],
-                   help="CRP chains for the starting point estimate (default %(default)s, from different starts)")
-    p.add_argument("--iters", type=whole, default=start["iters"], help="sweeps per CRP chain (default %(default)s)")
-    p.add_argument("--burn-in", type=whole, default=start["burn_in"],
-                   help="burn-in per CRP chain (default %(default)s)")
-    p.add_argument("--thin", type=whole, default=start["thin"], help="thinning of the CRP draws (default %(default)s)")
-    p.add_argument("--seed", type=whole, default=start["seed"], help="seed of the CRP chains (default %(default)s)")
+    add_declared_options(p, PATH_PARAMS, ("n_chains", "iters", "burn_in", "thin", "seed"))
     p.add_argument("--no-split-merge", action="store_true", help="plain Gibbs in the CRP chains")
     p.add_argument("--with-run", metavar="RESULT.npz",
                    help="a pcrp run result on the same data: each merge is shown with the sampler's P(those "

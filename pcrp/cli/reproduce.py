@@ -1,11 +1,11 @@
 """``pcrp reproduce``: run the paper's experiments and write tables and figures.
 
-Its settings are the protocols of :mod:`pcrp.reproduce` (``FULL``, ``QUICK``) and the defaults of
-:func:`pcrp.reproduce.run_over_seeds`."""
+Its settings are the protocols of :mod:`pcrp.reproduce` (``FULL``, ``QUICK``: presets over its declarations,
+``REPRODUCE_PARAMS``)."""
 
 import sys
 
-from .arguments import CliError, add_parallel_options, check_parallel, defaults_of, whole
+from .arguments import CliError, add_declared_options, add_parallel_options, check_parallel, help_text, whole
 from .output import output_folder, write_report
 from .progress import progress_bar
 
@@ -13,8 +13,7 @@ OUT_DEFAULT = "reproduce-output"  # the output folder, relative to where the com
 
 
 def add_parser(sub, help_line):
-    from ..model import ALPHA
-    from ..reproduce import EXPERIMENTS, FULL, N_CHAINS, QUICK, run_over_seeds
+    from ..reproduce import EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_PARAMS
 
     p = sub.add_parser(
         "reproduce", help=help_line,
@@ -23,7 +22,7 @@ def add_parser(sub, help_line):
             f"and 2000, Old Faithful) with CRP-Oracle, CRP and pCRP (r by cross validation), {N_CHAINS} chains each from "
             "different starts (R-hat flags rows whose chains disagree), under the paper's "
             f"protocol ({FULL.iters:,} sweeps, burn-in {FULL.burn_in:,}, thin {FULL.thin}, alpha = "
-            f"{ALPHA.default:g}), on several simulated data sets "
+            f"{FULL.alpha:g}), on several simulated data sets "
             "(mean, spread between data sets and within-run MCSE), and write tables.md / tables.csv "
             "next to the paper's numbers, the CV curves and the figures (HTML) into --out."
         ),
@@ -34,12 +33,10 @@ def add_parser(sub, help_line):
     p.add_argument("--experiments", default=",".join(EXPERIMENTS),
                    help=f"comma-separated subset of: {', '.join(EXPERIMENTS)} (default all)")
     p.add_argument("--out", default=OUT_DEFAULT, help="output folder (default %(default)s)")
-    p.add_argument("--seed", type=whole, default=defaults_of(run_over_seeds)["seed"],
-                   help="first data seed, and seed for folds and chains, >= 0 (default %(default)s)")
+    add_declared_options(p, REPRODUCE_PARAMS, ("seed",))
     p.add_argument("--data-sets", type=whole,
-                   help=f"simulated data sets drawn per simulation, each with its own CV of r (default: "
-                        f"{QUICK.n_seeds} with --quick, {FULL.n_seeds} without); Old Faithful and MNIST are one "
-                        "data set")
+                   help=help_text(REPRODUCE_PARAMS["n_seeds"], f"{QUICK.n_seeds} with --quick, {FULL.n_seeds} "
+                                                               "without; Old Faithful and MNIST are one data set"))
     p.add_argument("--no-extra", action="store_true",
                    help="only the paper's methods (by default MFM and the sparse finite mixture follow, "
                         "labelled as beyond the paper)")
@@ -51,17 +48,17 @@ def command(args, argv=None):
     import time
     from dataclasses import replace
 
-    from ..reproduce import EXPERIMENTS, FULL, QUICK, run_over_seeds, seed_rows, write_report as report
-    from ..sampler import check_seed
+    from ..reproduce import EXPERIMENTS, FULL, QUICK, REPRODUCE_PARAMS, run_over_seeds, seed_rows
+    from ..reproduce import write_report as report
 
     keys = [k.strip() for k in args.experiments.split(",") if k.strip()]
     unknown = [k for k in keys if k not in EXPERIMENTS]
     if unknown or not keys:
         raise CliError(f"unknown experiment {', '.join(unknown) or '(none given)'}; choose from "
                        f"{', '.join(EXPERIMENTS)}")
-    check_seed(args.seed, "--seed")
-    if args.data_sets is not None and args.data_sets < 1:
-        raise CliError(f"--data-sets must be a whole number >= 1 (got {args.data_sets}).")
+    REPRODUCE_PARAMS.check("seed", args.seed, "--seed")
+    if args.data_sets is not None:
+        REPRODUCE_PARAMS.check("n_seeds", args.data_sets, "--data-sets")
     check_parallel(args)
     out_dir = output_folder(args.out, "--out")
     protocol = replace(QUICK if args.quick else FULL, split_merge=not args.no_split_merge)

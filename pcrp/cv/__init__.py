@@ -14,8 +14,8 @@ the shipped r of the built-in data sets. Every setting is declared once in :data
 from .blow_up import SPLIT_QUANTILE, BlowUp, find_blow_up, robust_blow_up
 from .builtin import (BUILTIN_R_COMMAND, BUILTIN_R_DATA, BUILTIN_R_FILE, builtin_r, builtin_r_table, check_builtin_r,
                       compute_builtin_r, write_builtin_r)
-from .check import (CHECK_CHAINS, CHECK_ITERS, CHECK_RHAT, CHECK_TRIES, MARGIN_STEPS, REFERENCE_ITERS,
-                    REFERENCE_POINTS, check_text, check_with_chains, check_work, crp_reference, cv_kept_clusters)
+from .check import (CHECK_CHAINS, CHECK_ITERS, CHECK_RHAT, CHECK_TRIES, MARGIN_STEPS,
+                    REFERENCE_POINTS, check_text, check_with_chains, check_work, cv_kept_clusters)
 from .choose import CHOOSE_CV_POINTS, CHOOSE_R_START_CHAINS, choose_r, choose_r_work
 from .scoring import (PreparedSplit, SplitScore, fit_and_score, make_splits, prepare_split, score_held_out,
                       within_cluster_loss)
@@ -26,10 +26,10 @@ from .validate import NIW_SETTINGS, CVResult, cross_validate, cv_work
 __all__ = [
     "BUILTIN_R_COMMAND", "BUILTIN_R_DATA", "BUILTIN_R_FILE", "BUILTIN_R_SETTINGS", "CHECK_CHAINS", "CHECK_ITERS",
     "CHECK_RHAT", "CHECK_TRIES", "CHOOSE_CV_POINTS", "CHOOSE_R_BUDGET", "CHOOSE_R_PAGE", "CHOOSE_R_START_CHAINS",
-    "CV_PARAMS", "CV_RULES", "DEFAULT_GRID", "MARGIN_STEPS", "NIW_SETTINGS", "REFERENCE_ITERS", "REFERENCE_POINTS",
+    "CV_PARAMS", "CV_RULES", "DEFAULT_GRID", "MARGIN_STEPS", "NIW_SETTINGS", "REFERENCE_POINTS",
     "SPLIT_QUANTILE", "BlowUp", "CVError", "CVResult", "PreparedSplit", "SplitScore", "builtin_r", "builtin_r_table",
     "check_builtin_r", "check_cv_settings", "check_rule", "check_text", "check_with_chains", "check_work", "choose_r",
-    "choose_r_work", "compute_builtin_r", "crp_reference", "cross_validate", "cv_kept_clusters", "cv_work",
+    "choose_r_work", "compute_builtin_r", "cross_validate", "cv_kept_clusters", "cv_work",
     "find_blow_up", "fit_and_score", "make_splits", "prepare_split", "robust_blow_up", "score_held_out",
     "within_cluster_loss", "write_builtin_r",
 ]

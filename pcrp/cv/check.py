@@ -1,5 +1,5 @@
 """The check of a proposed r on the data that will be fitted at it, at their own N, with a margin
-(:func:`check_with_chains`), and the over-clustering reference a pCRP fit is judged against (:func:`crp_reference`).
+(:func:`check_with_chains`), and its CRP reference.
 """
 
 import numpy as np
@@ -166,32 +166,7 @@ def check_work(n_points, dims, n_r=None, iters=None, crp=True):
     return work_cost(n_points, dims, iters, chains=CHECK_CHAINS * (tries + (1 if crp else 0)))
 
 
-# The CRP reference of a pCRP fit that has no CV check behind it (`pcrp run --prior pcrp`): CRP chains on at most
-# REFERENCE_POINTS points of the data (a random subset above that: a cluster of 2% of the points still has 100),
-# of at most REFERENCE_ITERS sweeps.
-REFERENCE_POINTS, REFERENCE_ITERS = 5000, 1000
-
-
-def crp_reference(X, niw=None, *, alpha=None, seed=None, n_jobs=None, iters=None, split_merge=None, max_points=None,
-                  work=None):
-    """(clusters a CRP fit keeps on X (N, d), a phrase saying which fit): :func:`pcrp.collapse.kept_clusters` of the
-    point estimate of CHECK_CHAINS CRP chains of ``iters`` sweeps (:func:`pcrp.path.crp_start`), on a random
-    ``max_points`` of the points when N is larger. The reference :func:`pcrp.collapse.judge` compares a pCRP fit
-    with. None takes the declared default: alpha and seed :data:`CV_PARAMS`', iters REFERENCE_ITERS, max_points
-    REFERENCE_POINTS, n_jobs and split_merge the run's."""
-    from ..collapse import kept_clusters
-
-    s = CV_PARAMS.resolve(alpha=alpha, seed=seed)
-    alpha, seed = s["alpha"], s["seed"]
-    iters = REFERENCE_ITERS if iters is None else iters
-    max_points = REFERENCE_POINTS if max_points is None else max_points
-    X = np.ascontiguousarray(X, dtype=float)
-    niw = niw if niw is not None else resolve_niw(X)
-    rows = X.shape[0]
-    if rows > max_points:
-        X = X[np.sort(np.random.default_rng(seed).choice(rows, size=max_points, replace=False))]
-    iters = max(int(iters), 20)
-    labels = crp_start(X, niw, alpha=alpha, n_chains=CHECK_CHAINS, iters=iters, burn_in=iters // 2,
-                       thin=max(1, iters // 200), seed=seed, n_jobs=n_jobs, split_merge=split_merge, work=work).labels
-    where = "these data" if rows <= max_points else f"a random {max_points:,} of the {rows:,} points"
-    return kept_clusters(labels), f"a {REFERENCE.label} fit of {CHECK_CHAINS} chains x {iters:,} sweeps on {where}"
+# The CRP reference of a pCRP fit that has no CV check behind it (`pcrp run`, PCRPMixture: pcrp.run_summary
+# .reference_fit) runs on at most REFERENCE_POINTS points of the data (a random subset above that: a cluster of 2% of
+# the points still has 100).
+REFERENCE_POINTS = 5000
