@@ -85,7 +85,7 @@ def page_data():
     # The Dask cluster, if any, is the server's setting; a visitor can never make the server connect anywhere.
     scheduler = configured_scheduler(st.secrets)
     st.caption(f"Cross-validation fits run on the Dask cluster at {scheduler}, set by this server's administrator."
-               if scheduler else "Fits run on this server's cores (a Dask cluster can be set server-side: see README).")
+               if scheduler else "Fits run on this server's cores (a Dask cluster can be set server-side: see docs/serving.md).")
     return ds, scheduler
 
 

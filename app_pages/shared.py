@@ -23,7 +23,7 @@ LOG = logging.getLogger("pcrp.app")
 def registry():
     """The one RunRegistry of this server process (shared by every session; it is thread-safe), with the pool and
     shares the administrator may set in the environment (PCRP_MAX_CHAINS, PCRP_CHAINS_PER_BROWSER,
-    PCRP_CHAINS_PER_ADDRESS; README)."""
+    PCRP_CHAINS_PER_ADDRESS; docs/serving.md)."""
     kwargs, problems = share_settings(os.environ)
     for problem in problems:
         LOG.warning(problem)
@@ -90,7 +90,7 @@ def browser_key():
 def client_address():
     """The network address this session counts under for the fair share (pcrp.app.live_runs.visitor_address of
     st.context.ip_address: the connection's address, or the visitor's as a trusted reverse proxy reports it in
-    X-Forwarded-For; see README)."""
+    X-Forwarded-For; see docs/serving.md)."""
     try:
         ip = st.context.ip_address
     except Exception:  # no browser connection (a test harness)
@@ -101,7 +101,7 @@ def client_address():
 def keep_browser_key():
     """Store this session's browser key in the browser (SameSite=Strict cookie) when it did not come from there and
     the server does not set it itself (serve.py does, HttpOnly, on every page load without a valid key). A script
-    cannot set an HttpOnly cookie, so under `streamlit run app.py` page scripts can read the key (README)."""
+    cannot set an HttpOnly cookie, so under `streamlit run app.py` page scripts can read the key (docs/serving.md)."""
     key = browser_key()
     if st.session_state.get("browser_key_stored") or middleware_active():
         return

@@ -6,7 +6,7 @@ the process that connects to it. Connect only to a cluster you run or trust:
 - the command line connects where its user says (``pcrp cv --scheduler ADDRESS``);
 - the web app never connects to an address a visitor types: its cluster is chosen by whoever
   runs the server, with the environment variable ``PCRP_DASK_SCHEDULER`` or the key
-  ``dask_scheduler`` in ``.streamlit/secrets.toml`` (see README).
+  ``dask_scheduler`` in ``.streamlit/secrets.toml`` (see docs/serving.md and docs/app.md).
 
 ``distributed.Client(address, timeout=...)`` waits for ever on a server that accepts the TCP
 connection and never answers; :func:`connect` first asks the scheduler who it is, under one

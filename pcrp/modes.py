@@ -9,7 +9,7 @@ says in words that pooled figures then depend on the starts.
 
 Why this rule: on MNIST 1-4 (N = 1000, r = 1.4) chains settle in two modes 68.7 nats apart whose chains each
 have an MCSE of a nat or two; with some seeds all chains land in one mode and R-hat reads 1.0006 -- no rule on
-the chains can see a mode none of them visited, so the README advises chains from unlike starts.
+the chains can see a mode none of them visited, so docs/speed.md ("Mixing") advises chains from unlike starts.
 """
 
 import math

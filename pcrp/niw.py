@@ -96,7 +96,7 @@ NIW_PARAMS = Declarations(
 )
 
 
-# The data-driven default recipe (documented in README and in the app):
+# The data-driven default recipe (documented in docs/model.md and in the app):
 #   v     = mean of the column variances of X (1 for standardised data)
 #   m0    = column means of X
 #   nu0   = d + 3

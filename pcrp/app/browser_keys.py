@@ -20,7 +20,7 @@ cannot read it), ``SameSite=Strict`` and, over HTTPS, ``Secure``; and it serves 
 /media/ link, which Streamlit serves to anyone who has it) only to a browser that generated it (the pages record
 each download's owner in :data:`DOWNLOADS`). Without it (``streamlit run app.py``), the page sets the cookie from a
 script, which cannot set ``HttpOnly``, and a download's link works for whoever has it until Streamlit deletes the
-file (README).
+file (docs/serving.md).
 """
 
 import base64
