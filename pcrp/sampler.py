@@ -205,9 +205,6 @@ class Sampler:
         self.precs = np.zeros((capacity, d, d))
         self.logdets = np.zeros(capacity)
         self._consts = np.zeros((slots.N_CONSTS, capacity))
-        self._heads = np.full(capacity, -1, dtype=np.int64)
-        self._next = np.full(N, -1, dtype=np.int64)
-        self._prev = np.full(N, -1, dtype=np.int64)
         self.refresh()
         # log prior predictive of every point: the empty-cluster Student-t, fixed for the run
         empty = np.zeros(1, dtype=np.int64)
@@ -222,7 +219,7 @@ class Sampler:
         """Recompute all cluster statistics from the labels."""
         slots.rebuild_all(
             self.X, self.labels, self.K, self.m0, self.S0, self.kappa0, self.counts, self.means, self.precs,
-            self.logdets, self._consts, self.tables, self._heads, self._next, self._prev,
+            self.logdets, self._consts, self.tables,
         )
 
     def log_joint(self):
@@ -263,7 +260,7 @@ class Sampler:
             while True:
                 self.K = gibbs.gibbs_sweeps(
                     self._dims, self.X, self.labels, self.K, self.counts, self.means, self.precs,
-                    self.logdets, self._consts, self._heads, self._next, self._prev, self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_new, self.log_v,
+                    self.logdets, self._consts, self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_new, self.log_v,
                     self.tables, self.log_pred_new, self.rng_state, self._perm, progress,
                     chunk, self.n_split_merge,
                     K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,
@@ -287,17 +284,17 @@ class Sampler:
         """Double the number of cluster slots (the kernel ran out of free ones)."""
         capacity = self.counts.shape[0]
 
-        def bigger(a, fill=0):  # slots along the last axis of consts, the first of the others
+        def bigger(a):  # slots along the last axis of consts, the first of the others
             if a is self._consts:
-                out = np.full((a.shape[0], 2 * capacity), fill, dtype=a.dtype)
+                out = np.zeros((a.shape[0], 2 * capacity))
                 out[:, :capacity] = a
                 return out
-            out = np.full((2 * capacity,) + a.shape[1:], fill, dtype=a.dtype)
+            out = np.zeros((2 * capacity,) + a.shape[1:], dtype=a.dtype)
             out[:capacity] = a
             return out
 
         self.counts, self.means, self.precs = bigger(self.counts), bigger(self.means), bigger(self.precs)
-        self.logdets, self._consts, self._heads = bigger(self.logdets), bigger(self._consts), bigger(self._heads, -1)
+        self.logdets, self._consts = bigger(self.logdets), bigger(self._consts)
 
     def cluster_sizes(self):
         """(K,) sizes of the current clusters."""

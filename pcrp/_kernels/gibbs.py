@@ -36,9 +36,9 @@ from .slots import (
     CONST_EXPONENT,
     CONST_LOG_WEIGHT,
     CONST_SCALE,
+    build_member_index,
     delete_slot,
     log_term,
-    rebuild_slot,
     reset_slot,
 )
 from .split_merge import split_merge
@@ -71,12 +71,12 @@ PROGRESS_FRESH = 3  # 1 when the current sweep still needs its permutation drawn
 
 # Up to this d the quadratic form is written without a difference vector (registers only, once unrolled).
 SMALL_D = 3
-VECTOR_K = 8  # from this many clusters the log weights are computed in a vectorised pass of their own
+VECTOR_K = 8  # from this many clusters the logs and exps run as vectorised passes (pcrp._kernels.vecmath)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def gibbs_sweeps(
-    dims, X, labels, K, counts, means, precs, logdets, consts, heads, nxt, prv,
+    dims, X, labels, K, counts, means, precs, logdets, consts,
     m0, S0, P0, logdet0, kappa0, log_new, log_v, tables, log_pred_new,
     rng, perm, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
     keep_rows, keep_labels, keep_sm,
@@ -87,7 +87,7 @@ def gibbs_sweeps(
     kernel per d: the small loops are unrolled), or the empty tuple for the general kernel (d read
     from X). Shapes: X (N, d); labels (N,) int64 in 0..K-1; slot arrays in the layout of
     :mod:`pcrp._kernels.slots` with capacity C >= K (counts (C,), means (C, d), precs (C, d, d),
-    logdets (C,), consts (N_CONSTS, C), heads (C,)), member links nxt, prv (N,); tables
+    logdets (C,), consts (N_CONSTS, C)); tables
     (N + 2, N_TABLE_ROWS); log_new, log_v (N + 2,) the prior's per-K tables
     (:func:`pcrp.model.prior_tables`); log_pred_new (N,) = log prior predictive of each
     point; rng uint64[4]; perm (N,) int64, the current sweep order; progress
@@ -110,6 +110,9 @@ def gibbs_sweeps(
     work = np.empty(D)
     x = np.empty(D)
     members = np.empty(N, dtype=np.int64)
+    order = np.empty(2 * N if n_split_merge > 0 else 0, dtype=np.int64)  # the member index of the moves
+    starts = np.empty(capacity, dtype=np.int64)
+    tail = np.zeros(1, dtype=np.int64)
     side = np.empty(N, dtype=np.int64)
     sc_counts = np.zeros(3, dtype=np.int64)
     sc_means = np.zeros((3, D))
@@ -134,15 +137,6 @@ def gibbs_sweeps(
             # w = kappa_n / kappa_{n-1}; written out for speed (see the note in niw.py)
             k = labels[i]
             n = counts[k]
-            # unlink i from slot k's member list (slots.unlink written out: calls are not inlined)
-            before = prv[i]
-            after = nxt[i]
-            if before >= 0:
-                nxt[before] = after
-            else:
-                heads[k] = after
-            if after >= 0:
-                prv[after] = before
             ok = True  # False: rounding broke positive definiteness, rebuild the slot
             if n > 1:
                 weight = tables[n, ROW_REMOVE_WEIGHT]
@@ -168,10 +162,11 @@ def gibbs_sweeps(
                 means[k, a] += (means[k, a] - x[a]) * step
             counts[k] = n - 1
             if n == 1:
-                K = delete_slot(k, K, D, labels, counts, means, precs, logdets, consts, heads, nxt)
+                K = delete_slot(k, K, D, labels, counts, means, precs, logdets, consts)
             else:
                 if not ok:
-                    rebuild_slot(X, k, heads, nxt, m0, S0, kappa0, counts, means, precs, logdets)
+                    labels[i] = -1
+                    rebuild_slot_aos(X, labels, k, k, m0, S0, kappa0, counts, means, precs, logdets)
                 n = counts[k]  # slots.set_consts written out
                 consts[CONST_LOG_WEIGHT, k] = tables[n, ROW_LOG_G] + tables[n, ROW_T_CONST] - 0.5 * logdets[k]
                 consts[CONST_SCALE, k] = tables[n, ROW_T_SCALE]
@@ -200,23 +195,35 @@ def gibbs_sweeps(
                 ys[c] = 1.0 + q * consts[CONST_SCALE, c]
             weights[K] = log_new[K] + log_pred_new[i]
             top = weights[K]
-            if K < VECTOR_K:  # a few clusters: one loop (a vector loop would run its scalar remainder only)
+            total = 0.0
+            few = K < VECTOR_K
+            if few:
+                # A few clusters: libm's log and exp, one cluster at a time (a vector loop would run only its
+                # scalar remainder, and libm's scalar calls are quicker than the vector forms run one by one).
+                best = K
                 for c in range(K):
-                    lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * log_positive(ys[c])
+                    term = math.log(ys[c])
+                    ys[c] = term
+                    lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
                     weights[c] = lw
-                    top = max(top, lw)
+                    if lw > top:
+                        top = lw
+                        best = c
+                for c in range(K + 1):
+                    w = 1.0 if c == best else math.exp(weights[c] - top)  # exp(0) = 1: one call fewer
+                    weights[c] = w
+                    total += w
             else:
                 # pass 2, vectorised over the clusters: the log weights; then their largest
                 for c in range(K):
                     weights[c] = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * log_positive(ys[c])
                 for c in range(K):  # apart: a max reduction is vectorised only under fastmath
                     top = max(top, weights[c])
-            # pass 3, vectorised: weights relative to the largest, and a draw
-            total = 0.0
-            for c in range(K + 1):
-                w = exp_at_most_zero(weights[c] - top)
-                weights[c] = w
-                total += w
+                # pass 3, vectorised: weights relative to the largest
+                for c in range(K + 1):
+                    w = exp_at_most_zero(weights[c] - top)
+                    weights[c] = w
+                    total += w
             u = uniform(rng) * total
             chosen = K
             acc = 0.0
@@ -227,10 +234,9 @@ def gibbs_sweeps(
                     break
             if chosen == K:
                 reset_slot(K, D, m0, P0, logdet0, counts, means, precs, logdets)
-                heads[K] = -1
                 K += 1
                 ys[chosen] = log_term(x, chosen, D, counts, means, precs, tables)
-            else:
+            elif not few:
                 ys[chosen] = math.log(ys[chosen])  # libm's log for the state: the log-determinant change
             # add x to the chosen cluster: slots.add_point written out (see the note in niw.py)
             k = chosen
@@ -259,19 +265,15 @@ def gibbs_sweeps(
             consts[CONST_SCALE, k] = tables[n, ROW_T_SCALE]
             consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
             labels[i] = k
-            head = heads[k]  # slots.link written out
-            nxt[i] = head
-            prv[i] = -1
-            if head >= 0:
-                prv[head] = i
-            heads[k] = i
         progress[PROGRESS_POINT] = N
 
+        if progress[PROGRESS_MOVES] < n_split_merge:
+            tail[0] = build_member_index(labels, K, counts, order, starts)
         while progress[PROGRESS_MOVES] < n_split_merge:
             if K == capacity:
                 return K
             K = split_merge(
-                D, X, labels, K, counts, means, precs, logdets, consts, heads, nxt, prv,
+                D, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
                 m0, P0, logdet0, log_new, tables, rng,
                 members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
             )

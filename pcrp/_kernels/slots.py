@@ -9,9 +9,9 @@
 - ``consts[:, k]``     (N_CONSTS, C) what the predictive of slot k needs besides the quadratic form,
   refreshed only when the slot changes (:func:`set_consts`): CONST_LOG_WEIGHT = log g(n) + Student-t log
   normaliser - log|S_n| / 2, CONST_SCALE = kappa_n / (kappa_n + 1), CONST_EXPONENT = (df_n + d) / 2;
-- member lists: ``heads[k]`` the first point of slot k (-1: none), ``nxt[i]`` / ``prv[i]`` the next and
-  previous point of point i's slot (-1: none), so that a move touching two clusters costs their sizes,
-  never N.
+- for the split-merge moves, a member index (:func:`build_member_index`, once per sweep): the points of
+  slot k are ``order[starts[k]:starts[k] + counts[k]]``, so that a move touching two clusters costs their
+  sizes, never N (kept up to date by the moves themselves).
 
 The rank-one algebra is that of :mod:`pcrp._kernels.niw` (Sherman-Morrison and the determinant lemma);
 the tests compare these statistics with a recomputation from the labels.
@@ -122,50 +122,40 @@ def add_point(x, k, D, counts, means, precs, logdets, tables, work, term):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unlink(i, k, heads, nxt, prv):
-    """Take point i out of slot k's member list."""
-    p = prv[i]
-    q = nxt[i]
-    if p >= 0:
-        nxt[p] = q
-    else:
-        heads[k] = q
-    if q >= 0:
-        prv[q] = p
+def move_slot(src, dst, D, counts, means, precs, logdets, consts):
+    """Copy slot ``src`` (statistics and constants) into slot ``dst``; the labels are the caller's."""
+    copy_slot(src, dst, D, counts, means, precs, logdets, counts, means, precs, logdets)
+    for r in range(consts.shape[0]):
+        consts[r, dst] = consts[r, src]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def link(i, k, heads, nxt, prv):
-    """Put point i at the head of slot k's member list."""
-    h = heads[k]
-    nxt[i] = h
-    prv[i] = -1
-    if h >= 0:
-        prv[h] = i
-    heads[k] = i
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def relabel_list(k, new_label, labels, heads, nxt):
-    """Give every member of slot k's list the label ``new_label``."""
-    m = heads[k]
-    while m >= 0:
-        labels[m] = new_label
-        m = nxt[m]
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def delete_slot(k, K, D, labels, counts, means, precs, logdets, consts, heads, nxt):
-    """Remove empty slot ``k`` by moving slot K-1 (its statistics, constants and members) into it; returns K - 1."""
+def delete_slot(k, K, D, labels, counts, means, precs, logdets, consts):
+    """Remove empty slot ``k`` by moving slot K-1 into it (relabelling its points: one pass over the labels);
+    returns K - 1."""
     last = K - 1
     if k != last:
-        copy_slot(last, k, D, counts, means, precs, logdets, counts, means, precs, logdets)
-        for r in range(consts.shape[0]):
-            consts[r, k] = consts[r, last]
-        heads[k] = heads[last]
-        relabel_list(k, k, labels, heads, nxt)
-    heads[last] = -1
+        move_slot(last, k, D, counts, means, precs, logdets, consts)
+        for i in range(labels.shape[0]):
+            if labels[i] == last:
+                labels[i] = k
     return last
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def build_member_index(labels, K, counts, order, starts):
+    """Group the points by cluster: the members of slot k become order[starts[k]:starts[k] + counts[k]]
+    (increasing point number). One pass over the labels; returns the first free position of ``order``."""
+    position = 0
+    for k in range(K):
+        starts[k] = position
+        position += counts[k]
+    cursor = starts[:K].copy()
+    for i in range(labels.shape[0]):
+        k = labels[i]
+        order[cursor[k]] = i
+        cursor[k] += 1
+    return position
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -224,32 +214,8 @@ def finish_slot(k, n, total, scatter, m0, S0, kappa0, counts, means, precs, logd
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def rebuild_slot(X, k, heads, nxt, m0, S0, kappa0, counts, means, precs, logdets):
-    """Recompute slot k from scratch from the points of its member list (two passes over its members)."""
-    d = X.shape[1]
-    total = np.zeros(d)
-    n = 0
-    m = heads[k]
-    while m >= 0:
-        n += 1
-        for a in range(d):
-            total[a] += X[m, a]
-        m = nxt[m]
-    scatter = np.zeros((d, d))
-    if n > 0:
-        m = heads[k]
-        while m >= 0:
-            for a in range(d):
-                da = X[m, a] - total[a] / n
-                for b in range(d):
-                    scatter[a, b] += da * (X[m, b] - total[b] / n)
-            m = nxt[m]
-    finish_slot(k, n, total, scatter, m0, S0, kappa0, counts, means, precs, logdets)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def rebuild_all(X, labels, K, m0, S0, kappa0, counts, means, precs, logdets, consts, tables, heads, nxt, prv):
-    """Recompute every slot's statistics, constants and member lists from the labels, in one pass over the data.
+def rebuild_all(X, labels, K, m0, S0, kappa0, counts, means, precs, logdets, consts, tables):
+    """Recompute every slot's statistics and constants from the labels, in one pass over the data.
 
     Per cluster the pass accumulates sums about a shift (the cluster's first point), so the scatter
     C = sum (x - s)(x - s)^T - n (xbar - s)(xbar - s)^T loses no digits to a far-away origin.
@@ -259,9 +225,7 @@ def rebuild_all(X, labels, K, m0, S0, kappa0, counts, means, precs, logdets, con
     total = np.zeros((K, d))
     scatter = np.zeros((K, d, d))
     n = np.zeros(K, dtype=np.int64)
-    for k in range(K):
-        heads[k] = -1
-    for i in range(N - 1, -1, -1):  # backwards, so each list comes out in increasing point order
+    for i in range(N):
         k = labels[i]
         if n[k] == 0:
             for a in range(d):
@@ -272,7 +236,6 @@ def rebuild_all(X, labels, K, m0, S0, kappa0, counts, means, precs, logdets, con
             total[k, a] += da
             for b in range(a + 1):
                 scatter[k, a, b] += da * (X[i, b] - shift[k, b])
-        link(i, k, heads, nxt, prv)
     sums = np.zeros(d)
     C = np.zeros((d, d))
     for k in range(K):

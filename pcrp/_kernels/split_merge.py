@@ -13,22 +13,20 @@ from .niw import ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_T_SCALE
 from .rng import randint, shuffle, uniform
 from .slots import (
     add_point,
+    build_member_index,
     copy_slot,
-    delete_slot,
-    link,
     log_marginal,
     log_predictive_from_term,
     log_term,
-    relabel_list,
+    move_slot,
     reset_slot,
     set_consts,
-    unlink,
 )
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def split_merge(
-    D, X, labels, K, counts, means, precs, logdets, consts, heads, nxt, prv,
+    D, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
     m0, P0, logdet0, log_new, tables, rng,
     members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
 ):
@@ -46,7 +44,8 @@ def split_merge(
     against the target ratio alone (the allocation's log probability is <= 0).
     Scratch slots (sc_*: counts (3,), means (3, d), precs (3, d, d), logdets (3,)): 0 = side of i,
     1 = side of j, 2 = merged cluster. The caller guarantees a free slot (K < capacity).
-    members, side: (N,) int64 scratch.
+    order (2N,), starts (C,), tail (1,): the member index of :func:`pcrp._kernels.slots.build_member_index`
+    with tail[0] its first free position, kept up to date here. members, side: (N,) int64 scratch.
     """
     N = X.shape[0]
     if N < 2:
@@ -64,13 +63,12 @@ def split_merge(
     if not is_split:
         # merged statistics: cluster ci plus every point of cluster cj
         copy_slot(ci, 2, D, counts, means, precs, logdets, sc_counts, sc_means, sc_precs, sc_logdets)
-        m = heads[cj]
-        while m >= 0:
+        for t in range(starts[cj], starts[cj] + counts[cj]):
+            m = order[t]
             for a in range(D):
                 x[a] = X[m, a]
             add_point(x, 2, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
                       log_term(x, 2, D, sc_counts, sc_means, sc_precs, tables))
-            m = nxt[m]
         log_merge_gain = (
             tables[sc_counts[2], ROW_LOG_G_PROD] + log_marginal(2, sc_counts, sc_logdets, tables)
             - log_new[K - 1]
@@ -86,19 +84,17 @@ def split_merge(
             return K
 
     n_members = 0
-    m = heads[ci]
-    while m >= 0:
+    for t in range(starts[ci], starts[ci] + counts[ci]):
+        m = order[t]
         if m != i and m != j:
             members[n_members] = m
             n_members += 1
-        m = nxt[m]
     if not is_split:
-        m = heads[cj]
-        while m >= 0:
+        for t in range(starts[cj], starts[cj] + counts[cj]):
+            m = order[t]
             if m != j:
                 members[n_members] = m
                 n_members += 1
-            m = nxt[m]
     shuffle(rng, members[:n_members])
 
     for s in range(2):  # slot 2 holds the merged cluster of a merge proposal
@@ -164,36 +160,52 @@ def split_merge(
         sm_stats[0] += 1
         if math.log(uniform(rng)) < log_ratio:
             sm_stats[1] += 1
+            # ci's stretch of the member index: side 0 (i first), then side 1 (j first), the new slot K
+            start = starts[ci]
+            order[start] = i
+            front = start + 1
+            back = start + sc_counts[0]
+            order[back] = j
+            labels[j] = K
+            back += 1
+            for t in range(n_members):
+                m = members[t]
+                if side[t] == 0:
+                    order[front] = m
+                    front += 1
+                else:
+                    order[back] = m
+                    back += 1
+                    labels[m] = K
+            starts[K] = start + sc_counts[0]
             copy_slot(0, ci, D, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
             copy_slot(1, K, D, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
-            heads[K] = -1
-            unlink(j, ci, heads, nxt, prv)
-            link(j, K, heads, nxt, prv)
-            labels[j] = K
-            for t in range(n_members):
-                if side[t] == 1:
-                    m = members[t]
-                    unlink(m, ci, heads, nxt, prv)
-                    link(m, K, heads, nxt, prv)
-                    labels[m] = K
             set_consts(ci, counts, logdets, tables, consts)
             set_consts(K, counts, logdets, tables, consts)
             K += 1
     elif log_u < log_merge_gain + log_q:
         sm_stats[3] += 1
+        n_merged = counts[ci] + counts[cj]
+        if tail[0] + n_merged > order.shape[0]:  # no room after the used part: regroup (one pass)
+            tail[0] = build_member_index(labels, K, counts, order, starts)
+        # the merged members at the end of the index
+        position = tail[0]
+        for c in (ci, cj):
+            for t in range(starts[c], starts[c] + counts[c]):
+                m = order[t]
+                order[position] = m
+                labels[m] = ci
+                position += 1
+        starts[ci] = tail[0]
+        tail[0] = position
         copy_slot(2, ci, D, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
         set_consts(ci, counts, logdets, tables, consts)
-        relabel_list(cj, ci, labels, heads, nxt)
-        # splice cj's list in front of ci's
-        last = heads[cj]
-        while nxt[last] >= 0:
-            last = nxt[last]
-        first_ci = heads[ci]
-        nxt[last] = first_ci
-        if first_ci >= 0:
-            prv[first_ci] = last
-        heads[ci] = heads[cj]
-        heads[cj] = -1
         counts[cj] = 0
-        K = delete_slot(cj, K, D, labels, counts, means, precs, logdets, consts, heads, nxt)
+        last = K - 1  # slot K - 1 moves into cj (its members relabelled from the index)
+        if cj != last:
+            move_slot(last, cj, D, counts, means, precs, logdets, consts)
+            starts[cj] = starts[last]
+            for t in range(starts[cj], starts[cj] + counts[cj]):
+                labels[order[t]] = cj
+        K = last
     return K
