@@ -27,8 +27,6 @@ from .niw import (
     ROW_T_CONST,
     ROW_T_EXPONENT,
     ROW_T_SCALE,
-    log_marginal,
-    log_predictive,
     rebuild_slot as rebuild_slot_aos,
 )
 from .rng import shuffle, uniform
@@ -38,6 +36,8 @@ from .slots import (
     CONST_SCALE,
     build_member_index,
     delete_slot,
+    log_marginal,
+    log_predictive,
     log_term,
     reset_slot,
 )
@@ -297,8 +297,7 @@ def log_predictive_all(X, counts, means, precs, logdets, tables, K):
     """(N, K) matrix of log p(x_i | cluster k) for the first K slots."""
     N, d = X.shape
     out = np.empty((N, K))
-    work = np.empty(d)
     for i in range(N):
         for k in range(K):
-            out[i, k] = log_predictive(X[i], k, counts, means, precs, logdets, tables, work)
+            out[i, k] = log_predictive(X[i], k, d, counts, means, precs, logdets, tables)
     return out

@@ -31,6 +31,7 @@ from .niw import (
     ROW_T_CONST,
     ROW_T_EXPONENT,
     ROW_T_SCALE,
+    spd_inverse_logdet,
 )
 
 CONST_LOG_WEIGHT = 0
@@ -81,6 +82,12 @@ def log_term(x, k, D, counts, means, precs, tables):
             t += precs[k, a, b] * (x[b] - means[k, b])
         q += da * (2.0 * t + precs[k, a, a] * da)
     return math.log(1.0 + q * tables[counts[k], ROW_T_SCALE])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def log_predictive(x, k, D, counts, means, precs, logdets, tables):
+    """log p(x | points in slot k): multivariate Student-t of DESIGN.md section 2."""
+    return log_predictive_from_term(k, counts, logdets, tables, log_term(x, k, D, counts, means, precs, tables))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -159,41 +166,6 @@ def build_member_index(labels, K, counts, order, starts):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def spd_inverse_logdet_into(S, precs, k):
-    """precs[k, :, :] = inv(S) for the SPD matrix S (d, d); returns log|S| (NaN when not positive definite)."""
-    d = S.shape[0]
-    L = np.zeros((d, d))
-    for j in range(d):
-        s = S[j, j]
-        for m in range(j):
-            s -= L[j, m] * L[j, m]
-        if not s > 0.0:
-            return np.nan
-        L[j, j] = math.sqrt(s)
-        for i in range(j + 1, d):
-            t = S[i, j]
-            for m in range(j):
-                t -= L[i, m] * L[j, m]
-            L[i, j] = t / L[j, j]
-    Linv = np.zeros((d, d))
-    for j in range(d):  # solve L Linv = I column by column
-        for i in range(j, d):
-            t = 1.0 if i == j else 0.0
-            for m in range(j, i):
-                t -= L[i, m] * Linv[m, j]
-            Linv[i, j] = t / L[i, i]
-    logdet = 0.0
-    for i in range(d):
-        logdet += 2.0 * math.log(L[i, i])
-        for j in range(d):
-            t = 0.0
-            for m in range(max(i, j), d):
-                t += Linv[m, i] * Linv[m, j]
-            precs[k, i, j] = t
-    return logdet
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
 def finish_slot(k, n, total, scatter, m0, S0, kappa0, counts, means, precs, logdets):
     """Slot k from its count ``n``, the sum of its points ``total`` (d,) and their scatter about their mean
     ``scatter`` (d, d): S_n = S0 + C + (kappa0 n / kappa_n)(xbar - m0)(xbar - m0)^T."""
@@ -207,7 +179,7 @@ def finish_slot(k, n, total, scatter, m0, S0, kappa0, counts, means, precs, logd
         for a in range(d):
             for b in range(d):
                 S[a, b] += scatter[a, b] + shrink * (xbar[a] - m0[a]) * (xbar[b] - m0[b])
-    logdets[k] = spd_inverse_logdet_into(S, precs, k)
+    logdets[k] = spd_inverse_logdet(S, precs[k])
     counts[k] = n
     for a in range(d):
         means[k, a] = (kappa0 * m0[a] + n * xbar[a]) / (kappa0 + n)
