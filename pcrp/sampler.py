@@ -212,7 +212,11 @@ class Sampler:
             X, empty, self.m0[None], self.P0[None], np.array([self.logdet0]), self.tables, 1
         )[:, 0].copy()
         self.sweeps_done = 0
-        self._perm = np.arange(N, dtype=np.int64)
+        self._perm = np.arange(N, dtype=np.int32)
+        # the sweep's own copies of X, the labels and log_pred_new in its order (gibbs.gibbs_sweeps)
+        self._X_order = np.empty_like(X)
+        self._labels_order = np.empty(N, dtype=np.int32)
+        self._log_pred_order = np.empty(N)
         self.sm_stats = np.zeros(4, dtype=np.int64)
 
     def refresh(self):
@@ -259,10 +263,10 @@ class Sampler:
             progress = np.array([0, 0, 0, 1], dtype=np.int64)
             while True:
                 self.K = gibbs.gibbs_sweeps(
-                    self._dims, self.X, self.labels, self.K, self.counts, self.means, self.precs,
-                    self.logdets, self._consts, self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_new, self.log_v,
-                    self.tables, self.log_pred_new, self.rng_state, self._perm, progress,
-                    chunk, self.n_split_merge,
+                    self._dims, self.X, self.labels, self.K, self.counts, self.means, self.precs, self.logdets,
+                    self._consts, self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_new, self.log_v,
+                    self.tables, self.log_pred_new, self.rng_state, self._perm, self._X_order, self._labels_order,
+                    self._log_pred_order, progress, chunk, self.n_split_merge,
                     K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,
                     keep_rows[done:done + chunk], kept_labels, kept_sm,
                 )

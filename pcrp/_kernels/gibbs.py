@@ -78,7 +78,7 @@ VECTOR_K = 8  # from this many clusters the logs and exps run as vectorised pass
 def gibbs_sweeps(
     dims, X, labels, K, counts, means, precs, logdets, consts,
     m0, S0, P0, logdet0, kappa0, log_new, log_v, tables, log_pred_new,
-    rng, perm, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
+    rng, perm, X_order, labels_order, log_pred_order, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
     keep_rows, keep_labels, keep_sm,
 ):
     """Run sweeps of Algorithm 1, each followed by ``n_split_merge`` split-merge moves.
@@ -90,7 +90,10 @@ def gibbs_sweeps(
     logdets (C,), consts (N_CONSTS, C)); tables
     (N + 2, N_TABLE_ROWS); log_new, log_v (N + 2,) the prior's per-K tables
     (:func:`pcrp.model.prior_tables`); log_pred_new (N,) = log prior predictive of each
-    point; rng uint64[4]; perm (N,) int64, the current sweep order; progress
+    point; rng uint64[4]; perm (N,) int32, the current sweep order; X_order (N, d), labels_order (N,) int32
+    and log_pred_order (N,): X, labels and log_pred_new in that order, gathered once at the start of a
+    sweep so that the sweep reads them sequentially (at N in the hundreds of thousands the reads in random
+    order, not the arithmetic, set the pace), the labels scattered back at its end; progress
     int64[4] (see PROGRESS_*; zeros and FRESH = 1 for a new call). After sweep s,
     K_out[s] receives K and log_joint_out[s] log p(z, X) (:func:`log_joint`);
     sm_stats (4,) accumulates [splits proposed, accepted, merges proposed,
@@ -123,6 +126,12 @@ def gibbs_sweeps(
             for t in range(N):
                 perm[t] = t
             shuffle(rng, perm)
+            for t in range(N):
+                i = perm[t]
+                for a in range(D):
+                    X_order[t, a] = X[i, a]
+                labels_order[t] = labels[i]
+                log_pred_order[t] = log_pred_new[i]
             progress[PROGRESS_FRESH] = 0
             progress[PROGRESS_POINT] = 0
             progress[PROGRESS_MOVES] = 0
@@ -130,12 +139,11 @@ def gibbs_sweeps(
             if K == capacity:
                 progress[PROGRESS_POINT] = t
                 return K
-            i = perm[t]
-            for a in range(D):  # a copy, not a view X[i]: views cost reference counting
-                x[a] = X[i, a]
+            for a in range(D):  # a copy, not a view X[t]: views cost reference counting
+                x[a] = X_order[t, a]
             # remove x from its cluster: the downdate S_{n-1} = S_n - w (x - m_n)(x - m_n)^T,
             # w = kappa_n / kappa_{n-1}; written out for speed (see the note in niw.py)
-            k = labels[i]
+            k = labels_order[t]
             n = counts[k]
             ok = True  # False: rounding broke positive definiteness, rebuild the slot
             if n > 1:
@@ -162,11 +170,11 @@ def gibbs_sweeps(
                 means[k, a] += (means[k, a] - x[a]) * step
             counts[k] = n - 1
             if n == 1:
-                K = delete_slot(k, K, D, labels, counts, means, precs, logdets, consts)
+                K = delete_slot(k, K, D, labels_order, counts, means, precs, logdets, consts)
             else:
                 if not ok:
-                    labels[i] = -1
-                    rebuild_slot_aos(X, labels, k, k, m0, S0, kappa0, counts, means, precs, logdets)
+                    labels_order[t] = -1
+                    rebuild_slot_aos(X_order, labels_order, k, k, m0, S0, kappa0, counts, means, precs, logdets)
                 n = counts[k]  # slots.set_consts written out
                 consts[CONST_LOG_WEIGHT, k] = tables[n, ROW_LOG_G] + tables[n, ROW_T_CONST] - 0.5 * logdets[k]
                 consts[CONST_SCALE, k] = tables[n, ROW_T_SCALE]
@@ -193,7 +201,7 @@ def gibbs_sweeps(
                             tt += precs[c, a, b] * work[b]
                         q += work[a] * (2.0 * tt + precs[c, a, a] * work[a])
                 ys[c] = 1.0 + q * consts[CONST_SCALE, c]
-            weights[K] = log_new[K] + log_pred_new[i]
+            weights[K] = log_new[K] + log_pred_order[t]
             top = weights[K]
             total = 0.0
             few = K < VECTOR_K
@@ -264,7 +272,10 @@ def gibbs_sweeps(
             consts[CONST_LOG_WEIGHT, k] = tables[n, ROW_LOG_G] + tables[n, ROW_T_CONST] - 0.5 * logdets[k]
             consts[CONST_SCALE, k] = tables[n, ROW_T_SCALE]
             consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
-            labels[i] = k
+            labels_order[t] = k
+        if progress[PROGRESS_POINT] < N:
+            for t in range(N):
+                labels[perm[t]] = labels_order[t]
         progress[PROGRESS_POINT] = N
 
         if progress[PROGRESS_MOVES] < n_split_merge:
