@@ -7,7 +7,7 @@ Everything here is prior-agnostic. A Gibbs-type prior, p(partition) = V_N(K) pro
 of blocks K the arrays ``log_new`` (log W(1) V_N(K + 1) / V_N(K), the new-block weight) and
 ``log_v`` (log V_N(K) + K log W(1)), both from :func:`pcrp.model.prior_tables`.
 Clusters occupy slots ``0 .. K-1`` (compact); a cluster that empties is removed
-by moving the last slot (and its member list) into its place. When every slot is in use the sweep
+by moving the last slot into its place. When every slot is in use the sweep
 kernel returns early with its position saved, the caller enlarges the slot
 arrays and calls again: growing inside the hot loop would make numba reassign
 (and reference-count) the arrays on every point, which costs about 30%.

@@ -1,4 +1,4 @@
-"""Cluster slots of the sweep: statistics, member lists and cached per-cluster constants.
+"""Cluster slots of the sweep: statistics, the member index and cached per-cluster constants.
 
 - ``counts[k]``        int64 (C,), number of points n;
 - ``means[k]``         (C, d) posterior mean m_n;

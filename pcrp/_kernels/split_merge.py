@@ -1,6 +1,7 @@
 """Dahl's sequentially-allocated merge-split move, at the cost of the two clusters it touches.
 
-The points of a cluster are read from its member list (:mod:`pcrp._kernels.slots`), so a move costs
+The points of a cluster are read from the member index (:func:`pcrp._kernels.slots.build_member_index`,
+built once per sweep and kept up to date by the moves), so a move costs
 the sizes of the two clusters involved, never N. State layout and constants: :mod:`pcrp._kernels.slots`;
 the prior enters through the tables of :mod:`pcrp._kernels.gibbs`.
 """
@@ -22,6 +23,11 @@ from .slots import (
     reset_slot,
     set_consts,
 )
+
+
+_TINY = 2.0 ** -900
+_RESCALE = 2.0 ** 900  # exact: a power of two
+_LOG_RESCALE = 900 * math.log(2.0)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -107,7 +113,9 @@ def split_merge(
         x[a] = X[j, a]
     add_point(x, 1, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
               log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables))
-    log_q = 0.0  # log probability of the split produced / re-created below
+    q_product = 1.0  # probability of the split produced / re-created below, times _RESCALE ** q_scales
+    q_scales = 0
+    log_q_tail = 0.0  # the log probabilities of sides too unlikely for the product
     for t in range(n_members):
         m = members[t]
         for a in range(D):
@@ -116,15 +124,22 @@ def split_merge(
         term_b = log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables)
         la = tables[sc_counts[0], ROW_LOG_G] + log_predictive_from_term(0, sc_counts, sc_logdets, tables, term_a)
         lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive_from_term(1, sc_counts, sc_logdets, tables, term_b)
-        # P(side a) = 1 / (1 + exp(lb - la)), with one exp and one log
+        # P(side a) = 1 / (1 + exp(lb - la)), with one exp; the probabilities of the sides taken are
+        # multiplied (kept above 2^-900 by a power of two), their log taken once at the end
         ratio = math.exp(-abs(la - lb))
-        log_norm = (la if la > lb else lb) + math.log(1.0 + ratio)
+        p_a = (1.0 if la >= lb else ratio) / (1.0 + ratio)
         if is_split:
-            p_a = (1.0 if la >= lb else ratio) / (1.0 + ratio)
             s = 0 if uniform(rng) < p_a else 1
         else:
             s = 0 if labels[m] == ci else 1
-        log_q += (la if s == 0 else lb) - log_norm
+        p_side = p_a if s == 0 else (1.0 if lb > la else ratio) / (1.0 + ratio)
+        if p_side < _TINY:  # a side of tiny probability: its log, which does not underflow
+            log_q_tail += (la if s == 0 else lb) - ((la if la > lb else lb) + math.log(1.0 + ratio))
+        else:
+            q_product *= p_side
+            if q_product < _TINY:
+                q_product *= _RESCALE
+                q_scales += 1
         side[t] = s
         # slots.add_point written out: a call per member that writes into the scratch arrays costs more
         n = sc_counts[s]
@@ -147,6 +162,7 @@ def split_merge(
             sc_means[s, a] += (x[a] - sc_means[s, a]) * step
         sc_counts[s] = n + 1
 
+    log_q = math.log(q_product) - q_scales * _LOG_RESCALE + log_q_tail
     if is_split:
         log_split_target = (  # relative to the merged state's V(K): W(1) V(K + 1) / V(K) = exp(log_new[K])
             log_new[K]
