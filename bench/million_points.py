@@ -1,10 +1,11 @@
 """A million points at defaults: `pcrp run` on four 2-D Gaussians, the working tree beside an earlier commit.
 
     python bench/million_points.py [--n 1000000] [--base-tree /work/wt/base] [--only new|base]
+    python bench/million_points.py --sampler     # the sweeps alone: Sampler.step, 20 sweeps in each tree
 
 Writes the data to a CSV (four Gaussians, unit spread, centres 6 apart, a label column the run reports
-against), runs `python -m pcrp.cli run DATA --label-column label --out ...` at its defaults (automatic
-budget) with each tree on PYTHONPATH, one after the other, and prints the wall time and the run's own
+against), runs `python -m pcrp.cli run DATA --label-column label --seed 1 --out ...` at its defaults (automatic
+budget; the seed fixed so that both trees run the same chains' seeds) with each tree on PYTHONPATH, one after the other, and prints the wall time and the run's own
 "time: sampling X s, summaries Y s" line for each, and the ratio. The kernels are compiled (or loaded from
 numba's cache) by a small run first, so neither figure counts compiling.
 """
@@ -23,11 +24,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def write_data(path, n, seed=0):
+def make_data(n, seed=0):
+    """(X (n, 2), labels (n,)): four unit Gaussians with centres 6 apart."""
     rng = np.random.default_rng(seed)
     centres = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0], [6.0, 6.0]])
     labels = rng.integers(0, 4, n)
-    X = centres[labels] + rng.normal(size=(n, 2))
+    return centres[labels] + rng.normal(size=(n, 2)), labels
+
+
+def write_data(path, n, seed=0):
+    X, labels = make_data(n, seed)
     with open(path, "w") as f:
         f.write("x,y,label\n")
         np.savetxt(f, np.column_stack([X, labels]), delimiter=",", fmt=["%.6f", "%.6f", "%d"])
@@ -36,8 +42,10 @@ def write_data(path, n, seed=0):
 def run(tree, data, out):
     env = dict(os.environ, PYTHONPATH=str(tree))
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pcrp.cli", "run", str(data), "--label-column", "label",
-                           "--out", str(out)], env=env, capture_output=True, text=True)
+    command = [sys.executable, "-m", "pcrp.cli", "run", str(data), "--label-column", "label", "--seed", "1",
+               "--out", str(out)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=out.parent)
+    # (cwd away from either tree: `python -m` puts the working folder first on sys.path)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{tree}: pcrp run failed\n{done.stderr[-3000:]}")
@@ -47,15 +55,49 @@ def run(tree, data, out):
     return wall, sampling, summaries, k_line.strip()
 
 
+SAMPLER_LOOP = """
+import sys, time
+import numpy as np
+sys.path.insert(0, {bench!r})
+from million_points import make_data
+from pcrp.model import PowerCRP, resolve_niw
+from pcrp.sampler import Sampler
+X, _ = make_data({n})
+X = (X - X.mean(0)) / X.std(0)
+s = Sampler(X, PowerCRP(1.0, 1.2), resolve_niw(X), seed=1, split_merge=1, init="kmeans:10")
+times, Ks = [], []
+for chunk in range(4):
+    start = time.thread_time()
+    info = s.step(5)
+    times.append((time.thread_time() - start) / 5 * 1e3)
+    Ks.append(int(info.K[-1]))
+import pcrp
+print(pcrp.__file__, ", ".join(f"{{t:.0f}}" for t in times), "ms per sweep (sweeps 1-5, 6-10, 11-15, 16-20); K after each:", Ks)
+"""
+
+
+def sampler_speed(trees, n):
+    """Thread CPU time per sweep of Sampler.step on the same data and seed in each tree (no budget, no summaries)."""
+    for name, tree in trees.items():
+        code = SAMPLER_LOOP.format(bench=str(ROOT / "bench"), n=n)
+        done = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(tree)),
+                              capture_output=True, text=True, cwd=tempfile.gettempdir())
+        print(f"{name:4s}: {done.stdout.strip() or done.stderr[-2000:]}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--base-tree", default="/work/wt/base")
     parser.add_argument("--only", choices=["new", "base"])
+    parser.add_argument("--sampler", action="store_true", help="time the sweeps alone (Sampler.step)")
     args = parser.parse_args()
     trees = {"base": Path(args.base_tree), "new": ROOT}
     if args.only:
         trees = {args.only: trees[args.only]}
+    if args.sampler:
+        sampler_speed(trees, args.n)
+        return
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         data, small = folder / "four_gaussians.csv", folder / "small.csv"
