@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import compute
-from ._kernels import gibbs
+from ._kernels import gibbs, slots
 from ._kernels.rng import seed_state
 from .model import check_niw_for_data, log_weight_table, prior_tables
 from .dtypes import KMEANS_WORKING_MIB, check_memory, label_dtype, state_bytes
@@ -27,6 +27,9 @@ from .niw_math import kernel_tables
 # into calls). This bounds the rounding drift of the rank-one downdates.
 REFRESH_EVERY = 1000
 LOG_JOINT_DECIMALS = 6  # the recorded log joint, in nats (see Sampler.step)
+# Data of up to this many columns get a sweep kernel compiled for their d (loops unrolled, about 15 s once
+# per d, then cached); wider data use the general kernel.
+SPECIALISED_UP_TO = 16
 
 
 def check_seed(seed, name="seed"):
@@ -194,11 +197,14 @@ class Sampler:
         self.logdet0 = float(np.linalg.slogdet(niw.S0)[1])
         self.kappa0 = float(niw.kappa0)
         self.K = int(self.labels.max()) + 1
+        # the kernel specialised to d (compiled and cached once per d), the general one above SPECIALISED_UP_TO
+        self._dims = (0,) * d if d <= SPECIALISED_UP_TO else ()
         capacity = max(16, 2 * self.K)
         self.counts = np.zeros(capacity, dtype=np.int64)
         self.means = np.zeros((capacity, d))
         self.precs = np.zeros((capacity, d, d))
         self.logdets = np.zeros(capacity)
+        self._consts = np.zeros((slots.N_CONSTS, capacity))
         self.refresh()
         # log prior predictive of every point: the empty-cluster Student-t, fixed for the run
         empty = np.zeros(1, dtype=np.int64)
@@ -206,14 +212,18 @@ class Sampler:
             X, empty, self.m0[None], self.P0[None], np.array([self.logdet0]), self.tables, 1
         )[:, 0].copy()
         self.sweeps_done = 0
-        self._perm = np.arange(N, dtype=np.int64)
+        self._perm = np.arange(N, dtype=np.int32)
+        # the sweep's own copies of X, the labels and log_pred_new in its order (gibbs.gibbs_sweeps)
+        self._X_order = np.empty_like(X)
+        self._labels_order = np.empty(N, dtype=np.int32)
+        self._log_pred_order = np.empty(N)
         self.sm_stats = np.zeros(4, dtype=np.int64)
 
     def refresh(self):
         """Recompute all cluster statistics from the labels."""
-        gibbs.rebuild_all(
-            self.X, self.labels, self.K, self.m0, self.S0, self.kappa0,
-            self.counts, self.means, self.precs, self.logdets,
+        slots.rebuild_all(
+            self.X, self.labels, self.K, self.m0, self.S0, self.kappa0, self.counts, self.means, self.precs,
+            self.logdets, self._consts, self.tables,
         )
 
     def log_joint(self):
@@ -232,8 +242,8 @@ class Sampler:
         return to Python.
         """
         n_sweeps = int(n_sweeps)
-        if not gibbs.gibbs_sweeps.signatures and not self._warm_up:
-            warm_up_sweeps()  # compile, or load from the cache, outside the timed calls
+        if self._dims not in _warm_dims and not self._warm_up:
+            warm_up_sweeps(self.X.shape[1])  # compile, or load from the cache, outside the timed calls
         K_out = np.zeros(n_sweeps, dtype=np.int64)
         lj_out = np.zeros(n_sweeps)
         keep_rows = np.full(n_sweeps, -1, dtype=np.int64)
@@ -253,10 +263,10 @@ class Sampler:
             progress = np.array([0, 0, 0, 1], dtype=np.int64)
             while True:
                 self.K = gibbs.gibbs_sweeps(
-                    self.X, self.labels, self.K, self.counts, self.means, self.precs, self.logdets,
-                    self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_new, self.log_v,
-                    self.tables, self.log_pred_new, self.rng_state, self._perm, progress,
-                    chunk, self.n_split_merge,
+                    self._dims, self.X, self.labels, self.K, self.counts, self.means, self.precs, self.logdets,
+                    self._consts, self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_new, self.log_v,
+                    self.tables, self.log_pred_new, self.rng_state, self._perm, self._X_order, self._labels_order,
+                    self._log_pred_order, progress, chunk, self.n_split_merge,
                     K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,
                     keep_rows[done:done + chunk], kept_labels, kept_sm,
                 )
@@ -278,13 +288,17 @@ class Sampler:
         """Double the number of cluster slots (the kernel ran out of free ones)."""
         capacity = self.counts.shape[0]
 
-        def bigger(a):
+        def bigger(a):  # slots along the last axis of consts, the first of the others
+            if a is self._consts:
+                out = np.zeros((a.shape[0], 2 * capacity))
+                out[:, :capacity] = a
+                return out
             out = np.zeros((2 * capacity,) + a.shape[1:], dtype=a.dtype)
             out[:capacity] = a
             return out
 
-        self.counts, self.means = bigger(self.counts), bigger(self.means)
-        self.precs, self.logdets = bigger(self.precs), bigger(self.logdets)
+        self.counts, self.means, self.precs = bigger(self.counts), bigger(self.means), bigger(self.precs)
+        self.logdets, self._consts = bigger(self.logdets), bigger(self._consts)
 
     def cluster_sizes(self):
         """(K,) sizes of the current clusters."""
@@ -384,11 +398,16 @@ class ChainRecorder:
         return n_kept
 
 
-def warm_up_sweeps():
-    """Compile (or load from numba's cache) the sweep kernels on a tiny problem; about 0.3 s when cached."""
+_warm_dims = set()  # the kernels' dims arguments compiled (or loaded) in this process
+
+
+def warm_up_sweeps(d=2):
+    """Compile (or load from numba's cache) the sweep kernel for data of ``d`` columns on a tiny problem;
+    about 0.3 s when cached."""
     from .model import CRP, resolve_niw
 
-    X = np.linspace(-1.0, 1.0, 12).reshape(6, 2)
+    X = np.random.default_rng(0).normal(size=(6, d))
     sampler = Sampler(X, CRP(1.0), resolve_niw(X), seed=0, init="random:2")
     sampler._warm_up = True
     sampler.step(2)
+    _warm_dims.add(sampler._dims)

@@ -20,13 +20,8 @@ constants below), so the inner loops do no division.
 All kernels use ``error_model="numpy"``: a float division by zero gives inf or
 NaN instead of raising, so the hot loops carry no exception branches.
 
-Speed note: numba inlines ``inline="always"`` helpers at the IR level, and for
-helpers that write into array arguments it keeps atomic reference counting on
-those arrays in the caller's loop. Measured on Old Faithful this doubled the
-sweep time, so the per-point remove/add of the Gibbs sweep and the add of the
-split-merge allocation are written out in :mod:`pcrp._kernels.gibbs`, following
-:func:`add_point` line for line; the tests compare the statistics they keep
-with a recomputation from the labels.
+The per-slot operations of the sampler (adding a point, the predictive, the marginal) are in
+:mod:`pcrp._kernels.slots`; this module holds the table layout and the from-scratch recomputation.
 """
 
 import math
@@ -99,103 +94,6 @@ def spd_inverse_logdet(A, out):
                 t += Linv[k, i] * Linv[k, j]
             out[i, j] = t
     return logdet
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def reset_slot(k, m0, P0, logdet0, counts, means, precs, logdets):
-    """Make slot ``k`` an empty cluster (prior statistics)."""
-    d = m0.shape[0]
-    counts[k] = 0
-    for a in range(d):
-        means[k, a] = m0[a]
-        for b in range(d):
-            precs[k, a, b] = P0[a, b]
-    logdets[k] = logdet0
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def copy_slot(src, dst, counts, means, precs, logdets, counts2, means2, precs2, logdets2):
-    """Copy slot ``src`` of the first arrays into slot ``dst`` of the second."""
-    d = means.shape[1]
-    counts2[dst] = counts[src]
-    for a in range(d):
-        means2[dst, a] = means[src, a]
-        for b in range(d):
-            precs2[dst, a, b] = precs[src, a, b]
-    logdets2[dst] = logdets[src]
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def add_point(x, k, counts, means, precs, logdets, tables, work, log_term):
-    """Add the point ``x`` (d,) to slot ``k``; ``work`` is (d,) scratch.
-
-    S_{n+1} = S_n + w (x - m_n)(x - m_n)^T with w = kappa_n / kappa_{n+1}; its
-    inverse by Sherman-Morrison. ``log_term`` must be log(1 + w q), q the
-    S_n^{-1}-quadratic form of x - m_n: the log-determinant change, which the
-    caller has computed for the predictive anyway (:func:`log_term`).
-    """
-    n = counts[k]
-    d = x.shape[0]
-    weight = tables[n, ROW_T_SCALE]
-    q = 0.0
-    for a in range(d):
-        t = 0.0
-        for b in range(d):
-            t += precs[k, a, b] * (x[b] - means[k, b])
-        work[a] = t  # S_n^{-1} (x - m_n)
-        q += t * (x[a] - means[k, a])
-    coef = weight / (1.0 + weight * q)
-    for a in range(d):
-        ca = coef * work[a]
-        for b in range(d):
-            precs[k, a, b] -= ca * work[b]
-    logdets[k] += log_term
-    step = tables[n, ROW_ADD_STEP]
-    for j in range(d):
-        means[k, j] += (x[j] - means[k, j]) * step
-    counts[k] = n + 1
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def log_term(x, k, counts, means, precs, tables, work):
-    """log(1 + q kappa_n / (kappa_n + 1)), q = (x - m_n)^T S_n^{-1} (x - m_n).
-
-    The one transcendental of the Student-t predictive, and the log-determinant
-    change when ``x`` joins slot k. Uses the lower triangle only. ``work`` (d,)
-    receives x - m_n. log(1 + y) rather than log1p(y): the absolute error is
-    the same (a few 1e-16) and log is about twice as fast here.
-    """
-    d = x.shape[0]
-    for a in range(d):
-        work[a] = x[a] - means[k, a]
-    q = 0.0
-    for a in range(d):
-        t = 0.0
-        for b in range(a):
-            t += precs[k, a, b] * work[b]
-        q += work[a] * (2.0 * t + precs[k, a, a] * work[a])
-    return math.log(1.0 + q * tables[counts[k], ROW_T_SCALE])
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def log_predictive_from_term(k, counts, logdets, tables, term):
-    """log p(x | slot k) given ``term`` = log_term(x, k, ...)."""
-    n = counts[k]
-    return tables[n, ROW_T_CONST] - 0.5 * logdets[k] - tables[n, ROW_T_EXPONENT] * term
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def log_predictive(x, k, counts, means, precs, logdets, tables, work):
-    """log p(x | points in slot k): multivariate Student-t of DESIGN.md section 2."""
-    term = log_term(x, k, counts, means, precs, tables, work)
-    return log_predictive_from_term(k, counts, logdets, tables, term)
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def log_marginal(k, counts, logdets, tables):
-    """log m(X_k): NIW marginal likelihood of the points in slot k."""
-    n = counts[k]
-    return tables[n, ROW_MARGINAL_CONST] - 0.5 * tables[n, ROW_NU] * logdets[k]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -1,0 +1,227 @@
+"""Dahl's sequentially-allocated merge-split move, at the cost of the two clusters it touches.
+
+The points of a cluster are read from the member index (:func:`pcrp._kernels.slots.build_member_index`,
+built once per sweep and kept up to date by the moves), so a move costs
+the sizes of the two clusters involved, never N. State layout and constants: :mod:`pcrp._kernels.slots`;
+the prior enters through the tables of :mod:`pcrp._kernels.gibbs`.
+"""
+
+import math
+
+from numba import njit
+
+from .niw import ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_T_SCALE
+from .rng import randint, shuffle, uniform
+from .slots import (
+    add_point,
+    build_member_index,
+    copy_slot,
+    log_marginal,
+    log_predictive_from_term,
+    log_term,
+    move_slot,
+    reset_slot,
+    set_consts,
+)
+
+
+_TINY = 2.0 ** -900
+_RESCALE = 2.0 ** 900  # exact: a power of two
+_LOG_RESCALE = 900 * math.log(2.0)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def split_merge(
+    D, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
+    m0, P0, logdet0, log_new, tables, rng,
+    members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
+):
+    """One sequentially-allocated merge-split move (Dahl 2003); returns the new K.
+
+    Two distinct points i, j are drawn uniformly. If they share a cluster, a
+    split is proposed by seating the cluster's other points one by one (random
+    order) next to i or j with probability proportional to g(size) times the
+    predictive; otherwise the merge of their clusters is proposed and the
+    probability of re-creating the current split in that way enters the ratio.
+    Target ratios use only the partition posterior of DESIGN.md section 2: a split of a
+    block of n into n1 + n2 multiplies the prior by [V(K + 1) / V(K)] W(n1) W(n2) / W(n),
+    i.e. by exp(log_new[K] + G(n1) + G(n2) - G(n)) with G = ROW_LOG_G_PROD.
+    A merge is rejected before the allocation when the uniform already fails
+    against the target ratio alone (the allocation's log probability is <= 0).
+    Scratch slots (sc_*: counts (3,), means (3, d), precs (3, d, d), logdets (3,)): 0 = side of i,
+    1 = side of j, 2 = merged cluster. The caller guarantees a free slot (K < capacity).
+    order (2N,), starts (C,), tail (1,): the member index of :func:`pcrp._kernels.slots.build_member_index`
+    with tail[0] its first free position, kept up to date here. members, side: (N,) int64 scratch.
+    """
+    N = X.shape[0]
+    if N < 2:
+        return K
+    i = randint(rng, N)
+    j = randint(rng, N - 1)
+    if j >= i:
+        j += 1
+    ci = labels[i]
+    cj = labels[j]
+    is_split = ci == cj
+
+    log_u = 0.0
+    log_merge_gain = 0.0  # log target(merged) - log target(current split), merge proposals only
+    if not is_split:
+        # merged statistics: cluster ci plus every point of cluster cj
+        copy_slot(ci, 2, D, counts, means, precs, logdets, sc_counts, sc_means, sc_precs, sc_logdets)
+        for t in range(starts[cj], starts[cj] + counts[cj]):
+            m = order[t]
+            for a in range(D):
+                x[a] = X[m, a]
+            add_point(x, 2, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+                      log_term(x, 2, D, sc_counts, sc_means, sc_precs, tables))
+        log_merge_gain = (
+            tables[sc_counts[2], ROW_LOG_G_PROD] + log_marginal(2, sc_counts, sc_logdets, tables)
+            - log_new[K - 1]
+            - tables[counts[ci], ROW_LOG_G_PROD] - log_marginal(ci, counts, logdets, tables)
+            - tables[counts[cj], ROW_LOG_G_PROD] - log_marginal(cj, counts, logdets, tables)
+        )
+        sm_stats[2] += 1
+        log_u = math.log(uniform(rng))
+        # The acceptance ratio is log_merge_gain + log q(re-creating the split) and log q <= 0:
+        # when u fails against log_merge_gain alone the move is rejected whatever the
+        # allocation below would give, so skip it.
+        if log_u >= log_merge_gain:
+            return K
+
+    n_members = 0
+    for t in range(starts[ci], starts[ci] + counts[ci]):
+        m = order[t]
+        if m != i and m != j:
+            members[n_members] = m
+            n_members += 1
+    if not is_split:
+        for t in range(starts[cj], starts[cj] + counts[cj]):
+            m = order[t]
+            if m != j:
+                members[n_members] = m
+                n_members += 1
+    shuffle(rng, members[:n_members])
+
+    for s in range(2):  # slot 2 holds the merged cluster of a merge proposal
+        reset_slot(s, D, m0, P0, logdet0, sc_counts, sc_means, sc_precs, sc_logdets)
+    for a in range(D):
+        x[a] = X[i, a]
+    add_point(x, 0, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+              log_term(x, 0, D, sc_counts, sc_means, sc_precs, tables))
+    for a in range(D):
+        x[a] = X[j, a]
+    add_point(x, 1, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+              log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables))
+    q_product = 1.0  # probability of the split produced / re-created below, times _RESCALE ** q_scales
+    q_scales = 0
+    log_q_tail = 0.0  # the log probabilities of sides too unlikely for the product
+    for t in range(n_members):
+        m = members[t]
+        for a in range(D):
+            x[a] = X[m, a]
+        term_a = log_term(x, 0, D, sc_counts, sc_means, sc_precs, tables)
+        term_b = log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables)
+        la = tables[sc_counts[0], ROW_LOG_G] + log_predictive_from_term(0, sc_counts, sc_logdets, tables, term_a)
+        lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive_from_term(1, sc_counts, sc_logdets, tables, term_b)
+        # P(side a) = 1 / (1 + exp(lb - la)), with one exp; the probabilities of the sides taken are
+        # multiplied (kept above 2^-900 by a power of two), their log taken once at the end
+        ratio = math.exp(-abs(la - lb))
+        p_a = (1.0 if la >= lb else ratio) / (1.0 + ratio)
+        if is_split:
+            s = 0 if uniform(rng) < p_a else 1
+        else:
+            s = 0 if labels[m] == ci else 1
+        p_side = p_a if s == 0 else (1.0 if lb > la else ratio) / (1.0 + ratio)
+        if p_side < _TINY:  # a side of tiny probability: its log, which does not underflow
+            log_q_tail += (la if s == 0 else lb) - ((la if la > lb else lb) + math.log(1.0 + ratio))
+        else:
+            q_product *= p_side
+            if q_product < _TINY:
+                q_product *= _RESCALE
+                q_scales += 1
+        side[t] = s
+        # slots.add_point written out: a call per member that writes into the scratch arrays costs more
+        n = sc_counts[s]
+        weight = tables[n, ROW_T_SCALE]
+        q = 0.0
+        for a in range(D):
+            tt = 0.0
+            for b in range(D):
+                tt += sc_precs[s, a, b] * (x[b] - sc_means[s, b])
+            work[a] = tt
+            q += tt * (x[a] - sc_means[s, a])
+        coef = weight / (1.0 + weight * q)
+        for a in range(D):
+            ca = coef * work[a]
+            for b in range(D):
+                sc_precs[s, a, b] -= ca * work[b]
+        sc_logdets[s] += term_a if s == 0 else term_b
+        step = tables[n, ROW_ADD_STEP]
+        for a in range(D):
+            sc_means[s, a] += (x[a] - sc_means[s, a]) * step
+        sc_counts[s] = n + 1
+
+    log_q = math.log(q_product) - q_scales * _LOG_RESCALE + log_q_tail
+    if is_split:
+        log_split_target = (  # relative to the merged state's V(K): W(1) V(K + 1) / V(K) = exp(log_new[K])
+            log_new[K]
+            + tables[sc_counts[0], ROW_LOG_G_PROD]
+            + tables[sc_counts[1], ROW_LOG_G_PROD]
+            + log_marginal(0, sc_counts, sc_logdets, tables)
+            + log_marginal(1, sc_counts, sc_logdets, tables)
+        )
+        log_merged_target = tables[counts[ci], ROW_LOG_G_PROD] + log_marginal(ci, counts, logdets, tables)
+        log_ratio = log_split_target - log_merged_target - log_q
+        sm_stats[0] += 1
+        if math.log(uniform(rng)) < log_ratio:
+            sm_stats[1] += 1
+            # ci's stretch of the member index: side 0 (i first), then side 1 (j first), the new slot K
+            start = starts[ci]
+            order[start] = i
+            front = start + 1
+            back = start + sc_counts[0]
+            order[back] = j
+            labels[j] = K
+            back += 1
+            for t in range(n_members):
+                m = members[t]
+                if side[t] == 0:
+                    order[front] = m
+                    front += 1
+                else:
+                    order[back] = m
+                    back += 1
+                    labels[m] = K
+            starts[K] = start + sc_counts[0]
+            copy_slot(0, ci, D, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
+            copy_slot(1, K, D, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
+            set_consts(ci, counts, logdets, tables, consts)
+            set_consts(K, counts, logdets, tables, consts)
+            K += 1
+    elif log_u < log_merge_gain + log_q:
+        sm_stats[3] += 1
+        n_merged = counts[ci] + counts[cj]
+        if tail[0] + n_merged > order.shape[0]:  # no room after the used part: regroup (one pass)
+            tail[0] = build_member_index(labels, K, counts, order, starts)
+        # the merged members at the end of the index
+        position = tail[0]
+        for c in (ci, cj):
+            for t in range(starts[c], starts[c] + counts[c]):
+                m = order[t]
+                order[position] = m
+                labels[m] = ci
+                position += 1
+        starts[ci] = tail[0]
+        tail[0] = position
+        copy_slot(2, ci, D, sc_counts, sc_means, sc_precs, sc_logdets, counts, means, precs, logdets)
+        set_consts(ci, counts, logdets, tables, consts)
+        counts[cj] = 0
+        last = K - 1  # slot K - 1 moves into cj (its members relabelled from the index)
+        if cj != last:
+            move_slot(last, cj, D, counts, means, precs, logdets, consts)
+            starts[cj] = starts[last]
+            for t in range(starts[cj], starts[cj] + counts[cj]):
+                labels[order[t]] = cj
+        K = last
+    return K

@@ -1,0 +1,78 @@
+"""The specialised sweep kernels against the general one, the vectorisable log and exp against libm, and the
+log joint after every sweep against a recomputation."""
+
+import math
+
+import numpy as np
+import pytest
+from numba import njit
+
+from pcrp._kernels.vecmath import exp_at_most_zero, log_positive
+from pcrp.model import CRP, PowerCRP, resolve_niw
+from pcrp.sampler import Sampler
+
+
+def mixture(n, d, seed):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0, 3, (3, d))
+    return centres[rng.integers(0, 3, n)] + rng.normal(size=(n, d))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 5])
+def test_kernel_specialised_to_d_gives_the_general_kernels_chain(d):
+    """Same seed: the kernel compiled for this d and the general one (d read at run time) visit the same labels."""
+    X = mixture(150, d, seed=d)
+    chains = []
+    for general in (False, True):
+        s = Sampler(X, PowerCRP(1.0, 1.3), resolve_niw(X), seed=3, init="random:8", split_merge=2)
+        assert len(s._dims) == d
+        if general:
+            s._dims = ()
+        info = s.step(60)
+        chains.append((s.labels.copy(), info.K))
+    assert np.array_equal(chains[0][0], chains[1][0])
+    assert np.array_equal(chains[0][1], chains[1][1])
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_log_joint_after_every_sweep_equals_a_recomputation(d):
+    X = mixture(120, d, seed=10 + d)
+    s = Sampler(X, CRP(1.0), resolve_niw(X), seed=4, init="random:6", split_merge=1)
+    fresh = Sampler(X, CRP(1.0), resolve_niw(X), seed=4, init="random:6")
+    for _ in range(40):
+        value = s.step(1).log_joint[0]
+        fresh.labels = np.unique(s.labels, return_inverse=True)[1].astype(np.int64)
+        fresh.K = int(fresh.labels.max()) + 1
+        fresh.refresh()
+        assert abs(value - fresh.log_joint()) <= 1e-8 * max(1.0, abs(value)) + 1e-6  # value rounded to 1e-6
+
+
+@njit
+def _apply(y, t, logs, exps):
+    for i in range(y.shape[0]):
+        logs[i] = log_positive(y[i])
+    for i in range(t.shape[0]):
+        exps[i] = exp_at_most_zero(t[i])
+
+
+def test_vectorisable_log_and_exp_are_within_one_ulp_of_libm():
+    rng = np.random.default_rng(0)
+    y = 1.0 + rng.exponential(1.0, 200_000) * 10.0 ** rng.uniform(-16, 8, 200_000)
+    t = -rng.exponential(1.0, 200_000) * 10.0 ** rng.uniform(-16, 2.8, 200_000)
+    logs, exps = np.empty_like(y), np.empty_like(t)
+    _apply(y, t, logs, exps)
+    ref_log = np.array([math.log(v) for v in y])
+    ref_exp = np.array([math.exp(v) for v in t])
+    nonzero = ref_log != 0
+    assert np.all(logs[~nonzero] == 0.0)
+    assert np.max(np.abs(logs - ref_log)[nonzero] / np.spacing(np.abs(ref_log[nonzero]))) <= 1.0
+    normal = t >= -708.0  # below, exp is subnormal or 0 and exp_at_most_zero gives 0
+    assert np.max(np.abs(exps - ref_exp)[normal] / np.spacing(ref_exp[normal])) <= 1.0
+    assert np.all(exps[~normal] == 0.0) and np.all(ref_exp[~normal] < 3.4e-308)
+    specials_y = np.array([1.0, np.inf, 0.0, -1.0, np.nan])
+    specials_t = np.array([0.0, -708.0, -800.0, -np.inf, np.nan])
+    logs, exps = np.empty(5), np.empty(5)
+    _apply(specials_y, specials_t, logs, exps)
+    assert logs[0] == 0.0 and logs[1] == np.inf and np.all(np.isnan(logs[2:]))
+    assert exps[0] == 1.0 and exps[1] == pytest.approx(math.exp(-708.0), rel=1e-15)
+    assert exps[2] == 0.0 and exps[3] == 0.0 and np.isnan(exps[4])
