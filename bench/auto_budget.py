@@ -5,7 +5,7 @@ shipped cross-validated r unless given).
     python bench/auto_budget.py [--cases old-faithful,sim1:2000,mix10:2000,mnist:1000,mnist:1000:1.4]
 
 A case is DATA[:N[:r]]: a built-in data set (N for sim1, sim2 and mnist) or mix10 (bench/peers.py's 10-D
-mixture, r 1.1). MNIST 1-4 at N = 1,000 and r = 1.4 has two modes 68 nats apart (DESIGN.md section 2): the budget
+mixture, r 1.1). MNIST 1-4 at N = 1,000 and r = 1.4 has two modes 68 nats apart (docs/design.md section 1.5): the budget
 should run to its cap there and report them, where Old Faithful converges at its first checkpoint.
 """
 

@@ -31,7 +31,8 @@ from .json_text import dumps
 from .memory_plan import check_run_memory
 from .compiling import warm_up
 from .dtypes import check_memory, label_dtype
-from .sampler import Chain, ChainRecorder, ChainStopped, Sampler, SamplerError, keep_schedule
+from .sampler import (Chain, ChainRecorder, ChainStopped, Sampler, SamplerError, keep_schedule, sampler_dims,
+                      warm_dims)
 
 SM_STATS = ("splits_proposed", "splits_accepted", "merges_proposed", "merges_accepted")
 
@@ -516,8 +517,8 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
 
         work.reserve(work_cost(N, spec.dim, spec.max_sweeps, chains=C),
                      f"{C} chain(s) of up to {spec.max_sweeps:,} sweeps")
-    if not _kernels_ready():
-        warm_up()  # compile (or load from the cache) once, before the chains' threads start
+    if sampler_dims(spec.dim) not in warm_dims:
+        warm_up(dim=spec.dim)  # compile (or load from the cache) once, before the chains' threads start
     stop = threading.Event()
     started = time.perf_counter()
     store = _LabelStore(spec)
@@ -605,9 +606,3 @@ def run_chain(X, prior, niw, *, iters, burn_in=0, thin=1, seed=None, split_merge
                  kept_sweeps=chains.kept_sweeps, seconds_per_sweep=float(chains.seconds_per_sweep[0]),
                  config=chains.config, split_merge_stats=chains.split_merge_stats[0],
                  split_merge_at_kept=np.cumsum(chains.split_merge_history[0], axis=0))
-
-
-def _kernels_ready():
-    from ._kernels import gibbs
-
-    return bool(gibbs.gibbs_sweeps.signatures)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ._kernels import gibbs
 from .dtypes import label_dtype
-from .sampler import warm_up_sweeps
+from .sampler import sampler_dims, warm_dims, warm_up_sweeps
 
 
 # Seconds the first run spends compiling the kernels (numba, cold cache) on a 2-core machine, as
@@ -16,37 +16,42 @@ from .sampler import warm_up_sweeps
 COMPILE_SECONDS = 15
 
 
-def kernels_need_compiling():
-    """Whether the first sweep of this process will compile the sweep kernel rather than load it from numba's
+def kernels_need_compiling(dim=2):
+    """Whether the first sweep on data of ``dim`` columns will compile its sweep kernel (each d up to
+    pcrp.sampler.SPECIALISED_UP_TO has its own, the general one serves larger d) rather than load it from numba's
     cache (best effort: True when the cache cannot be read)."""
-    if gibbs.gibbs_sweeps.signatures:
+    dims = sampler_dims(dim)
+    if dims in warm_dims:
         return False
     try:
-        return not gibbs.gibbs_sweeps._cache._cache_file._load_index()  # {} when missing or stale
+        index = gibbs.gibbs_sweeps._cache._cache_file._load_index()  # {} when missing or stale
     except Exception:
         return True
+    wanted = f"UniTuple(int64, {len(dims)})" if dims else "Tuple()"
+    return not any(wanted in str(key[0]) for key in index)
 
 
-def compile_kernels(stream=None):
-    """Compile the kernels now if this is the first run (numba's cache is empty or stale), saying so on
-    ``stream`` (default stderr) before and after: about COMPILE_SECONDS once per installation, nothing later."""
+def compile_kernels(stream=None, dim=2):
+    """Compile the kernels for data of ``dim`` columns now if this installation has not yet (numba's cache holds no
+    kernel for that d), saying so on ``stream`` (default stderr) before and after: about COMPILE_SECONDS once per
+    installation and d, nothing later."""
     import sys
 
-    if not kernels_need_compiling():
+    if not kernels_need_compiling(dim):
         return
     stream = stream or sys.stderr
-    print(f"compiling the sampler's kernels (first run only, about {COMPILE_SECONDS} s on a 2-core machine) ...",
-          file=stream, flush=True)
+    print(f"compiling the sampler's kernels for d = {dim} (once per installation and d, about {COMPILE_SECONDS} s "
+          "on a 2-core machine) ...", file=stream, flush=True)
     started = time.perf_counter()
-    warm_up(summaries=True)
+    warm_up(summaries=True, dim=dim)
     print(f"compiled in {time.perf_counter() - started:.0f} s; later runs load them from numba's cache.",
           file=stream, flush=True)
 
 
-def warm_up(summaries=False):
-    """Compile (or load from cache) the kernels on a tiny problem; about 0.3 s when cached. ``summaries``: the
-    point estimate's search kernels too (the first run compiles both)."""
-    warm_up_sweeps()
+def warm_up(summaries=False, dim=2):
+    """Compile (or load from cache) the sweep kernel for data of ``dim`` columns on a tiny problem; about 0.3 s when
+    cached. ``summaries``: the point estimate's search kernels too (the first run compiles both)."""
+    warm_up_sweeps(dim)
     if summaries:
         from .partition import point_estimate
 

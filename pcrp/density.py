@@ -1,12 +1,12 @@
 """Posterior density of the mixture (paper Fig. 5) and the posterior predictive of new points.
 
 Given one partition z of the data, a block k with N_k points has the NIW posterior predictive
-t_k(x) (a multivariate Student-t, DESIGN.md section 2); t_0 is the prior predictive (an empty block).
+t_k(x) (a multivariate Student-t, docs/design.md section 1.2); t_0 is the prior predictive (an empty block).
 
 - **The model's density** (the default, :func:`predictive_density`, :func:`averaged_density` with a prior): the
   posterior predictive of a new point, i.e. the seating rule for customer N + 1,
   p(x | z) = [sum_k w_k t_k(x) + w_new t_0(x)] / [sum_k w_k + w_new] with the prior's weights
-  w_k = W(N_k + 1) / W(N_k) and w_new = W(1) V_{N+1}(K + 1) / V_{N+1}(K) (DESIGN.md section 2; N_k^r and alpha
+  w_k = W(N_k + 1) / W(N_k) and w_new = W(1) V_{N+1}(K + 1) / V_{N+1}(K) (docs/design.md section 1.1; N_k^r and alpha
   for the pCRP, N_k and alpha for the CRP, N_k - sigma and alpha + K sigma for Pitman-Yor, ...). Averaged over
   kept draws it is p(x | X), the density the model predicts; its pointwise credible band is the spread of
   p(x | z_s) over the draws. Used by the figures, the estimator's predict_proba and score_samples.

@@ -259,7 +259,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         self.prior_, self.niw_, self.seed_ = self.spec_.prior, self.spec_.niw, self.spec_.seed
         if self.verbose:
             print("\n".join(self.spec_.describe()), file=sys.stderr)
-        compile_kernels()  # the first fit of an installation compiles the kernels, and says so on stderr
+        compile_kernels(dim=self.spec_.dim)  # the first fit of an installation and d compiles, and says so
         preload_in_background()  # the summaries' imports load while the chains run
         with self._progress() as advance:
             self.chains_ = run_chains(Z, self.spec_, callback=advance)

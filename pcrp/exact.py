@@ -1,8 +1,8 @@
 """Exact posterior over partitions for tiny data sets, by enumeration.
 
 For N <= 8 every set partition can be listed (Bell(8) = 4140), and the target of
-the sampler, p(z | X) proportional to V_N(K) prod_k W(N_k) m(X_k) (DESIGN.md
-section 2; any prior of pcrp.model.PRIORS, a registered one too), normalised exactly. This is
+the sampler, p(z | X) proportional to V_N(K) prod_k W(N_k) m(X_k) (docs/design.md
+section 1.3; any prior of pcrp.model.PRIORS, a registered one too), normalised exactly. This is
 the reference the sampler's long-run frequencies are tested against; :func:`log_eppf` (the
 prior alone) is how the registry checks that a normalised prior sums to 1.
 """

@@ -10,7 +10,7 @@ so a prior is two log tables for the current N: log W(n) per block size and log 
 The Gibbs conditional of one item (taken out and put back, N fixed) is W(n + 1) / W(n) for an existing block of
 n and W(1) V_N(K + 1) / V_N(K) for a new one (K counted without the item); a split of a block of n into
 n1 + n2 multiplies the prior by [V_N(K + 1) / V_N(K)] W(n1) W(n2) / W(n). The kernels get exactly these
-(:func:`prior_tables`); nothing else about a prior reaches them (DESIGN.md section 2).
+(:func:`prior_tables`); nothing else about a prior reaches them (docs/design.md section 1.1).
 
 A prior class provides log_weight(n) = log W(n + 1) / W(n) (the existing-block weight, n >= 1), log_w1() =
 log W(1), log_w(n) = log W(n), log_v(N, K) = log V_N(K) and log_new_weight(N, K) = log W(1) V_N(K + 1) / V_N(K).

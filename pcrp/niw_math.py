@@ -1,4 +1,4 @@
-"""Closed forms of the Normal-Inverse-Wishart model (DESIGN.md section 2), in NumPy.
+"""Closed forms of the Normal-Inverse-Wishart model (docs/design.md section 1.2), in NumPy.
 
 These pure functions are the reference the numba kernels are tested against, and
 :func:`kernel_tables` turns them into the per-count constants the kernels use.
@@ -59,7 +59,7 @@ def log_marginal(X, m0, kappa0, nu0, S0):
 
 def log_marginal_of(n, S_n, kappa0, nu0, S0):
     """log m(X) of a block of ``n`` points whose NIW posterior scale is ``S_n`` (d, d): the closed form of
-    DESIGN.md section 2, the one place it is written (from the points: :func:`log_marginal`; from a block's
+    docs/design.md section 1.2, the one place it is written (from the points: :func:`log_marginal`; from a block's
     statistics: :func:`pcrp.path.log_marginal`)."""
     d = np.shape(S0)[0]
     kappa_n, nu_n = kappa0 + n, nu0 + n

@@ -2,7 +2,7 @@
 
 Point i is taken out of its cluster; for each remaining cluster k and for a new
 one the collapsed Gibbs sampler weighs the prior's seating weight -- W(N_k + 1) / W(N_k)
-for cluster k, W(1) V_N(K + 1) / V_N(K) for a new one (DESIGN.md section 2: g(N_k) and
+for cluster k, W(1) V_N(K + 1) / V_N(K) for a new one (docs/design.md section 1.1: g(N_k) and
 alpha for the CRP and pCRP) -- by the posterior predictive p(x_i | X_k) (the prior
 predictive for a new cluster) and samples from the normalised products.
 """

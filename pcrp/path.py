@@ -7,7 +7,7 @@ merge's r* the merged partition has the higher joint, yet the sampler may keep t
 its draws (the many partitions near the unmerged one can outweigh it), and the reverse. Where a run of the
 sampler exists, :func:`merge_probabilities` says how often its draws hold each merge's two clusters together.
 
-For a fixed partition the pCRP log joint (DESIGN.md section 2)
+For a fixed partition the pCRP log joint (docs/design.md section 1.4)
 
     log p(z, X) = K log alpha + r * sum_k lgamma(N_k) + sum_k log m(X_k) + const
 

@@ -198,7 +198,7 @@ class Sampler:
         self.kappa0 = float(niw.kappa0)
         self.K = int(self.labels.max()) + 1
         # the kernel specialised to d (compiled and cached once per d), the general one above SPECIALISED_UP_TO
-        self._dims = (0,) * d if d <= SPECIALISED_UP_TO else ()
+        self._dims = sampler_dims(d)
         capacity = max(16, 2 * self.K)
         self.counts = np.zeros(capacity, dtype=np.int64)
         self.means = np.zeros((capacity, d))
@@ -242,7 +242,7 @@ class Sampler:
         return to Python.
         """
         n_sweeps = int(n_sweeps)
-        if self._dims not in _warm_dims and not self._warm_up:
+        if self._dims not in warm_dims and not self._warm_up:
             warm_up_sweeps(self.X.shape[1])  # compile, or load from the cache, outside the timed calls
         K_out = np.zeros(n_sweeps, dtype=np.int64)
         lj_out = np.zeros(n_sweeps)
@@ -398,7 +398,13 @@ class ChainRecorder:
         return n_kept
 
 
-_warm_dims = set()  # the kernels' dims arguments compiled (or loaded) in this process
+warm_dims = set()  # the kernels' dims arguments compiled (or loaded) in this process
+
+
+def sampler_dims(d):
+    """The kernels' ``dims`` argument for data of d columns: a tuple of d zeros selects the kernel specialised to d
+    (compiled and cached once per d), the empty tuple the general kernel used above SPECIALISED_UP_TO."""
+    return (0,) * d if d <= SPECIALISED_UP_TO else ()
 
 
 def warm_up_sweeps(d=2):
@@ -410,4 +416,4 @@ def warm_up_sweeps(d=2):
     sampler = Sampler(X, CRP(1.0), resolve_niw(X), seed=0, init="random:2")
     sampler._warm_up = True
     sampler.step(2)
-    _warm_dims.add(sampler._dims)
+    warm_dims.add(sampler._dims)

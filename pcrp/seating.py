@@ -3,7 +3,7 @@
 Customer n (n = 1, 2, ...) finds K occupied tables among the n - 1 before and sits at table k with
 probability proportional to W(N_k + 1) / W(N_k) and at a new table with probability proportional to
 W(1) V_n(K + 1) / V_n(K): the Gibbs conditional of the last of n items, with V_n for the n customers seated
-so far (DESIGN.md section 2). For the pCRP these are g(N_k) = N_k^r and alpha, r = 1 being the CRP. For the
+so far (docs/design.md section 1.1). For the pCRP these are g(N_k) = N_k^r and alpha, r = 1 being the CRP. For the
 CRP, Pitman-Yor, MFM and sparse finite mixture the prior is projective, so the seating reproduces their
 exchangeable partition distribution at every n; the pCRP's seating process is order dependent for r != 1
 (unlike its Gibbs target for fixed N).

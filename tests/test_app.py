@@ -395,7 +395,7 @@ def test_an_unexpected_error_shows_one_line_not_a_traceback(monkeypatch):
 
 def test_posterior_summary_and_r_hat_show_when_chains_disagree():
     """Two chains per prior from unlike starts; with plain Gibbs at r = 2 on Old Faithful the pCRP chain
-    started in one cluster stays there (DESIGN.md, Mixing), so its R-hat must say the chains disagree;
+    started in one cluster stays there (docs/design.md section 1.7), so its R-hat must say the chains disagree;
     the posterior summary then shows diagnostics, the point estimate, the similarity matrix and the
     averaged density for each prior."""
     at = explorer({"r": "2", "split_merge": "0", "sweeps": "600", "burn_in": "200", "pace": "full speed"})

@@ -94,7 +94,7 @@ def test_one_chain_keeps_the_axis_and_starts_are_cycled(csv_path, tmp_path):
 
 def test_chains_that_disagree_print_an_r_hat_warning(tmp_path, capsys):
     # plain Gibbs at r = 1.5 on Old Faithful: the chain started as one cluster stays there, the k-means one
-    # settles at two clusters (DESIGN.md section 2), so R-hat on K is far above 1.01
+    # settles at two clusters (docs/design.md section 1.7), so R-hat on K is far above 1.01
     out = tmp_path / "of.npz"
     assert main(["run", "old-faithful", "--r", "1.5", "--no-split-merge", "--chains", "2", "--init",
                  "one,kmeans:10", "--iters", "200", "--burn-in", "100", "--out", str(out)]) == 0

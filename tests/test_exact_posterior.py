@@ -1,4 +1,4 @@
-"""The primary correctness test (DESIGN.md section 2): long-run frequencies of the
+"""The primary correctness test (docs/design.md section 1.3): long-run frequencies of the
 sampler against the exact partition posterior, enumerated for N = 6 or 7 points, for plain
 Gibbs and with Dahl's split-merge moves.
 

@@ -68,8 +68,8 @@ def test_an_r_from_the_address_from_the_widget_or_from_choose_r_is_kept():
 
 @pytest.mark.slow
 def test_the_posterior_tab_shows_the_models_density_and_the_modes_of_disagreeing_chains():
-    """Plain Gibbs at r = 2 on Old Faithful: the pCRP chain started in one cluster stays there (DESIGN.md,
-    Mixing), so its two chains settle in different modes and the page must say so with each mode's figures."""
+    """Plain Gibbs at r = 2 on Old Faithful: the pCRP chain started in one cluster stays there (docs/design.md
+    section 1.7), so its two chains settle in different modes and the page must say so with each mode's figures."""
     at = explorer({"r2": "2", "split_merge": "0", "sweeps": "600", "burn_in": "200", "pace": "full speed"})
     at.button(key="start").click().run()
     run = at.session_state["run"]

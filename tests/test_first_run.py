@@ -14,16 +14,17 @@ from pcrp.estimator import PCRPMixture
 def first_run(monkeypatch):
     """As if numba's cache were empty: kernels_need_compiling says so, and warm_up is recorded (not redone)."""
     calls = []
-    monkeypatch.setattr(compiling, "kernels_need_compiling", lambda: True)
-    monkeypatch.setattr(compiling, "warm_up", lambda summaries=False: calls.append(summaries))
+    monkeypatch.setattr(compiling, "kernels_need_compiling", lambda dim=2: True)
+    monkeypatch.setattr(compiling, "warm_up", lambda summaries=False, dim=2: calls.append((summaries, dim)))
     return calls
 
 
 def test_the_first_pcrp_run_says_it_is_compiling_and_later_runs_do_not(first_run, tmp_path, capsys):
     assert main(["run", "old-faithful", "--iters", "40", "--out", str(tmp_path / "a.npz")]) == 0
     err = capsys.readouterr().err
-    assert "compiling the sampler's kernels (first run only, about" in err and "compiled in" in err
-    assert first_run[0] is True  # the sweep and the point estimate's kernels, under the one message
+    assert "compiling the sampler's kernels for d = 2 (once per installation and d, about" in err
+    assert "compiled in" in err
+    assert first_run[0] == (True, 2)  # the sweep (for Old Faithful's d) and the point estimate's kernels, one message
 
 
 def test_the_first_fit_says_it_is_compiling(first_run, capsys):
@@ -33,6 +34,7 @@ def test_the_first_fit_says_it_is_compiling(first_run, capsys):
 
 def test_a_cached_run_says_nothing_about_compiling(tmp_path, capsys):
     compiling.warm_up(summaries=True)  # this process has them now
+    assert not compiling.kernels_need_compiling(2)
     assert main(["run", "old-faithful", "--iters", "40", "--out", str(tmp_path / "a.npz")]) == 0
     assert "compiling" not in capsys.readouterr().err
 

@@ -1,4 +1,4 @@
-"""The prior seam of issue 19: every Gibbs-type prior p(partition) = V_N(K) prod_k W(n_k) (DESIGN.md section 2)
+"""The prior seam of issue 19: every Gibbs-type prior p(partition) = V_N(K) prod_k W(n_k) (docs/design.md section 1.1)
 is two log tables, and everything that uses a prior -- the kernels (Gibbs step, split-merge, log joint), exact
 enumeration, the one-customer view, the posterior predictive, cross validation's held-out scores and the
 sequential seating -- works for every prior of the registry.

@@ -115,7 +115,7 @@ def test_the_automatic_budget_stops_at_its_first_checkpoint_where_the_answer_is_
 
 def test_the_automatic_budget_runs_on_to_its_cap_while_chains_disagree():
     """Plain Gibbs at r = 1.5 on Old Faithful: the chain started as one cluster stays there, the k-means one sits
-    at two clusters (DESIGN.md section 2), so R-hat never passes and the budget runs to its cap (here 1,000
+    at two clusters (docs/design.md section 1.7), so R-hat never passes and the budget runs to its cap (here 1,000
     sweeps) and says so; split-merge moves on, the same data converge at the first checkpoint."""
     stuck = make_run_spec(X, prior="pcrp", prior_params={"r": 1.5}, n_chains=2, init=["one", "kmeans:10"],
                           split_merge=0, max_iters=1000, seed=0)

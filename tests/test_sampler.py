@@ -82,7 +82,7 @@ def separates_blobs(labels):
 
 
 def test_split_merge_lets_pcrp_leave_one_cluster(blobs2d):
-    """DESIGN.md 'Mixing': from one cluster, plain Gibbs under r = 1.5 never separates the two
+    """docs/design.md section 1.7: from one cluster, plain Gibbs under r = 1.5 never separates the two
     blobs in 300 sweeps (it only opens an occasional singleton); with split-merge moves the
     chain separates them within 10 sweeps and keeps them separated almost always."""
     niw = resolve_niw(blobs2d)

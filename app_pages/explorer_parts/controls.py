@@ -105,7 +105,7 @@ def start_run(data):
         specs = live_specs(ds, priors, niw, iters=S["sweeps"], burn_in=S["burn_in"], thin=S["thin"], seed=S["seed"],
                            inits=contrasting_starts(S["start"], S["chains"]), split_merge=S["split_merge"])
         with st.spinner("Preparing the sampler (compiling on first use)…"):
-            warm_up()
+            warm_up(dim=ds.X.shape[1])
             import arviz  # noqa: F401  (seconds on first import: here, not in the middle of the live view)
 
             run = new_run(ds, specs, config=config)

@@ -15,7 +15,7 @@ state = st.session_state
 # One line per built-in data set, for the default pair of rows (the CRP over the pCRP) at the pCRP row's shipped r (figures:
 # bench/default_demo.py with the candidates (old-faithful, 1.7), (sim2, 1.2) and (sim1, 1.1), 2,000 sweeps = 20 s
 # at 100 sweeps/s, seeds 0-3, k-means start: Old Faithful CRP more coloured clusters in 62% of sweeps (58% at
-# r = 1.1), Sim 2 tiny clusters CRP 1.32, pCRP 0.37 (2026-12-04); MNIST: DESIGN.md's 2 chains of 2,000 sweeps at
+# r = 1.1), Sim 2 tiny clusters CRP 1.32, pCRP 0.37 (2026-12-04); MNIST: 2 chains of 2,000 sweeps at
 # r = 1.1).
 WATCH_FOR = {
     "old-faithful": "two eruption types. The CRP keeps opening extra clusters beside them (grey = tiny); in the "

@@ -1,1 +1,1 @@
-"""numba kernels (``cache=True, nogil=True``, no fastmath); see DESIGN.md section 3."""
+"""numba kernels (``cache=True, nogil=True``, no fastmath); see docs/design.md section 2."""

@@ -2,7 +2,7 @@
 (:mod:`pcrp._kernels.split_merge`), over the cluster state of :mod:`pcrp._kernels.slots`.
 
 Everything here is prior-agnostic. A Gibbs-type prior, p(partition) = V_N(K) prod_k W(n_k)
-(DESIGN.md section 2), enters only through tables: per block size the rows ``ROW_LOG_G``
+(docs/design.md section 1.1), enters only through tables: per block size the rows ``ROW_LOG_G``
 (log W(n + 1) / W(n)) and ``ROW_LOG_G_PROD`` (log W(n) - log W(1)) of ``tables``, and per number
 of blocks K the arrays ``log_new`` (log W(1) V_N(K + 1) / V_N(K), the new-block weight) and
 ``log_v`` (log V_N(K) + K log W(1)), both from :func:`pcrp.model.prior_tables`.

@@ -86,7 +86,7 @@ def log_term(x, k, D, counts, means, precs, tables):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def log_predictive(x, k, D, counts, means, precs, logdets, tables):
-    """log p(x | points in slot k): multivariate Student-t of DESIGN.md section 2."""
+    """log p(x | points in slot k): multivariate Student-t of docs/design.md section 1.2."""
     return log_predictive_from_term(k, counts, logdets, tables, log_term(x, k, D, counts, means, precs, tables))
 
 

@@ -43,7 +43,7 @@ def split_merge(
     order) next to i or j with probability proportional to g(size) times the
     predictive; otherwise the merge of their clusters is proposed and the
     probability of re-creating the current split in that way enters the ratio.
-    Target ratios use only the partition posterior of DESIGN.md section 2: a split of a
+    Target ratios use only the partition posterior of docs/design.md section 1.3: a split of a
     block of n into n1 + n2 multiplies the prior by [V(K + 1) / V(K)] W(n1) W(n2) / W(n),
     i.e. by exp(log_new[K] + G(n1) + G(n2) - G(n)) with G = ROW_LOG_G_PROD.
     A merge is rejected before the allocation when the uniform already fails

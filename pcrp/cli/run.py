@@ -128,7 +128,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True,
     if r_note:
         print(f"  where r came from: {r_note}")
     sys.stdout.flush()
-    compile_kernels()
+    compile_kernels(dim=spec.dim)
     preload_in_background()  # the summaries' imports load while the chains run
     progress = RunProgress(spec, spec.prior.label())
     try:
