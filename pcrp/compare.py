@@ -245,20 +245,10 @@ def run_comparison(data_sets=DATA_SETS, n_seeds=None, seed=None, methods=None, n
     tasks = [joblib.delayed(fit_data_set)(key, s, methods, 1) for key, s in jobs]
     fits = []
 
-    def collect(results):
-        for done, result in enumerate(results, start=1):
-            fits.extend(result)
-            if progress is not None:
-                progress(done, len(tasks))
+    from .cv import CVError
+    from .dask_cluster import collect_results
 
-    from .dask_cluster import DaskConnectionError, parallel_results
-
-    try:
-        collect(parallel_results(tasks, n_jobs=n_jobs, scheduler=scheduler))
-    except DaskConnectionError as err:
-        from .cv import CVError
-
-        raise CVError(str(err)) from None
+    collect_results(tasks, fits.extend, n_jobs=n_jobs, scheduler=scheduler, progress=progress, error=CVError)
     order = {(key, method): i for i, (key, method) in enumerate((k, m) for k in data_sets for m in methods)}
     return sorted(fits, key=lambda f: (order[(f.key, f.method)], f.seed))
 

@@ -125,3 +125,20 @@ def parallel_results(tasks, *, n_jobs, scheduler=None):
             yield from joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
     finally:
         client.close()
+
+
+def collect_results(tasks, on_result, *, n_jobs, scheduler=None, progress=None, check=None, error=DaskConnectionError):
+    """Run ``tasks`` (joblib delayed calls) with :func:`parallel_results` and hand each result to ``on_result`` as it
+    finishes; after each, ``check()`` (a cancellation check, e.g. a work ticket's) and ``progress(done, total)``.
+    A cluster that cannot be used raises ``error`` (an exception class) with the reason."""
+    try:
+        for done, result in enumerate(parallel_results(tasks, n_jobs=n_jobs, scheduler=scheduler), start=1):
+            if check is not None:
+                check()
+            on_result(result)
+            if progress is not None:
+                progress(done, len(tasks))
+    except DaskConnectionError as err:
+        if error is DaskConnectionError:
+            raise
+        raise error(str(err)) from None

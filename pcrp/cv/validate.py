@@ -121,22 +121,15 @@ def cross_validate(X, niw=None, *, standardize=False, r_grid=None, alpha=None, f
     shape = (len(splits), r_grid.size)
     loss, log_pred, mean_k = np.empty(shape), np.empty(shape), np.empty(shape)
 
-    def collect(results):
-        for done, res in enumerate(results, start=1):
-            if work is not None:
-                work.check()
-            loss[res.split, res.r_index] = res.loss
-            log_pred[res.split, res.r_index] = res.log_pred
-            mean_k[res.split, res.r_index] = res.mean_k
-            if progress is not None:
-                progress(done, len(tasks))
+    def store(res):
+        loss[res.split, res.r_index] = res.loss
+        log_pred[res.split, res.r_index] = res.log_pred
+        mean_k[res.split, res.r_index] = res.mean_k
 
-    from ..dask_cluster import DaskConnectionError, parallel_results
+    from ..dask_cluster import collect_results
 
-    try:
-        collect(parallel_results(tasks, n_jobs=n_jobs, scheduler=scheduler))
-    except DaskConnectionError as err:
-        raise CVError(str(err)) from None
+    collect_results(tasks, store, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
+                    check=None if work is None else work.check, error=CVError)
 
     mean_loss = loss.mean(axis=0)
     se_loss = loss.std(axis=0, ddof=1) / np.sqrt(len(splits)) if len(splits) > 1 else None
