@@ -18,6 +18,11 @@ from pcrp.seating import (arrival_orders, growth, order_probability_prior, seat_
 
 state = st.session_state
 
+# The page's default seed: its CRP posterior draw of Old Faithful (one_customer_section) has a point the CRP and the
+# pCRP seat differently (point 243: top probability 0.47, total variation 0.10), as a lesson needs; at seed 0 the
+# draw holds the two eruption types alone and every point's seat is nearly certain (tests/test_seating.py).
+DEFAULT_SEED = 1
+
 
 def introduction():
     """The title and what to watch for."""
@@ -76,7 +81,7 @@ def prior_choices():
                               format_func=lambda n: PRIORS[n].label, key="rgr_priors",
                               help="Up to three restaurants side by side, seated with the same random numbers.")
     n_total = int(c[1].number_input("customers", 10, 2000, 200, step=10, key="rgr_n"))
-    seed = int(c[2].number_input("seed", 0, 10_000, 0, key="rgr_seed"))
+    seed = int(c[2].number_input("seed", 0, 10_000, DEFAULT_SEED, key="rgr_seed"))
     growth_names = st.session_state.get("rgr_growth_priors", names)
     used = [n for n in names if n in set(chosen) | set(growth_names)]
 

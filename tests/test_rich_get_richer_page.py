@@ -64,11 +64,11 @@ def test_restaurants_step_play_and_plurals():
     assert sizes[0] == sizes[1] and sizes[0]["domain"][0] == 0  # one area scale for both panels, from zero
     assert [s["title"]["text"] for s in specs] == ["CRP (alpha=1)", "pCRP (alpha=1, r=1.1)"]
     assert specs[0]["encoding"]["y"]["scale"]["domain"] == specs[1]["encoding"]["y"]["scale"]["domain"]
-    # both panels are seated with the page's one stream of random numbers (seed 0)
+    # both panels are seated with the page's one stream of random numbers (its seed)
     from pcrp.model import CRP, PowerCRP
     from pcrp.seating import seat_prior
 
-    uniforms = np.random.default_rng(0).random(200)
+    uniforms = np.random.default_rng(at.number_input(key="rgr_seed").value).random(200)
     for rs, prior in zip(rows, (CRP(), PowerCRP())):
         expected = np.bincount(seat_prior(prior, 200, uniforms)[:12])
         assert [r["customers"] for r in rs if r["kind"] == "table"] == expected.tolist()
@@ -193,7 +193,8 @@ def test_one_customer_default_is_informative_and_its_legend_clears_the_title():
     at = page()
     ds = data.old_faithful()
     niw = resolve_niw(ds.X)
-    labels = run(ds.X, CRP(1.0), niw, iters=300, burn_in=299, thin=1, seed=0).labels[-1]
+    labels = run(ds.X, CRP(1.0), niw, iters=300, burn_in=299, thin=1,
+                 seed=at.number_input(key="rgr_seed").value).labels[-1]
     tv, top = contrast(ds.X, labels, niw, [CRP(), PowerCRP()])
     point = at.session_state["rgr_point"]
     assert point == int(np.argmax(tv)) and top[point] < 0.9  # not seated with probability about 1
