@@ -33,7 +33,7 @@ def page_top(S, presentation):
     if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
         state.run = None
         state.explorer_missing_run = True
-    st.title(f"{PRIORS[S['prior1']].label} vs {PRIORS[S['prior2']].label}, live"
+    st.title(" vs ".join(PRIORS[S[es.prior_key(row)]].label for row in es.active_rows(S)) + ", live"
              + (f" · {(es.SOURCE_LABELS[S['data']] if S['data'] != 'csv' else 'your data')}" if presentation else ""))
     for problem in state.pop("explorer_url_problems", []):
         st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")

@@ -160,6 +160,15 @@ def row_colours(run, shown):
 
 PRESENT_CHART_HEIGHT = 198  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
 NORMAL_CHART_HEIGHT = 138  # ... with the sidebar collapsed and the data and "what to watch for" lines above
+MIN_CHART_HEIGHT = 80  # px: with more than two rows the charts shrink, to this at least
+
+
+def chart_height(presentation, n_rows):
+    """Height in px of one row's charts (the bottom row adds its axis): two rows at full height, more rows shrunk
+    so that five fit a 1280 x 800 projector in presentation mode."""
+    base = PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT
+    return base if n_rows <= 2 else max(MIN_CHART_HEIGHT, round(base * 2.5 / n_rows))
+
 
 
 def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note=""):
@@ -168,7 +177,7 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     their data are sent again. Rows share their x axes; only the last row labels them."""
     ds_run, plan = run.dataset, run.plan
     colour = ROW_COLOURS[index % len(ROW_COLOURS)]
-    height = (PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT) + (45 if last else 0)
+    height = chart_height(presentation, len(run.groups)) + (45 if last else 0)
     labels, marker = row_labels(snaps, replay_index)
     badge = rhat_badge(run, group)
     st.markdown(f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
@@ -214,8 +223,9 @@ def live_panel(data, presentation):
         S = settings()
         controls(run, data)
         if run is None:
-            st.info(f"Press **Start** to run {PRIORS[S['prior1']].label} and {PRIORS[S['prior2']].label} side by "
-                    "side on these data.")
+            labels = [PRIORS[S[es.prior_key(row)]].label for row in es.active_rows(S)]
+            st.info(f"Press **Start** to run {' and '.join(labels) if len(labels) < 3 else ', '.join(labels)}"
+                    + (" side by side" if len(labels) > 1 else "") + " on these data.")
             return
         session_owner().adopt(run)
         run.watch()  # drawn: a run nobody watches for a while gives its chains back (RunRegistry.sweep)
