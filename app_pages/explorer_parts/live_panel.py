@@ -36,9 +36,9 @@ def chain_label(run, name):
     return head if "(" in name else f"{head} ({shown})"
 
 
-def group_status(group, snaps):
-    """One line for a prior's chains: state, progress (the slowest chain), wall-clock speed, time left,
-    and why they stopped."""
+def group_status(group, snaps, short=False):
+    """One line for a prior's chains: state, progress (the slowest chain), wall-clock speed and time left (not when
+    ``short``: five rows on a projector), and why they stopped."""
     first = snaps[0]
     done = min(s.sweeps_done for s in snaps)
     states = {s.state for s in snaps}
@@ -47,7 +47,7 @@ def group_status(group, snaps):
     if len(snaps) > 1:
         text += f" ({len(snaps)} chains)"
     rates = [s.sweeps_per_second for s in snaps if s.state == RUNNING and s.sweeps_per_second > 0]
-    if rates:
+    if rates and not short:
         text += f", {min(rates):,.0f}/s"
         left = max((s.seconds_left for s in snaps if np.isfinite(s.seconds_left)), default=float("nan"))
         if np.isfinite(left):
@@ -160,14 +160,27 @@ def row_colours(run, shown):
 
 PRESENT_CHART_HEIGHT = 198  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
 NORMAL_CHART_HEIGHT = 138  # ... with the sidebar collapsed and the data and "what to watch for" lines above
-MIN_CHART_HEIGHT = 80  # px: with more than two rows the charts shrink, to this at least
+MIN_CHART_HEIGHT = 70  # px: with more than two rows the charts shrink, to this at least (their axes at normal size)
+# Presentation mode: the px of a 1280 x 800 screen below the title, controls, two lines of status and the column
+# headers, less the bottom row's axis; each row's heading line and gaps take ROW_HEADING_HEIGHT of its share.
+PRESENT_ROWS_SPACE = 560
+ROW_HEADING_HEIGHT = 44
 
 
 def chart_height(presentation, n_rows):
-    """Height in px of one row's charts (the bottom row adds its axis): two rows at full height, more rows shrunk
-    so that five fit a 1280 x 800 projector in presentation mode."""
-    base = PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT
-    return base if n_rows <= 2 else max(MIN_CHART_HEIGHT, round(base * 2.5 / n_rows))
+    """Height in px of one row's charts (the bottom row adds its axis): two rows at full height; more rows shrunk,
+    in presentation mode so that all of them (five at most) fit a 1280 x 800 projector."""
+    if n_rows <= 2:
+        return PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT
+    if presentation:
+        return max(MIN_CHART_HEIGHT, min(PRESENT_CHART_HEIGHT, PRESENT_ROWS_SPACE // n_rows - ROW_HEADING_HEIGHT))
+    return max(MIN_CHART_HEIGHT, round(NORMAL_CHART_HEIGHT * 2 / n_rows))
+
+
+def large_chart_text(presentation, n_rows):
+    """Whether the charts' axes use presentation mode's large text: not below the height of more than three rows
+    (20 px titles leave no room for the plot there)."""
+    return presentation and chart_height(presentation, n_rows) >= 2 * MIN_CHART_HEIGHT
 
 
 
@@ -177,14 +190,16 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     their data are sent again. Rows share their x axes; only the last row labels them."""
     ds_run, plan = run.dataset, run.plan
     colour = ROW_COLOURS[index % len(ROW_COLOURS)]
-    height = chart_height(presentation, len(run.groups)) + (45 if last else 0)
+    large = large_chart_text(presentation, len(run.groups))
+    axis = 45 if large or len(run.groups) <= 2 else 40  # px the bottom row's x axis adds (less at small text)
+    height = chart_height(presentation, len(run.groups)) + (axis if last else 0)
     labels, marker = row_labels(snaps, replay_index)
     badge = rhat_badge(run, group)
     st.markdown(f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
                 f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, snaps)}"
                 + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
     cols = st.columns(CHART_COLUMNS)
-    common = dict(presentation=presentation, x_axis=last)
+    common = dict(presentation=large, x_axis=last)
     cols[0].vega_lite_chart(live_charts.trace_chart([live_view.trace_envelope(s.K) for s in snaps], burn_in=plan.burn_in,
                                               total_sweeps=plan.iters, k_max=k_max, colour=colour,
                                               marker_sweep=marker, **common),
@@ -236,7 +251,8 @@ def live_panel(data, presentation):
                     "server has room).")
         snaps = run.snapshots()
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
-        st.container(key="status").markdown(" · ".join(group_status(group, g) for group, g in groups.items()))
+        short = presentation and len(groups) > 2
+        st.container(key="status").markdown(" · ".join(group_status(group, g, short) for group, g in groups.items()))
         # the replay slider sits below the charts (so showing it does not move them): read its value first
         first = next(iter(snaps.values()))
         options = [f"{s:,}" for s in first.replay_sweeps] + ["now"]  # past at the left, now at the right
