@@ -54,3 +54,39 @@ def test_the_five_row_demo_link_runs_every_registry_prior_on_one_projector_scree
             expect(page.get_by_text(re.compile(rf"^{re.escape(label)} \(")).first).to_be_visible()
         page.get_by_role("button", name="Stop", exact=True).click()
         expect(page.get_by_text(re.compile("stopped: "))).not_to_have_count(0, timeout=30_000)
+
+
+# [elements marked stale, elements drawn faded] among the page's visible elements
+FADED = """() => { const shown = Array.from(document.querySelectorAll(
+    '[data-testid=stMain] [data-testid=stElementContainer]')).filter(e => e.getBoundingClientRect().height > 0);
+  return [shown.filter(e => e.getAttribute('data-stale') === 'true').length,
+          shown.filter(e => parseFloat(getComputedStyle(e).opacity) < 0.99).length]; }"""
+
+
+def test_nothing_is_faded_while_a_run_at_n_2000_is_live():
+    """Streamlit fades the elements of a rerunning fragment as stale; the live panel reruns itself every redraw,
+    so without the panel's own style 40-45% of samples showed faded charts (issue 37). Streamlit's fade starts after a
+    delay that a quick redraw on a quiet machine never reaches; with transitions off here every stale moment shows
+    (as on a busy server), so the test sees a fade whenever the page would draw one."""
+    with streamlit_app() as (server, _), chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(server + "/?data=sim2&sim_n=2000&sweeps=100000&pace=full+speed")
+        expect(page.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=60_000)
+        page.get_by_role("button", name="Start", exact=True).click()
+        expect(page.locator("[data-testid='stVegaLiteChart']")).to_have_count(6, timeout=90_000)
+        expect(page.get_by_text(re.compile(r"pCRP running: "))).not_to_have_count(0, timeout=60_000)
+        page.add_style_tag(content="* {transition: none !important;}")
+        stale, faded, samples, redraws, last = 0, 0, 0, 0, ""
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            marked, drawn_faded = page.evaluate(FADED)
+            stale += marked > 0
+            faded += drawn_faded > 0
+            samples += 1
+            text = page.locator(".st-key-status").inner_text()
+            redraws += text != last
+            last = text
+            time.sleep(0.1)
+        assert redraws > 3 and stale > 0, "the run must be redrawn (its elements marked stale) while sampled"
+        assert faded == 0, f"{faded} of {samples} samples showed a faded element"
+        page.get_by_role("button", name="Stop", exact=True).click()
