@@ -10,7 +10,7 @@ from app_pages.explorer_parts.controls import changed_since, controls, current_c
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
-from pcrp.app import explorer_settings as es, live_charts, live_view
+from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view
 from pcrp.app.live_chain import RUNNING
 from pcrp.density import predictive_density
 from pcrp.model import PRIORS
@@ -231,6 +231,10 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
                                      y_domain=y_domain, x_title=titles[0],
                                      y_title=titles[1], **common)
     cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)
+    if digit_means.is_digit_images(ds_run.raw):  # MNIST: what each cluster is, as its mean image in its colour
+        strip = digit_means.digit_strip(digit_means.cluster_mean_images(ds_run.raw, colours))
+        if strip is not None:
+            cols[2].image(strip, output_format="PNG")
 
 
 def live_panel(data, presentation):
