@@ -9,7 +9,8 @@ served (its own pcrp on the server's PYTHONPATH), for a "before" figure of an ol
 always this checkout's library (the same kernels).
 
 Old Faithful runs 100,000 sweeps in about 10 s here, so use --seconds 4 for it, or a slower data set
-(e.g. --data sim2 --n 2000) for the full 12 s. A run near its end (70% of its sweeps) during the Pause /
+(e.g. --data sim2 --n 2000) for the full 12 s. At N = 100,000 use --sweeps 2000: 100,000 sweeps of 100,000 points
+are hours of sampling, which the server's work budget refuses (the script then says so and stops). A run near its end (70% of its sweeps) during the Pause /
 Resume clicks is started again (Start) before the next Pause.
 
 One run prints, for the CRP vs pCRP comparison at 1280 x 800 with the sidebar collapsed:
@@ -205,10 +206,15 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         page.get_by_label("Collapse sidebar").click()
         page.mouse.move(5, 790)
         page.get_by_role("button", name="Start").click()
-        # running, then every row's three charts (at N = 100,000 the first redraw takes seconds)
-        page.wait_for_function("() => Array.from(document.querySelectorAll('[data-testid=stMarkdown]'))"
+        # running, then every row's three charts (at N = 100,000 the first redraw takes seconds); a start the
+        # server refuses (the work budget: 100,000 sweeps of 100,000 points is hours of sampling) says why
+        page.wait_for_function("() => document.querySelector('[data-testid=stAlertContentError]') || "
+                               "Array.from(document.querySelectorAll('[data-testid=stMarkdown]'))"
                                ".some(e => / running: [\\d,]+ \\/ [\\d,]+ sweeps/.test(e.innerText))",
                                timeout=180_000)
+        refused = page.locator("[data-testid=stAlertContentError]")
+        if refused.count():
+            raise SystemExit(f"the page refused the run: {refused.first.inner_text()}")
         page.locator('[data-testid="stVegaLiteChart"]').nth(3 * len(priors) - 1).wait_for(timeout=180_000)
         page.wait_for_timeout(1000)
         page.evaluate(PROBE)
