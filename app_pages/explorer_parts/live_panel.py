@@ -172,6 +172,9 @@ PRESENT_ROWS_SPACE = 560
 ROW_HEADING_HEIGHT = 44
 
 
+DIGIT_STRIP_ROOM = 46  # px of a row that the MNIST mean digits take (32 px images and a gap)
+
+
 def chart_height(presentation, n_rows):
     """Height in px of one row's charts (the bottom row adds its axis): two rows at full height; more rows shrunk,
     in presentation mode so that all of them (five at most) fit a 1280 x 800 projector."""
@@ -197,7 +200,9 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     colour = ROW_COLOURS[index % len(ROW_COLOURS)]
     large = large_chart_text(presentation, len(run.groups))
     axis = 45 if large or len(run.groups) <= 2 else 40  # px the bottom row's x axis adds (less at small text)
-    height = chart_height(presentation, len(run.groups)) + (axis if last else 0)
+    digits = digit_means.is_digit_images(ds_run.raw)  # MNIST: each row shows its clusters' mean digits too
+    strip_room = DIGIT_STRIP_ROOM if digits and presentation else 0  # ... and the rows still fit the projector
+    height = chart_height(presentation, len(run.groups)) - strip_room + (axis if last else 0)
     labels, marker = row_labels(snaps, replay_index)
     badge = rhat_badge(run, group)
     st.markdown(f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
@@ -231,7 +236,7 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
                                      y_domain=y_domain, x_title=titles[0],
                                      y_title=titles[1], **common)
     cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)
-    if digit_means.is_digit_images(ds_run.raw):  # MNIST: what each cluster is, as its mean image in its colour
+    if digits:  # what each cluster is, as its mean image in its colour
         strip = digit_means.digit_strip(digit_means.cluster_mean_images(ds_run.raw, colours))
         if strip is not None:
             cols[2].image(strip, output_format="PNG")
