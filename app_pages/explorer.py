@@ -1,5 +1,5 @@
-"""Explorer: two priors (CRP and pCRP by default; any of pcrp.model.PRIORS) cluster the same data live,
-one above the other.
+"""Explorer: one to five priors (CRP above pCRP by default; any of pcrp.model.PRIORS, ``?priors=crp,pcrp,py``) cluster
+the same data live, one row each.
 
 The page only arranges its parts (app_pages/explorer_parts/) and calls the library: runs are
 pcrp.app.live_runs.LiveRun objects (threads, memory plan, lifetime), display summaries come from pcrp.app.live_view,

@@ -1,10 +1,16 @@
 """The live Explorer as a class sees it: measured in a real browser (Playwright + Debian chromium).
 
     python bench/live_browser.py [--sweeps 100000] [--chains 1] [--data old-faithful] [--n N] [--seconds 12]
-                                 [--repeats 10] [--low-priority-browser]
+                                 [--repeats 10] [--low-priority-browser] [--priors crp,pcrp,py,mfm,sfm]
+                                 [--app-root /work/wt/base]
+
+--priors: the rows (the page's ?priors=; default its two, CRP above pCRP). --app-root: the checkout whose app is
+served (its own pcrp on the server's PYTHONPATH), for a "before" figure of an older version; the unwatched speed is
+always this checkout's library (the same kernels).
 
 Old Faithful runs 100,000 sweeps in about 10 s here, so use --seconds 4 for it, or a slower data set
-(e.g. --data sim2 --n 2000) for the full 12 s. A run near its end (70% of its sweeps) during the Pause /
+(e.g. --data sim2 --n 2000) for the full 12 s. At N = 100,000 use --sweeps 2000: 100,000 sweeps of 100,000 points
+are hours of sampling, which the server's work budget refuses (the script then says so and stops). A run near its end (70% of its sweeps) during the Pause /
 Resume clicks is started again (Start) before the next Pause.
 
 One run prints, for the CRP vs pCRP comparison at 1280 x 800 with the sidebar collapsed:
@@ -38,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 CHROMIUM = "/usr/bin/chromium"
+DEFAULT_PRIORS = ("crp", "pcrp")  # the page's two rows without ?priors=
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 
@@ -69,9 +76,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(port):
+def start_server(port, app_root=ROOT):
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "serve.py", "--server.port", str(port),
-                             "--server.headless", "true", "--server.address", "127.0.0.1"], cwd=ROOT,
+                             "--server.headless", "true", "--server.address", "127.0.0.1"], cwd=app_root,
+                            env={**os.environ, "PYTHONPATH": str(app_root)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -92,20 +100,30 @@ def data_query(data_name, n):
     return query
 
 
-def batch_rates(data_name, sweeps, chains, n=None):
+def row_priors(names):
+    """{row label: prior} of the rows named ``names`` (registry names), as the page builds them at its defaults: a
+    tuned parameter (the pCRP's r) at the data set's shipped cross-validated value (set by the caller)."""
+    from pcrp.model import PRIORS
+
+    return {PRIORS[name].label: (name, PRIORS[name]) for name in names}
+
+
+def batch_rates(data_name, sweeps, chains, n=None, priors=DEFAULT_PRIORS):
     """Sweeps/s of the app's chains (``chains`` per prior, as the page starts them) run in their threads
     with nobody watching, for as long as the watched run is watched."""
     from pcrp import data
     from pcrp.app.live_runs import contrasting_starts, live_specs, new_run
     from pcrp.cv import builtin_r
-    from pcrp.model import CRP, PowerCRP, resolve_niw
+    from pcrp.model import make_prior, resolve_niw
     from pcrp.compiling import warm_up
 
     warm_up()
     ds = data.load(data_name, n=n)
     r, _ = builtin_r(data_name)  # the r the page starts with (the shipped CV r), not the default 1.1: at
     # Old Faithful's r = 1.7 the pCRP keeps about 2 clusters and sweeps about 3 times as fast as at 1.1
-    run = new_run(ds, live_specs(ds, {"CRP": CRP(1.0), "pCRP": PowerCRP(1.0, r)}, resolve_niw(ds.X), iters=sweeps,
+    rows = {label: make_prior(name, **{**spec.defaults(), **({spec.tuned: r} if spec.tuned else {})})
+            for label, (name, spec) in row_priors(priors).items()}
+    run = new_run(ds, live_specs(ds, rows, resolve_niw(ds.X), iters=sweeps,
                                  burn_in=sweeps // 4, thin=5, seed=0, inits=contrasting_starts("kmeans:10", chains)))
     run.start()
     time.sleep(2.0)
@@ -175,7 +193,8 @@ def _start_again(page):
     page.wait_for_timeout(1500)
 
 
-def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browser=False, repeats=10):
+def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browser=False, repeats=10,
+            priors=DEFAULT_PRIORS):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -187,7 +206,16 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         page.get_by_label("Collapse sidebar").click()
         page.mouse.move(5, 790)
         page.get_by_role("button", name="Start").click()
-        page.locator('[data-testid="stVegaLiteChart"]').nth(5).wait_for(timeout=60_000)
+        # running, then every row's three charts (at N = 100,000 the first redraw takes seconds); a start the
+        # server refuses (the work budget: 100,000 sweeps of 100,000 points is hours of sampling) says why
+        page.wait_for_function("() => document.querySelector('[data-testid=stAlertContentError]') || "
+                               "Array.from(document.querySelectorAll('[data-testid=stMarkdown]'))"
+                               ".some(e => / running: [\\d,]+ \\/ [\\d,]+ sweeps/.test(e.innerText))",
+                               timeout=180_000)
+        refused = page.locator("[data-testid=stAlertContentError]")
+        if refused.count():
+            raise SystemExit(f"the page refused the run: {refused.first.inner_text()}")
+        page.locator('[data-testid="stVegaLiteChart"]').nth(3 * len(priors) - 1).wait_for(timeout=180_000)
         page.wait_for_timeout(1000)
         page.evaluate(PROBE)
         if low_priority_browser:
@@ -227,9 +255,9 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
             if i < repeats - 1:
                 _start_again(page)
         browser.close()
-    status = [(t / 1000, parse_done(s)) for t, s in live["status"] if len(parse_done(s)) == 2]
+    status = [(t / 1000, parse_done(s)) for t, s in live["status"] if len(parse_done(s)) == len(priors)]
     (t0, d0), (t1, d1) = status[0], status[-1]
-    rates = {name: (b - a) / (t1 - t0) for name, a, b in zip(("CRP", "pCRP"), d0, d1)}
+    rates = {name: (b - a) / (t1 - t0) for name, a, b in zip(row_priors(priors), d0, d1)}
     window = (live["status"][-1][0] - live["status"][0][0]) / 1000
     redraws = len(live["status"]) - 1
     blocked = sum(live["longtasks"]) / 1000
@@ -250,22 +278,28 @@ def main():
     parser.add_argument("--repeats", type=int, default=10, help="clicks of each of Pause, Resume and Stop")
     parser.add_argument("--low-priority-browser", action="store_true",
                         help="run the browser at the lowest CPU priority, as if on the visitor's own machine")
+    parser.add_argument("--priors", default=",".join(DEFAULT_PRIORS),
+                        help="the rows' priors, registry names separated by commas (the page's ?priors=)")
+    parser.add_argument("--app-root", default=str(ROOT), help="the checkout whose app is served")
     args = parser.parse_args()
-    batch_before = batch_rates(args.data, args.sweeps, args.chains, args.n)
+    priors = tuple(args.priors.split(","))
+    batch_before = batch_rates(args.data, args.sweeps, args.chains, args.n, priors)
     port = free_port()
-    server = start_server(port)
+    server = start_server(port, args.app_root)
+    query = data_query(args.data, args.n) + (f"&priors={args.priors}" if priors != DEFAULT_PRIORS else "")
     try:
-        seen = watched(f"http://127.0.0.1:{port}", data_query(args.data, args.n), args.sweeps, args.seconds,
-                       args.chains, server.pid, low_priority_browser=args.low_priority_browser, repeats=args.repeats)
+        seen = watched(f"http://127.0.0.1:{port}", query, args.sweeps, args.seconds, args.chains, server.pid,
+                       low_priority_browser=args.low_priority_browser, repeats=args.repeats, priors=priors)
     finally:
         server.terminate()
         server.wait(10)
     # unwatched before and after the watched run: the machine is shared, and its speed drifts
-    batch_after = batch_rates(args.data, args.sweeps, args.chains, args.n)
+    batch_after = batch_rates(args.data, args.sweeps, args.chains, args.n, priors)
     batch = {name: (batch_before[name] + batch_after[name]) / 2 for name in batch_before}
     data_text = args.data + (f" (N = {args.n})" if args.n else "")
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{v:.2f}' for v in os.getloadavg())} on "
           f"{psutil.cpu_count()} cores")
+    print(f"app of {args.app_root}; rows {args.priors}")
     print(f"live Explorer, {data_text}, {args.chains} chain(s) per prior at full speed, 1280 x 800, watched for "
           f"{seen['seconds']:.1f} s" + (", browser at the lowest CPU priority" if args.low_priority_browser else ""))
     print(f"  redraws per second          {seen['redraws_per_second']:.2f}   (target >= 2)")
@@ -284,7 +318,7 @@ def main():
     print(f"  Playwright's wait before pressing (not counted above): median {np.median(seen['before_press']):.2f} s, "
           f"worst {max(seen['before_press']):.2f} s")
     print(f"  sweeps added in the 1 s after 'paused' showed: {seen['moved_after_pause']}   (a freeze: all 0)")
-    for name in ("CRP", "pCRP"):
+    for name in row_priors(priors):
         w, b = seen["rates"][name], batch[name]
         print(f"  {name:5s} sweeps/s watched {w:9,.0f}  unwatched (same threads) {b:9,.0f} (before "
               f"{batch_before[name]:,.0f}, after {batch_after[name]:,.0f})  ratio {w / b:.2f}   (target >= 0.80)")

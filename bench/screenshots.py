@@ -1,10 +1,11 @@
 """Screenshots of every page of the app, as a visitor sees them, at a projector's 1280 x 800 and at 1500 x 1000.
 
-    python bench/screenshots.py [--out docs/screenshots] [--pages explorer,present,choose_r,reproduce,rich]
+    python bench/screenshots.py [--out docs/screenshots] [--pages explorer,present,five,five-present,choose_r,...]
 
 Starts `streamlit run serve.py` on a free port and drives Debian's chromium (Playwright; never `playwright
 install`). Each page is shown after it has something on it: the Explorer after its default demo has run about
-20 s (and again with `?present=1`, the presentation mode), Choose r after a run at its default settings (Old
+20 s (and again with `?present=1`, the presentation mode; "five": the five registry priors on Sim 2, one row
+each, `?priors=crp,pcrp,py,mfm,sfm`, at 1280 x 800), Choose r after a run at its default settings (Old
 Faithful; about half a minute), Reproduce the paper with our published run opened, Rich get richer after
 twenty customers. Files: <out>/<page>-<width>x<height>.png. Look at them before committing.
 """
@@ -30,22 +31,27 @@ def shoot(page, out, name, width, height):
     print(f"wrote {path}", flush=True)
 
 
-def explorer(browser, url, out, present):
+FIVE_ROWS = "priors=crp,pcrp,py,mfm,sfm&data=sim2"
+
+
+def explorer(browser, url, out, present, five=False):
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.goto(url + ("/?present=1" if present else "/"))
+    query = "&".join((["present=1"] if present else []) + ([FIVE_ROWS] if five else []))
+    page.goto(url + "/" + (f"?{query}" if query else ""))
     expect(page.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=90_000)
     if not present:  # the sidebar's collapse button shows on hover
         page.locator('[data-testid="stSidebar"]').hover()
         page.get_by_label("Collapse sidebar").click()
     page.get_by_role("button", name="Start", exact=True).click()
-    expect(page.locator('[data-testid="stVegaLiteChart"]').nth(5)).to_be_visible(timeout=90_000)
+    expect(page.locator('[data-testid="stVegaLiteChart"]').nth(14 if five else 5)).to_be_visible(timeout=90_000)
     page.wait_for_timeout(20_000)
     expect(page.locator('[data-testid="stToast"]')).to_have_count(0, timeout=15_000)
-    sizes = SIZES[:1] if present else SIZES
+    sizes = SIZES[:1] if present or five else SIZES
+    name = "explorer" + ("-five-rows" if five else "") + ("-present" if present else "")
     for width, height in sizes:
-        shoot(page, out, "explorer-present" if present else "explorer", width, height)
+        shoot(page, out, name, width, height)
     page.close()
 
 
@@ -115,8 +121,8 @@ def main():
     started = time.perf_counter()
     with streamlit_app() as (url, _), chromium() as browser:
         for name in args.pages.split(","):
-            if name in ("explorer", "present"):
-                explorer(browser, url, args.out, present=name == "present")
+            if name in ("explorer", "present", "five", "five-present"):
+                explorer(browser, url, args.out, present=name.endswith("present"), five=name.startswith("five"))
             elif name == "choose_r":
                 choose_r(browser, url, args.out)
             elif name == "reproduce":

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from app_pages.explorer_parts.model_sidebar import ROW_NAMES
+from app_pages.explorer_parts.model_sidebar import row_name
 from app_pages.explorer_parts.session import automatic_rows, bind, remember, say, settings
 from app_pages.shared import browser_key, client_address, registry, session_owner
 from pcrp.app import explorer_settings as es
@@ -40,7 +40,8 @@ def current_config(data):
     S = settings()
     config = {"data_key": data.key, "niw_choice": {k: float(v) for k, v in data.niw_choice.items()}}
     config.update({key: S[name] for name, key in es.RUN_SETTINGS.items()})
-    for row in es.ROWS:
+    config["rows"] = len(es.active_rows(S))
+    for row in es.active_rows(S):
         config[es.prior_key(row)] = S[es.prior_key(row)]
         config.update({es.row_key(name, row): value for name, value in es.row_params(S, row).items()})
     return config
@@ -49,9 +50,10 @@ def current_config(data):
 def changed_since(cfg, now):
     """Names (in the widgets' words) of the settings in which ``now`` (current_config) differs from the
     run's ``cfg``; a row whose prior changed is named once, not with each of its parameters."""
-    words = {"data_key": "data", "niw_choice": "NIW prior",
+    n_rows = len(es.active_rows(settings()))
+    words = {"data_key": "data", "niw_choice": "NIW prior", "rows": "rows",
              **{key: es.BY_NAME[name].label for name, key in es.RUN_SETTINGS.items()},
-             **{es.prior_key(row): f"{ROW_NAMES[row].lower()}'s prior" for row in es.ROWS}}
+             **{es.prior_key(row): f"{row_name(row, n_rows).lower()}'s prior" for row in es.ROWS}}
     names = []
     for key, value in now.items():
         if cfg.get(key) == value:
@@ -73,16 +75,17 @@ def changed_since(cfg, now):
 
 
 def row_priors():
-    """{group name: prior} of the two rows: the prior's label, or its label with parameters (and the row)
-    when both rows pick the same prior."""
+    """{group name: prior} of the rows shown, top first: the prior's label, or its label with parameters (and the
+    row) when two rows pick the same prior."""
     S = settings()
     priors = es.check_rows(S)
-    labels = {row: PRIORS[S[es.prior_key(row)]].label for row in es.ROWS}
-    if labels[1] == labels[2]:
-        labels = {row: priors[row].label() for row in es.ROWS}
-        if labels[1] == labels[2]:
-            labels = {row: f"{labels[row]} {ROW_NAMES[row].lower()}" for row in es.ROWS}
-    return {labels[row]: priors[row] for row in es.ROWS}
+    rows = list(priors)
+    labels = {row: PRIORS[S[es.prior_key(row)]].label for row in rows}
+    if len(set(labels.values())) < len(rows):
+        labels = {row: priors[row].label() for row in rows}
+        if len(set(labels.values())) < len(rows):
+            labels = {row: f"{labels[row]} {row_name(row, len(rows)).lower()}" for row in rows}
+    return {labels[row]: priors[row] for row in rows}
 
 
 def in_page_words(message):

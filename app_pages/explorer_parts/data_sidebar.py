@@ -138,6 +138,7 @@ def data_lines(S, ds, source, presentation):
                    f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}.")
         for note in ds.notes:
             st.caption(f"Note: {inert(note)}")
-    default_pair = tuple(es.ROW_DEFAULT_PRIORS[row] for row in es.ROWS)  # WATCH_FOR is written for it
-    if ds is not None and tuple(S[es.prior_key(row)] for row in es.ROWS) == default_pair and S["data"] in WATCH_FOR:
+    shown = es.active_rows(S)
+    default_pair = tuple(es.ROW_DEFAULT_PRIORS[row] for row in es.ROWS[:2])  # WATCH_FOR is written for it
+    if ds is not None and tuple(S[es.prior_key(row)] for row in shown) == default_pair and S["data"] in WATCH_FOR:
         st.markdown(f"**What to watch for:** {WATCH_FOR[S['data']]}")

@@ -33,7 +33,9 @@ def page_top(S, presentation):
     if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
         state.run = None
         state.explorer_missing_run = True
-    st.title(f"{PRIORS[S['prior1']].label} vs {PRIORS[S['prior2']].label}, live"
+    rows = es.active_rows(S)  # more than two: the rows' headings name them (a title of five names takes 2 lines)
+    st.title((" vs ".join(PRIORS[S[es.prior_key(row)]].label for row in rows) if len(rows) <= 2
+              else f"{len(rows)} priors on the same data") + ", live"
              + (f" · {(es.SOURCE_LABELS[S['data']] if S['data'] != 'csv' else 'your data')}" if presentation else ""))
     for problem in state.pop("explorer_url_problems", []):
         st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")

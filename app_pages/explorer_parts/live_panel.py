@@ -10,7 +10,7 @@ from app_pages.explorer_parts.controls import changed_since, controls, current_c
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
-from pcrp.app import explorer_settings as es, live_charts, live_view
+from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view
 from pcrp.app.live_chain import RUNNING
 from pcrp.density import predictive_density
 from pcrp.model import PRIORS
@@ -20,6 +20,11 @@ from pcrp.summary import MIN_DRAWS, chains_agree, nmi
 
 state = st.session_state
 REDRAW_SECONDS = 0.5
+# While a run is live its panel redraws itself (a fragment rerun), and Streamlit fades each element of a rerunning
+# fragment as "stale" until it is sent again: 40-45% of the time the charts were faded (issue 37). Fresh data come
+# every redraw, so the live panel is never shown faded while its run is live (a full page rerun still fades).
+NO_FADE_CSS = ("<style>.st-key-live_panel [data-stale='true'], .st-key-live_panel [data-stale='true'] * "
+               "{opacity: 1 !important; transition: none !important;}</style>")
 SYMBOLS = {"alpha": "α", "sigma": "σ", "gamma": "γ", "lam": "λ"}  # how a parameter name is printed
 
 def run_prior(run, group):
@@ -36,9 +41,9 @@ def chain_label(run, name):
     return head if "(" in name else f"{head} ({shown})"
 
 
-def group_status(group, snaps):
-    """One line for a prior's chains: state, progress (the slowest chain), wall-clock speed, time left,
-    and why they stopped."""
+def group_status(group, snaps, short=False):
+    """One line for a prior's chains: state, progress (the slowest chain), wall-clock speed and time left (not when
+    ``short``: five rows on a projector), and why they stopped."""
     first = snaps[0]
     done = min(s.sweeps_done for s in snaps)
     states = {s.state for s in snaps}
@@ -47,7 +52,7 @@ def group_status(group, snaps):
     if len(snaps) > 1:
         text += f" ({len(snaps)} chains)"
     rates = [s.sweeps_per_second for s in snaps if s.state == RUNNING and s.sweeps_per_second > 0]
-    if rates:
+    if rates and not short:
         text += f", {min(rates):,.0f}/s"
         left = max((s.seconds_left for s in snaps if np.isfinite(s.seconds_left)), default=float("nan"))
         if np.isfinite(left):
@@ -160,6 +165,31 @@ def row_colours(run, shown):
 
 PRESENT_CHART_HEIGHT = 198  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
 NORMAL_CHART_HEIGHT = 138  # ... with the sidebar collapsed and the data and "what to watch for" lines above
+MIN_CHART_HEIGHT = 70  # px: with more than two rows the charts shrink, to this at least (their axes at normal size)
+# Presentation mode: the px of a 1280 x 800 screen below the title, controls, two lines of status and the column
+# headers, less the bottom row's axis; each row's heading line and gaps take ROW_HEADING_HEIGHT of its share.
+PRESENT_ROWS_SPACE = 560
+ROW_HEADING_HEIGHT = 44
+
+
+DIGIT_STRIP_ROOM = 46  # px of a row that the MNIST mean digits take (32 px images and a gap)
+
+
+def chart_height(presentation, n_rows):
+    """Height in px of one row's charts (the bottom row adds its axis): two rows at full height; more rows shrunk,
+    in presentation mode so that all of them (five at most) fit a 1280 x 800 projector."""
+    if n_rows <= 2:
+        return PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT
+    if presentation:
+        return max(MIN_CHART_HEIGHT, min(PRESENT_CHART_HEIGHT, PRESENT_ROWS_SPACE // n_rows - ROW_HEADING_HEIGHT))
+    return max(MIN_CHART_HEIGHT, round(NORMAL_CHART_HEIGHT * 2 / n_rows))
+
+
+def large_chart_text(presentation, n_rows):
+    """Whether the charts' axes use presentation mode's large text: not below the height of more than three rows
+    (20 px titles leave no room for the plot there)."""
+    return presentation and chart_height(presentation, n_rows) >= 2 * MIN_CHART_HEIGHT
+
 
 
 def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note=""):
@@ -168,14 +198,18 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     their data are sent again. Rows share their x axes; only the last row labels them."""
     ds_run, plan = run.dataset, run.plan
     colour = ROW_COLOURS[index % len(ROW_COLOURS)]
-    height = (PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT) + (45 if last else 0)
+    large = large_chart_text(presentation, len(run.groups))
+    axis = 45 if large or len(run.groups) <= 2 else 40  # px the bottom row's x axis adds (less at small text)
+    digits = digit_means.is_digit_images(ds_run.raw)  # MNIST: each row shows its clusters' mean digits too
+    strip_room = DIGIT_STRIP_ROOM if digits and presentation else 0  # ... and the rows still fit the projector
+    height = chart_height(presentation, len(run.groups)) - strip_room + (axis if last else 0)
     labels, marker = row_labels(snaps, replay_index)
     badge = rhat_badge(run, group)
     st.markdown(f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
                 f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, snaps)}"
                 + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
     cols = st.columns(CHART_COLUMNS)
-    common = dict(presentation=presentation, x_axis=last)
+    common = dict(presentation=large, x_axis=last)
     cols[0].vega_lite_chart(live_charts.trace_chart([live_view.trace_envelope(s.K) for s in snaps], burn_in=plan.burn_in,
                                               total_sweeps=plan.iters, k_max=k_max, colour=colour,
                                               marker_sweep=marker, **common),
@@ -202,6 +236,10 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
                                      y_domain=y_domain, x_title=titles[0],
                                      y_title=titles[1], **common)
     cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)
+    if digits:  # what each cluster is, as its mean image in its colour
+        strip = digit_means.digit_strip(digit_means.cluster_mean_images(ds_run.raw, colours))
+        if strip is not None:
+            cols[2].image(strip, output_format="PNG")
 
 
 def live_panel(data, presentation):
@@ -214,8 +252,9 @@ def live_panel(data, presentation):
         S = settings()
         controls(run, data)
         if run is None:
-            st.info(f"Press **Start** to run {PRIORS[S['prior1']].label} and {PRIORS[S['prior2']].label} side by "
-                    "side on these data.")
+            labels = [PRIORS[S[es.prior_key(row)]].label for row in es.active_rows(S)]
+            st.info(f"Press **Start** to run {' and '.join(labels) if len(labels) < 3 else ', '.join(labels)}"
+                    + (" side by side" if len(labels) > 1 else "") + " on these data.")
             return
         session_owner().adopt(run)
         run.watch()  # drawn: a run nobody watches for a while gives its chains back (RunRegistry.sweep)
@@ -226,7 +265,8 @@ def live_panel(data, presentation):
                     "server has room).")
         snaps = run.snapshots()
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
-        st.container(key="status").markdown(" · ".join(group_status(group, g) for group, g in groups.items()))
+        short = presentation and len(groups) > 2
+        st.container(key="status").markdown(" · ".join(group_status(group, g, short) for group, g in groups.items()))
         # the replay slider sits below the charts (so showing it does not move them): read its value first
         first = next(iter(snaps.values()))
         options = [f"{s:,}" for s in first.replay_sweeps] + ["now"]  # past at the left, now at the right
@@ -266,5 +306,8 @@ def live_section(data, presentation):
         if changed:
             st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
                        f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
+    if state.polling:
+        st.html(NO_FADE_CSS)
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
-    st.fragment(live_panel, run_every=REDRAW_SECONDS if state.polling else None)(data, presentation)
+    with st.container(key="live_panel"):
+        st.fragment(live_panel, run_every=REDRAW_SECONDS if state.polling else None)(data, presentation)

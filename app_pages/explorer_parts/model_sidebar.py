@@ -9,12 +9,18 @@ from app_pages.explorer_parts.session import (address_values, automatic_rows, bi
                                               tuned_origin, tuned_set_by_visitor)
 from app_pages.shared import keep_browser_key
 from pcrp.app import explorer_settings as es
+from pcrp.app.live_params import chains_cap, default_chains
 from pcrp.model import PRIORS, WITHIN_SCALE, resolve_niw
 from pcrp.summary import oracle_alpha
 
 state = st.session_state
 
-ROW_NAMES = {1: "Top row", 2: "Bottom row"}
+ROW_NAMES = {1: "Top row", 2: "Bottom row"}  # the names of two rows; with more, "Row 3"
+
+
+def row_name(row, n_rows):
+    """What the page calls row ``row`` of ``n_rows``: "Top row" and "Bottom row" of two, else "Row 3"."""
+    return ROW_NAMES[row] if n_rows == 2 and row in ROW_NAMES else f"Row {row}"
 
 
 def on_prior_change(row):
@@ -27,6 +33,15 @@ def on_prior_change(row):
         tuned_origin().pop(key, None)
     for name in es.row_param_names(values, row):
         state["w_" + es.row_key(name, row)] = values[es.row_key(name, row)]
+
+
+def on_rows_change():
+    """The number of rows changed: the chains per prior follow it (one per row above two on a 2-core server,
+    never more than the browser's share allows)."""
+    values = settings()
+    old_rows, values["rows"] = values["rows"], state["w_rows"]
+    if values["chains"] == default_chains(old_rows) or values["chains"] > chains_cap(values["rows"]):
+        values["chains"] = state["w_chains"] = default_chains(values["rows"])
 
 
 def on_tuned_change(row):
@@ -83,7 +98,7 @@ def r_caption(row):
 
 def prior_widgets(row):
     """The prior of one row and its parameters' widgets, all generated from the pcrp.model.PRIORS registry."""
-    st.selectbox(f"{ROW_NAMES[row]}: prior", tuple(PRIORS), format_func=lambda name: PRIORS[name].label,
+    st.selectbox(f"{row_name(row, len(es.active_rows(settings())))}: prior", tuple(PRIORS), format_func=lambda name: PRIORS[name].label,
                  key=bind(es.prior_key(row)), on_change=on_prior_change, args=(row,),
                  help=" · ".join(f"{spec.label}: {spec.help}" for spec in PRIORS.values()))
     prior = state["w_" + es.prior_key(row)]
@@ -109,7 +124,7 @@ def prior_widgets(row):
 def oracle_rows(S):
     """Rows whose prior is the over-clustering reference (the CRP) with a concentration alpha: the paper's
     CRP-Oracle sets it."""
-    return [row for row in es.ROWS
+    return [row for row in es.active_rows(S)
             if PRIORS[S[es.prior_key(row)]].reference and "alpha" in es.row_param_names(S, row)]
 
 
@@ -128,7 +143,8 @@ def apply_pending_r(S):
         tuned_prior = PRIORS[es.CHOOSE_R_PRIOR]
         widget = es.param_widget(tuned_prior.name, tuned_prior.tuned)
         r_value = float(np.clip(state.pop("pending_r"), widget.low, widget.high))
-        rows = [row for row in es.ROWS if es.tuned_key(S, row) is not None] or [es.ROWS[-1]]
+        shown = es.active_rows(S)
+        rows = [row for row in shown if es.tuned_key(S, row) is not None] or [shown[-1]]
         for row in rows:
             if es.tuned_key(S, row) is None:
                 S[es.prior_key(row)] = state["w_" + es.prior_key(row)] = tuned_prior.name
@@ -153,12 +169,15 @@ def model_and_run_sidebar(S, ds, ds_key, source):
     """The sidebar's prior, NIW and run widgets and the demo link; returns the NIW choice {name: value}."""
     with st.sidebar:
         st.header("Model")
-        for row in es.ROWS:
+        number("Rows: priors compared", "rows", on_change=on_rows_change,
+               help="Each row runs one prior on the same data, seed and start. A demo link names them: "
+                    "?priors=crp,pcrp,py,mfm,sfm.")
+        for row in es.active_rows(S):
             prior_widgets(row)
         if ds is not None and ds.labels is not None and oracle_rows(S):
             st.button("CRP-Oracle alpha = K_true / ln N", key="oracle", on_click=on_oracle, args=(ds,))
-        remember([es.prior_key(row) for row in es.ROWS]
-                 + [es.row_key(name, row) for row in es.ROWS for name in es.row_param_names(S, row)])
+        remember(["rows"] + [es.prior_key(row) for row in es.active_rows(S)]
+                 + [es.row_key(name, row) for row in es.active_rows(S) for name in es.row_param_names(S, row)])
         niw_choice = {}
         if ds is not None:
             default = resolve_niw(ds.X)
@@ -182,7 +201,7 @@ def model_and_run_sidebar(S, ds, ds_key, source):
         st.checkbox("Split-merge moves", key=bind("split_merge"),
                     help="Off = the paper's plain Gibbs; pCRP chains then tend to stay where they start.")
         st.selectbox("Start", es.STARTS, key=bind("start"))
-        number("Chains per prior", "chains",
+        number("Chains per prior", "chains", high=chains_cap(len(es.active_rows(S))),
                help="The first starts as chosen above; the others from unlike starts (one cluster, random "
                     "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the start.")
         remember()

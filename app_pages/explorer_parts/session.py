@@ -42,7 +42,7 @@ def address_tuned_keys(query, parsed, problems, values):
     visitor's choice, which the data set's own value never replaces."""
     given = set(query) | {new for old, new in es.LEGACY_KEYS.items() if old in query}
     refused = {problem.split(" ", 1)[0] for problem in problems}
-    keys = {es.tuned_key(values, row) for row in es.ROWS} - {None}
+    keys = {es.tuned_key(values, row) for row in es.active_rows(values)} - {None}
     return {key for key in keys if key in given and key in parsed and key not in refused}
 
 
@@ -58,7 +58,7 @@ def tuned_origin():
 
 def automatic_rows(values):
     """Rows whose prior has a tuned parameter the visitor has not chosen: its value follows the data set."""
-    return [row for row in es.ROWS
+    return [row for row in es.active_rows(values)
             if es.tuned_key(values, row) is not None and es.tuned_key(values, row) not in tuned_set_by_visitor()]
 
 
@@ -79,10 +79,14 @@ def bind(name):
     return key
 
 
-def number(label, name, **kwargs):
-    """A number box for declared setting ``name`` with the bounds of its declaration (pcrp.app.live_params)."""
-    low, high = es.number_bounds(name)
-    return st.number_input(label, low, high, key=bind(name), **kwargs)
+def number(label, name, high=None, **kwargs):
+    """A number box for declared setting ``name`` with the bounds of its declaration (pcrp.app.live_params), its top
+    lowered to ``high`` where given (the chains per prior that the rows' share allows)."""
+    low, declared_high = es.number_bounds(name)
+    high = declared_high if high is None else min(high, declared_high)
+    key = bind(name)
+    state[key] = min(state[key], high)
+    return st.number_input(label, low, high, key=key, **kwargs)
 
 
 def remember(names=None):

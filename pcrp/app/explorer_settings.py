@@ -6,10 +6,11 @@ short values, numbers its declaration accepts and known choices, and reports eve
 
 Numbers are declared once: the live demo's and the run's in :data:`pcrp.app.live_params.LIVE_PARAMS` (its preset
 :data:`pcrp.app.live_params.LIVE_DEMO` gives the demo's defaults), each prior's in the registry
-(:data:`pcrp.model.PRIORS`). The two rows of the comparison each pick a registry prior (``prior1``, ``prior2``); their
-parameters are one setting per parameter name and row (``alpha1``, ``r2``, ``k_max1``, ...), checked against the
-row's prior's own declaration. Addresses of older versions still work: ``crp_alpha`` -> ``alpha1``, ``pcrp_alpha``
--> ``alpha2``, ``r`` -> ``r2``.
+(:data:`pcrp.model.PRIORS`). The page shows 1 to 5 rows (``rows``; two by default: the CRP above the pCRP), each
+picking a registry prior (``prior1`` ... ``prior5``); a demo link names them all at once, ``?priors=crp,pcrp,py``,
+which also sets how many rows there are. Their parameters are one setting per parameter name and row (``alpha1``,
+``r2``, ``k_max1``, ...), checked against the row's prior's own declaration. Addresses of older versions still work:
+``crp_alpha`` -> ``alpha1``, ``pcrp_alpha`` -> ``alpha2``, ``r`` -> ``r2``.
 """
 
 import functools
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import SettingError
 from ..model import DEFAULT_PRIOR, PRIORS, ModelError
-from .live_params import LIVE_DEMO, LIVE_PARAMS, ROWS
+from .live_params import DEFAULT_ROW_COUNT, LIVE_DEMO, LIVE_PARAMS, ROWS, chains_cap, default_chains
 
 SOURCES = ("old-faithful", "mnist", "sim1", "sim2", "csv")
 SOURCE_LABELS = {"old-faithful": "Old Faithful", "mnist": "MNIST", "sim1": "Sim 1", "sim2": "Sim 2",
@@ -111,7 +112,14 @@ def widget_bounds(param):
 
 
 # ----------------------------------------------------------------------------- the rows' priors
-ROW_DEFAULT_PRIORS = {1: next(name for name, spec in PRIORS.items() if spec.reference), 2: DEFAULT_PRIOR}
+def _row_default_priors():
+    """{row: prior name} of every row: the over-clustering reference (the CRP) above the default prior (the pCRP),
+    then the registry's other priors in its order (cycled when it holds fewer than the rows)."""
+    first = {1: next(name for name, spec in PRIORS.items() if spec.reference), 2: DEFAULT_PRIOR}
+    others = [name for name in PRIORS if name not in first.values()] or list(PRIORS)
+    return {**first, **{row: others[i % len(others)] for i, row in enumerate(ROWS[2:])}}
+
+
 CHOOSE_R_PRIOR = DEFAULT_PRIOR  # the prior whose tuned parameter the Choose r page cross-validates (pcrp.cv's)
 SLIDER_STEP = 0.01  # a row's tuned parameter (the pCRP's r) is a slider with this step; the others number boxes
 # The slider spans the tuned parameter's cross-validation grid (the registry's tune_grid) with room beyond it, from
@@ -204,12 +212,13 @@ def tuned_key(values, row):
 def _row_settings(param_names):
     """One setting per row for its prior, and one per row and parameter name of any registry prior (checked
     against the row's prior's declaration by :func:`from_query`)."""
-    out = [Setting(prior_key(row), "choice", ROW_DEFAULT_PRIORS[row], choices=tuple(PRIORS),
+    row_defaults = _row_default_priors()
+    out = [Setting(prior_key(row), "choice", row_defaults[row], choices=tuple(PRIORS),
                    label=f"prior of row {row}") for row in ROWS]
     for row in ROWS:
         for name in param_names:
             declared = [spec.param(name) for spec in PRIORS.values() if name in {p.name for p in spec.params}]
-            own = PRIORS[ROW_DEFAULT_PRIORS[row]]
+            own = PRIORS[row_defaults[row]]
             default = own.param(name).default if name in {p.name for p in own.params} else declared[0].default
             out.append(Setting(row_key(name, row), "row", default, label=f"{name} of row {row}",
                                integer=all(p.integer for p in declared)))
@@ -224,6 +233,11 @@ def row_param_names(values, row):
 def row_params(values, row):
     """{parameter: value} of row ``row``'s prior, as :func:`pcrp.model.make_prior` takes them."""
     return {name: values[row_key(name, row)] for name in row_param_names(values, row)}
+
+
+def active_rows(values):
+    """The rows the page shows for ``values`` (the first ``rows`` of :data:`ROWS`)."""
+    return ROWS[:values.get("rows", DEFAULT_ROW_COUNT)]
 
 
 def reset_row(values, row):
@@ -254,6 +268,7 @@ def _build_tables():
         _live("mnist_n"),
         Setting("embedding", "choice", "spectral", choices=("spectral", "pca"), label="MNIST embedding"),
         _live("dims"),
+        _live("rows"),
     ) + _row_settings(param_names) + (
         _live("sweeps", run_key="iters"),
         _live("burn_in", run_key="burn_in"),
@@ -266,6 +281,7 @@ def _build_tables():
         Setting("present", "bool", False, label="presentation mode"),
     )
     return {
+        "ROW_DEFAULT_PRIORS": _row_default_priors(),
         "PARAM_NAMES": param_names,
         "SETTINGS": settings,
         "BY_NAME": {s.name: s for s in settings},
@@ -287,9 +303,9 @@ def _table(name):
 
 
 def __getattr__(name):
-    """PARAM_NAMES, SETTINGS, BY_NAME, RUN_SETTINGS and ROW_PARAMS follow the registry (PEP 562): a prior registered
-    after this module was imported is offered in the rows."""
-    if name in ("PARAM_NAMES", "SETTINGS", "BY_NAME", "RUN_SETTINGS", "ROW_PARAMS"):
+    """ROW_DEFAULT_PRIORS, PARAM_NAMES, SETTINGS, BY_NAME, RUN_SETTINGS and ROW_PARAMS follow the registry (PEP
+    562): a prior registered after this module was imported is offered in the rows."""
+    if name in ("ROW_DEFAULT_PRIORS", "PARAM_NAMES", "SETTINGS", "BY_NAME", "RUN_SETTINGS", "ROW_PARAMS"):
         return _table(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -309,12 +325,21 @@ def from_query(params):
     parse, problems [message] for those that do not). Unknown keys are ignored; the keys of older
     addresses (:data:`LEGACY_KEYS`) count when their new key is absent. A row whose prior is given takes
     that prior's defaults for the parameters the address leaves out; a parameter outside its prior's
-    bounds is reported and left at its default."""
+    bounds is reported and left at its default. ``priors`` (registry names separated by commas) sets the rows and
+    their priors at once, over ``rows`` and ``prior1`` ...; with more than two rows and no ``chains``, each row runs
+    :func:`pcrp.app.live_params.default_chains`."""
     params = dict(params)
     for old, new in LEGACY_KEYS.items():
         if old in params and new not in params:
             params[new] = params[old]
     values, problems = {}, []
+    if "priors" in params:
+        try:
+            for row, name in zip(ROWS, parse_priors(params.pop("priors"))):
+                params[prior_key(row)] = name
+                params["rows"] = row
+        except ValueError as err:
+            problems.append(str(err))
     for key, raw in params.items():
         setting = _table("BY_NAME").get(key)
         if setting is None:
@@ -325,8 +350,15 @@ def from_query(params):
             values[key] = setting.parse(raw)
         except ValueError as err:
             problems.append(str(err))
+    if values.get("rows", DEFAULT_ROW_COUNT) > DEFAULT_ROW_COUNT and "chains" not in values:
+        values["chains"] = default_chains(values["rows"])
+    n_rows = values.get("rows", DEFAULT_ROW_COUNT)
+    if values.get("chains", 1) > chains_cap(n_rows):
+        problems.append(f"chains must be at most {chains_cap(n_rows)} with {n_rows} rows (one browser's share of "
+                        "the server)")
+        values["chains"] = default_chains(n_rows)
     for row in ROWS:
-        spec = PRIORS[values.get(prior_key(row), ROW_DEFAULT_PRIORS[row])]
+        spec = PRIORS[values.get(prior_key(row), _table("ROW_DEFAULT_PRIORS")[row])]
         for p in spec.params:
             key = row_key(p.name, row)
             if key not in values:
@@ -341,13 +373,27 @@ def from_query(params):
     return values, problems
 
 
+def parse_priors(text):
+    """The registry names of an address's ``priors`` value ("crp,pcrp,py"), one per row; raises ValueError with a
+    message for the user."""
+    text = str(text[-1] if isinstance(text, (list, tuple)) and text else text).strip()
+    names = [name.strip() for name in text.split(",")]
+    if len(text) > MAX_VALUE_CHARS or not 1 <= len(names) <= len(ROWS) or not all(names):
+        raise ValueError(f"priors must be 1 to {len(ROWS)} prior names separated by commas, such as "
+                         f"{','.join(list(PRIORS)[:3])}")
+    unknown = [name for name in names if name not in PRIORS]
+    if unknown:
+        raise ValueError(f"priors: unknown prior {unknown[0]!r}; the priors are {', '.join(PRIORS)}")
+    return names
+
+
 def check_rows(values):
-    """The priors of both rows built from ``values`` ({row: prior object}); raises pcrp.model.ModelError
-    (whose message names the parameter and its bounds) for a value the prior refuses."""
+    """The priors of the rows the page shows, built from ``values`` ({row: prior object}); raises
+    pcrp.model.ModelError (whose message names the parameter and its bounds) for a value the prior refuses."""
     from ..model import make_prior
 
     out = {}
-    for row in ROWS:
+    for row in active_rows(values):
         try:
             out[row] = make_prior(values[prior_key(row)], **row_params(values, row))
         except ModelError as err:
@@ -358,10 +404,12 @@ def check_rows(values):
 def _default_for(values, setting):
     """The value ``setting`` has when an address leaves it out, given the other ``values`` (a row's
     parameters default to those of the row's prior); None when it does not apply (another prior's)."""
+    if setting.name == "chains":
+        return default_chains(values.get("rows", DEFAULT_ROW_COUNT))
     if setting.name not in _table("ROW_PARAMS"):
         return setting.default
     row, name = _table("ROW_PARAMS")[setting.name]
-    prior = values.get(prior_key(row), ROW_DEFAULT_PRIORS[row])
+    prior = values.get(prior_key(row), _table("ROW_DEFAULT_PRIORS")[row])
     if name not in {p.name for p in PRIORS[prior].params}:
         return None
     return PRIORS[prior].param(name).default
@@ -369,10 +417,17 @@ def _default_for(values, setting):
 
 def to_query(values):
     """The query string {key: text} of the settings that differ from their defaults (a row's parameters:
-    those of its prior, when they differ from that prior's defaults)."""
+    those of its prior, when they differ from that prior's defaults), for the rows the page shows. Other than two
+    rows are written ``priors=crp,pcrp,py`` (their number and priors at once)."""
+    shown = active_rows(values)
+    hidden = {prior_key(row) for row in ROWS if row not in shown} | {
+        key for key, (row, _) in _table("ROW_PARAMS").items() if row not in shown}
     out = {}
+    if len(shown) != DEFAULT_ROW_COUNT:
+        out["priors"] = ",".join(values.get(prior_key(row), _table("ROW_DEFAULT_PRIORS")[row]) for row in shown)
+        hidden |= {"rows"} | {prior_key(row) for row in shown}
     for s in _table("SETTINGS"):
-        if s.name not in values:
+        if s.name not in values or s.name in hidden:
             continue
         default = _default_for(values, s)
         if default is None:
@@ -390,4 +445,4 @@ def demo_link(page_url, values):
 
     parts = urlsplit(page_url or "")
     path = parts.path or ("/" if parts.netloc else "")
-    return urlunsplit((parts.scheme, parts.netloc, path, urlencode(to_query(values)), "")) or "?"
+    return urlunsplit((parts.scheme, parts.netloc, path, urlencode(to_query(values), safe=","), "")) or "?"

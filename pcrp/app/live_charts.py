@@ -64,6 +64,14 @@ def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep
                      mean=np.concatenate([env.mean for env in envelopes]),
                      chain=np.concatenate([[f"chain {c + 1}"] * len(env.sweep) for c, env in enumerate(envelopes)]))
     names = [f"chain {c + 1}" for c in range(len(envelopes))]
+    line = {"x": x, "y": {"field": "mean", "type": "quantitative", "scale": y_scale},
+            "detail": {"field": "chain", "type": "nominal"}}
+    if len(names) > 1:  # (with one chain these one-value scales hid its line: the five-row demo runs one per row)
+        line["strokeDash"] = {"field": "chain", "type": "nominal",
+                              "scale": {"domain": names, "range": [[1, 0]] + [[4, 3]] * (len(names) - 1)},
+                              "legend": None}
+        line["opacity"] = {"field": "chain", "type": "nominal",
+                           "scale": {"domain": names, "range": [1.0] + [0.75] * (len(names) - 1)}, "legend": None}
     return {
         "height": "container", "width": "container", "config": _config(presentation), "usermeta": CANVAS,
         "datasets": {
@@ -80,14 +88,7 @@ def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep
              "encoding": {"x": x, "y": {"field": "low", "type": "quantitative", "scale": y_scale, "title": "clusters K"},
                           "y2": {"field": "high"}}},
             {"data": {"name": "means"}, "mark": {"type": "line", "color": colour, "strokeWidth": 2},
-             "encoding": {"x": x, "y": {"field": "mean", "type": "quantitative", "scale": y_scale},
-                          "detail": {"field": "chain", "type": "nominal"},
-                          "strokeDash": {"field": "chain", "type": "nominal",
-                                         "scale": {"domain": names, "range": [[1, 0]] + [[4, 3]] * (len(names) - 1)},
-                                         "legend": None},
-                          "opacity": {"field": "chain", "type": "nominal",
-                                      "scale": {"domain": names, "range": [1.0] + [0.75] * (len(names) - 1)},
-                                      "legend": None}}},
+             "encoding": line},
             {"data": {"name": "marker"}, "mark": {"type": "rule", "color": INK, "strokeDash": [4, 3], "strokeWidth": 2},
              "encoding": {"x": {"field": "sweep", "type": "quantitative"}}},
         ],

@@ -13,7 +13,8 @@ from ..params import Declarations, Param
 from ..run_spec import RUN_PARAMS
 from .fair_share import SHARE_PER_BROWSER
 
-ROWS = (1, 2)  # the Explorer's rows, top and bottom
+ROWS = (1, 2, 3, 4, 5)  # every row the Explorer can show, top to bottom (the "rows" setting says how many it does)
+DEFAULT_ROW_COUNT = 2  # without ?priors= the page shows two rows: the CRP above the pCRP
 MAX_LIVE_SWEEPS = 100_000
 NUMBER_BOX_MAX = 2**53 - 1  # the largest whole number a browser's number box holds exactly (JavaScript's)
 MNIST_BUNDLED = 5000  # images in the bundled MNIST file: 500 per digit
@@ -43,11 +44,31 @@ LIVE_PARAMS = Declarations(
           "Seed of the run; each chain gets its own stream spawned from it.", integer=True,
           why_high=("a browser's number box holds whole numbers up to 2^53 - 1 exactly; `pcrp run --seed` takes "
                     "any 128-bit seed.")),
-    Param("chains", "chains per prior", 2, RUN_PARAMS["n_chains"].low, SHARE_PER_BROWSER.chains // len(ROWS),
+    Param("rows", "rows", DEFAULT_ROW_COUNT, 1, len(ROWS), True, True,
+          "Priors compared, one row each, on the same data, seed and start.", integer=True,
+          why_high=f"a class watches at most {len(ROWS)} priors at once (the registry's five fit a projector)."),
+    Param("chains", "chains per prior", 2, RUN_PARAMS["n_chains"].low, SHARE_PER_BROWSER.chains // DEFAULT_ROW_COUNT,
           True, True, "Chains of each row's prior, from unlike starts; R-hat needs two or more.", integer=True,
           why_high=(f"one browser may hold {SHARE_PER_BROWSER.chains} live chains of this server at once, "
-                    f"{SHARE_PER_BROWSER.chains // len(ROWS)} per row.")),
+                    f"{SHARE_PER_BROWSER.chains // DEFAULT_ROW_COUNT} per row of two (fewer with more rows: "
+                    "see chains_cap).")),
 )
 
 # The live demo's defaults: a preset over the declarations (checked by them), never new bounds.
 LIVE_DEMO = LIVE_PARAMS.preset(sweeps=2000, burn_in=500, thin=5, seed=0, chains=2)
+
+
+def chains_cap(n_rows):
+    """The most chains per prior that ``n_rows`` rows may each run within one browser's share."""
+    return max(1, min(LIVE_PARAMS["chains"].high, SHARE_PER_BROWSER.chains // n_rows))
+
+
+def default_chains(n_rows, cores=None):
+    """Chains per prior by default for ``n_rows`` rows on a server of ``cores`` cores (default: this one's): the
+    demo's two up to two rows; above two rows, one chain per row on a 2-core server (a class watches the rows move,
+    and every chain shares those cores), at most the share's :func:`chains_cap`."""
+    import os
+
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    chains = 1 if n_rows > DEFAULT_ROW_COUNT and cores <= 2 else LIVE_DEMO["chains"]
+    return min(chains, chains_cap(n_rows))

@@ -14,9 +14,10 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 COLOUR_NAMES = ("blue", "orange", "green", "red", "purple", "brown", "pink", "grey", "olive", "cyan")
 BLUE, RED, GREY = PALETTE[0], PALETTE[3], PALETTE[7]
 
-# The rows of the live Explorer (one colour per prior's row), and the same colours as Streamlit Markdown names.
-ROW_COLOURS = (PALETTE[0], PALETTE[3], PALETTE[2], PALETTE[4])
-ROW_MARKDOWN_COLOURS = ("blue", "red", "green", "violet")
+# The rows of the live Explorer (one colour per prior's row, five rows), and the same colours as Streamlit Markdown
+# names.
+ROW_COLOURS = (PALETTE[0], PALETTE[3], PALETTE[2], PALETTE[4], PALETTE[1])
+ROW_MARKDOWN_COLOURS = ("blue", "red", "green", "violet", "orange")
 
 # Greys, darkest first, each for one purpose.
 INK = "#222222"  # axis titles and labels of the live charts
