@@ -15,7 +15,7 @@ import streamlit as st
 from app_pages.shared import guarded
 
 PAGES = [  # (file, title in the navigation; the address is the file's name, e.g. /choose_r)
-    ("app_pages/explorer.py", "Explorer: two priors live"),
+    ("app_pages/explorer.py", "Explorer: priors live"),
     ("app_pages/choose_r.py", "Choose r"),
     ("app_pages/reproduce.py", "Reproduce the paper"),
     ("app_pages/rich_get_richer.py", "Rich get richer"),
