@@ -4,7 +4,7 @@ and the same text.
 :func:`summarise_run` turns a :class:`pcrp.chains.ChainSet` into a :class:`RunSummary` (point estimate, diagnostics,
 modes, metrics against true labels, and for a prior that is judged against the reference prior the collapse
 verdict); :func:`summary_lines` writes it as the lines ``pcrp run`` prints (and ``PCRPMixture(verbose=1)``).
-:func:`reference_fit` is the reference a collapse is judged against (docs/design.md, "Collapse").
+:func:`reference_fit` is the reference a collapse is judged against (docs/design.md section 1.6).
 """
 
 import time

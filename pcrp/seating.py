@@ -32,7 +32,7 @@ def seating_log_probabilities(prior, sizes):
     ``sizes`` (K,) (whole numbers >= 1, in order) and, last, at a new table; shape (K + 1,), normalised.
 
     The next customer is number n = sum(sizes) + 1: table k has weight W(n_k + 1) / W(n_k), a new table
-    W(1) V_n(K + 1) / V_n(K) (-inf where K + 1 tables are impossible) (docs/design.md, "Gibbs-type priors").
+    W(1) V_n(K + 1) / V_n(K) (-inf where K + 1 tables are impossible) (docs/design.md section 1.1).
     This is the one place the rule is written: the Gibbs conditional of one point (the other N - 1 seated), a new
     point's predictive (customer N + 1), the estimator's seating weights and the teaching page all call it.
     """

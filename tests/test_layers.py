@@ -1,5 +1,5 @@
 """The house's layers: no import circle inside pcrp (imports inside functions counted too), and the library never
-imports streamlit (docs/design.md, "Layers")."""
+imports streamlit (docs/design.md section 2)."""
 
 import ast
 from pathlib import Path
