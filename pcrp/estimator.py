@@ -38,18 +38,12 @@ from .compiling import compile_kernels
 from .summary import preload_in_background
 
 
-def _prior_parameter_names():
-    """Every prior parameter name in the registry, in first-seen order."""
-    names = []
-    for spec in PRIORS.values():
-        names += [p.name for p in spec.params if p.name not in names]
-    return names
-
-
-PRIOR_PARAMETERS = tuple(_prior_parameter_names())  # ("alpha", "r", "sigma", "gamma", "lam", "k_max") today
 # The run settings the estimator takes (seed is random_state, scikit-learn's name).
 RUN_PARAMETERS = ("n_chains", "iters", "burn_in", "max_iters", "thin", "split_merge", "n_jobs")
 _CLOSED = {(True, True): "both", (True, False): "left", (False, True): "right", (False, False): "neither"}
+# The estimator's own parameters with their defaults, after the prior's and the run's.
+_OWN_DEFAULTS = {"standardize": True, "init": None, "loss": DEFAULT_LOSS, "m0": None, "kappa0": None, "nu0": None,
+                 "S0": None, "n_predict_draws": 200, "psm": False, "verbose": 0, "random_state": None}
 
 
 def _interval(params, kind=Real):
@@ -65,18 +59,55 @@ def _interval(params, kind=Real):
     return Interval(kind, low, high, closed=_CLOSED[(low_closed, high_closed)])
 
 
-def _prior_interval(name):
-    return _interval([p for spec in PRIORS.values() for p in spec.params if p.name == name])
+def prior_parameter_names():
+    """Every prior parameter name in the registry now, in first-seen order (("alpha", "r", "sigma", "gamma", "lam",
+    "k_max") with the built-in priors)."""
+    names = []
+    for spec in PRIORS.values():
+        names += [p.name for p in spec.params if p.name not in names]
+    return tuple(names)
 
 
-# Every parameter of PCRPMixture with its default, in order: the prior, its parameters, the run settings, then
-# the estimator's own. The __init__ signature is made from it.
-_OWN_DEFAULTS = {"standardize": True, "init": None, "loss": DEFAULT_LOSS, "m0": None, "kappa0": None, "nu0": None,
-                 "S0": None, "n_predict_draws": 200, "psm": False, "verbose": 0, "random_state": None}
-# max_iters: None (the declared cap) so that it can be left out with a fixed ``iters``
-PARAMETERS = {"prior": DEFAULT_PRIOR, **{name: None for name in PRIOR_PARAMETERS},
-              **{name: None if name == "max_iters" else RUN_PARAMS[name].default for name in RUN_PARAMETERS},
-              **_OWN_DEFAULTS}
+def parameter_defaults():
+    """{parameter: default} of PCRPMixture, in order: the prior, its parameters (None = the chosen prior's default),
+    the run settings, then the estimator's own. Read from the registry each time, so that a prior registered after
+    this module was imported has its parameters here (max_iters: None, the declared cap, so that it can be left out
+    with a fixed ``iters``)."""
+    return {"prior": DEFAULT_PRIOR, **{name: None for name in prior_parameter_names()},
+            **{name: None if name == "max_iters" else RUN_PARAMS[name].default for name in RUN_PARAMETERS},
+            **_OWN_DEFAULTS}
+
+
+def parameter_constraints():
+    """scikit-learn's constraint table of PCRPMixture's parameters, from the registry and the declarations now."""
+    defaults = parameter_defaults()
+    return {
+        "prior": [StrOptions(set(PRIORS))],
+        **{name: [_interval([p for spec in PRIORS.values() for p in spec.params if p.name == name]), None]
+           for name in prior_parameter_names()},
+        "standardize": ["boolean"],
+        **{name: [_interval([RUN_PARAMS[name]], Integral)] + ([None] if defaults[name] is None else [])
+           for name in RUN_PARAMETERS},
+        "split_merge": ["boolean", _interval([RUN_PARAMS["split_merge"]], Integral)],
+        "init": [str, list, tuple, None],
+        "loss": [StrOptions(set(LOSSES))],
+        "m0": ["array-like", None],
+        "kappa0": [_interval([NIW_PARAMS["kappa0"]]), None],
+        "nu0": [Real, None],  # nu0 > d - 1 depends on the data: checked by pcrp.model.NIW
+        "S0": ["array-like", _interval([NIW_PARAMS["S0"]]), None],
+        "n_predict_draws": [Interval(Integral, 1, None, closed="left")],
+        "psm": ["boolean"],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+    }
+
+
+def _init_signature(defaults):
+    """The keyword-only __init__ signature scikit-learn reads an estimator's parameters from."""
+    return inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+           for name, default in defaults.items()])
 
 
 class PCRPMixture(ClusterMixin, BaseEstimator):
@@ -158,38 +189,40 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     n_features_in_ : int.
     """
 
-    _parameter_constraints = {
-        "prior": [StrOptions(set(PRIORS))],
-        **{name: [_prior_interval(name), None] for name in PRIOR_PARAMETERS},
-        "standardize": ["boolean"],
-        **{name: [_interval([RUN_PARAMS[name]], Integral)] + ([None] if PARAMETERS[name] is None else [])
-           for name in RUN_PARAMETERS},
-        "split_merge": ["boolean", _interval([RUN_PARAMS["split_merge"]], Integral)],
-        "init": [str, list, tuple, None],
-        "loss": [StrOptions(set(LOSSES))],
-        "m0": ["array-like", None],
-        "kappa0": [_interval([NIW_PARAMS["kappa0"]]), None],
-        "nu0": [Real, None],  # nu0 > d - 1 depends on the data: checked by pcrp.model.NIW
-        "S0": ["array-like", _interval([NIW_PARAMS["S0"]]), None],
-        "n_predict_draws": [Interval(Integral, 1, None, closed="left")],
-        "psm": ["boolean"],
-        "verbose": ["verbose"],
-        "random_state": ["random_state"],
-    }
+    # Made from the registry when it changes (_follow_registry): a prior registered after this module was
+    # imported is a choice of ``prior`` and its parameters are parameters here.
+    _registry_version = None
+    _parameter_constraints = {}
 
     def __init__(self, **params):
-        unknown = sorted(set(params) - set(PARAMETERS))
+        defaults = self._follow_registry()
+        unknown = sorted(set(params) - set(defaults))
         if unknown:
             raise TypeError(f"PCRPMixture got unexpected keyword argument(s) {', '.join(unknown)}; its parameters "
-                            f"are {', '.join(PARAMETERS)}.")
-        for name, default in PARAMETERS.items():
+                            f"are {', '.join(defaults)}.")
+        for name, default in defaults.items():
             setattr(self, name, params.get(name, default))
 
-    # scikit-learn reads an estimator's parameters from its __init__ signature: state them one by one
-    __init__.__signature__ = inspect.Signature(
-        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
-           for name, default in PARAMETERS.items()])
+    @classmethod
+    def _follow_registry(cls):
+        """Remake the parameter table, the constraints and the __init__ signature (scikit-learn reads an
+        estimator's parameters from it) when the registry has changed since they were made; returns
+        {parameter: default}."""
+        defaults = parameter_defaults()
+        if cls._registry_version != PRIORS.version:
+            cls._parameter_constraints = parameter_constraints()
+            cls.__init__.__signature__ = _init_signature(defaults)
+            cls._registry_version = PRIORS.version
+        return defaults
+
+    @classmethod
+    def _get_param_names(cls):
+        cls._follow_registry()
+        return super()._get_param_names()
+
+    def _validate_params(self):
+        self._follow_registry()  # a prior unregistered since __init__ is refused by name
+        super()._validate_params()
 
     def __repr__(self, N_CHAR_MAX=700):
         """scikit-learn's representation (the parameters given), and once fitted a line with the prior, N, K,
@@ -217,7 +250,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     def _prior_params(self):
         """{parameter: value} of the chosen prior given here (None = the registry default)."""
-        return {name: getattr(self, name) for name in PRIOR_PARAMETERS if getattr(self, name) is not None}
+        return {name: getattr(self, name) for name in prior_parameter_names() if getattr(self, name) is not None}
 
     def _standardise(self, X):
         """(center, scale): :func:`pcrp.data.standardize` on the non-constant columns; a constant column
@@ -414,3 +447,6 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         sampler saw (sampler units) as ``observed_data``."""
         check_is_fitted(self)
         return self.chains_.to_inference_data(observed=self._Z)
+
+
+PCRPMixture._follow_registry()  # the parameter table of the priors registered at import, for tools that read the class

@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import clone
 import pytest
 from scipy.special import gammaln
 
@@ -127,19 +128,22 @@ def test_pcrp_mixture_fits_a_prior_registered_before_it_is_imported():
     assert "shifted CRP (alpha=1, theta=2) (30,)" in done.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="pcrp.estimator copies the registry when imported (PRIOR_PARAMETERS, "
-                                       "StrOptions(set(PRIORS))): a prior registered later is refused until the "
-                                       "estimator reads PRIORS at fit")
 def test_pcrp_mixture_fits_a_prior_registered_after_it_is_imported():
     from pcrp.estimator import PCRPMixture  # imported first: the order of a notebook that registers a prior later
 
     shifted_crp.register()
     try:
         X = np.random.default_rng(0).normal(size=(30, 2))
-        model = PCRPMixture(prior="shifted_crp", theta=2.0, iters=60, n_chains=2, random_state=0).fit(X)
-        assert model.prior_.theta == 2.0
+        model = PCRPMixture(prior="shifted_crp", theta=2.0, iters=60, n_chains=2, random_state=0)
+        assert clone(model).get_params()["theta"] == 2.0  # scikit-learn sees theta as a parameter
+        assert model.fit(X).prior_.theta == 2.0
     finally:
         pcrp.unregister_prior("shifted_crp")
+    # once unregistered, the prior is refused by name at fit, and its parameter is no longer one
+    with pytest.raises(ValueError, match="shifted_crp"):
+        model.fit(X)
+    with pytest.raises(TypeError, match="theta"):
+        PCRPMixture(prior="crp", theta=2.0)
 
 
 # ---------------------------------------------------------------------------------------------------------------
