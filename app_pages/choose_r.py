@@ -202,8 +202,10 @@ def results():
     st.dataframe(pd.DataFrame(result.table()).round(4), hide_index=True)
 
     cols = st.columns([1, 2])
-    chosen = cols[0].number_input("r to use (override if you disagree)", 0.05, 3.0, round(checked, 2),
-                                  step=0.01, format="%.2f", key="cv_use_r")
+    # any r the grid could have held: from the lowest start to the highest stop cross validation accepts
+    chosen = cols[0].number_input("r to use (override if you disagree)", CV_PARAMS["r_start"].low,
+                                  CV_PARAMS["r_stop"].high, round(checked, 2), step=0.01, format="%.2f",
+                                  key="cv_use_r")
     if cols[1].button(f"Use r = {chosen:g} in the Explorer", key="use_r"):
         state.pending_r = float(chosen)
         st.switch_page("app_pages/explorer.py")

@@ -310,6 +310,17 @@ def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
     assert at.slider(key="w_r2").value == pytest.approx(1.37)
 
 
+def test_choose_r_offers_any_r_the_grid_could_keep():
+    """A checked r above 3 (the grid runs to 6) once made the "r to use" field raise: its range was typed."""
+    at = app_on("app_pages/choose_r.py")
+    for key, value in (("cv_r_start", 3.5), ("cv_r_stop", 4.5), ("cv_r_step", 0.5), ("cv_folds", 2), ("cv_iters", 40),
+                       ("cv_burn_in", 20)):
+        at.number_input(key=key).set_value(value)
+    at.button(key="cv_run").click().run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="cv_use_r").value >= 3.5
+
+
 def test_choose_r_rejects_a_bad_schedule_with_a_message():
     at = app_on("app_pages/choose_r.py")
     at.number_input(key="cv_iters").set_value(100)
