@@ -8,7 +8,7 @@ data sets' sizes. Each prior's parameters are the registry's (:data:`pcrp.model.
 its address (:mod:`pcrp.app.explorer_settings`) read these declarations; nothing retypes a bound.
 """
 
-from ..data import APP_MAX_ROWS, MAX_CLUSTER_COLUMNS
+from ..data import APP_MAX_ROWS, MAX_CLUSTER_COLUMNS, MNIST_BUNDLED, MNIST_N, MNIST_PER_DIGIT, SIMULATION_N
 from ..params import Declarations, Param
 from ..run_spec import RUN_PARAMS
 from .fair_share import SHARE_PER_BROWSER
@@ -17,19 +17,18 @@ ROWS = (1, 2, 3, 4, 5)  # every row the Explorer can show, top to bottom (the "r
 DEFAULT_ROW_COUNT = 2  # without ?priors= the page shows two rows: the CRP above the pCRP
 MAX_LIVE_SWEEPS = 100_000
 NUMBER_BOX_MAX = 2**53 - 1  # the largest whole number a browser's number box holds exactly (JavaScript's)
-MNIST_BUNDLED = 5000  # images in the bundled MNIST file: 500 per digit
 
 LIVE_PARAMS = Declarations(
     "the live demo",
-    Param("sim_n", "simulation N", 300, 10, APP_MAX_ROWS, True, True,
+    Param("sim_n", "simulation N", SIMULATION_N, 10, APP_MAX_ROWS, True, True,
           "Points drawn from the simulation (Sim 1, Sim 2).", integer=True,
           why_high=f"the app clusters at most {APP_MAX_ROWS:,} rows (pcrp.data.APP_MAX_ROWS)."),
     Param("sim_seed", "simulation data seed", 0, 0, NUMBER_BOX_MAX, True, True,
           "Seed of the simulated data (not of the sampler).", integer=True,
           why_high="a browser's number box holds whole numbers up to 2^53 - 1 exactly."),
-    Param("mnist_n", "MNIST N", 1000, 50, MNIST_BUNDLED, True, True,
+    Param("mnist_n", "MNIST N", MNIST_N, 50, MNIST_BUNDLED, True, True,
           "Images drawn from the bundled MNIST file, spread over the chosen digits.", integer=True,
-          why_high=f"the bundled file holds {MNIST_BUNDLED:,} images (500 per digit)."),
+          why_high=f"the bundled file holds {MNIST_BUNDLED:,} images ({MNIST_PER_DIGIT} per digit)."),
     Param("dims", "MNIST dimensions", 2, 1, MAX_CLUSTER_COLUMNS, True, True,
           "Dimensions of the MNIST embedding that are clustered.", integer=True,
           why_high=f"the app clusters at most {MAX_CLUSTER_COLUMNS} columns (pcrp.data.MAX_CLUSTER_COLUMNS)."),

@@ -244,7 +244,8 @@ def add_data_options(p):
                      help="z-score every column (default for CSV, Old Faithful and MNIST)")
     std.add_argument("--no-standardize", dest="standardize", action="store_false",
                      help="use the numbers exactly as in the file (default for sim1, sim2, demo)")
-    p.add_argument("--n", type=whole, help="points to draw for sim1/sim2/demo (default 300) or mnist (default 1000)")
+    p.add_argument("--n", type=whole, help=f"points to draw for sim1/sim2/demo (default {data_mod.SIMULATION_N}) or "
+                                           f"mnist (default {data_mod.MNIST_N})")
     p.add_argument("--data-seed", type=whole,
                    help=f"seed for simulated data / the MNIST subset, >= 0 (default {default['seed']})")
     p.add_argument("--digits", help=f"MNIST digits (default {','.join(map(str, default['digits']))} as in the paper)")

@@ -49,7 +49,7 @@ SIMULATIONS = {
 }
 
 
-def simulation(which="sim1", n=300, seed=0, standardize_data=False):
+def simulation(which="sim1", n=limits.SIMULATION_N, seed=0, standardize_data=False):
     """Draw ``n`` points of a 1-D three-component simulation with its true labels.
 
     Not standardised by default, so the axis matches the paper's Fig. 2 (about -20..10).
@@ -93,10 +93,10 @@ def load(name_or_path, *, columns=None, label_column=None, standardize_data=None
     if name_or_path == "old-faithful":
         return old_faithful(True if standardize_data is None else standardize_data, columns=columns)
     if name_or_path in SIMULATIONS:
-        return simulation(name_or_path, n=300 if n is None else n, seed=seed,
+        return simulation(name_or_path, n=limits.SIMULATION_N if n is None else n, seed=seed,
                           standardize_data=bool(standardize_data))
     if name_or_path == "mnist":
-        return mnist(digits=digits, n=1000 if n is None else n, embedding=embedding, dims=dims, seed=seed,
+        return mnist(digits=digits, n=limits.MNIST_N if n is None else n, embedding=embedding, dims=dims, seed=seed,
                      standardize_data=True if standardize_data is None else standardize_data)
     return load_csv(name_or_path, columns=columns, label_column=label_column,
                     standardize_data=True if standardize_data is None else standardize_data)

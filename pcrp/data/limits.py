@@ -13,3 +13,9 @@ APP_MAX_BYTES = 10 * 1024 * 1024
 APP_MAX_ROWS = 100_000
 MAX_FILE_COLUMNS = 500
 MAX_CLUSTER_COLUMNS = 50
+
+# Default sizes of the built-in data sets (the loaders, the command line and the app's live demo read these).
+SIMULATION_N = 300  # points drawn from a simulation, as the paper's Table 1
+MNIST_N = 1000  # MNIST images drawn, spread over the chosen digits
+MNIST_PER_DIGIT = 500  # images of each digit in the bundled MNIST file
+MNIST_BUNDLED = 10 * MNIST_PER_DIGIT  # images in the bundled MNIST file

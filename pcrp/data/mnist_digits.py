@@ -9,7 +9,7 @@ import numpy as np
 
 from .dataset import DataError, finish_dataset
 from .file_bytes import builtin_bytes
-from .limits import MAX_CLUSTER_COLUMNS
+from .limits import MAX_CLUSTER_COLUMNS, MNIST_N, MNIST_PER_DIGIT
 
 MNIST_EMBEDDINGS = ("spectral", "pca")
 
@@ -52,12 +52,12 @@ def read_mnist_idx_folder(folder):
     return images.reshape(images.shape[0], -1), labels
 
 
-def mnist(digits=(1, 2, 3, 4), n=1000, embedding="spectral", dims=2, seed=0, idx_folder=None,
+def mnist(digits=(1, 2, 3, 4), n=MNIST_N, embedding="spectral", dims=2, seed=0, idx_folder=None,
           standardize_data=True):
     """A random subset of MNIST digits, embedded in ``dims`` dimensions.
 
-    digits: which classes; n: total points (at most 500 per digit in the bundled
-    file); embedding: 'spectral' (scikit-learn SpectralEmbedding, as in the paper)
+    digits: which classes; n: total points (at most MNIST_PER_DIGIT = 500 per digit in the
+    bundled file); embedding: 'spectral' (scikit-learn SpectralEmbedding, as in the paper)
     or 'pca'; dims: 1..50. Raw pixels are kept in ``Dataset.raw`` (n, 784).
     """
     digits = sorted({int(d) for d in digits})
