@@ -39,6 +39,7 @@ from .slots import (
     log_predictive,
     log_term,
     move_slot,
+    scaled_form,
     reset_slot,
     set_consts,
 )
@@ -182,24 +183,29 @@ def gibbs_sweeps(
                 ys[c] = 1.0 + q * consts[CONST_SCALE, c]
             # Slot k without x, never formed unless x leaves: with q = (x - m_n)^T S_n^{-1} (x - m_n) and
             # w = kappa_n / kappa_{n-1}, S_{n-1} = S_n - w (x - m_n)(x - m_n)^T, so log|S_{n-1}| = log|S_n| + L with
-            # L = log(1 - w q), and x's predictive term under slot n-1 is log(1 + scale_{n-1} q_{n-1}) = -L.
+            # L = log(1 - w q), and x's predictive term under slot n-1 is log(1 + scale_{n-1} q_{n-1}) = -L. Its log
+            # weight log g(n-1) + T_const(n-1) - log|S_n| / 2 + (exponent(n-1) - 1/2) L has the form of every other
+            # slot's (a constant minus an exponent times a log), so slot k's constants are swapped for these during
+            # the passes below and put back after: no branch in the loops, one log per slot.
             removed = False  # True: x already taken out of slot k (the rounding fallback below)
-            remove_log = 0.0
-            stay = -np.inf  # log weight of slot k without x (-inf: k was x alone)
-            k_term = 0.0  # log-determinant change of adding x back to slot k, after an explicit removal
-            if n > 1:
+            denom = 1.0
+            kept_log_weight = consts[CONST_LOG_WEIGHT, k]
+            kept_exponent = consts[CONST_EXPONENT, k]
+            if n == 1:
+                consts[CONST_LOG_WEIGHT, k] = -np.inf  # k was x alone
+            else:
                 denom = 1.0 - tables[n, ROW_REMOVE_WEIGHT] * qs[k]
                 if denom > 0.0:
-                    remove_log = math.log(denom)
-                    stay = (tables[n - 1, ROW_LOG_G] + tables[n - 1, ROW_T_CONST] - 0.5 * (logdets[k] + remove_log)
-                            + tables[n - 1, ROW_T_EXPONENT] * remove_log)
+                    ys[k] = denom
+                    consts[CONST_LOG_WEIGHT, k] = (tables[n - 1, ROW_LOG_G] + tables[n - 1, ROW_T_CONST]
+                                                   - 0.5 * logdets[k])
+                    consts[CONST_EXPONENT, k] = 0.5 - tables[n - 1, ROW_T_EXPONENT]
                 else:  # rounding broke positive definiteness: take x out and rebuild the slot from its points
                     removed = True
                     labels_order[t] = -1
                     rebuild_slot_aos(X_order, labels_order, k, k, m0, S0, kappa0, counts, means, precs, logdets)
                     set_consts(k, counts, logdets, tables, consts)
-                    k_term = log_term(x, k, D, counts, means, precs, tables)
-                    stay = consts[CONST_LOG_WEIGHT, k] - consts[CONST_EXPONENT, k] * k_term
+                    ys[k] = scaled_form(x, k, D, counts, means, precs, tables)
             # Algorithm 1: log prior weight + log predictive, for each cluster and a new one
             # (K counted without point i; log_new[K] is -inf where K + 1 blocks are impossible).
             K_without = K - 1 if n == 1 else K
@@ -212,12 +218,9 @@ def gibbs_sweeps(
                 # scalar remainder, and libm's scalar calls are quicker than the vector forms run one by one).
                 best = used
                 for c in range(used):
-                    if c == k:
-                        lw = stay
-                    else:
-                        term = math.log(ys[c])
-                        ys[c] = term
-                        lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
+                    term = math.log(ys[c])
+                    ys[c] = term
+                    lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
                     weights[c] = lw
                     if lw > top:
                         top = lw
@@ -230,7 +233,6 @@ def gibbs_sweeps(
                 # pass 2, vectorised over the slots: the log weights; then their largest
                 for c in range(used):
                     weights[c] = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * log_positive(ys[c])
-                weights[k] = stay
                 for c in range(used):  # apart: a max reduction is vectorised only under fastmath
                     top = max(top, weights[c])
                 # pass 3, vectorised: weights relative to the largest
@@ -238,6 +240,9 @@ def gibbs_sweeps(
                     w = exp_at_most_zero(weights[c] - top)
                     weights[c] = w
                     total += w
+            if not removed:
+                consts[CONST_LOG_WEIGHT, k] = kept_log_weight
+                consts[CONST_EXPONENT, k] = kept_exponent
             u = uniform(rng) * total
             chosen = used
             acc = 0.0
@@ -250,6 +255,10 @@ def gibbs_sweeps(
                 chosen = k  # x alone again: a new cluster of x is the state it left
             if chosen == k and not removed:
                 continue  # x stays: nothing changes
+            if not few:  # the logs the few-slots path kept in ys: x's log-determinant changes
+                ys[k] = math.log(ys[k])
+                if chosen != k and chosen < used:
+                    ys[chosen] = math.log(ys[chosen])
 
             if not removed:
                 # remove x from slot k: the downdate S_{n-1} = S_n - w (x - m_n)(x - m_n)^T (see the note in niw.py)
@@ -265,7 +274,7 @@ def gibbs_sweeps(
                         ca = coef * work[a]
                         for b in range(D):
                             precs[k, a, b] -= ca * work[b]
-                    logdets[k] += remove_log
+                    logdets[k] += ys[k]  # L
                     step = tables[n, ROW_REMOVE_STEP]
                     for a in range(D):
                         means[k, a] += (means[k, a] - x[a]) * step
@@ -289,10 +298,6 @@ def gibbs_sweeps(
                 reset_slot(chosen, D, m0, P0, logdet0, counts, means, precs, logdets)
                 K += 1
                 ys[chosen] = log_term(x, chosen, D, counts, means, precs, tables)
-            elif chosen == k:
-                ys[chosen] = k_term
-            elif not few:
-                ys[chosen] = math.log(ys[chosen])  # libm's log for the state: the log-determinant change
             # add x to the chosen cluster: slots.add_point written out (see the note in niw.py)
             k = chosen
             n = counts[k]

@@ -72,8 +72,8 @@ def copy_slot(src, dst, D, counts, means, precs, logdets, counts2, means2, precs
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def log_term(x, k, D, counts, means, precs, tables):
-    """log(1 + q kappa_n / (kappa_n + 1)), q = (x - m_n)^T S_n^{-1} (x - m_n), lower triangle only."""
+def scaled_form(x, k, D, counts, means, precs, tables):
+    """1 + q kappa_n / (kappa_n + 1), q = (x - m_n)^T S_n^{-1} (x - m_n), lower triangle only."""
     q = 0.0
     for a in range(D):
         da = x[a] - means[k, a]
@@ -81,7 +81,13 @@ def log_term(x, k, D, counts, means, precs, tables):
         for b in range(a):
             t += precs[k, a, b] * (x[b] - means[k, b])
         q += da * (2.0 * t + precs[k, a, a] * da)
-    return math.log(1.0 + q * tables[counts[k], ROW_T_SCALE])
+    return 1.0 + q * tables[counts[k], ROW_T_SCALE]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def log_term(x, k, D, counts, means, precs, tables):
+    """log(1 + q kappa_n / (kappa_n + 1)): x's log predictive term under slot k (:func:`scaled_form`)."""
+    return math.log(scaled_form(x, k, D, counts, means, precs, tables))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
