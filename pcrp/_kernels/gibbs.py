@@ -6,8 +6,8 @@ Everything here is prior-agnostic. A Gibbs-type prior, p(partition) = V_N(K) pro
 (log W(n + 1) / W(n)) and ``ROW_LOG_G_PROD`` (log W(n) - log W(1)) of ``tables``, and per number
 of blocks K the arrays ``log_new`` (log W(1) V_N(K + 1) / V_N(K), the new-block weight) and
 ``log_v`` (log V_N(K) + K log W(1)), both from :func:`pcrp.model.prior_tables`.
-Clusters occupy slots ``0 .. K-1`` (compact); a cluster that empties is removed
-by moving the last slot into its place. When every slot is in use the sweep
+Between sweeps clusters occupy slots ``0 .. K-1`` (compact); within a sweep a cluster that empties leaves a
+hole that the next new cluster fills, and the slots are compacted at the sweep's end. When every slot is in use the sweep
 kernel returns early with its position saved, the caller enlarges the slot
 arrays and calls again: growing inside the hot loop would make numba reassign
 (and reference-count) the arrays on every point, which costs about 30%.
@@ -111,7 +111,7 @@ def gibbs_sweeps(
     D = X.shape[1] if len(dims) == 0 else len(dims)
     capacity = counts.shape[0]
     weights = np.empty(capacity + 1)  # log weight, then weight, of each slot and a new cluster
-    ys = np.empty(capacity + 1)  # 1 + scaled quadratic form of x for each slot (its log on the few-slots path)
+    ys = np.empty(capacity + 1)  # 1 + scaled quadratic form of x for each slot, then its log
     qs = np.empty(capacity)  # the quadratic form of x for each slot
     free = np.empty(capacity, dtype=np.int64)  # slots emptied in this sweep, reused first
     remap = np.empty(capacity, dtype=np.int64)  # slot -> compact slot at the end of a sweep
@@ -230,9 +230,12 @@ def gibbs_sweeps(
                     weights[c] = w
                     total += w
             else:
-                # pass 2, vectorised over the slots: the log weights; then their largest
+                # pass 2, vectorised over the slots: the logs (kept: a moved point's log-determinant changes) and
+                # the log weights; then their largest
                 for c in range(used):
-                    weights[c] = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * log_positive(ys[c])
+                    term = log_positive(ys[c])
+                    ys[c] = term
+                    weights[c] = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
                 for c in range(used):  # apart: a max reduction is vectorised only under fastmath
                     top = max(top, weights[c])
                 # pass 3, vectorised: weights relative to the largest
@@ -255,10 +258,6 @@ def gibbs_sweeps(
                 chosen = k  # x alone again: a new cluster of x is the state it left
             if chosen == k and not removed:
                 continue  # x stays: nothing changes
-            if not few:  # the logs the few-slots path kept in ys: x's log-determinant changes
-                ys[k] = math.log(ys[k])
-                if chosen != k and chosen < used:
-                    ys[chosen] = math.log(ys[chosen])
 
             if not removed:
                 # remove x from slot k: the downdate S_{n-1} = S_n - w (x - m_n)(x - m_n)^T (see the note in niw.py)
@@ -344,7 +343,7 @@ def gibbs_sweeps(
             if K == capacity:
                 return K
             K = split_merge(
-                D, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
+                dims, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
                 m0, P0, logdet0, log_new, tables, rng,
                 members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
             )

@@ -40,7 +40,7 @@ CONST_EXPONENT = 2
 N_CONSTS = 3
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def set_consts(k, counts, logdets, tables, consts):
     """Refresh slot k's cached constants after its count or log-determinant changed."""
     n = counts[k]
@@ -49,7 +49,7 @@ def set_consts(k, counts, logdets, tables, consts):
     consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def reset_slot(k, D, m0, P0, logdet0, counts, means, precs, logdets):
     """Make slot ``k`` an empty cluster (prior statistics)."""
     counts[k] = 0
@@ -60,7 +60,7 @@ def reset_slot(k, D, m0, P0, logdet0, counts, means, precs, logdets):
     logdets[k] = logdet0
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def copy_slot(src, dst, D, counts, means, precs, logdets, counts2, means2, precs2, logdets2):
     """Copy slot ``src`` of the first arrays into slot ``dst`` of the second."""
     counts2[dst] = counts[src]
@@ -71,7 +71,7 @@ def copy_slot(src, dst, D, counts, means, precs, logdets, counts2, means2, precs
     logdets2[dst] = logdets[src]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def scaled_form(x, k, D, counts, means, precs, tables):
     """1 + q kappa_n / (kappa_n + 1), q = (x - m_n)^T S_n^{-1} (x - m_n), lower triangle only."""
     q = 0.0
@@ -84,7 +84,7 @@ def scaled_form(x, k, D, counts, means, precs, tables):
     return 1.0 + q * tables[counts[k], ROW_T_SCALE]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def log_term(x, k, D, counts, means, precs, tables):
     """log(1 + q kappa_n / (kappa_n + 1)): x's log predictive term under slot k (:func:`scaled_form`)."""
     return math.log(scaled_form(x, k, D, counts, means, precs, tables))
@@ -96,21 +96,21 @@ def log_predictive(x, k, D, counts, means, precs, logdets, tables):
     return log_predictive_from_term(k, counts, logdets, tables, log_term(x, k, D, counts, means, precs, tables))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def log_predictive_from_term(k, counts, logdets, tables, term):
     """log p(x | slot k) given ``term`` = log_term(x, k, ...)."""
     n = counts[k]
     return tables[n, ROW_T_CONST] - 0.5 * logdets[k] - tables[n, ROW_T_EXPONENT] * term
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def log_marginal(k, counts, logdets, tables):
     """log m(X_k): NIW marginal likelihood of the points in slot k."""
     n = counts[k]
     return tables[n, ROW_MARGINAL_CONST] - 0.5 * tables[n, ROW_NU] * logdets[k]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def add_point(x, k, D, counts, means, precs, logdets, tables, work, term):
     """Add ``x`` (d,) to slot k; ``term`` = log_term(x, k, ...) is its log-determinant change."""
     n = counts[k]
@@ -134,25 +134,12 @@ def add_point(x, k, D, counts, means, precs, logdets, tables, work, term):
     counts[k] = n + 1
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def move_slot(src, dst, D, counts, means, precs, logdets, consts):
     """Copy slot ``src`` (statistics and constants) into slot ``dst``; the labels are the caller's."""
     copy_slot(src, dst, D, counts, means, precs, logdets, counts, means, precs, logdets)
     for r in range(consts.shape[0]):
         consts[r, dst] = consts[r, src]
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def delete_slot(k, K, D, labels, counts, means, precs, logdets, consts):
-    """Remove empty slot ``k`` by moving slot K-1 into it (relabelling its points: one pass over the labels);
-    returns K - 1."""
-    last = K - 1
-    if k != last:
-        move_slot(last, k, D, counts, means, precs, logdets, consts)
-        for i in range(labels.shape[0]):
-            if labels[i] == last:
-                labels[i] = k
-    return last
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -32,12 +32,13 @@ _LOG_RESCALE = 900 * math.log(2.0)
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def split_merge(
-    D, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
+    dims, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
     m0, P0, logdet0, log_new, tables, rng,
     members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
 ):
     """One sequentially-allocated merge-split move (Dahl 2003); returns the new K.
 
+    dims: as for :func:`pcrp._kernels.gibbs.gibbs_sweeps` (d zeros, or the empty tuple for the general kernel).
     Two distinct points i, j are drawn uniformly. If they share a cluster, a
     split is proposed by seating the cluster's other points one by one (random
     order) next to i or j with probability proportional to g(size) times the
@@ -54,6 +55,7 @@ def split_merge(
     with tail[0] its first free position, kept up to date here. members, side: (N,) int64 scratch.
     """
     N = X.shape[0]
+    D = X.shape[1] if len(dims) == 0 else len(dims)  # a compile-time constant in the kernels specialised to d
     if N < 2:
         return K
     i = randint(rng, N)
