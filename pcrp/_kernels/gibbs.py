@@ -73,7 +73,8 @@ PROGRESS_FRESH = 3  # 1 when the current sweep still needs its permutation drawn
 
 # Up to this d the quadratic form is written without a difference vector (registers only, once unrolled).
 SMALL_D = 3
-VECTOR_K = 8  # from this many clusters the logs and exps run as vectorised passes (pcrp._kernels.vecmath)
+VECTOR_FROM = 8  # from this many slots the logs and exps run as vectorised passes (pcrp._kernels.vecmath)
+LANES = 8  # the passes' length is padded to a multiple of this (8 doubles: one 512-bit vector)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -110,8 +111,8 @@ def gibbs_sweeps(
     N = X.shape[0]
     D = X.shape[1] if len(dims) == 0 else len(dims)
     capacity = counts.shape[0]
-    weights = np.empty(capacity + 1)  # log weight, then weight, of each slot and a new cluster
-    ys = np.empty(capacity + 1)  # 1 + scaled quadratic form of x for each slot, then its log
+    weights = np.empty(capacity + LANES)  # log weight, then weight, of each slot and a new cluster (padded)
+    ys = np.empty(capacity + LANES)  # 1 + scaled quadratic form of x for each slot, then its log
     qs = np.empty(capacity)  # the quadratic form of x for each slot
     free = np.empty(capacity, dtype=np.int64)  # slots emptied in this sweep, reused first
     remap = np.empty(capacity, dtype=np.int64)  # slot -> compact slot at the end of a sweep
@@ -212,10 +213,9 @@ def gibbs_sweeps(
             weights[used] = log_new[K_without] + log_pred_order[t]
             top = weights[used]
             total = 0.0
-            few = used < VECTOR_K
-            if few:
-                # A few slots: libm's log and exp, one slot at a time (a vector loop would run only its
-                # scalar remainder, and libm's scalar calls are quicker than the vector forms run one by one).
+            if used < VECTOR_FROM:
+                # A few slots: libm's log and exp, one slot at a time (at 3-4 slots the padded vector passes
+                # below measured 1.4x slower per sweep; from about 8 they are quicker).
                 best = used
                 for c in range(used):
                     term = math.log(ys[c])
@@ -230,19 +230,27 @@ def gibbs_sweeps(
                     weights[c] = w
                     total += w
             else:
-                # pass 2, vectorised over the slots: the logs (kept: a moved point's log-determinant changes) and
-                # the log weights; then their largest
-                for c in range(used):
+                # Vectorised passes over the slots, their length padded to a multiple of LANES (the pads: log 1 = 0
+                # and weight 0), so that no slot is left to a scalar remainder loop.
+                padded = min((used + LANES - 1) // LANES * LANES, capacity)
+                for c in range(used, padded):
+                    ys[c] = 1.0
+                # pass 2: the logs (kept: a moved point's log-determinant changes) and the log weights
+                for c in range(padded):
                     term = log_positive(ys[c])
                     ys[c] = term
                     weights[c] = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
                 for c in range(used):  # apart: a max reduction is vectorised only under fastmath
                     top = max(top, weights[c])
-                # pass 3, vectorised: weights relative to the largest
+                weights[used] = log_new[K_without] + log_pred_order[t]
+                padded = (used + LANES) // LANES * LANES  # slots and the new cluster
+                for c in range(used + 1, padded):
+                    weights[c] = -np.inf
+                # pass 3: weights relative to the largest
+                for c in range(padded):
+                    weights[c] = exp_at_most_zero(weights[c] - top)
                 for c in range(used + 1):
-                    w = exp_at_most_zero(weights[c] - top)
-                    weights[c] = w
-                    total += w
+                    total += weights[c]
             if not removed:
                 consts[CONST_LOG_WEIGHT, k] = kept_log_weight
                 consts[CONST_EXPONENT, k] = kept_exponent
@@ -344,7 +352,7 @@ def gibbs_sweeps(
                 return K
             K = split_merge(
                 dims, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
-                m0, P0, logdet0, log_new, tables, rng,
+                m0, S0, P0, logdet0, kappa0, log_new, tables, rng,
                 members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
             )
             progress[PROGRESS_MOVES] += 1

@@ -143,6 +143,46 @@ def move_slot(src, dst, D, counts, means, precs, logdets, consts):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def merge_slots(a, b, D, counts, means, precs, m0, S0, kappa0, dst, counts2, means2, precs2, logdets2):
+    """Statistics of the union of slots a and b, from theirs alone (O(d^3), not a pass over the points), into
+    slot ``dst`` of the second arrays; returns False (nothing written) when rounding leaves the union's scale
+    matrix not positive definite. With n_i points of mean xbar_i = (kappa_i m_i - kappa0 m0) / n_i and scatter
+    C_i = S_i - S0 - (kappa0 n_i / kappa_i)(xbar_i - m0)(xbar_i - m0)^T, the union has
+    C = C_a + C_b + (n_a n_b / n)(xbar_a - xbar_b)(xbar_a - xbar_b)^T and S = S0 + C + (kappa0 n / kappa_n)(xbar - m0)(...)^T
+    (S_i recovered by inverting precs[i])."""
+    n_a = counts[a]
+    n_b = counts[b]
+    n = n_a + n_b
+    S = np.empty((D, D))
+    S_b = np.empty((D, D))
+    if np.isnan(spd_inverse_logdet(precs[a], S)) or np.isnan(spd_inverse_logdet(precs[b], S_b)):
+        return False
+    xa = np.empty(D)
+    xb = np.empty(D)
+    xbar = np.empty(D)
+    for i in range(D):
+        xa[i] = ((kappa0 + n_a) * means[a, i] - kappa0 * m0[i]) / n_a - m0[i]  # about m0
+        xb[i] = ((kappa0 + n_b) * means[b, i] - kappa0 * m0[i]) / n_b - m0[i]
+        xbar[i] = (n_a * xa[i] + n_b * xb[i]) / n
+    w_a = kappa0 * n_a / (kappa0 + n_a)
+    w_b = kappa0 * n_b / (kappa0 + n_b)
+    w_ab = n_a * n_b / n
+    w = kappa0 * n / (kappa0 + n)
+    for i in range(D):
+        for j in range(D):
+            S[i, j] += (S_b[i, j] - S0[i, j] - w_a * xa[i] * xa[j] - w_b * xb[i] * xb[j]
+                        + w_ab * (xa[i] - xb[i]) * (xa[j] - xb[j]) + w * xbar[i] * xbar[j])
+    logdet = spd_inverse_logdet(S, precs2[dst])
+    if np.isnan(logdet):
+        return False
+    logdets2[dst] = logdet
+    counts2[dst] = n
+    for i in range(D):
+        means2[dst, i] = m0[i] + n * xbar[i] / (kappa0 + n)
+    return True
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def build_member_index(labels, K, counts, order, starts):
     """Group the points by cluster: the members of slot k become order[starts[k]:starts[k] + counts[k]]
     (increasing point number). One pass over the labels; returns the first free position of ``order``."""
