@@ -74,6 +74,10 @@ PROGRESS_FRESH = 3  # 1 when the current sweep still needs its permutation drawn
 # Up to this d the quadratic form is written without a difference vector (registers only, once unrolled).
 SMALL_D = 3
 VECTOR_FROM = 8  # from this many slots the logs and exps run as vectorised passes (pcrp._kernels.vecmath)
+# A slot whose weight is below e^-NEGLIGIBLE (4e-18) of the largest gets weight 0 on the few-slots path, its log
+# and exp not computed: its probability is then below the 2^-53 (1.1e-16) resolution of the uniform that picks
+# the slot, and its share of the total below the rounding of a double.
+NEGLIGIBLE = 40.0
 LANES = 8  # the passes' length is padded to a multiple of this (8 doubles: one 512-bit vector)
 
 
@@ -216,17 +220,36 @@ def gibbs_sweeps(
             if used < VECTOR_FROM:
                 # A few slots: libm's log and exp, one slot at a time (at 3-4 slots the padded vector passes
                 # below measured 1.4x slower per sweep; from about 8 they are quicker).
+                # Slot k first (x's own cluster, most often the likeliest); a slot whose log weight is bounded
+                # below it by more than NEGLIGIBLE (log y >= 1 - 1/y, its exponent > 0) gets weight 0 without its
+                # log, and a weight that far below the largest gets 0 without its exp.
                 best = used
+                term = math.log(ys[k])
+                ys[k] = term
+                lw = consts[CONST_LOG_WEIGHT, k] - consts[CONST_EXPONENT, k] * term
+                weights[k] = lw
+                if lw > top:
+                    top = lw
+                    best = k
+                floor = top - NEGLIGIBLE
                 for c in range(used):
-                    term = math.log(ys[c])
+                    if c == k:
+                        continue
+                    y = ys[c]
+                    if consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * (1.0 - 1.0 / y) < floor:
+                        weights[c] = -np.inf
+                        continue
+                    term = math.log(y)
                     ys[c] = term
                     lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
                     weights[c] = lw
                     if lw > top:
                         top = lw
                         best = c
+                floor = top - NEGLIGIBLE
                 for c in range(used + 1):
-                    w = 1.0 if c == best else math.exp(weights[c] - top)  # exp(0) = 1: one call fewer
+                    lw = weights[c]
+                    w = 1.0 if c == best else (0.0 if lw < floor else math.exp(lw - top))  # exp(0) = 1
                     weights[c] = w
                     total += w
             else:
