@@ -224,24 +224,16 @@ def gibbs_sweeps(
                 # below it by more than NEGLIGIBLE (log y >= 1 - 1/y, its exponent > 0) gets weight 0 without its
                 # log, and a weight that far below the largest gets 0 without its exp.
                 best = used
-                term = math.log(ys[k])
-                ys[k] = term
-                lw = consts[CONST_LOG_WEIGHT, k] - consts[CONST_EXPONENT, k] * term
-                weights[k] = lw
-                if lw > top:
-                    top = lw
-                    best = k
-                floor = top - NEGLIGIBLE
+                ys[k] = math.log(ys[k])
+                floor = max(top, consts[CONST_LOG_WEIGHT, k] - consts[CONST_EXPONENT, k] * ys[k]) - NEGLIGIBLE
                 for c in range(used):
-                    if c == k:
-                        continue
-                    y = ys[c]
-                    if consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * (1.0 - 1.0 / y) < floor:
-                        weights[c] = -np.inf
-                        continue
-                    term = math.log(y)
-                    ys[c] = term
-                    lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
+                    if c != k:
+                        y = ys[c]
+                        if consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * (1.0 - 1.0 / y) < floor:
+                            weights[c] = -np.inf
+                            continue
+                        ys[c] = math.log(y)
+                    lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * ys[c]
                     weights[c] = lw
                     if lw > top:
                         top = lw
