@@ -110,7 +110,8 @@ def gibbs_sweeps(
 
     Returns K. The call is finished when progress[PROGRESS_SWEEPS] == n_sweeps;
     otherwise every slot was in use: enlarge the slot arrays and call again
-    with the same perm and progress.
+    with the same perm and progress, passing the returned value (then the slots in use, holes of clusters
+    emptied in this sweep included) as K.
     """
     N = X.shape[0]
     D = X.shape[1] if len(dims) == 0 else len(dims)
