@@ -1,7 +1,7 @@
 """A/B sweep timing of the CRP and pCRP between an earlier commit's sampler and the working tree's, in one
 process, interleaved round by round so that load on a shared machine hits both alike.
 
-    python bench/sweep_ab.py [--base d41ca0a] [--rounds 21]
+    python bench/sweep_ab.py [--base d41ca0a] [--rounds 21] [--only 'd=10']
 
 The earlier package is `git archive`d into a temporary folder and imported as ``pcrp_base`` (its imports are
 relative). For each data shape of bench/sweep_speed.py x prior x split-merge off/on: two samplers with the
@@ -39,6 +39,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="d41ca0a", help="the earlier commit (default d41ca0a)")
     parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--only", default="", help="run only the rows whose label contains this text, e.g. 'd=10'")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "bench"))
     from sweep_speed import shapes
@@ -52,6 +53,9 @@ def main():
         for shape, X in shapes():
             for name, params in (("crp", (1.0,)), ("pcrp", (1.0, 1.2))):
                 for split_merge in (0, 1):
+                    label = f"{shape:24s} {name:5s} split-merge {'on ' if split_merge else 'off'}"
+                    if args.only not in label:
+                        continue
                     sweeps = 200 if X.shape[0] < 1000 else 40
                     samplers = {}
                     for key, (model, sampler) in {"base": (base_model, base_sampler),
@@ -65,8 +69,7 @@ def main():
                         for key in ("base", "new") if i % 2 == 0 else ("new", "base"):
                             times[key].append(samplers[key].step(sweeps).seconds / sweeps)
                     ratio = np.median(np.array(times["new"]) / np.array(times["base"]))
-                    print(f"{shape:24s} {name:5s} split-merge {'on ' if split_merge else 'off'} "
-                          f"base {np.median(times['base']) * 1e3:7.3f} ms  new {np.median(times['new']) * 1e3:7.3f} ms"
+                    print(f"{label} base {np.median(times['base']) * 1e3:7.3f} ms  new {np.median(times['new']) * 1e3:7.3f} ms"
                           f"  new/base {ratio:5.3f}", flush=True)
         print(f"load average at end {Path('/proc/loadavg').read_text().split()[:3]}")
 

@@ -199,7 +199,7 @@ class Sampler:
         self.K = int(self.labels.max()) + 1
         # the kernel specialised to d (compiled and cached once per d), the general one above SPECIALISED_UP_TO
         self._dims = sampler_dims(d)
-        capacity = max(16, 2 * self.K)
+        capacity = -(-max(16, 2 * self.K) // gibbs.LANES) * gibbs.LANES  # whole vectors for the kernel's passes
         self.counts = np.zeros(capacity, dtype=np.int64)
         self.means = np.zeros((capacity, d))
         self.precs = np.zeros((capacity, d, d))

@@ -76,3 +76,31 @@ def test_vectorisable_log_and_exp_are_within_one_ulp_of_libm():
     assert logs[0] == 0.0 and logs[1] == np.inf and np.all(np.isnan(logs[2:]))
     assert exps[0] == 1.0 and exps[1] == pytest.approx(math.exp(-708.0), rel=1e-15)
     assert exps[2] == 0.0 and exps[3] == 0.0 and np.isnan(exps[4])
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_merged_statistics_from_two_clusters_equal_a_rebuild_from_their_points(d):
+    """slots.merge_slots (the merge proposal's O(d^3) union) against the union rebuilt from the points."""
+    from pcrp._kernels import slots
+    from pcrp.niw_math import kernel_tables
+    from pcrp.model import log_weight_table
+
+    X = mixture(90, d, seed=20 + d)
+    niw = resolve_niw(X)
+    tables = kernel_tables(90, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(CRP(1.0), 90))
+    labels = (np.arange(90) % 3 == 0).astype(np.int64)  # two clusters, of 60 and 30 points
+
+    def state(labels, K):
+        arrays = (np.zeros(K, dtype=np.int64), np.zeros((K, d)), np.zeros((K, d, d)), np.zeros(K))
+        slots.rebuild_all(X, labels, K, niw.m0, niw.S0, float(niw.kappa0), *arrays, np.zeros((slots.N_CONSTS, K)),
+                          tables)
+        return arrays
+
+    counts, means, precs, logdets = state(labels, 2)
+    merged = (np.zeros(3, dtype=np.int64), np.zeros((3, d)), np.zeros((3, d, d)), np.zeros(3))
+    assert slots.merge_slots(0, 1, d, counts, means, precs, niw.m0, niw.S0, float(niw.kappa0), 2, *merged)
+    expected = state(np.zeros(90, dtype=np.int64), 1)
+    assert merged[0][2] == expected[0][0] == 90
+    np.testing.assert_allclose(merged[1][2], expected[1][0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(merged[2][2], expected[2][0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(merged[3][2], expected[3][0], rtol=1e-10)

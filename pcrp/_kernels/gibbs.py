@@ -6,8 +6,8 @@ Everything here is prior-agnostic. A Gibbs-type prior, p(partition) = V_N(K) pro
 (log W(n + 1) / W(n)) and ``ROW_LOG_G_PROD`` (log W(n) - log W(1)) of ``tables``, and per number
 of blocks K the arrays ``log_new`` (log W(1) V_N(K + 1) / V_N(K), the new-block weight) and
 ``log_v`` (log V_N(K) + K log W(1)), both from :func:`pcrp.model.prior_tables`.
-Clusters occupy slots ``0 .. K-1`` (compact); a cluster that empties is removed
-by moving the last slot into its place. When every slot is in use the sweep
+Between sweeps clusters occupy slots ``0 .. K-1`` (compact); within a sweep a cluster that empties leaves a
+hole that the next new cluster fills, and the slots are compacted at the sweep's end. When every slot is in use the sweep
 kernel returns early with its position saved, the caller enlarges the slot
 arrays and calls again: growing inside the hot loop would make numba reassign
 (and reference-count) the arrays on every point, which costs about 30%.
@@ -35,11 +35,13 @@ from .slots import (
     CONST_LOG_WEIGHT,
     CONST_SCALE,
     build_member_index,
-    delete_slot,
     log_marginal,
     log_predictive,
     log_term,
+    move_slot,
+    scaled_form,
     reset_slot,
+    set_consts,
 )
 from .split_merge import split_merge
 from .vecmath import exp_at_most_zero, log_positive
@@ -71,7 +73,12 @@ PROGRESS_FRESH = 3  # 1 when the current sweep still needs its permutation drawn
 
 # Up to this d the quadratic form is written without a difference vector (registers only, once unrolled).
 SMALL_D = 3
-VECTOR_K = 8  # from this many clusters the logs and exps run as vectorised passes (pcrp._kernels.vecmath)
+VECTOR_FROM = 8  # from this many slots the logs and exps run as vectorised passes (pcrp._kernels.vecmath)
+# A slot whose weight is below e^-NEGLIGIBLE (4e-18) of the largest gets weight 0 on the few-slots path, its log
+# and exp not computed: its probability is then below the 2^-53 (1.1e-16) resolution of the uniform that picks
+# the slot, and its share of the total below the rounding of a double.
+NEGLIGIBLE = 40.0
+LANES = 8  # the passes' length is padded to a multiple of this (8 doubles: one 512-bit vector)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -103,13 +110,17 @@ def gibbs_sweeps(
 
     Returns K. The call is finished when progress[PROGRESS_SWEEPS] == n_sweeps;
     otherwise every slot was in use: enlarge the slot arrays and call again
-    with the same perm and progress.
+    with the same perm and progress, passing the returned value (then the slots in use, holes of clusters
+    emptied in this sweep included) as K.
     """
     N = X.shape[0]
     D = X.shape[1] if len(dims) == 0 else len(dims)
     capacity = counts.shape[0]
-    weights = np.empty(capacity + 1)  # log weight, then weight, of each cluster and a new one
-    ys = np.empty(capacity + 1)  # 1 + scaled quadratic form of x for each cluster
+    weights = np.empty(capacity + LANES)  # log weight, then weight, of each slot and a new cluster (padded)
+    ys = np.empty(capacity + LANES)  # 1 + scaled quadratic form of x for each slot, then its log
+    qs = np.empty(capacity)  # the quadratic form of x for each slot
+    free = np.empty(capacity, dtype=np.int64)  # slots emptied in this sweep, reused first
+    remap = np.empty(capacity, dtype=np.int64)  # slot -> compact slot at the end of a sweep
     work = np.empty(D)
     x = np.empty(D)
     members = np.empty(N, dtype=np.int64)
@@ -135,55 +146,29 @@ def gibbs_sweeps(
             progress[PROGRESS_FRESH] = 0
             progress[PROGRESS_POINT] = 0
             progress[PROGRESS_MOVES] = 0
+        # Within the sweep a cluster that empties leaves a hole (count 0, log weight -inf: never chosen) instead of
+        # moving the last slot into its place, which would relabel that slot's points (a pass over N); new clusters
+        # fill holes first, and the slots are compacted once at the end of the sweep. ``used`` slots, K clusters.
+        used = K
+        K = 0
+        n_free = 0
+        for c in range(used):
+            if counts[c] == 0:
+                free[n_free] = c
+                n_free += 1
+            else:
+                K += 1
         for t in range(progress[PROGRESS_POINT], N):
-            if K == capacity:
+            if n_free == 0 and used == capacity:
                 progress[PROGRESS_POINT] = t
-                return K
+                return used
             for a in range(D):  # a copy, not a view X[t]: views cost reference counting
                 x[a] = X_order[t, a]
-            # remove x from its cluster: the downdate S_{n-1} = S_n - w (x - m_n)(x - m_n)^T,
-            # w = kappa_n / kappa_{n-1}; written out for speed (see the note in niw.py)
             k = labels_order[t]
             n = counts[k]
-            ok = True  # False: rounding broke positive definiteness, rebuild the slot
-            if n > 1:
-                weight = tables[n, ROW_REMOVE_WEIGHT]
-                q = 0.0
-                for a in range(D):
-                    tt = 0.0
-                    for b in range(D):
-                        tt += precs[k, a, b] * (x[b] - means[k, b])
-                    work[a] = tt
-                    q += tt * (x[a] - means[k, a])
-                denom = 1.0 - weight * q
-                if denom > 0.0:
-                    coef = -weight / denom
-                    for a in range(D):
-                        ca = coef * work[a]
-                        for b in range(D):
-                            precs[k, a, b] -= ca * work[b]
-                    logdets[k] += math.log(denom)
-                else:
-                    ok = False
-            step = tables[n, ROW_REMOVE_STEP]
-            for a in range(D):
-                means[k, a] += (means[k, a] - x[a]) * step
-            counts[k] = n - 1
-            if n == 1:
-                K = delete_slot(k, K, D, labels_order, counts, means, precs, logdets, consts)
-            else:
-                if not ok:
-                    labels_order[t] = -1
-                    rebuild_slot_aos(X_order, labels_order, k, k, m0, S0, kappa0, counts, means, precs, logdets)
-                n = counts[k]  # slots.set_consts written out
-                consts[CONST_LOG_WEIGHT, k] = tables[n, ROW_LOG_G] + tables[n, ROW_T_CONST] - 0.5 * logdets[k]
-                consts[CONST_SCALE, k] = tables[n, ROW_T_SCALE]
-                consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
-
-            # Algorithm 1: log prior weight + log predictive, for each cluster and a new one
-            # (K counted without point i; log_new[K] is -inf where K + 1 blocks are impossible).
-            # Pass 1, cluster by cluster: 1 + the scaled quadratic form (d a constant: the loops unrolled).
-            for c in range(K):
+            # Pass 1, slot by slot: the quadratic form of x and 1 + its scaled value (d a constant: the loops
+            # unrolled). Slot k still holds x: its weight without x comes from the same form below.
+            for c in range(used):
                 q = 0.0
                 if D <= SMALL_D:
                     for a in range(D):
@@ -200,52 +185,142 @@ def gibbs_sweeps(
                         for b in range(a):
                             tt += precs[c, a, b] * work[b]
                         q += work[a] * (2.0 * tt + precs[c, a, a] * work[a])
+                qs[c] = q
                 ys[c] = 1.0 + q * consts[CONST_SCALE, c]
-            weights[K] = log_new[K] + log_pred_order[t]
-            top = weights[K]
+            # Slot k without x, never formed unless x leaves: with q = (x - m_n)^T S_n^{-1} (x - m_n) and
+            # w = kappa_n / kappa_{n-1}, S_{n-1} = S_n - w (x - m_n)(x - m_n)^T, so log|S_{n-1}| = log|S_n| + L with
+            # L = log(1 - w q), and x's predictive term under slot n-1 is log(1 + scale_{n-1} q_{n-1}) = -L. Its log
+            # weight log g(n-1) + T_const(n-1) - log|S_n| / 2 + (exponent(n-1) - 1/2) L has the form of every other
+            # slot's (a constant minus an exponent times a log), so slot k's constants are swapped for these during
+            # the passes below and put back after: no branch in the loops, one log per slot.
+            removed = False  # True: x already taken out of slot k (the rounding fallback below)
+            denom = 1.0
+            kept_log_weight = consts[CONST_LOG_WEIGHT, k]
+            kept_exponent = consts[CONST_EXPONENT, k]
+            if n == 1:
+                consts[CONST_LOG_WEIGHT, k] = -np.inf  # k was x alone
+            else:
+                denom = 1.0 - tables[n, ROW_REMOVE_WEIGHT] * qs[k]
+                if denom > 0.0:
+                    ys[k] = denom
+                    consts[CONST_LOG_WEIGHT, k] = (tables[n - 1, ROW_LOG_G] + tables[n - 1, ROW_T_CONST]
+                                                   - 0.5 * logdets[k])
+                    consts[CONST_EXPONENT, k] = 0.5 - tables[n - 1, ROW_T_EXPONENT]
+                else:  # rounding broke positive definiteness: take x out and rebuild the slot from its points
+                    removed = True
+                    labels_order[t] = -1
+                    rebuild_slot_aos(X_order, labels_order, k, k, m0, S0, kappa0, counts, means, precs, logdets)
+                    set_consts(k, counts, logdets, tables, consts)
+                    ys[k] = scaled_form(x, k, D, counts, means, precs, tables)
+            # Algorithm 1: log prior weight + log predictive, for each cluster and a new one
+            # (K counted without point i; log_new[K] is -inf where K + 1 blocks are impossible).
+            K_without = K - 1 if n == 1 else K
+            weights[used] = log_new[K_without] + log_pred_order[t]
+            top = weights[used]
             total = 0.0
-            few = K < VECTOR_K
-            if few:
-                # A few clusters: libm's log and exp, one cluster at a time (a vector loop would run only its
-                # scalar remainder, and libm's scalar calls are quicker than the vector forms run one by one).
-                best = K
-                for c in range(K):
-                    term = math.log(ys[c])
-                    ys[c] = term
-                    lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
+            if used < VECTOR_FROM:
+                # A few slots: libm's log and exp, one slot at a time (at 3-4 slots the padded vector passes
+                # below measured 1.4x slower per sweep; from about 8 they are quicker).
+                # Slot k first (x's own cluster, most often the likeliest); a slot whose log weight is bounded
+                # below it by more than NEGLIGIBLE (log y >= 1 - 1/y, its exponent > 0) gets weight 0 without its
+                # log, and a weight that far below the largest gets 0 without its exp.
+                best = used
+                ys[k] = math.log(ys[k])
+                floor = max(top, consts[CONST_LOG_WEIGHT, k] - consts[CONST_EXPONENT, k] * ys[k]) - NEGLIGIBLE
+                for c in range(used):
+                    if c != k:
+                        y = ys[c]
+                        if consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * (1.0 - 1.0 / y) < floor:
+                            weights[c] = -np.inf
+                            continue
+                        ys[c] = math.log(y)
+                    lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * ys[c]
                     weights[c] = lw
                     if lw > top:
                         top = lw
                         best = c
-                for c in range(K + 1):
-                    w = 1.0 if c == best else math.exp(weights[c] - top)  # exp(0) = 1: one call fewer
+                floor = top - NEGLIGIBLE
+                for c in range(used + 1):
+                    lw = weights[c]
+                    w = 1.0 if c == best else (0.0 if lw < floor else math.exp(lw - top))  # exp(0) = 1
                     weights[c] = w
                     total += w
             else:
-                # pass 2, vectorised over the clusters: the log weights; then their largest
-                for c in range(K):
-                    weights[c] = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * log_positive(ys[c])
-                for c in range(K):  # apart: a max reduction is vectorised only under fastmath
+                # Vectorised passes over the slots, their length padded to a multiple of LANES (the pads: log 1 = 0
+                # and weight 0), so that no slot is left to a scalar remainder loop.
+                padded = min((used + LANES - 1) // LANES * LANES, capacity)
+                for c in range(used, padded):
+                    ys[c] = 1.0
+                # pass 2: the logs (kept: a moved point's log-determinant changes) and the log weights
+                for c in range(padded):
+                    term = log_positive(ys[c])
+                    ys[c] = term
+                    weights[c] = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
+                for c in range(used):  # apart: a max reduction is vectorised only under fastmath
                     top = max(top, weights[c])
-                # pass 3, vectorised: weights relative to the largest
-                for c in range(K + 1):
-                    w = exp_at_most_zero(weights[c] - top)
-                    weights[c] = w
-                    total += w
+                weights[used] = log_new[K_without] + log_pred_order[t]
+                padded = (used + LANES) // LANES * LANES  # slots and the new cluster
+                for c in range(used + 1, padded):
+                    weights[c] = -np.inf
+                # pass 3: weights relative to the largest
+                for c in range(padded):
+                    weights[c] = exp_at_most_zero(weights[c] - top)
+                for c in range(used + 1):
+                    total += weights[c]
+            if not removed:
+                consts[CONST_LOG_WEIGHT, k] = kept_log_weight
+                consts[CONST_EXPONENT, k] = kept_exponent
             u = uniform(rng) * total
-            chosen = K
+            chosen = used
             acc = 0.0
-            for c in range(K):
+            for c in range(used):
                 acc += weights[c]
                 if u < acc:
                     chosen = c
                     break
-            if chosen == K:
-                reset_slot(K, D, m0, P0, logdet0, counts, means, precs, logdets)
+            if chosen == used and n == 1:
+                chosen = k  # x alone again: a new cluster of x is the state it left
+            if chosen == k and not removed:
+                continue  # x stays: nothing changes
+
+            if not removed:
+                # remove x from slot k: the downdate S_{n-1} = S_n - w (x - m_n)(x - m_n)^T (see the note in niw.py)
+                if n > 1:
+                    weight = tables[n, ROW_REMOVE_WEIGHT]
+                    for a in range(D):
+                        tt = 0.0
+                        for b in range(D):
+                            tt += precs[k, a, b] * (x[b] - means[k, b])
+                        work[a] = tt
+                    coef = -weight / denom
+                    for a in range(D):
+                        ca = coef * work[a]
+                        for b in range(D):
+                            precs[k, a, b] -= ca * work[b]
+                    logdets[k] += ys[k]  # L
+                    step = tables[n, ROW_REMOVE_STEP]
+                    for a in range(D):
+                        means[k, a] += (means[k, a] - x[a]) * step
+                    counts[k] = n - 1
+                    n = n - 1  # slots.set_consts written out
+                    consts[CONST_LOG_WEIGHT, k] = tables[n, ROW_LOG_G] + tables[n, ROW_T_CONST] - 0.5 * logdets[k]
+                    consts[CONST_SCALE, k] = tables[n, ROW_T_SCALE]
+                    consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
+                else:  # the slot becomes a hole
+                    counts[k] = 0
+                    consts[CONST_LOG_WEIGHT, k] = -np.inf
+                    free[n_free] = k
+                    n_free += 1
+                    K -= 1
+            if chosen == used:  # a new cluster: a hole if there is one, else the next slot
+                if n_free > 0:
+                    n_free -= 1
+                    chosen = free[n_free]
+                else:
+                    used += 1
+                reset_slot(chosen, D, m0, P0, logdet0, counts, means, precs, logdets)
                 K += 1
                 ys[chosen] = log_term(x, chosen, D, counts, means, precs, tables)
-            elif not few:
-                ys[chosen] = math.log(ys[chosen])  # libm's log for the state: the log-determinant change
             # add x to the chosen cluster: slots.add_point written out (see the note in niw.py)
             k = chosen
             n = counts[k]
@@ -274,8 +349,16 @@ def gibbs_sweeps(
             consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
             labels_order[t] = k
         if progress[PROGRESS_POINT] < N:
+            # compact the slots (holes out, order kept), then scatter the labels back
+            nxt = 0
+            for c in range(used):
+                if counts[c] > 0:
+                    remap[c] = nxt
+                    if c != nxt:
+                        move_slot(c, nxt, D, counts, means, precs, logdets, consts)
+                    nxt += 1
             for t in range(N):
-                labels[perm[t]] = labels_order[t]
+                labels[perm[t]] = remap[labels_order[t]]
         progress[PROGRESS_POINT] = N
 
         if progress[PROGRESS_MOVES] < n_split_merge:
@@ -284,8 +367,8 @@ def gibbs_sweeps(
             if K == capacity:
                 return K
             K = split_merge(
-                D, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
-                m0, P0, logdet0, log_new, tables, rng,
+                dims, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
+                m0, S0, P0, logdet0, kappa0, log_new, tables, rng,
                 members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
             )
             progress[PROGRESS_MOVES] += 1

@@ -40,7 +40,7 @@ CONST_EXPONENT = 2
 N_CONSTS = 3
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def set_consts(k, counts, logdets, tables, consts):
     """Refresh slot k's cached constants after its count or log-determinant changed."""
     n = counts[k]
@@ -49,7 +49,7 @@ def set_consts(k, counts, logdets, tables, consts):
     consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def reset_slot(k, D, m0, P0, logdet0, counts, means, precs, logdets):
     """Make slot ``k`` an empty cluster (prior statistics)."""
     counts[k] = 0
@@ -60,7 +60,7 @@ def reset_slot(k, D, m0, P0, logdet0, counts, means, precs, logdets):
     logdets[k] = logdet0
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def copy_slot(src, dst, D, counts, means, precs, logdets, counts2, means2, precs2, logdets2):
     """Copy slot ``src`` of the first arrays into slot ``dst`` of the second."""
     counts2[dst] = counts[src]
@@ -71,9 +71,9 @@ def copy_slot(src, dst, D, counts, means, precs, logdets, counts2, means2, precs
     logdets2[dst] = logdets[src]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def log_term(x, k, D, counts, means, precs, tables):
-    """log(1 + q kappa_n / (kappa_n + 1)), q = (x - m_n)^T S_n^{-1} (x - m_n), lower triangle only."""
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def scaled_form(x, k, D, counts, means, precs, tables):
+    """1 + q kappa_n / (kappa_n + 1), q = (x - m_n)^T S_n^{-1} (x - m_n), lower triangle only."""
     q = 0.0
     for a in range(D):
         da = x[a] - means[k, a]
@@ -81,7 +81,13 @@ def log_term(x, k, D, counts, means, precs, tables):
         for b in range(a):
             t += precs[k, a, b] * (x[b] - means[k, b])
         q += da * (2.0 * t + precs[k, a, a] * da)
-    return math.log(1.0 + q * tables[counts[k], ROW_T_SCALE])
+    return 1.0 + q * tables[counts[k], ROW_T_SCALE]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def log_term(x, k, D, counts, means, precs, tables):
+    """log(1 + q kappa_n / (kappa_n + 1)): x's log predictive term under slot k (:func:`scaled_form`)."""
+    return math.log(scaled_form(x, k, D, counts, means, precs, tables))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -90,21 +96,21 @@ def log_predictive(x, k, D, counts, means, precs, logdets, tables):
     return log_predictive_from_term(k, counts, logdets, tables, log_term(x, k, D, counts, means, precs, tables))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def log_predictive_from_term(k, counts, logdets, tables, term):
     """log p(x | slot k) given ``term`` = log_term(x, k, ...)."""
     n = counts[k]
     return tables[n, ROW_T_CONST] - 0.5 * logdets[k] - tables[n, ROW_T_EXPONENT] * term
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def log_marginal(k, counts, logdets, tables):
     """log m(X_k): NIW marginal likelihood of the points in slot k."""
     n = counts[k]
     return tables[n, ROW_MARGINAL_CONST] - 0.5 * tables[n, ROW_NU] * logdets[k]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def add_point(x, k, D, counts, means, precs, logdets, tables, work, term):
     """Add ``x`` (d,) to slot k; ``term`` = log_term(x, k, ...) is its log-determinant change."""
     n = counts[k]
@@ -128,7 +134,7 @@ def add_point(x, k, D, counts, means, precs, logdets, tables, work, term):
     counts[k] = n + 1
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def move_slot(src, dst, D, counts, means, precs, logdets, consts):
     """Copy slot ``src`` (statistics and constants) into slot ``dst``; the labels are the caller's."""
     copy_slot(src, dst, D, counts, means, precs, logdets, counts, means, precs, logdets)
@@ -137,16 +143,43 @@ def move_slot(src, dst, D, counts, means, precs, logdets, consts):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def delete_slot(k, K, D, labels, counts, means, precs, logdets, consts):
-    """Remove empty slot ``k`` by moving slot K-1 into it (relabelling its points: one pass over the labels);
-    returns K - 1."""
-    last = K - 1
-    if k != last:
-        move_slot(last, k, D, counts, means, precs, logdets, consts)
-        for i in range(labels.shape[0]):
-            if labels[i] == last:
-                labels[i] = k
-    return last
+def merge_slots(a, b, D, counts, means, precs, m0, S0, kappa0, dst, counts2, means2, precs2, logdets2):
+    """Statistics of the union of slots a and b, from theirs alone (O(d^3), not a pass over the points), into
+    slot ``dst`` of the second arrays; returns False (nothing written) when rounding leaves the union's scale
+    matrix not positive definite. With n_i points of mean xbar_i = (kappa_i m_i - kappa0 m0) / n_i and scatter
+    C_i = S_i - S0 - (kappa0 n_i / kappa_i)(xbar_i - m0)(xbar_i - m0)^T, the union has
+    C = C_a + C_b + (n_a n_b / n)(xbar_a - xbar_b)(xbar_a - xbar_b)^T and S = S0 + C + (kappa0 n / kappa_n)(xbar - m0)(...)^T
+    (S_i recovered by inverting precs[i])."""
+    n_a = counts[a]
+    n_b = counts[b]
+    n = n_a + n_b
+    S = np.empty((D, D))
+    S_b = np.empty((D, D))
+    if np.isnan(spd_inverse_logdet(precs[a], S)) or np.isnan(spd_inverse_logdet(precs[b], S_b)):
+        return False
+    xa = np.empty(D)
+    xb = np.empty(D)
+    xbar = np.empty(D)
+    for i in range(D):
+        xa[i] = ((kappa0 + n_a) * means[a, i] - kappa0 * m0[i]) / n_a - m0[i]  # about m0
+        xb[i] = ((kappa0 + n_b) * means[b, i] - kappa0 * m0[i]) / n_b - m0[i]
+        xbar[i] = (n_a * xa[i] + n_b * xb[i]) / n
+    w_a = kappa0 * n_a / (kappa0 + n_a)
+    w_b = kappa0 * n_b / (kappa0 + n_b)
+    w_ab = n_a * n_b / n
+    w = kappa0 * n / (kappa0 + n)
+    for i in range(D):
+        for j in range(D):
+            S[i, j] += (S_b[i, j] - S0[i, j] - w_a * xa[i] * xa[j] - w_b * xb[i] * xb[j]
+                        + w_ab * (xa[i] - xb[i]) * (xa[j] - xb[j]) + w * xbar[i] * xbar[j])
+    logdet = spd_inverse_logdet(S, precs2[dst])
+    if np.isnan(logdet):
+        return False
+    logdets2[dst] = logdet
+    counts2[dst] = n
+    for i in range(D):
+        means2[dst, i] = m0[i] + n * xbar[i] / (kappa0 + n)
+    return True
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -19,6 +19,7 @@ from .slots import (
     log_marginal,
     log_predictive_from_term,
     log_term,
+    merge_slots,
     move_slot,
     reset_slot,
     set_consts,
@@ -32,12 +33,13 @@ _LOG_RESCALE = 900 * math.log(2.0)
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def split_merge(
-    D, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
-    m0, P0, logdet0, log_new, tables, rng,
+    dims, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
+    m0, S0, P0, logdet0, kappa0, log_new, tables, rng,
     members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
 ):
     """One sequentially-allocated merge-split move (Dahl 2003); returns the new K.
 
+    dims: as for :func:`pcrp._kernels.gibbs.gibbs_sweeps` (d zeros, or the empty tuple for the general kernel).
     Two distinct points i, j are drawn uniformly. If they share a cluster, a
     split is proposed by seating the cluster's other points one by one (random
     order) next to i or j with probability proportional to g(size) times the
@@ -54,6 +56,7 @@ def split_merge(
     with tail[0] its first free position, kept up to date here. members, side: (N,) int64 scratch.
     """
     N = X.shape[0]
+    D = X.shape[1] if len(dims) == 0 else len(dims)  # a compile-time constant in the kernels specialised to d
     if N < 2:
         return K
     i = randint(rng, N)
@@ -67,14 +70,17 @@ def split_merge(
     log_u = 0.0
     log_merge_gain = 0.0  # log target(merged) - log target(current split), merge proposals only
     if not is_split:
-        # merged statistics: cluster ci plus every point of cluster cj
-        copy_slot(ci, 2, D, counts, means, precs, logdets, sc_counts, sc_means, sc_precs, sc_logdets)
-        for t in range(starts[cj], starts[cj] + counts[cj]):
-            m = order[t]
-            for a in range(D):
-                x[a] = X[m, a]
-            add_point(x, 2, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
-                      log_term(x, 2, D, sc_counts, sc_means, sc_precs, tables))
+        # merged statistics, from the two clusters' own (O(d^3)); if rounding defeats that, cluster ci plus
+        # every point of cluster cj
+        if not merge_slots(ci, cj, D, counts, means, precs, m0, S0, kappa0, 2, sc_counts, sc_means, sc_precs,
+                           sc_logdets):
+            copy_slot(ci, 2, D, counts, means, precs, logdets, sc_counts, sc_means, sc_precs, sc_logdets)
+            for t in range(starts[cj], starts[cj] + counts[cj]):
+                m = order[t]
+                for a in range(D):
+                    x[a] = X[m, a]
+                add_point(x, 2, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
+                          log_term(x, 2, D, sc_counts, sc_means, sc_precs, tables))
         log_merge_gain = (
             tables[sc_counts[2], ROW_LOG_G_PROD] + log_marginal(2, sc_counts, sc_logdets, tables)
             - log_new[K - 1]
