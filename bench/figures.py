@@ -51,6 +51,8 @@ COMMANDS = {
     "load_attack": "python bench/load_test.py --attack",
     "live_browser": "python bench/live_browser.py --data sim2 --n 2000",
     "suite_time": "python bench/suite_time.py",
+    "start_up": "python bench/start_up.py",
+    "million_points": "python bench/million_points.py --only new",
 }
 BLOCK = re.compile(r"(<!-- figures: (?P<name>[a-z_]+) -->\n)(?P<body>.*?)(<!-- /figures -->)", re.S)
 PROVENANCE = re.compile(r"^Made by `python bench/figures\.py (?P<name>[a-z_]+)` on \d{4}-\d{2}-\d{2}")

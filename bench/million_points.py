@@ -1,7 +1,11 @@
 """A million points at defaults: `pcrp run` on four 2-D Gaussians, the working tree beside an earlier commit.
 
     python bench/million_points.py [--n 1000000] [--base-tree /work/wt/base] [--only new|base]
+    python bench/million_points.py --only new    # this tree alone: the figure million_points (the base
+                                                 # comparison is docs/records/million_points.md)
     python bench/million_points.py --sampler     # the sweeps alone: Sampler.step, 20 sweeps in each tree
+    python bench/million_points.py --outside-sampling [--chains RESULT.npz] [--rounds 3] [--base-tree /work/main]
+        # everything but the sampling, A/B: each tree's `pcrp run` replaying the same saved chains
 
 Writes the data to a CSV (four Gaussians, unit spread, centres 6 apart, a label column the run reports
 against), runs `python -m pcrp.cli run DATA --label-column label --seed 1 --out ...` at its defaults (automatic
@@ -11,8 +15,10 @@ numba's cache) by a small run first, so neither figure counts compiling.
 """
 
 import argparse
+import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -85,12 +91,70 @@ def sampler_speed(trees, n):
         print(f"{name:4s}: {done.stdout.strip() or done.stderr[-2000:]}", flush=True)
 
 
+# `pcrp run` with its main chains replayed from a saved file instead of sampled (the reference fit still samples):
+# its wall time less reading that file and ArviZ's import (which a real run does beside the chains) is everything a
+# run does outside sampling -- imports, reading the CSV, loading the kernels, the summaries, writing the result.
+REPLAY = """
+import json, sys, time
+started = time.perf_counter()
+import arviz
+import pcrp.chains
+arviz_s = time.perf_counter() - started
+begun = time.perf_counter()
+saved = pcrp.chains.ChainSet.load({chains!r})
+read_s = time.perf_counter() - begun
+plain, calls = pcrp.chains.run_chains, []
+def replay(X, spec, **kwargs):
+    calls.append(1)
+    return saved if len(calls) == 1 else plain(X, spec, **kwargs)
+pcrp.chains.run_chains = replay
+from pcrp.run_summary import summarise_run as plain_summaries
+import pcrp.run_summary
+summaries = []
+def timed(*args, **kwargs):
+    begun = time.perf_counter()
+    out = plain_summaries(*args, **kwargs)
+    summaries.append(time.perf_counter() - begun)
+    return out
+pcrp.run_summary.summarise_run = timed
+from pcrp.cli import main
+rc = main(['run', {data!r}, '--label-column', 'label', '--seed', '1', '--out', {out!r}])
+print(json.dumps({{'rc': rc, 'outside': time.perf_counter() - started - arviz_s - read_s, 'summaries': summaries[0]}}),
+      file=sys.stderr)
+"""
+
+
+def outside_sampling(trees, data, chains, folder, rounds):
+    """Alternate rounds of REPLAY in each tree (fresh processes); print each round and the medians."""
+    results = {name: [] for name in trees}
+    for r in range(rounds):
+        for name, tree in trees.items():
+            code = REPLAY.format(chains=str(chains), data=str(data), out=str(folder / f"replay_{name}.npz"))
+            done = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(tree)),
+                                  capture_output=True, text=True, cwd=folder)
+            if done.returncode != 0:
+                raise SystemExit(f"{tree}: replay failed\n{done.stderr[-3000:]}")
+            report = json.loads(done.stderr.strip().splitlines()[-1])
+            results[name].append(report)
+            print(f"round {r + 1} {name:4s} ({tree}): outside sampling {report['outside']:6.1f} s, of which "
+                  f"summaries {report['summaries']:6.1f} s; load {Path('/proc/loadavg').read_text().split()[0]}",
+                  flush=True)
+    medians = {name: statistics.median(x["outside"] for x in got) for name, got in results.items()}
+    print("medians: " + ", ".join(f"{name} {m:.1f} s" for name, m in medians.items()))
+    if len(medians) == 2:
+        print(f"new / base, outside sampling: {medians['new'] / medians['base']:.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--base-tree", default="/work/wt/base")
     parser.add_argument("--only", choices=["new", "base"])
     parser.add_argument("--sampler", action="store_true", help="time the sweeps alone (Sampler.step)")
+    parser.add_argument("--outside-sampling", action="store_true",
+                        help="time everything but the sampling: each tree replays the same saved chains")
+    parser.add_argument("--chains", help="with --outside-sampling: a RESULT.npz of this data (default: run once)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --outside-sampling: A/B rounds (default 3)")
     args = parser.parse_args()
     trees = {"base": Path(args.base_tree), "new": ROOT}
     if args.only:
@@ -104,13 +168,22 @@ def main():
         write_data(data, args.n)
         write_data(small, 200)
         print(f"{args.n:,} points, four 2-D Gaussians; load average {Path('/proc/loadavg').read_text().split()[:3]}")
+        if args.outside_sampling:
+            chains = Path(args.chains) if args.chains else folder / "chains.npz"
+            for name, tree in trees.items():  # kernels compiled or loaded outside the figures, as below
+                run(tree, small, folder / f"warm_{name}.npz")
+            if not args.chains:
+                run(ROOT, data, chains)
+            outside_sampling(trees, data, chains.resolve(), folder, args.rounds)
+            print(f"load average at the end {Path('/proc/loadavg').read_text().split()[:3]}")
+            return
         results = {}
         for name, tree in trees.items():
             run(tree, small, folder / f"warm_{name}.npz")  # compile or load the kernels outside the figure
             results[name] = run(tree, data, folder / f"run_{name}.npz")
             wall, sampling, summaries, k_line = results[name]
             print(f"{name:4s} ({tree}): wall {wall:6.1f} s  sampling {sampling:6.1f} s  summaries {summaries:5.1f} s"
-                  f"  {k_line}", flush=True)
+                  f"  outside sampling {wall - sampling:5.1f} s  {k_line}", flush=True)
         if len(results) == 2:
             print(f"new / base: wall {results['new'][0] / results['base'][0]:.2f}, "
                   f"sampling {results['new'][1] / results['base'][1]:.2f}")

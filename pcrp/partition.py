@@ -92,8 +92,8 @@ def unique_draws(draws, weights=None):
     weights (U,))."""
     draws = _as_draws(draws)
     weights = _as_weights(weights, draws.shape[0])
-    rows, summed = _distinct([draws], weights)
-    return np.stack([_compact_row(draws[s]) for s in rows]), summed
+    _, summed, compact = _distinct([draws], weights, keep=True)
+    return compact, summed
 
 
 def _compact_row(row):
@@ -112,18 +112,19 @@ def _compact_row(row):
 DISTINCT_CHUNK_CELLS = 4_000_000
 
 
-def _distinct(blocks, weights, limit=None):
+def _distinct(blocks, weights, limit=None, keep=False):
     """Identical partitions among the draws of ``blocks`` (a list of (S_b, N) integer arrays, read in place) merged
     exactly: (global indices of the first draw of each distinct partition, in order of first appearance; their summed
     ``weights``), or None as soon as there are more than ``limit`` distinct ones. Each draw is relabelled in order of first appearance and keyed by its bytes (by a 16-byte BLAKE2
     digest above 64 labels, a match then confirmed label by label), a chunk of draws at a time: O(N x draws) time and
-    O(N x chunk) memory beyond the draws, whatever their number."""
+    O(N x chunk) memory beyond the draws, whatever their number. keep: a third item, the distinct draws so relabelled
+    ((U, N) int32, as :func:`_compact_row` gives them), so that the caller need not relabel them again."""
     import hashlib
 
     from ._kernels.search import compact_rows
 
     N = blocks[0].shape[1]
-    by_key, first, summed = {}, [], []
+    by_key, first, summed, kept = {}, [], [], []
     chunk_rows = max(1, DISTINCT_CHUNK_CELLS // max(N, 1))
     offset = 0
     for block in blocks:
@@ -148,10 +149,13 @@ def _distinct(blocks, weights, limit=None):
                     by_key[key] = len(first)
                     first.append(s)
                     summed.append(weights[s])
+                    if keep:
+                        kept.append(row.copy())
                 else:
                     summed[u] += weights[s]
         offset += block.shape[0]
-    return np.array(first, dtype=np.int64), np.array(summed)
+    found = np.array(first, dtype=np.int64), np.array(summed)
+    return found + (np.stack(kept),) if keep else found
 
 
 def _draw(blocks, s):
@@ -233,6 +237,10 @@ def _xlog2x(n_max):
     return _loss_table("vi", n_max)
 
 
+# Points per block while DrawTables writes its (N, S) cells from (S, N) draws.
+CELL_BLOCK = 4096
+
+
 class DrawTables:
     """What the expected loss of any candidate needs from the draws, in O(N S) memory (never N x N).
 
@@ -250,8 +258,9 @@ class DrawTables:
         F = _loss_table(loss, N + 1)
         self.dF = np.diff(F)
         self.cell = np.empty((N, S), dtype=np.int32)
-        for s in range(S):  # one draw at a time: no (S, N) int64 temporary
-            self.cell[:, s] = draws[s] + s * self.L
+        offsets = (np.arange(S, dtype=np.int32) * self.L)[None, :]
+        for start in range(0, N, CELL_BLOCK):  # a block of points at a time: the transpose stays in cache
+            np.add(draws[:, start:start + CELL_BLOCK].T, offsets, out=self.cell[start:start + CELL_BLOCK])
         m = np.stack([np.bincount(draws[s], minlength=self.L) for s in range(S)])
         self.constant = float(self.w @ F[m].sum(axis=1))
         self.n_table = S * self.L
@@ -266,9 +275,9 @@ class DrawTables:
     def expected_loss(self, labels):
         """Posterior expected loss of ``labels`` (N,) under the draws."""
         from ._kernels.search import loss_numerator
+        from .summary import sorted_codes
 
-        _, codes = np.unique(np.asarray(labels), return_inverse=True)
-        codes = codes.reshape(-1).astype(np.int64)
+        codes, _ = sorted_codes(labels)
         return self.loss_of(loss_numerator(codes, self.cell, self.w, self.dF, int(codes.max()) + 1, self.n_table))
 
 
@@ -310,9 +319,9 @@ def _streamed_loss(labels, blocks, weights, loss):
     """Expected loss of ``labels`` (N,) over the draws of ``blocks`` (a list of (S_b, N) integer arrays, read in
     place) with ``weights`` (sum of S_b,) summing to 1."""
     from ._kernels.expected_loss import expected_numerator
+    from .summary import sorted_codes
 
-    _, codes = np.unique(np.asarray(labels), return_inverse=True)
-    codes = codes.reshape(-1).astype(np.int64)
+    codes, _ = sorted_codes(labels)
     N = codes.shape[0]
     F = _loss_table(loss, N)
     numerator, start = 0.0, 0
@@ -434,16 +443,15 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     w_given = _as_weights(weights, total)
     # weights describe a distribution (e.g. exact probabilities): all of it; else the budget
     limit = None if weights is not None and max_draws is None else search_draws(N, total, max_draws)
-    found = _distinct(blocks, w_given, limit)  # identical draws merged with their summed weights
+    found = _distinct(blocks, w_given, limit, keep=True)  # identical draws merged with their summed weights
     if found is not None:
-        rows, w = found
+        _, w, draws = found
         used = total  # the search reads every draw given, through the distinct ones
     else:  # more distinct draws than the budget: that many evenly spaced over the draws as given, then merged
         picks = np.unique(np.linspace(0, total - 1, limit).round().astype(int))
         used = picks.size
-        local, w = _distinct([np.stack([_draw(blocks, p) for p in picks])], w_given[picks] / w_given[picks].sum())
-        rows = picks[local]
-    draws = np.stack([_compact_row(_draw(blocks, p)) for p in rows])
+        _, w, draws = _distinct([np.stack([_draw(blocks, p) for p in picks])], w_given[picks] / w_given[picks].sum(),
+                                keep=True)
     if n_runs is None:
         n_runs = 16 if N * draws.shape[0] <= SMALL_SEARCH else 8
     S = draws.shape[0]

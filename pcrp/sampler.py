@@ -93,7 +93,8 @@ def initial_labels(X, init, rng):
     """Starting labels (N,) int64 in 0..K-1 with no empty cluster.
 
     init: 'one' (all together), 'random:K' (uniform at random), 'kmeans:K'
-    (scikit-learn's k-means++ seeding, then each point to its nearest seed), or an int array.
+    (k-means++ seeding with ``rng``, then each point to its nearest seed: :mod:`pcrp.kmeans_start`), or an int
+    array.
     K is capped at N (:func:`start_clusters`).
     """
     N = X.shape[0]
@@ -112,13 +113,9 @@ def initial_labels(X, init, rng):
     elif kind == "random":
         labels = rng.integers(0, k, size=N)
     else:
-        import sklearn
-        from sklearn.cluster import kmeans_plusplus
-        from sklearn.metrics import pairwise_distances_argmin
+        from .kmeans_start import kmeans_start
 
-        centres, _ = kmeans_plusplus(X, k, random_state=int(rng.integers(2**31 - 1)))
-        with sklearn.config_context(working_memory=KMEANS_WORKING_MIB):
-            labels = pairwise_distances_argmin(X, centres)
+        labels = kmeans_start(X, k, rng, working_bytes=KMEANS_WORKING_MIB * 2**20)
     _, labels = np.unique(labels, return_inverse=True)
     return labels.astype(np.int64)
 

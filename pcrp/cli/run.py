@@ -116,7 +116,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True,
     clusters the reference prior (the CRP) keeps on the same data (pcrp.collapse): ``reference`` (clusters,
     phrase) when --r cv's check made one, else :func:`pcrp.run_summary.reference_fit` after the run."""
     from ..chains import run_chains
-    from ..compiling import compile_kernels
+    from ..compiling import compile_kernels, warm_up
     from ..run_summary import (judged_against_reference, reference_fit, saved_arrays, summarise_run,
                                summary_lines)
     from ..summary import preload_in_background
@@ -129,6 +129,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True,
         print(f"  where r came from: {r_note}")
     sys.stdout.flush()
     compile_kernels(dim=spec.dim)
+    warm_up(dim=spec.dim)  # the cached kernels load before ArviZ's import starts: both hold the GIL, they are first
     preload_in_background()  # the summaries' imports load while the chains run
     progress = RunProgress(spec, spec.prior.label())
     try:
