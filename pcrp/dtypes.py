@@ -37,7 +37,7 @@ def check_memory(n_bytes, what, advice, detail=""):
                            f"available now. {advice}")
 
 
-# Working memory of sklearn's chunked nearest-centre search in the k-means start (its default is 1 GiB).
+# Working memory of each chunk of the k-means start's nearest-seed search (pcrp.kmeans_start).
 KMEANS_WORKING_MIB = 64
 
 
