@@ -116,7 +116,9 @@ class LiveChain:
         self._settled = threading.Condition(self._lock)  # notified when a call's sweeps are recorded
         self._thread = None
         self._progress = deque()  # (monotonic time, sweeps done) while running
-        self._sweep_seconds = 1e-3
+        # unknown until the first call: that call is one sweep (a guess of 1 ms made the first call at N = 100,000
+        # 100 sweeps, seconds long, and Stop waited SETTLE_SECONDS for it: docs/records/live_canvas.md)
+        self._sweep_seconds = float("inf")
         self.kernel_seconds = 0.0
         self.sm_at_kept = np.zeros((plan.kept_sweeps.size, SPLIT_MERGE_COUNTS), dtype=np.int64)  # split-merge totals per kept draw
         self._labels = self.sampler.labels.astype(dtype)
