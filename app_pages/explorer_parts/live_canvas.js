@@ -25,21 +25,24 @@ function newState(frame) {
   };
 }
 
-// A frame's K values, colours and view, on top of the state; false when it does not follow the frame before.
+// A frame's K values, colours and view on top of the state (the frame is a delta from its frame "base", which the
+// state holds or has passed: values it already has are skipped); false when the state is too old for it.
 function apply(S, f) {
-  if (f.feed !== S.feed || f.seq !== S.seq + 1) return false;
-  for (let c = 0; c < f.k.length; c++) if (f.k_from[c] !== S.len[c]) return false;
+  if (f.feed !== S.feed || f.base > S.seq) return false;
   const burnIn = S.layout.burn_in;
   for (let c = 0; c < f.k.length; c++) {
     const values = decode(f.k[c], Uint16Array);
+    const skip = S.len[c] - f.k_from[c];
+    if (skip < 0) return false;
     const start = S.len[c];
-    S.k[c].set(values.subarray(0, S.k[c].length - start), start);
-    for (let i = 0; i < values.length; i++) {
-      const into = start + i < burnIn ? S.burn : S.after;
-      into[values[i]] = (into[values[i]] || 0) + 1;
-      if (start + i < burnIn) S.nBurn++; else S.nAfter++;
+    for (let i = skip; i < values.length && start + i - skip < S.k[c].length; i++) {
+      const at = start + i - skip, v = values[i];
+      S.k[c][at] = v;
+      const into = at < burnIn ? S.burn : S.after;
+      into[v] = (into[v] || 0) + 1;
+      if (at < burnIn) S.nBurn++; else S.nAfter++;
     }
-    S.len[c] = Math.min(start + values.length, S.k[c].length);
+    S.len[c] = Math.min(start + Math.max(0, values.length - skip), S.k[c].length);
   }
   if (f.colours) {
     if (f.colours.all !== undefined) S.colours = decode(f.colours.all, Uint8Array).slice();
@@ -265,11 +268,12 @@ export default function (component) {
   root.style.gridTemplateColumns = data.columns.map(c => `${c}fr`).join(" ");
   root.pcrpOptions = {font: data.font, xAxis: data.x_axis};
   root.querySelectorAll("canvas").forEach((c, p) => c.setAttribute("aria-label", data.labels[p]));
-  if (root.pcrpState && root.pcrpState.feed === f.feed && f.seq <= root.pcrpState.seq) return;  // seen already
-  if (f.snapshot) root.pcrpState = newState(f);
-  if (!root.pcrpState || !apply(root.pcrpState, f)) {
-    root.pcrpState = null;  // a frame went missing: ask the server for a snapshot
-    setTriggerValue("resync", f.feed);
+  let S = root.pcrpState;
+  if (S && S.feed === f.feed && f.seq <= S.seq) return;  // seen already
+  if (f.base < 0 && (!S || S.feed !== f.feed)) S = root.pcrpState = newState(f);
+  if (!S || !apply(S, f)) {
+    root.pcrpState = null;  // too far behind (or a new page): ask the server for a complete frame, once per feed
+    if (root.pcrpAsked !== f.feed) { root.pcrpAsked = f.feed; setTriggerValue("resync", f.feed); }
     return;
   }
   schedule(root);

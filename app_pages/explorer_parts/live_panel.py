@@ -28,6 +28,7 @@ from pcrp.summary import MIN_DRAWS, chains_agree, nmi
 state = st.session_state
 FRAME_SECONDS = 0.1  # the live view's frame interval (issue 37: at least 10 frames a second at N = 2,000)
 LABEL_WORK_SHARE = 0.1  # the partition-wide work of a frame may take this share of the time between its redos
+LABEL_WORK_MAX_SECONDS = 0.5  # ... but is redone at least this often (a cached point estimate's rare cost aside)
 # While a run is live its panel redraws itself (a fragment rerun), and Streamlit fades each element of a rerunning
 # fragment as "stale" until it is sent again: 40-45% of the time the charts were faded (issue 37). Fresh data come
 # every redraw, so the live panel is never shown faded while its run is live (a full page rerun still fades).
@@ -331,7 +332,8 @@ def fresh_parts(run, groups, replay_index, presentation):
     began = time.perf_counter()
     parts = partition_parts(run, groups, replay_index, presentation)
     cost = time.perf_counter() - began
-    state.partition_parts = {"key": key, "parts": parts, "next": now + cost / LABEL_WORK_SHARE}
+    state.partition_parts = {"key": key, "parts": parts,
+                             "next": now + min(cost / LABEL_WORK_SHARE, LABEL_WORK_MAX_SECONDS)}
     return parts, True
 
 
@@ -350,20 +352,35 @@ def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
         st.columns(CHART_COLUMNS)[2].image(part["strip"], output_format="PNG")
 
 
-def live_panel(data, presentation):
-    """The controls, the status line and one row of charts per prior: a fragment (see live_section) that
-    redraws itself every FRAME_SECONDS while the run is live. data: a PageData."""
-    with guarded("the live view"), render_slot():
+def run_controls(data):
+    """Start / Pause / ... / Present: a fragment of its own (see live_section), redrawn when one of them is pressed
+    or the page is, not with every frame of the live view. data: a PageData."""
+    with guarded("the controls"):
         if state.pop("app_rerun", False):
             st.rerun(scope="app")
         run = state.get("run")
-        S = settings()
         controls(run, data)
+        state.controls_drawn_for = controls_key(run)
+
+
+def controls_key(run):
+    """What the buttons' enabled states follow: the run and its chains' states."""
+    return None if run is None else (run.token, frozenset(run.states.values()))
+
+
+def live_panel(data, presentation):
+    """The status line and one row per prior: a fragment (see live_section) that redraws itself every FRAME_SECONDS
+    while the run is live. data: a PageData."""
+    with guarded("the live view"), render_slot():
+        run = state.get("run")
+        S = settings()
         if run is None:
             labels = [PRIORS[S[es.prior_key(row)]].label for row in es.active_rows(S)]
             st.info(f"Press **Start** to run {' and '.join(labels) if len(labels) < 3 else ', '.join(labels)}"
                     + (" side by side" if len(labels) > 1 else "") + " on these data.")
             return
+        if state.get("controls_drawn_for") != controls_key(run) and not (state.get("polling") and not run.live):
+            st.rerun(scope="app")  # the chains changed state by themselves (paused by the server...): new buttons
         session_owner().adopt(run)
         run.watch()  # drawn: a run nobody watches for a while gives its chains back (RunRegistry.sweep)
         run.set_pace(es.PACES[S["pace"]])
@@ -418,8 +435,7 @@ def live_section(data, presentation):
                        f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
     if state.polling:
         st.html(NO_FADE_CSS)
-    for feed in state.get("live_feeds", {}).values():
-        feed.restart()  # a full redraw may mount the canvases anew: each row's next frame is a snapshot
-    # a fragment made on each full run: whether it polls follows the run as this page run finds it
+    # fragments made on each full run: whether the live panel polls follows the run as this page run finds it
     with st.container(key="live_panel"):
+        st.fragment(run_controls)(data)
         st.fragment(live_panel, run_every=FRAME_SECONDS if state.polling else None)(data, presentation)
