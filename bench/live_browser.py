@@ -66,11 +66,13 @@ PROBE = """() => {
   document.addEventListener('pointerdown', e => { window.__live.pressed = e.timeStamp; }, true);
   let last = '';
   setInterval(() => {
-    const charts = views();
+    if (!window.__live.views || performance.now() - window.__live.viewsAt > 1000) {  // (a full scan: once a second)
+      window.__live.views = views(); window.__live.viewsAt = performance.now(); }
+    const charts = window.__live.views;
     const faded = charts.some(c => { const box = c.closest('[data-testid=stElementContainer]');
                                      return box && parseFloat(getComputedStyle(box).opacity) < 0.99; });
     window.__live.samples++; if (faded) window.__live.stale++;
-    const s = Array.from(document.querySelectorAll('[data-testid=stMarkdown]')).map(e => e.innerText)
+    const s = Array.from(document.querySelectorAll('[data-testid=stMarkdown]')).map(e => e.textContent)
       .find(t => / sweeps/.test(t) && /(running|paused|finished|stopped)/.test(t)) || '';
     if (s !== last) { last = s; window.__live.status.push([performance.now(), s]); }
   }, 20);
