@@ -45,7 +45,7 @@ def explorer(browser, url, out, present, five=False):
         page.locator('[data-testid="stSidebar"]').hover()
         page.get_by_label("Collapse sidebar").click()
     page.get_by_role("button", name="Start", exact=True).click()
-    expect(page.locator('[data-testid="stVegaLiteChart"]').nth(14 if five else 5)).to_be_visible(timeout=90_000)
+    expect(page.locator(".pcrp-live-row canvas").nth(14 if five else 5)).to_be_visible(timeout=90_000)
     page.wait_for_timeout(20_000)
     expect(page.locator('[data-testid="stToast"]')).to_have_count(0, timeout=15_000)
     sizes = SIZES[:1] if present or five else SIZES
