@@ -27,6 +27,10 @@ from pcrp.summary import MIN_DRAWS, chains_agree, nmi
 
 state = st.session_state
 FRAME_SECONDS = 0.06  # asked between frames; with a frame's own time, about 12 frames a second (issue 37 asks 10)
+# The buttons are a fragment of their own, redrawn when pressed and when the chains change state (see live_panel);
+# and every CONTROLS_SECONDS while the run is live, which mends them when a page run that drew them never reached
+# the browser (a press during a whole-page redraw: bench/live_browser.py saw Pause stay disabled).
+CONTROLS_SECONDS = 1.0
 LABEL_WORK_SHARE = 0.1  # the partition-wide work of a frame may take this share of the time between its redos
 LABEL_WORK_MAX_SECONDS = 0.5  # ... but is redone at least this often (a cached point estimate's rare cost aside)
 # While a run is live its panel redraws itself (a fragment rerun), and Streamlit fades each element of a rerunning
@@ -437,5 +441,5 @@ def live_section(data, presentation):
         st.html(NO_FADE_CSS)
     # fragments made on each full run: whether the live panel polls follows the run as this page run finds it
     with st.container(key="live_panel"):
-        st.fragment(run_controls)(data)
+        st.fragment(run_controls, run_every=CONTROLS_SECONDS if state.polling else None)(data)
         st.fragment(live_panel, run_every=FRAME_SECONDS if state.polling else None)(data, presentation)
