@@ -269,8 +269,9 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         browser.close()
     status = [(t / 1000, parse_done(s)) for t, s in live["status"] if len(parse_done(s)) == len(priors)]
     (t0, d0), (t1, d1) = status[0], status[-1]
-    rates = {name: (b - a) / (t1 - t0) for name, a, b in zip(row_priors(priors), d0, d1)}
-    window = (live["status"][-1][0] - live["status"][0][0]) / 1000
+    # (a page that never redrew in the window shows one status: no speed seen, 0 frames per second)
+    rates = {name: (b - a) / (t1 - t0) if t1 > t0 else float("nan") for name, a, b in zip(row_priors(priors), d0, d1)}
+    window = max((live["status"][-1][0] - live["status"][0][0]) / 1000, 1e-9)
     redraws = len(live["status"]) - 1
     blocked = sum(live["longtasks"]) / 1000
     return dict(redraws_per_second=redraws / window, stale_fraction=live["stale"] / max(live["samples"], 1),

@@ -79,7 +79,7 @@ function fmt(v) {
 // x axis is labelled (only the bottom row), the font size, integer ticks.
 function frame2d(ctx, w, h, o) {
   const fs = o.font;
-  const left = Math.round(fs * 3.6), right = Math.round(fs * 1.6), top = 6, bottom = o.xAxis ? Math.round(fs * 2.9) : 4;
+  const left = Math.round(fs * 3.6), right = Math.round(fs * 1.6), top = Math.round(fs * 0.6), bottom = o.xAxis ? Math.round(fs * 2.9) : 4;
   const pw = Math.max(10, w - left - right), ph = Math.max(10, h - top - bottom);
   const X = v => left + (v - o.x[0]) / (o.x[1] - o.x[0]) * pw;
   const Y = v => top + ph - (v - o.y[0]) / (o.y[1] - o.y[0]) * ph;

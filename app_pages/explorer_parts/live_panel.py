@@ -27,10 +27,6 @@ from pcrp.summary import MIN_DRAWS, chains_agree, nmi
 
 state = st.session_state
 FRAME_SECONDS = 0.06  # asked between frames; with a frame's own time, about 12 frames a second (issue 37 asks 10)
-# The buttons are a fragment of their own, redrawn when pressed and when the chains change state (see live_panel);
-# and every CONTROLS_SECONDS while the run is live, which mends them when a page run that drew them never reached
-# the browser (a press during a whole-page redraw: bench/live_browser.py saw Pause stay disabled).
-CONTROLS_SECONDS = 1.0
 LABEL_WORK_SHARE = 0.1  # the partition-wide work of a frame may take this share of the time between its redos
 LABEL_WORK_MAX_SECONDS = 0.5  # ... but is redone at least this often (a cached point estimate's rare cost aside)
 # While a run is live its panel redraws itself (a fragment rerun), and Streamlit fades each element of a rerunning
@@ -356,35 +352,20 @@ def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
         st.columns(CHART_COLUMNS)[2].image(part["strip"], output_format="PNG")
 
 
-def run_controls(data):
-    """Start / Pause / ... / Present: a fragment of its own (see live_section), redrawn when one of them is pressed
-    or the page is, not with every frame of the live view. data: a PageData."""
-    with guarded("the controls"):
+def live_panel(data, presentation):
+    """The controls, the status line and one row per prior: a fragment (see live_section) that redraws itself every
+    FRAME_SECONDS while the run is live. data: a PageData."""
+    with guarded("the live view"), render_slot():
         if state.pop("app_rerun", False):
             st.rerun(scope="app")
         run = state.get("run")
-        controls(run, data)
-        state.controls_drawn_for = controls_key(run)
-
-
-def controls_key(run):
-    """What the buttons' enabled states follow: the run and its chains' states."""
-    return None if run is None else (run.token, frozenset(run.states.values()))
-
-
-def live_panel(data, presentation):
-    """The status line and one row per prior: a fragment (see live_section) that redraws itself every FRAME_SECONDS
-    while the run is live. data: a PageData."""
-    with guarded("the live view"), render_slot():
-        run = state.get("run")
         S = settings()
+        controls(run, data)
         if run is None:
             labels = [PRIORS[S[es.prior_key(row)]].label for row in es.active_rows(S)]
             st.info(f"Press **Start** to run {' and '.join(labels) if len(labels) < 3 else ', '.join(labels)}"
                     + (" side by side" if len(labels) > 1 else "") + " on these data.")
             return
-        if state.get("controls_drawn_for") != controls_key(run) and not (state.get("polling") and not run.live):
-            st.rerun(scope="app")  # the chains changed state by themselves (paused by the server...): new buttons
         session_owner().adopt(run)
         run.watch()  # drawn: a run nobody watches for a while gives its chains back (RunRegistry.sweep)
         run.set_pace(es.PACES[S["pace"]])
@@ -439,7 +420,6 @@ def live_section(data, presentation):
                        f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
     if state.polling:
         st.html(NO_FADE_CSS)
-    # fragments made on each full run: whether the live panel polls follows the run as this page run finds it
+    # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):
-        st.fragment(run_controls, run_every=CONTROLS_SECONDS if state.polling else None)(data)
         st.fragment(live_panel, run_every=FRAME_SECONDS if state.polling else None)(data, presentation)
