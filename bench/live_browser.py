@@ -48,22 +48,31 @@ DEFAULT_PRIORS = ("crp", "pcrp")  # the page's two rows without ?priors=
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 
+# The live view's row elements: Vega-Lite charts (three per row: the app before issue 37's canvas) or the canvas
+# rows of app_pages/explorer_parts/live_canvas.js (one per row, inside a component's shadow root).
+VIEWS = """() => Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart]')).concat(
+  Array.from(document.querySelectorAll('[data-testid=stMain] *')).filter(e => e.shadowRoot &&
+    e.shadowRoot.querySelector('.pcrp-live-row')))"""
 PROBE = """() => {
+  const views = """ + VIEWS + """;
   window.__live = {longtasks: [], remounts: 0, stale: 0, samples: 0, status: [], t0: performance.now()};
   new PerformanceObserver(list => { for (const e of list.getEntries()) window.__live.longtasks.push(e.duration); })
     .observe({type: 'longtask', buffered: false});
   new MutationObserver(ms => { for (const m of ms) for (const n of m.addedNodes)
-      if (n.nodeType === 1 && n.querySelector && n.querySelector('[data-testid=stVegaLiteChart]')) window.__live.remounts++; })
+      if (n.nodeType === 1 && n.querySelector && (n.querySelector('[data-testid=stVegaLiteChart]') ||
+          (n.shadowRoot && n.shadowRoot.querySelector('.pcrp-live-row')))) window.__live.remounts++; })
     .observe(document.querySelector('[data-testid=stMain]'), {childList: true, subtree: true});
   // the time stamp of each press: when the input happened, however long the page took to handle it
   document.addEventListener('pointerdown', e => { window.__live.pressed = e.timeStamp; }, true);
   let last = '';
   setInterval(() => {
-    const charts = Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart]'));
+    if (!window.__live.views || performance.now() - window.__live.viewsAt > 1000) {  // (a full scan: once a second)
+      window.__live.views = views(); window.__live.viewsAt = performance.now(); }
+    const charts = window.__live.views;
     const faded = charts.some(c => { const box = c.closest('[data-testid=stElementContainer]');
                                      return box && parseFloat(getComputedStyle(box).opacity) < 0.99; });
     window.__live.samples++; if (faded) window.__live.stale++;
-    const s = Array.from(document.querySelectorAll('[data-testid=stMarkdown]')).map(e => e.innerText)
+    const s = Array.from(document.querySelectorAll('[data-testid=stMarkdown]')).map(e => e.textContent)
       .find(t => / sweeps/.test(t) && /(running|paused|finished|stopped)/.test(t)) || '';
     if (s !== last) { last = s; window.__live.status.push([performance.now(), s]); }
   }, 20);
@@ -215,7 +224,10 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         refused = page.locator("[data-testid=stAlertContentError]")
         if refused.count():
             raise SystemExit(f"the page refused the run: {refused.first.inner_text()}")
-        page.locator('[data-testid="stVegaLiteChart"]').nth(3 * len(priors) - 1).wait_for(timeout=180_000)
+        # every row drawn: three charts per row (before the canvas) or one canvas row per row
+        page.wait_for_function(f"() => {{ const v = ({VIEWS})(); return v.length >= {3 * len(priors)} || "
+                               f"(v.length >= {len(priors)} && !v.some(e => e.dataset.testid === 'stVegaLiteChart')); }}",
+                               timeout=180_000)
         page.wait_for_timeout(1000)
         page.evaluate(PROBE)
         if low_priority_browser:
@@ -257,8 +269,9 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         browser.close()
     status = [(t / 1000, parse_done(s)) for t, s in live["status"] if len(parse_done(s)) == len(priors)]
     (t0, d0), (t1, d1) = status[0], status[-1]
-    rates = {name: (b - a) / (t1 - t0) for name, a, b in zip(row_priors(priors), d0, d1)}
-    window = (live["status"][-1][0] - live["status"][0][0]) / 1000
+    # (a page that never redrew in the window shows one status: no speed seen, 0 frames per second)
+    rates = {name: (b - a) / (t1 - t0) if t1 > t0 else float("nan") for name, a, b in zip(row_priors(priors), d0, d1)}
+    window = max((live["status"][-1][0] - live["status"][0][0]) / 1000, 1e-9)
     redraws = len(live["status"]) - 1
     blocked = sum(live["longtasks"]) / 1000
     return dict(redraws_per_second=redraws / window, stale_fraction=live["stale"] / max(live["samples"], 1),
@@ -302,7 +315,9 @@ def main():
     print(f"app of {args.app_root}; rows {args.priors}")
     print(f"live Explorer, {data_text}, {args.chains} chain(s) per prior at full speed, 1280 x 800, watched for "
           f"{seen['seconds']:.1f} s" + (", browser at the lowest CPU priority" if args.low_priority_browser else ""))
-    print(f"  redraws per second          {seen['redraws_per_second']:.2f}   (target >= 2)")
+    target = 3 if (args.n or 0) >= 100_000 else 5 if len(priors) > 2 else 10  # issue 37 item 2
+    print(f"  frames per second           {seen['redraws_per_second']:.2f}   (target >= {target}; changes of the "
+          "status line)")
     print(f"  stale (faded) fraction      {seen['stale_fraction']:.3f}")
     print(f"  main thread blocked/redraw  {seen['blocked_ms_per_redraw']:.0f} ms   (target < 150 ms; longest "
           f"task {seen['longest_task_ms']:.0f} ms)")
@@ -314,7 +329,7 @@ def main():
     for button, values in seen["latency"].items():
         print(f"  {button:6s} shown after         median {np.median(values):.2f} s, 95th percentile "
               f"{np.percentile(values, 95):.2f} s, worst {max(values):.2f} s over {len(values)} clicks   "
-              "(target: 95th percentile <= 0.5 s)")
+              "(target: 95th percentile <= 0.3 s)")
     print(f"  Playwright's wait before pressing (not counted above): median {np.median(seen['before_press']):.2f} s, "
           f"worst {max(seen['before_press']):.2f} s")
     print(f"  sweeps added in the 1 s after 'paused' showed: {seen['moved_after_pause']}   (a freeze: all 0)")

@@ -24,7 +24,7 @@ def test_the_explorer_runs_pauses_and_summarises_100000_points():
         page.goto(url + "/?data=sim1&sim_n=100000&sweeps=200&burn_in=100&pace=full+speed")
         expect(page.get_by_text(re.compile("N = 100000|100,000"))).to_be_visible(timeout=90_000)
         page.get_by_role("button", name="Start", exact=True).click()
-        charts = page.locator('[data-testid="stVegaLiteChart"]')
+        charts = page.locator(".pcrp-live-row canvas")  # the live view: three canvases per row
         expect(charts.nth(5)).to_be_visible(timeout=120_000)
         page.get_by_role("button", name="Pause", exact=True).click()
         status = page.locator(".st-key-status")

@@ -70,7 +70,7 @@ def test_explorer_streams_both_chains_on_one_projector_screen_and_handles_upload
     expect(page.get_by_text("CRP vs pCRP, live")).to_be_visible(timeout=60_000)
     collapse_sidebar(page)
     page.get_by_role("button", name="Start").click()
-    charts = page.locator('[data-testid="stVegaLiteChart"]')
+    charts = page.locator(".pcrp-live-row canvas")  # the live view: three canvases per row (live_canvas.js)
     expect(charts.nth(5)).to_be_visible(timeout=90_000)
     first = sweeps_done(page)
     deadline = time.monotonic() + 30

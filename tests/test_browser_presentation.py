@@ -59,7 +59,7 @@ def test_presentation_mode_fits_a_projector_and_the_keys_drive_the_run(server, b
     wait_for_status(page, lambda s: set(s) == {"CRP", "pCRP"} and all(v[0] == "running" and v[1] > 300
                                                                       for v in s.values()))
     page.mouse.move(640, 799)
-    charts = page.locator("[data-testid='stVegaLiteChart']")
+    charts = page.locator(".pcrp-live-row > div")  # the live view: three panels per row (live_canvas.js)
     expect(charts).to_have_count(6, timeout=30_000)
     for i in range(6):
         box = charts.nth(i).bounding_box()

@@ -44,7 +44,7 @@ def test_the_five_row_demo_link_runs_every_registry_prior_on_one_projector_scree
             time.sleep(0.2)
         assert set(found) == set(FIVE) and all(v[0] == "running" for v in found.values()), found
         page.mouse.move(640, 799)
-        charts = page.locator("[data-testid='stVegaLiteChart']")
+        charts = page.locator(".pcrp-live-row canvas")  # the live view (live_canvas.js)
         expect(charts).to_have_count(15, timeout=30_000)  # trace | posterior of K | density, for each of 5 rows
         for i in range(15):
             box = charts.nth(i).bounding_box()
@@ -63,18 +63,30 @@ FADED = """() => { const shown = Array.from(document.querySelectorAll(
           shown.filter(e => parseFloat(getComputedStyle(e).opacity) < 0.99).length]; }"""
 
 
-def test_nothing_is_faded_while_a_run_at_n_2000_is_live():
-    """Streamlit fades the elements of a rerunning fragment as stale; the live panel reruns itself every redraw,
-    so without the panel's own style 40-45% of samples showed faded charts (issue 37). Streamlit's fade starts after a
-    delay that a quick redraw on a quiet machine never reaches; with transitions off here every stale moment shows
-    (as on a busy server), so the test sees a fade whenever the page would draw one."""
+# per live canvas row: how many times it has drawn, and how many of its panels have ink (a non-white pixel)
+CANVAS_ROWS = """() => Array.from(document.querySelectorAll('[data-testid=stMain] *')).filter(e => e.shadowRoot)
+  .map(e => e.shadowRoot.querySelector('.pcrp-live-row')).filter(r => r).map(r => [+(r.dataset.frames || 0),
+    Array.from(r.querySelectorAll('canvas')).filter(c => { const d = c.getContext('2d')
+      .getImageData(0, 0, c.width, c.height).data; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) return true;
+      return false; }).length])"""
+
+
+def test_a_live_run_at_n_2000_draws_on_its_canvases_moves_its_status_line_and_fades_nothing():
+    """The live view is one canvas row per prior (trace | posterior of K | clusters, live_canvas.js), redrawn as
+    frames come; the status line is page text that changes as the chains advance. Streamlit fades the elements of a
+    rerunning fragment as stale; the live panel reruns itself every frame, so without the panel's own style 40-45% of
+    samples showed faded charts (issue 37). Streamlit's fade starts after a delay that a quick redraw on a quiet
+    machine never reaches; with transitions off here every stale moment shows (as on a busy server), so the test
+    sees a fade whenever the page would draw one."""
     with streamlit_app() as (server, _), chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(server + "/?data=sim2&sim_n=2000&sweeps=100000&pace=full+speed")
         expect(page.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=60_000)
         page.get_by_role("button", name="Start", exact=True).click()
-        expect(page.locator("[data-testid='stVegaLiteChart']")).to_have_count(6, timeout=90_000)
+        expect(page.locator(".pcrp-live-row canvas")).to_have_count(6, timeout=90_000)
         expect(page.get_by_text(re.compile(r"pCRP running: "))).not_to_have_count(0, timeout=60_000)
+        assert page.locator("[data-testid='stVegaLiteChart']").count() == 0  # Vega-Lite only once the run ends
+        before = page.evaluate(CANVAS_ROWS)
         page.add_style_tag(content="* {transition: none !important;}")
         stale, faded, samples, redraws, last = 0, 0, 0, 0, ""
         deadline = time.monotonic() + 6
@@ -89,4 +101,7 @@ def test_nothing_is_faded_while_a_run_at_n_2000_is_live():
             time.sleep(0.1)
         assert redraws > 3 and stale > 0, "the run must be redrawn (its elements marked stale) while sampled"
         assert faded == 0, f"{faded} of {samples} samples showed a faded element"
+        after = page.evaluate(CANVAS_ROWS)
+        assert len(before) == len(after) == 2, (before, after)
+        assert all(a[0] > b[0] + 5 and a[1] == 3 for a, b in zip(after, before)), (before, after)  # drawn, inked
         page.get_by_role("button", name="Stop", exact=True).click()

@@ -6,6 +6,7 @@
 - :mod:`.model_sidebar`: each row's prior and parameters, the tuned parameter's origin, the NIW and run widgets.
 - :mod:`.controls`: what a Start press runs, the buttons and their callbacks.
 - :mod:`.live_panel` and :mod:`.row_notes`: the live rows of charts and what they say about each other.
+- :mod:`.live_canvas` (with live_canvas.js and .css): one row of the live view drawn on canvases.
 - :mod:`.details`: the tabs below the live panel (posterior summary, files, settings of the run).
 - :mod:`.keys` (with keys.js) and :mod:`.help_text`: keyboard shortcuts and "How to read this".
 """

@@ -1,5 +1,10 @@
-"""The Explorer's live panel: the controls, the status line and one row of charts per prior, redrawn by a fragment
-every REDRAW_SECONDS while the run is live; the previous run's "changed since" note."""
+"""The Explorer's live panel: the controls, the status line and one row per prior, redrawn by a fragment every
+FRAME_SECONDS while the run is live; the previous run's "changed since" note.
+
+While the run is live each row is drawn on a canvas (live_canvas.py) fed small deltas (pcrp.app.live_frames); once
+it has ended the rows are Vega-Lite charts (pcrp.app.live_charts) with the replay slider. What depends on the whole
+partition (row headings, matched colours, the 1-D density, MNIST's mean digits) is recomputed at most every
+LABEL_WORK_SHARE-th of the time it takes (so at N = 100,000 it does not hold the server's GIL every frame)."""
 
 import time
 
@@ -7,19 +12,23 @@ import numpy as np
 import streamlit as st
 
 from app_pages.explorer_parts.controls import changed_since, controls, current_config
+from app_pages.explorer_parts.live_canvas import live_row
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
 from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view
+from pcrp.app.live_frames import RowFeed, RowLayout
 from pcrp.app.live_chain import RUNNING
 from pcrp.density import predictive_density
 from pcrp.model import PRIORS
-from pcrp.plots.palette import ROW_COLOURS, ROW_MARKDOWN_COLOURS
+from pcrp.plots.palette import PALETTE, ROW_COLOURS, ROW_MARKDOWN_COLOURS, TINY_GREY
 from pcrp.projection import pca_projection
 from pcrp.summary import MIN_DRAWS, chains_agree, nmi
 
 state = st.session_state
-REDRAW_SECONDS = 0.5
+FRAME_SECONDS = 0.06  # asked between frames; with a frame's own time, about 12 frames a second (issue 37 asks 10)
+LABEL_WORK_SHARE = 0.1  # the partition-wide work of a frame may take this share of the time between its redos
+LABEL_WORK_MAX_SECONDS = 0.5  # ... but is redone at least this often (a cached point estimate's rare cost aside)
 # While a run is live its panel redraws itself (a fragment rerun), and Streamlit fades each element of a rerunning
 # fragment as "stale" until it is sent again: 40-45% of the time the charts were faded (issue 37). Fresh data come
 # every redraw, so the live panel is never shown faded while its run is live (a full page rerun still fades).
@@ -192,22 +201,48 @@ def large_chart_text(presentation, n_rows):
 
 
 
-def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note=""):
-    """One prior: a heading with its figures, then trace (every chain) | posterior of K (pooled) | clusters
-    (the first chain now). Vega-Lite charts whose specifications stay the same between redraws, so only
-    their data are sent again. Rows share their x axes; only the last row labels them."""
-    ds_run, plan = run.dataset, run.plan
-    colour = ROW_COLOURS[index % len(ROW_COLOURS)]
+def row_heading(run, index, group, snaps, labels, marker, note=""):
+    """A row's heading line: its prior in the row's colour, its clusters now, a note, K after burn-in, NMI, R-hat."""
+    badge = rhat_badge(run, group)
+    return (f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
+            f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, snaps)}"
+            + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
+
+
+def row_geometry(run, presentation, last):
+    """(height in px of a row's charts, large text, MNIST digits shown) for a row of ``run``."""
     large = large_chart_text(presentation, len(run.groups))
     axis = 45 if large or len(run.groups) <= 2 else 40  # px the bottom row's x axis adds (less at small text)
-    digits = digit_means.is_digit_images(ds_run.raw)  # MNIST: each row shows its clusters' mean digits too
+    digits = digit_means.is_digit_images(run.dataset.raw)  # MNIST: each row shows its clusters' mean digits too
     strip_room = DIGIT_STRIP_ROOM if digits and presentation else 0  # ... and the rows still fit the projector
-    height = chart_height(presentation, len(run.groups)) - strip_room + (axis if last else 0)
+    return chart_height(presentation, len(run.groups)) - strip_room + (axis if last else 0), large, digits
+
+
+def view_domain(values):
+    """(low, high) of an axis showing ``values`` (n,), with 5% room on each side."""
+    return float(values.min() - 0.05 * np.ptp(values)), float(values.max() + 0.05 * np.ptp(values))
+
+
+def row_density(run, group, labels, colours):
+    """1-D data: the model's predictive density of a new point given the partition ``labels`` (N,) (the prior's
+    seating weights, the new-cluster term included in the total) on a 200-point grid, and the clusters' terms with
+    their colours (from ``colours`` (N,)): (grid, density, components (K, G), component colours (K,))."""
+    x = view_coordinates(run)[0][:, 0]
+    grid = np.linspace(*view_domain(x), 200)
+    density, comps = predictive_density(grid, x, np.asarray(labels), run_prior(run, group), run.niw)
+    first_point = np.unique(np.asarray(labels), return_index=True)[1]  # components: in np.unique order
+    return grid, density, comps[:-1], colours[first_point]
+
+
+def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note=""):
+    """One prior of an ended run: a heading with its figures, then trace (every chain) | posterior of K (pooled) |
+    clusters (the first chain now, or at the replayed sweep), as Vega-Lite charts. Rows share their x axes; only
+    the last row labels them."""
+    ds_run, plan = run.dataset, run.plan
+    colour = ROW_COLOURS[index % len(ROW_COLOURS)]
+    height, large, digits = row_geometry(run, presentation, last)
     labels, marker = row_labels(snaps, replay_index)
-    badge = rhat_badge(run, group)
-    st.markdown(f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
-                f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, snaps)}"
-                + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
+    st.markdown(row_heading(run, index, group, snaps, labels, marker, note))
     cols = st.columns(CHART_COLUMNS)
     common = dict(presentation=large, x_axis=last)
     cols[0].vega_lite_chart(live_charts.trace_chart([live_view.trace_envelope(s.K) for s in snaps], burn_in=plan.burn_in,
@@ -220,20 +255,14 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     shown = live_view.display_subset(ds_run.n)
     xy, titles = view_coordinates(run)
     x = xy[:, 0]
-    x_domain = (float(x.min() - 0.05 * np.ptp(x)), float(x.max() + 0.05 * np.ptp(x)))
+    x_domain = view_domain(x)
     if ds_run.dim == 1:
-        grid = np.linspace(*x_domain, 200)
-        # the model's predictive density of a new point given this partition (the prior's seating weights,
-        # the new-cluster term included in the total); the clusters' terms drawn dashed
-        density, comps = predictive_density(grid, x, np.asarray(labels), run_prior(run, group), run.niw)
-        first_point = np.unique(np.asarray(labels), return_index=True)[1]  # components: in np.unique order
-        chart = live_charts.density_chart(grid, density, comps[:-1], colours[first_point], x[shown], colours[shown],
+        grid, density, comps, comp_colours = row_density(run, group, labels, colours)
+        chart = live_charts.density_chart(grid, density, comps, comp_colours, x[shown], colours[shown],
                                     x_domain=x_domain, x_title=titles[0], **common)
     else:
-        y = xy[:, 1]
-        y_domain = (float(y.min() - 0.05 * np.ptp(y)), float(y.max() + 0.05 * np.ptp(y)))
-        chart = live_charts.clusters_chart(x[shown], y[shown], colours[shown], x_domain=x_domain,
-                                     y_domain=y_domain, x_title=titles[0],
+        chart = live_charts.clusters_chart(x[shown], xy[shown, 1], colours[shown], x_domain=x_domain,
+                                     y_domain=view_domain(xy[:, 1]), x_title=titles[0],
                                      y_title=titles[1], **common)
     cols[2].vega_lite_chart(chart, key=f"clusters-{group}", width="stretch", height=height)
     if digits:  # what each cluster is, as its mean image in its colour
@@ -242,9 +271,90 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
             cols[2].image(strip, output_format="PNG")
 
 
+def colours_and_notes(run, groups, shown):
+    """({group: (N,) matched colour per point}, {group: note on merged true classes or collapsed chains}) of the
+    partitions ``shown`` {group: labels}."""
+    colours = row_colours(run, shown)
+    notes = merge_notes(run, shown)
+    for group, text in collapse_notes(run, groups).items():
+        notes[group] = f"{notes[group]} · {text}" if group in notes else text
+    return colours, notes
+
+
+def row_feed(run, index, group):
+    """The pcrp.app.live_frames.RowFeed of a row's canvas (made on its first frame, kept for the run)."""
+    feeds = state.setdefault("live_feeds", {})
+    key = (run.token, group)
+    if key not in feeds:
+        xy, titles = view_coordinates(run)
+        shown = live_view.display_subset(run.dataset.n)
+        layout = RowLayout(total_sweeps=run.plan.iters, burn_in=run.plan.burn_in, coords=xy[shown],
+                           x_domain=view_domain(xy[:, 0]), y_domain=view_domain(xy[:, 1]) if xy.shape[1] > 1 else None,
+                           titles=titles, colour=ROW_COLOURS[index % len(ROW_COLOURS)], palette=tuple(PALETTE),
+                           tiny_colour=TINY_GREY, n_chains=len(run.groups[group]))
+        if any(k[0] != run.token for k in feeds):
+            feeds.clear()  # a new run: the previous run's feeds go
+        feeds[key] = RowFeed(layout)
+    return feeds[key]
+
+
+def partition_parts(run, groups, replay_index, presentation):
+    """What each row shows of its partition now, {group: {"heading", "colours" (the displayed points'), "view"
+    (1-D density) or None, "strip" (MNIST mean digits) or None}}: the work a frame may skip (see the module
+    docstring)."""
+    shown = {group: row_labels(group_snaps, replay_index) for group, group_snaps in groups.items()}
+    colours, notes = colours_and_notes(run, groups, {group: labels for group, (labels, _) in shown.items()})
+    displayed = live_view.display_subset(run.dataset.n)
+    digits = digit_means.is_digit_images(run.dataset.raw)
+    parts = {}
+    for index, (group, group_snaps) in enumerate(groups.items()):
+        labels, marker = shown[group]
+        view = None
+        if run.dataset.dim == 1:
+            grid, density, comps, comp_colours = row_density(run, group, labels, colours[group])
+            big = comp_colours >= 0  # tiny clusters' terms lie flat at zero: not sent
+            view = {"grid": grid, "density": density, "components": comps[big], "component_colours": comp_colours[big]}
+        strip = digit_means.digit_strip(digit_means.cluster_mean_images(run.dataset.raw, colours[group])) \
+            if digits else None
+        parts[group] = {"heading": row_heading(run, index, group, group_snaps, labels, marker, notes.get(group, "")),
+                        "colours": colours[group][displayed], "view": view, "strip": strip, "marker": marker}
+    return parts
+
+
+def fresh_parts(run, groups, replay_index, presentation):
+    """partition_parts, recomputed when the last ones are older than their cost / LABEL_WORK_SHARE (or were of
+    another run or replayed sweep); returns (parts, whether they are new)."""
+    kept = state.get("partition_parts")
+    now = time.monotonic()
+    key = (run.token, replay_index, tuple(groups))
+    if kept is not None and kept["key"] == key and now < kept["next"]:
+        return kept["parts"], False
+    began = time.perf_counter()
+    parts = partition_parts(run, groups, replay_index, presentation)
+    cost = time.perf_counter() - began
+    state.partition_parts = {"key": key, "parts": parts,
+                             "next": now + min(cost / LABEL_WORK_SHARE, LABEL_WORK_MAX_SECONDS)}
+    return parts, True
+
+
+def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
+    """One prior of a live run: its heading and its canvas (trace | posterior of K | clusters), sent the K values
+    since the last frame and, when ``new``, the partition's colours and view from ``part`` (partition_parts')."""
+    index = list(run.groups).index(group)
+    height, large, _ = row_geometry(run, presentation, last)
+    st.markdown(part["heading"])
+    feed = row_feed(run, index, group)
+    frame = feed.frame([s.K for s in snaps], part["colours"] if new or feed.seq < 0 else None, k_max=k_max,
+                       view=part["view"] if new or feed.seq < 0 else None, marker_sweep=part["marker"])
+    live_row(f"canvas-{group}", feed, frame, height=height, columns=CHART_COLUMNS, font=18 if large else 12,
+             x_axis=last)
+    if part["strip"] is not None:
+        st.columns(CHART_COLUMNS)[2].image(part["strip"], output_format="PNG")
+
+
 def live_panel(data, presentation):
-    """The controls, the status line and one row of charts per prior: a fragment (see live_section) that
-    redraws itself every REDRAW_SECONDS while the run is live. data: a PageData."""
+    """The controls, the status line and one row per prior: a fragment (see live_section) that redraws itself every
+    FRAME_SECONDS while the run is live. data: a PageData."""
     with guarded("the live view"), render_slot():
         if state.pop("app_rerun", False):
             st.rerun(scope="app")
@@ -278,14 +388,16 @@ def live_panel(data, presentation):
                                    int(np.ceil((k_top + 1) / 4) * 4))
         state.k_axis_run = run.token
         column_headers(run, presentation)
-        shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
-        colours = row_colours(run, shown)
-        notes = merge_notes(run, shown)
-        for group, text in collapse_notes(run, groups).items():
-            notes[group] = f"{notes[group]} · {text}" if group in notes else text
-        for index, (group, group_snaps) in enumerate(groups.items()):
-            prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
-                      last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
+        if run.live:
+            parts, new = fresh_parts(run, groups, replay_index, presentation)
+            for index, (group, group_snaps) in enumerate(groups.items()):
+                canvas_row(run, group, group_snaps, k_max, presentation, index == len(groups) - 1, parts[group], new)
+        else:
+            shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
+            colours, notes = colours_and_notes(run, groups, shown)
+            for index, (group, group_snaps) in enumerate(groups.items()):
+                prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
+                          last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
         if run.plan.thin_raised:
             st.caption(run.plan.describe())
         if not run.running and len(options) > 1:
@@ -310,4 +422,4 @@ def live_section(data, presentation):
         st.html(NO_FADE_CSS)
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):
-        st.fragment(live_panel, run_every=REDRAW_SECONDS if state.polling else None)(data, presentation)
+        st.fragment(live_panel, run_every=FRAME_SECONDS if state.polling else None)(data, presentation)

@@ -9,7 +9,8 @@
 - :mod:`pcrp.app.fair_share`: the server's run registry, the fair share of its live pool, reclaiming and forgetting.
 - :mod:`pcrp.app.live_view`: what the live page draws, computed from a run's snapshots (trace envelopes,
   matched colours, tiny clusters, the display subset of points).
-- :mod:`pcrp.app.live_charts`: the live page's Vega-Lite chart specifications (fixed specs, only data change).
+- :mod:`pcrp.app.live_frames`: the frames of the live view's canvas (small deltas: new K values, changed colours).
+- :mod:`pcrp.app.live_charts`: the Vega-Lite chart specifications of a run that has ended (fixed specs).
 - :mod:`pcrp.app.browser_keys`: signed browser keys (a run belongs to the browser that started it).
 
 The library proper (data, model, sampler, chains, summaries, plots) never imports this package.

@@ -22,8 +22,10 @@ from .live_storage import SPLIT_MERGE_COUNTS
 
 LOG = logging.getLogger(__name__)
 
-TARGET_CALL_SECONDS = 0.1  # kernel call length at full speed: pause/stop act within about this
-# (each call needs the GIL a few times, and a busy server holds it: longer calls lose less; see bench/live_browser.py)
+TARGET_CALL_SECONDS = 0.05  # kernel call length at full speed: pause/stop act within about this
+# (each call needs the GIL a few times, and a busy server holds it: longer calls lose less; but the live view shows
+# new sweeps only when a call ends, and at 0.1 s with more chains than cores its status line changed less than
+# 10 times a second: docs/records/live_canvas.md)
 RATE_WINDOW_SECONDS = 3.0  # sweeps/s and time left come from wall-clock progress over this window
 SETTLE_SECONDS = 2.0  # Pause and Stop wait at most this long for a kernel call in flight to end
 
@@ -116,7 +118,9 @@ class LiveChain:
         self._settled = threading.Condition(self._lock)  # notified when a call's sweeps are recorded
         self._thread = None
         self._progress = deque()  # (monotonic time, sweeps done) while running
-        self._sweep_seconds = 1e-3
+        # unknown until the first call: that call is one sweep (a guess of 1 ms made the first call at N = 100,000
+        # 100 sweeps, seconds long, and Stop waited SETTLE_SECONDS for it: docs/records/live_canvas.md)
+        self._sweep_seconds = float("inf")
         self.kernel_seconds = 0.0
         self.sm_at_kept = np.zeros((plan.kept_sweeps.size, SPLIT_MERGE_COUNTS), dtype=np.int64)  # split-merge totals per kept draw
         self._labels = self.sampler.labels.astype(dtype)

@@ -1,0 +1,280 @@
+// One row of the live Explorer drawn on three canvases: the trace of K (every chain), the posterior of K (pooled
+// after burn-in) and the clusters now (points, or at 1-D the density over a rug of the points). Streamlit calls
+// the default export with each frame of pcrp/app/live_frames.py; the row's state lives on its element, a frame
+// only adds to it, and drawing waits for the browser's next animation frame. Text drawn on a canvas is inert.
+const FONT = "sans-serif";
+const INK = "#222222", GRID = "#e8e8e8", BAND = "rgba(128,128,128,0.3)", BURN = "rgba(154,154,154,0.18)";
+const BURN_BAR = "#9a9a9a";
+
+function decode(text, Type) {
+  const raw = atob(text || "");
+  const bytes = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  return new Type(bytes.buffer, 0, bytes.length / Type.BYTES_PER_ELEMENT);
+}
+
+function newState(frame) {
+  const L = frame.layout;
+  const n = L.total_sweeps;
+  return {
+    feed: frame.feed, seq: -1, layout: L, kMax: frame.k_max, marker: null, view: null,
+    k: Array.from({length: L.n_chains}, () => new Uint16Array(n)), len: new Array(L.n_chains).fill(0),
+    after: [], burn: [], nAfter: 0, nBurn: 0,
+    x: decode(L.x, Float32Array), y: L.y ? decode(L.y, Float32Array) : null,
+    colours: new Uint8Array(L.n_points),
+  };
+}
+
+// A frame's K values, colours and view on top of the state (the frame is a delta from its frame "base", which the
+// state holds or has passed: values it already has are skipped); false when the state is too old for it.
+function apply(S, f) {
+  if (f.feed !== S.feed || f.base > S.seq) return false;
+  const burnIn = S.layout.burn_in;
+  for (let c = 0; c < f.k.length; c++) {
+    const values = decode(f.k[c], Uint16Array);
+    const skip = S.len[c] - f.k_from[c];
+    if (skip < 0) return false;
+    const start = S.len[c];
+    for (let i = skip; i < values.length && start + i - skip < S.k[c].length; i++) {
+      const at = start + i - skip, v = values[i];
+      S.k[c][at] = v;
+      const into = at < burnIn ? S.burn : S.after;
+      into[v] = (into[v] || 0) + 1;
+      if (at < burnIn) S.nBurn++; else S.nAfter++;
+    }
+    S.len[c] = Math.min(start + Math.max(0, values.length - skip), S.k[c].length);
+  }
+  if (f.colours) {
+    if (f.colours.all !== undefined) S.colours = decode(f.colours.all, Uint8Array).slice();
+    else {
+      const index = decode(f.colours.index, Uint16Array), value = decode(f.colours.value, Uint8Array);
+      for (let i = 0; i < index.length; i++) S.colours[index[i]] = value[i];
+    }
+  }
+  if (f.view) {
+    S.view = {grid: decode(f.view.grid, Float32Array), density: decode(f.view.density, Float32Array),
+              components: f.view.components.map(c => decode(c, Float32Array)),
+              colours: f.view.component_colours};
+  }
+  S.kMax = f.k_max; S.marker = f.marker; S.seq = f.seq;
+  return true;
+}
+
+function ticks(lo, hi, count, integer) {
+  const span = hi - lo;
+  if (!(span > 0)) return [lo];
+  let step = Math.pow(10, Math.floor(Math.log10(span / count)));
+  for (const m of [1, 2, 5, 10]) if (span / (step * m) <= count) { step *= m; break; }
+  if (integer) step = Math.max(1, Math.round(step));
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9; v += step) out.push(+v.toFixed(10));
+  return out;
+}
+
+function fmt(v) {
+  return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString("en") : String(+v.toFixed(2));
+}
+
+// A plot area with axes in a canvas: returns the mapping of data to pixels. opts: x/y domains, titles, whether the
+// x axis is labelled (only the bottom row), the font size, integer ticks.
+function frame2d(ctx, w, h, o) {
+  const fs = o.font;
+  const left = Math.round(fs * 3.6), right = Math.round(fs * 1.6), top = Math.round(fs * 0.6), bottom = o.xAxis ? Math.round(fs * 2.9) : 4;
+  const pw = Math.max(10, w - left - right), ph = Math.max(10, h - top - bottom);
+  const X = v => left + (v - o.x[0]) / (o.x[1] - o.x[0]) * pw;
+  const Y = v => top + ph - (v - o.y[0]) / (o.y[1] - o.y[0]) * ph;
+  ctx.font = `${fs}px ${FONT}`;
+  ctx.fillStyle = INK; ctx.strokeStyle = GRID; ctx.lineWidth = 1;
+  ctx.textAlign = "right"; ctx.textBaseline = "middle";
+  for (const v of ticks(o.y[0], o.y[1], Math.max(2, Math.floor(ph / (fs * 2))), o.yInteger)) {
+    const py = Math.round(Y(v)) + 0.5;
+    ctx.beginPath(); ctx.moveTo(left, py); ctx.lineTo(left + pw, py); ctx.stroke();
+    ctx.fillText(fmt(v), left - 4, py);
+  }
+  ctx.textAlign = "center"; ctx.textBaseline = "top";
+  for (const v of ticks(o.x[0], o.x[1], Math.max(2, Math.floor(pw / (fs * 5))), o.xInteger)) {
+    const px = Math.round(X(v)) + 0.5;
+    ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, top + ph); ctx.stroke();
+    if (o.xAxis) ctx.fillText(fmt(v), px, top + ph + 3);
+  }
+  if (o.xAxis && o.xTitle) ctx.fillText(o.xTitle, left + pw / 2, top + ph + fs + 6);
+  if (o.yTitle) {
+    ctx.save(); ctx.translate(fs * 0.1, top + ph / 2); ctx.rotate(-Math.PI / 2);
+    ctx.textBaseline = "top"; ctx.fillText(o.yTitle, 0, 0); ctx.restore();
+  }
+  return {X, Y, left, top, pw, ph};
+}
+
+function drawTrace(ctx, w, h, S, o) {
+  const L = S.layout, T = L.total_sweeps;
+  const m = frame2d(ctx, w, h, {...o, x: [0, T], y: [0, S.kMax + 0.5], yTitle: "clusters K", xTitle: "sweep",
+                                yInteger: true, xInteger: true});
+  if (L.burn_in > 0) { ctx.fillStyle = BURN; ctx.fillRect(m.X(0), m.top, m.X(L.burn_in) - m.X(0), m.ph); }
+  const bins = Math.max(1, Math.floor(m.pw / 2));
+  for (let c = S.k.length - 1; c >= 0; c--) {
+    const n = S.len[c], K = S.k[c];
+    if (!n) continue;
+    const per = Math.max(1, T / bins);
+    const xs = [], means = [], lows = [], highs = [];
+    for (let b = 0; b * per < n; b++) {
+      const i0 = Math.floor(b * per), i1 = Math.min(n, Math.floor((b + 1) * per));
+      if (i1 <= i0) continue;
+      let s = 0, lo = Infinity, hi = -Infinity;
+      for (let i = i0; i < i1; i++) { const v = K[i]; s += v; if (v < lo) lo = v; if (v > hi) hi = v; }
+      xs.push(m.X((i0 + i1 + 1) / 2)); means.push(m.Y(s / (i1 - i0))); lows.push(m.Y(lo)); highs.push(m.Y(hi));
+    }
+    if (c === 0) {
+      ctx.fillStyle = BAND; ctx.beginPath();
+      xs.forEach((x, i) => (i ? ctx.lineTo(x, highs[i]) : ctx.moveTo(x, highs[i])));
+      for (let i = xs.length - 1; i >= 0; i--) ctx.lineTo(xs[i], lows[i]);
+      ctx.closePath(); ctx.fill();
+    }
+    ctx.strokeStyle = L.colour; ctx.lineWidth = 2; ctx.globalAlpha = c ? 0.75 : 1;
+    ctx.setLineDash(c ? [4, 3] : []);
+    ctx.beginPath();
+    xs.forEach((x, i) => (i ? ctx.lineTo(x, means[i]) : ctx.moveTo(x, means[i])));
+    if (xs.length === 1) ctx.lineTo(xs[0] + 1, means[0]);
+    ctx.stroke();
+    ctx.setLineDash([]); ctx.globalAlpha = 1;
+  }
+  if (S.marker) {
+    ctx.strokeStyle = INK; ctx.lineWidth = 2; ctx.setLineDash([4, 3]); ctx.beginPath();
+    ctx.moveTo(m.X(S.marker), m.top); ctx.lineTo(m.X(S.marker), m.top + m.ph); ctx.stroke(); ctx.setLineDash([]);
+  }
+}
+
+function drawHistogram(ctx, w, h, S, o) {
+  const m = frame2d(ctx, w, h, {...o, x: [0.5, S.kMax + 0.5], y: [0, 1], yTitle: "share", xTitle: "clusters K",
+                                xInteger: true});
+  const burnOnly = S.nAfter === 0, counts = burnOnly ? S.burn : S.after, total = burnOnly ? S.nBurn : S.nAfter;
+  if (!total) return;
+  ctx.fillStyle = burnOnly ? BURN_BAR : S.layout.colour;
+  const bw = 0.8 * (m.X(1) - m.X(0));
+  counts.forEach((count, k) => {
+    if (count && k <= S.kMax) ctx.fillRect(m.X(k) - bw / 2, m.Y(count / total), bw, m.Y(0) - m.Y(count / total));
+  });
+}
+
+function colourOf(S, byte) {
+  return byte === 0 ? S.layout.tiny_colour : S.layout.palette[byte - 1];
+}
+
+function drawClusters(ctx, w, h, S, o) {
+  const L = S.layout;
+  const big = o.font > 12 ? 3 : 2;
+  if (S.y) {
+    const m = frame2d(ctx, w, h, {...o, x: L.x_domain, y: L.y_domain, xTitle: L.titles[0], yTitle: L.titles[1]});
+    ctx.globalAlpha = 0.85;
+    for (let b = 1; b <= L.palette.length; b++) {  // one fill per colour: a path of all its points
+      ctx.fillStyle = L.palette[b - 1]; ctx.beginPath();
+      for (let i = 0; i < S.x.length; i++) {
+        if (S.colours[i] !== b) continue;
+        const px = m.X(S.x[i]), py = m.Y(S.y[i]);
+        ctx.moveTo(px + big, py); ctx.arc(px, py, big, 0, 2 * Math.PI);
+      }
+      ctx.fill();
+    }
+    ctx.globalAlpha = 1; ctx.fillStyle = L.tiny_colour; ctx.strokeStyle = INK; ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let i = 0; i < S.x.length; i++) {  // tiny clusters: larger, outlined, on top
+      if (S.colours[i] !== 0) continue;
+      const px = m.X(S.x[i]), py = m.Y(S.y[i]);
+      ctx.moveTo(px + 1.6 * big, py); ctx.arc(px, py, 1.6 * big, 0, 2 * Math.PI);
+    }
+    ctx.fill(); ctx.stroke();
+    return;
+  }
+  const V = S.view;
+  let top = 1e-9;
+  if (V) for (const v of V.density) top = Math.max(top, v);
+  const m = frame2d(ctx, w, h, {...o, x: L.x_domain, y: [0, top * 1.08], xTitle: L.titles[0], yTitle: "density"});
+  if (V) {
+    ctx.lineWidth = 1.5; ctx.setLineDash([5, 3]);
+    V.components.forEach((comp, j) => {
+      ctx.strokeStyle = colourOf(S, V.colours[j]); ctx.beginPath();
+      comp.forEach((v, i) => (i ? ctx.lineTo(m.X(V.grid[i]), m.Y(v)) : ctx.moveTo(m.X(V.grid[i]), m.Y(v))));
+      ctx.stroke();
+    });
+    ctx.setLineDash([]); ctx.strokeStyle = INK; ctx.lineWidth = 2.5; ctx.beginPath();
+    V.density.forEach((v, i) => (i ? ctx.lineTo(m.X(V.grid[i]), m.Y(v)) : ctx.moveTo(m.X(V.grid[i]), m.Y(v))));
+    ctx.stroke();
+  }
+  const base = m.top + m.ph;
+  ctx.lineWidth = 1; ctx.globalAlpha = 0.5;
+  for (let b = 1; b <= L.palette.length; b++) {  // the rug
+    ctx.strokeStyle = L.palette[b - 1]; ctx.beginPath();
+    for (let i = 0; i < S.x.length; i++) {
+      if (S.colours[i] !== b) continue;
+      const px = Math.round(m.X(S.x[i])) + 0.5;
+      ctx.moveTo(px, base); ctx.lineTo(px, base - 10);
+    }
+    ctx.stroke();
+  }
+  ctx.globalAlpha = 1; ctx.lineWidth = 2.5; ctx.strokeStyle = L.tiny_colour; ctx.beginPath();
+  for (let i = 0; i < S.x.length; i++) {  // tiny clusters' points: tall dark ticks
+    if (S.colours[i] !== 0) continue;
+    const px = m.X(S.x[i]);
+    ctx.moveTo(px, base); ctx.lineTo(px, base - 26);
+  }
+  ctx.stroke();
+}
+
+const PANELS = [drawTrace, drawHistogram, drawClusters];
+
+function draw(root) {
+  root.pcrpPending = false;
+  const S = root.pcrpState;
+  if (!S) return;
+  const dpr = window.devicePixelRatio || 1;
+  root.querySelectorAll("canvas").forEach((canvas, p) => {
+    const w = canvas.clientWidth, h = canvas.clientHeight;
+    if (!w || !h) return;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+      canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+    }
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    PANELS[p](ctx, w, h, S, root.pcrpOptions);
+  });
+  root.dataset.frames = String((+root.dataset.frames || 0) + 1);
+  root.dataset.seq = String(S.seq);
+}
+
+function schedule(root) {
+  if (!root.pcrpPending) { root.pcrpPending = true; requestAnimationFrame(() => draw(root)); }
+}
+
+export default function (component) {
+  const {data, parentElement, setTriggerValue} = component;
+  let root = parentElement.querySelector(".pcrp-live-row");
+  if (!root) {
+    root = document.createElement("div");
+    root.className = "pcrp-live-row";
+    for (const part of ["trace", "khist", "clusters"]) {
+      const cell = document.createElement("div");  // sized by the grid; its canvas fills it (no feedback of size)
+      const canvas = document.createElement("canvas");
+      canvas.className = part;
+      canvas.setAttribute("role", "img");
+      cell.appendChild(canvas);
+      root.appendChild(cell);
+    }
+    parentElement.appendChild(root);
+    new ResizeObserver(() => schedule(root)).observe(root);
+  }
+  if (!data || !data.frame) return;
+  const f = data.frame;
+  root.style.height = `${data.height}px`;
+  root.style.gridTemplateColumns = data.columns.map(c => `${c}fr`).join(" ");
+  root.pcrpOptions = {font: data.font, xAxis: data.x_axis};
+  root.querySelectorAll("canvas").forEach((c, p) => c.setAttribute("aria-label", data.labels[p]));
+  let S = root.pcrpState;
+  if (S && S.feed === f.feed && f.seq <= S.seq) return;  // seen already
+  if (f.base < 0 && (!S || S.feed !== f.feed)) S = root.pcrpState = newState(f);
+  if (!S || !apply(S, f)) {
+    root.pcrpState = null;  // too far behind (or a new page): ask the server for a complete frame, once per feed
+    if (root.pcrpAsked !== f.feed) { root.pcrpAsked = f.feed; setTriggerValue("resync", f.feed); }
+    return;
+  }
+  schedule(root);
+}

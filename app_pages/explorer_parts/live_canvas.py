@@ -1,0 +1,26 @@
+"""The live view's canvas: one st.components.v2 component per row of the Explorer, drawing that row's trace of K,
+posterior of K and clusters (live_canvas.js, live_canvas.css: inline, no build step, nothing fetched) from the small
+frames of pcrp.app.live_frames.
+
+A frame that does not follow the one before (the page was redrawn whole, or a message was lost) makes the script ask
+for a snapshot: its "resync" trigger restarts the row's feed, and the next frame carries everything again.
+"""
+
+import pathlib
+
+import streamlit as st
+
+HERE = pathlib.Path(__file__).parent
+LIVE_ROW = st.components.v2.component(
+    "pcrp_live_row", js=(HERE / "live_canvas.js").read_text(encoding="utf-8"),
+    css=(HERE / "live_canvas.css").read_text(encoding="utf-8"))
+PANEL_LABELS = ("trace of K", "posterior of K", "clusters now")
+
+
+def live_row(key, feed, frame, *, height, columns, font, x_axis):
+    """Draw one row: ``frame`` (RowFeed.frame's dict) of ``feed`` (its pcrp.app.live_frames.RowFeed) into the row's
+    canvas ``key``; height in px, columns: the three panels' relative widths, font: axis text size in px, x_axis:
+    whether this row labels the x axes (the bottom row)."""
+    LIVE_ROW(key=key, data={"frame": frame, "height": int(height), "columns": list(columns), "font": int(font),
+                            "x_axis": bool(x_axis), "labels": list(PANEL_LABELS)},
+             on_resync_change=feed.restart, height="content")
