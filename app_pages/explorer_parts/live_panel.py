@@ -18,7 +18,7 @@ from app_pages.explorer_parts.session import settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
 from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view
 from pcrp.app.live_frames import RowFeed, RowLayout
-from pcrp.app.live_chain import RUNNING
+from pcrp.app.live_chain import PAUSED, RUNNING
 from pcrp.density import predictive_density
 from pcrp.model import PRIORS
 from pcrp.plots.palette import PALETTE, ROW_COLOURS, ROW_MARKDOWN_COLOURS, TINY_GREY
@@ -27,6 +27,10 @@ from pcrp.summary import MIN_DRAWS, chains_agree, nmi
 
 state = st.session_state
 FRAME_SECONDS = 0.06  # asked between frames; with a frame's own time, about 12 frames a second (issue 37 asks 10)
+# While paused nothing moves but by a button, whose callback returns once its work is recorded (One sweep: its
+# sweep), so the panel is not asked for frames: a rerun that the timer asks for while a slow callback runs made
+# Streamlit call the callback twice now and then (one press of One sweep, two sweeps).
+PAUSED_FRAME_SECONDS = None
 LABEL_WORK_SHARE = 0.1  # the partition-wide work of a frame may take this share of the time between its redos
 LABEL_WORK_MAX_SECONDS = 0.5  # ... but is redone at least this often (a cached point estimate's rare cost aside)
 # While a run is live its panel redraws itself (a fragment rerun), and Streamlit fades each element of a rerunning
@@ -402,16 +406,25 @@ def live_panel(data, presentation):
             st.caption(run.plan.describe())
         if not run.running and len(options) > 1:
             st.select_slider("Replay: show the clusters at sweep", options=options, value=choice, key="scrub")
+        if state.get("polling") and run.live and frame_seconds(run) != state.get("frame_seconds"):
+            st.rerun(scope="app")  # paused or resumed (shown above): the fragment's pace is set by a page run
         if state.get("polling") and not run.live:
             # the run ended (finished, or Stop: this redraw already says so): redraw the whole page once,
             # with its details, and stop polling
             st.rerun(scope="app")
 
 
+def frame_seconds(run):
+    """Seconds between frames of a live run: FRAME_SECONDS, or PAUSED_FRAME_SECONDS (none) when every chain is
+    paused."""
+    return PAUSED_FRAME_SECONDS if set(run.states.values()) == {PAUSED} else FRAME_SECONDS
+
+
 def live_section(data, presentation):
     """The previous run's "changed since" note and the live panel (polling while the run is live)."""
     run = state.get("run")
     state.polling = run is not None and run.live
+    state.frame_seconds = frame_seconds(run) if state.polling else None
     if run is not None:
         session_owner().adopt(run)
         changed = changed_since(run.config, current_config(data))
@@ -422,4 +435,4 @@ def live_section(data, presentation):
         st.html(NO_FADE_CSS)
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):
-        st.fragment(live_panel, run_every=FRAME_SECONDS if state.polling else None)(data, presentation)
+        st.fragment(live_panel, run_every=state.frame_seconds)(data, presentation)
