@@ -49,7 +49,11 @@ COMMANDS = {
     "work_cost": "python bench/work_cost.py",
     "load_defaults": "python bench/load_test.py --defaults --rounds 2",
     "load_attack": "python bench/load_test.py --attack",
-    "live_browser": "python bench/live_browser.py --data sim2 --n 2000",
+    # the live Explorer's three cases of issue 37: two rows of two chains, five rows, N = 100,000 (5,000 sweeps: the
+    # server's work budget refuses the page's default 100,000 at that N)
+    "live_browser": "python bench/live_browser.py --data sim2 --n 2000 --chains 2",
+    "live_browser_rows": "python bench/live_browser.py --data sim2 --n 2000 --chains 1 --priors crp,pcrp,py,mfm,sfm",
+    "live_browser_large": "python bench/live_browser.py --data sim2 --n 100000 --chains 1 --sweeps 5000",
     "suite_time": "python bench/suite_time.py",
     "start_up": "python bench/start_up.py",
     "million_points": "python bench/million_points.py --only new",
