@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import compute
-from ._kernels import gibbs, slots
+from ._kernels import gibbs, slots, split_merge
 from ._kernels.rng import seed_state
 from .model import check_niw_for_data, log_weight_table, prior_tables
 from .dtypes import KMEANS_WORKING_MIB, check_memory, label_dtype, state_bytes
@@ -233,6 +233,7 @@ class Sampler:
 
     _warm_up = False  # True for warm_up()'s own sampler
     scan = gibbs.SCAN_MEMORY  # the sweep's order (gibbs.SCAN_*; docs/records/sweep_ab.md compares them)
+    exact_members = split_merge.EXACT_MEMBERS  # a split-merge move's members seated by the exact predictives
 
     def step(self, n_sweeps=1, keep=None):
         """Run ``n_sweeps`` sweeps; returns a :class:`StepInfo` (its seconds exclude numba compilation).
@@ -270,7 +271,7 @@ class Sampler:
                     self.tables, self.log_pred_new, self.rng_state, self.scan, self._perm, self._X_order, self._labels_order,
                     self._log_pred_order, progress, chunk, self.n_split_merge,
                     K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,
-                    keep_rows[done:done + chunk], kept_labels, kept_sm,
+                    keep_rows[done:done + chunk], kept_labels, kept_sm, self.exact_members,
                 )
                 if progress[gibbs.PROGRESS_SWEEPS] == chunk:
                     break

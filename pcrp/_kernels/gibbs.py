@@ -94,7 +94,7 @@ def gibbs_sweeps(
     dims, X, labels, K, counts, means, precs, logdets, consts,
     m0, S0, P0, logdet0, kappa0, log_new, log_v, tables, log_pred_new,
     rng, scan, perm, X_order, labels_order, log_pred_order, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
-    keep_rows, keep_labels, keep_sm,
+    keep_rows, keep_labels, keep_sm, exact_members,
 ):
     """Run sweeps of Algorithm 1, each followed by ``n_split_merge`` split-merge moves.
 
@@ -114,7 +114,8 @@ def gibbs_sweeps(
     sm_stats (4,) accumulates [splits proposed, accepted, merges proposed,
     accepted]. keep_rows (n_sweeps,) int64: after sweep s with keep_rows[s] = j >= 0,
     the labels are copied into keep_labels[j] (R, N) and sm_stats into keep_sm[j]
-    (R, 4), so kept draws need no return to Python at every kept sweep.
+    (R, 4), so kept draws need no return to Python at every kept sweep. exact_members: members a split-merge
+    move seats with the exact predictives before its frozen score (:func:`pcrp._kernels.split_merge.split_merge`).
 
     Returns K. The call is finished when progress[PROGRESS_SWEEPS] == n_sweeps;
     otherwise every slot was in use: enlarge the slot arrays and call again
@@ -398,7 +399,7 @@ def gibbs_sweeps(
             K = split_merge(
                 dims, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
                 m0, S0, P0, logdet0, kappa0, log_new, tables, rng,
-                members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
+                members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats, exact_members,
             )
             progress[PROGRESS_MOVES] += 1
         sweep = progress[PROGRESS_SWEEPS]
