@@ -204,25 +204,12 @@ def split_merge(
         side[t] = s
         n = sc_counts[s]
         if t < exact_members:
-            # slots.add_point written out: a call per member that writes into the scratch arrays costs more
-            weight = tables[n, ROW_T_SCALE]
-            q = 0.0
+            add_point(x, s, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work, term_a if s == 0 else term_b)
+        else:  # the frozen phase: the side's posterior mean and count only
+            step = tables[n, ROW_ADD_STEP]
             for a in range(D):
-                tt = 0.0
-                for b in range(D):
-                    tt += sc_precs[s, a, b] * (x[b] - sc_means[s, b])
-                work[a] = tt
-                q += tt * (x[a] - sc_means[s, a])
-            coef = weight / (1.0 + weight * q)
-            for a in range(D):
-                ca = coef * work[a]
-                for b in range(D):
-                    sc_precs[s, a, b] -= ca * work[b]
-            sc_logdets[s] += term_a if s == 0 else term_b
-        step = tables[n, ROW_ADD_STEP]
-        for a in range(D):
-            sc_means[s, a] += (x[a] - sc_means[s, a]) * step
-        sc_counts[s] = n + 1
+                sc_means[s, a] += (x[a] - sc_means[s, a]) * step
+            sc_counts[s] = n + 1
         if is_split:  # Welford
             inv = 1.0 / (n + 1)
             f = n * inv
