@@ -9,7 +9,6 @@ target: about 1.3) and the ratio working tree / earlier commit with the moves on
 imported as in bench/sweep_ab.py. 824d5f7 is the last commit before the split-merge proposal's frozen score.
 """
 
-import argparse
 import sys
 import tempfile
 import time
@@ -21,14 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", default="824d5f7", help="the earlier commit (default 824d5f7)")
-    parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--only", default="", help="run only the shapes whose label contains this text")
-    args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "bench"))
-    from sweep_ab import import_base
+    from sweep_ab import ab_arguments, import_base
     from sweep_speed import shapes
+
+    args = ab_arguments(__doc__.splitlines()[0], "824d5f7", 9)
 
     import pcrp.model as new_model
     import pcrp.sampler as new_sampler
