@@ -6,6 +6,7 @@
     python bench/million_points.py --sampler     # the sweeps alone: Sampler.step, 20 sweeps in each tree
     python bench/million_points.py --outside-sampling [--chains RESULT.npz] [--rounds 3] [--base-tree /work/main]
         # everything but the sampling, A/B: each tree's `pcrp run` replaying the same saved chains
+    python bench/million_points.py --sampler --scans  # ... the working tree's sweep orders (gibbs.SCAN_*), in turn
 
 Writes the data to a CSV (four Gaussians, unit spread, centres 6 apart, a label column the run reports
 against), runs `python -m pcrp.cli run DATA --label-column label --seed 1 --out ...` at its defaults (automatic
@@ -71,6 +72,7 @@ from pcrp.sampler import Sampler
 X, _ = make_data({n})
 X = (X - X.mean(0)) / X.std(0)
 s = Sampler(X, PowerCRP(1.0, 1.2), resolve_niw(X), seed=1, split_merge=1, init="kmeans:10")
+{scan}
 times, Ks = [], []
 for chunk in range(4):
     start = time.thread_time()
@@ -78,17 +80,19 @@ for chunk in range(4):
     times.append((time.thread_time() - start) / 5 * 1e3)
     Ks.append(int(info.K[-1]))
 import pcrp
-print(pcrp.__file__, ", ".join(f"{{t:.0f}}" for t in times), "ms per sweep (sweeps 1-5, 6-10, 11-15, 16-20); K after each:", Ks)
+print(pcrp.__file__, {scan!r}.split("#")[-1].strip(), ", ".join(f"{{t:.0f}}" for t in times), "ms per sweep (sweeps 1-5, 6-10, 11-15, 16-20); K after each:", Ks)
 """
 
 
-def sampler_speed(trees, n):
-    """Thread CPU time per sweep of Sampler.step on the same data and seed in each tree (no budget, no summaries)."""
+def sampler_speed(trees, n, scans=("",)):
+    """Thread CPU time per sweep of Sampler.step on the same data and seed in each tree (no budget, no summaries);
+    scans: statements run after the sampler is made (each a run of its own)."""
     for name, tree in trees.items():
-        code = SAMPLER_LOOP.format(bench=str(ROOT / "bench"), n=n)
-        done = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(tree)),
-                              capture_output=True, text=True, cwd=tempfile.gettempdir())
-        print(f"{name:4s}: {done.stdout.strip() or done.stderr[-2000:]}", flush=True)
+        for scan in scans:
+            code = SAMPLER_LOOP.format(bench=str(ROOT / "bench"), n=n, scan=scan)
+            done = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(tree)),
+                                  capture_output=True, text=True, cwd=tempfile.gettempdir())
+            print(f"{name:4s}: {done.stdout.strip() or done.stderr[-2000:]}", flush=True)
 
 
 # `pcrp run` with its main chains replayed from a saved file instead of sampled (the reference fit still samples):
@@ -155,10 +159,18 @@ def main():
                         help="time everything but the sampling: each tree replays the same saved chains")
     parser.add_argument("--chains", help="with --outside-sampling: a RESULT.npz of this data (default: run once)")
     parser.add_argument("--rounds", type=int, default=3, help="with --outside-sampling: A/B rounds (default 3)")
+    parser.add_argument("--scans", action="store_true",
+                        help="with --sampler: the working tree alone, each sweep order twice, alternating")
     args = parser.parse_args()
     trees = {"base": Path(args.base_tree), "new": ROOT}
     if args.only:
         trees = {args.only: trees[args.only]}
+    if args.sampler and args.scans:
+        print(f"load average {Path('/proc/loadavg').read_text().split()[:3]}")
+        orders = ["s.scan = 0  # SCAN_RANDOM", "s.scan = 1  # SCAN_MEMORY"]
+        sampler_speed({"new": ROOT}, args.n, orders * 2)
+        print(f"load average at the end {Path('/proc/loadavg').read_text().split()[:3]}")
+        return
     if args.sampler:
         sampler_speed(trees, args.n)
         return

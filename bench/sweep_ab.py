@@ -35,12 +35,17 @@ def import_base(revision, folder):
     return pcrp_base.model, pcrp_base.sampler
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", default="d41ca0a", help="the earlier commit (default d41ca0a)")
-    parser.add_argument("--rounds", type=int, default=21)
+def ab_arguments(description, base, rounds):
+    """The A/B scripts' command line: --base (the earlier commit), --rounds and --only."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--base", default=base, help=f"the earlier commit (default {base})")
+    parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--only", default="", help="run only the rows whose label contains this text, e.g. 'd=10'")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main():
+    args = ab_arguments(__doc__.splitlines()[0], "d41ca0a", 21)
     sys.path.insert(0, str(ROOT / "bench"))
     from sweep_speed import shapes
 

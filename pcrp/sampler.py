@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import compute
-from ._kernels import gibbs, slots
+from ._kernels import gibbs, slots, split_merge
 from ._kernels.rng import seed_state
 from .model import check_niw_for_data, log_weight_table, prior_tables
 from .dtypes import KMEANS_WORKING_MIB, check_memory, label_dtype, state_bytes
@@ -212,7 +212,7 @@ class Sampler:
         self._perm = np.arange(N, dtype=np.int32)
         # the sweep's own copies of X, the labels and log_pred_new in its order (gibbs.gibbs_sweeps)
         self._X_order = np.empty_like(X)
-        self._labels_order = np.empty(N, dtype=np.int32)
+        self._labels_order = np.empty(N, dtype=np.int64)
         self._log_pred_order = np.empty(N)
         self.sm_stats = np.zeros(4, dtype=np.int64)
 
@@ -229,6 +229,8 @@ class Sampler:
         return float(gibbs.log_joint(self.K, self.counts, self.logdets, self.log_v, self.tables))
 
     _warm_up = False  # True for warm_up()'s own sampler
+    scan = gibbs.SCAN_MEMORY  # the sweep's order (gibbs.SCAN_*; docs/records/sweep_ab.md compares them)
+    exact_members = split_merge.EXACT_MEMBERS  # a split-merge move's members seated by the exact predictives
 
     def step(self, n_sweeps=1, keep=None):
         """Run ``n_sweeps`` sweeps; returns a :class:`StepInfo` (its seconds exclude numba compilation).
@@ -257,15 +259,16 @@ class Sampler:
         while done < n_sweeps:
             to_refresh = REFRESH_EVERY - self.sweeps_done % REFRESH_EVERY
             chunk = min(n_sweeps - done, to_refresh)
-            progress = np.array([0, 0, 0, 1], dtype=np.int64)
+            progress = np.zeros(gibbs.N_PROGRESS, dtype=np.int64)
+            progress[gibbs.PROGRESS_FRESH] = 1
             while True:
                 self.K = gibbs.gibbs_sweeps(
                     self._dims, self.X, self.labels, self.K, self.counts, self.means, self.precs, self.logdets,
                     self._consts, self.m0, self.S0, self.P0, self.logdet0, self.kappa0, self.log_new, self.log_v,
-                    self.tables, self.log_pred_new, self.rng_state, self._perm, self._X_order, self._labels_order,
+                    self.tables, self.log_pred_new, self.rng_state, self.scan, self._perm, self._X_order, self._labels_order,
                     self._log_pred_order, progress, chunk, self.n_split_merge,
                     K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,
-                    keep_rows[done:done + chunk], kept_labels, kept_sm,
+                    keep_rows[done:done + chunk], kept_labels, kept_sm, self.exact_members,
                 )
                 if progress[gibbs.PROGRESS_SWEEPS] == chunk:
                     break

@@ -24,7 +24,9 @@ import pytest
 
 from pcrp.exact import canonical, exact_posterior, k_distribution
 from pcrp.model import CRP, PowerCRP, resolve_niw
+from pcrp._kernels import gibbs
 from pcrp.chains import run_chain as run
+from pcrp.sampler import Sampler
 
 SWEEPS = 50_000
 MIN_ESS = 10_000
@@ -66,6 +68,24 @@ CASES = [
 @pytest.mark.slow
 @pytest.mark.parametrize("n,d,prior,moves", CASES)
 def test_sampler_matches_exact_posterior(n, d, prior, moves):
+    assert_matches_exact(overlapping_data(n, d, seed=n + d), prior, moves)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,d,prior,moves", [CASES[4], CASES[6]])
+def test_random_order_sweep_matches_exact_posterior(n, d, prior, moves, monkeypatch):
+    """The sweeps' other order (a random permutation each sweep, gibbs.SCAN_RANDOM; the cases above run the
+    default, memory order from a random first point): the same bounds."""
+    monkeypatch.setattr(Sampler, "scan", gibbs.SCAN_RANDOM)
+    assert_matches_exact(overlapping_data(n, d, seed=n + d), prior, moves)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,d,prior,moves", [case for case in CASES if case.values[3] == "dahl"])
+def test_split_merge_frozen_score_matches_exact_posterior(n, d, prior, moves, monkeypatch):
+    """The split-merge proposal's frozen Gaussian score (pcrp._kernels.split_merge), which a move of
+    N = 6-7 points never reaches at its default of EXACT_MEMBERS exact members: from the second member on."""
+    monkeypatch.setattr(Sampler, "exact_members", 1)
     assert_matches_exact(overlapping_data(n, d, seed=n + d), prior, moves)
 
 

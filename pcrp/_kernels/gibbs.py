@@ -29,7 +29,7 @@ from .niw import (
     ROW_T_SCALE,
     rebuild_slot as rebuild_slot_aos,
 )
-from .rng import shuffle, uniform
+from .rng import randint, shuffle, uniform
 from .slots import (
     CONST_EXPONENT,
     CONST_LOG_WEIGHT,
@@ -69,7 +69,15 @@ def rebuild_all(X, labels, K, m0, S0, kappa0, counts, means, precs, logdets):
 PROGRESS_SWEEPS = 0  # sweeps completed in this call
 PROGRESS_POINT = 1  # next position in ``perm`` within the current sweep (N = all done)
 PROGRESS_MOVES = 2  # split-merge moves done after the current sweep
-PROGRESS_FRESH = 3  # 1 when the current sweep still needs its permutation drawn
+PROGRESS_FRESH = 3  # 1 when the current sweep still needs its order drawn
+PROGRESS_OFFSET = 4  # a memory-order sweep's first point ...
+PROGRESS_STEP = 5  # ... and its direction (+1 or -1)
+N_PROGRESS = 6
+
+# The sweep's order (the ``scan`` argument of gibbs_sweeps); either is a valid Gibbs sweep, as every update
+# leaves the posterior invariant whatever the order, as long as the order does not depend on the state.
+SCAN_RANDOM = 0  # a fresh random permutation each sweep, X, labels and log_pred_new gathered into it
+SCAN_MEMORY = 1  # memory order from a random first point in a random direction: no gather or scatter
 
 # Up to this d the quadratic form is written without a difference vector (registers only, once unrolled).
 SMALL_D = 3
@@ -85,8 +93,8 @@ LANES = 8  # the passes' length is padded to a multiple of this (8 doubles: one 
 def gibbs_sweeps(
     dims, X, labels, K, counts, means, precs, logdets, consts,
     m0, S0, P0, logdet0, kappa0, log_new, log_v, tables, log_pred_new,
-    rng, perm, X_order, labels_order, log_pred_order, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
-    keep_rows, keep_labels, keep_sm,
+    rng, scan, perm, X_order, labels_order, log_pred_order, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
+    keep_rows, keep_labels, keep_sm, exact_members,
 ):
     """Run sweeps of Algorithm 1, each followed by ``n_split_merge`` split-merge moves.
 
@@ -97,16 +105,17 @@ def gibbs_sweeps(
     logdets (C,), consts (N_CONSTS, C)); tables
     (N + 2, N_TABLE_ROWS); log_new, log_v (N + 2,) the prior's per-K tables
     (:func:`pcrp.model.prior_tables`); log_pred_new (N,) = log prior predictive of each
-    point; rng uint64[4]; perm (N,) int32, the current sweep order; X_order (N, d), labels_order (N,) int32
-    and log_pred_order (N,): X, labels and log_pred_new in that order, gathered once at the start of a
-    sweep so that the sweep reads them sequentially (at N in the hundreds of thousands the reads in random
-    order, not the arithmetic, set the pace), the labels scattered back at its end; progress
-    int64[4] (see PROGRESS_*; zeros and FRESH = 1 for a new call). After sweep s,
+    point; rng uint64[4]; scan: SCAN_RANDOM or SCAN_MEMORY, the sweep's order. For SCAN_RANDOM: perm (N,)
+    int32, the current sweep order; X_order (N, d), labels_order (N,) int64 and log_pred_order (N,): X,
+    labels and log_pred_new in that order, gathered once at the start of a sweep so that the sweep reads them
+    sequentially, the labels scattered back at its end (unused by SCAN_MEMORY, which reads X, labels and
+    log_pred_new in place); progress int64[N_PROGRESS] (see PROGRESS_*; zeros and FRESH = 1 for a new call). After sweep s,
     K_out[s] receives K and log_joint_out[s] log p(z, X) (:func:`log_joint`);
     sm_stats (4,) accumulates [splits proposed, accepted, merges proposed,
     accepted]. keep_rows (n_sweeps,) int64: after sweep s with keep_rows[s] = j >= 0,
     the labels are copied into keep_labels[j] (R, N) and sm_stats into keep_sm[j]
-    (R, 4), so kept draws need no return to Python at every kept sweep.
+    (R, 4), so kept draws need no return to Python at every kept sweep. exact_members: members a split-merge
+    move seats with the exact predictives before its frozen score (:func:`pcrp._kernels.split_merge.split_merge`).
 
     Returns K. The call is finished when progress[PROGRESS_SWEEPS] == n_sweeps;
     otherwise every slot was in use: enlarge the slot arrays and call again
@@ -134,15 +143,21 @@ def gibbs_sweeps(
     sc_logdets = np.zeros(3)
     while progress[PROGRESS_SWEEPS] < n_sweeps:
         if progress[PROGRESS_FRESH] == 1:
-            for t in range(N):
-                perm[t] = t
-            shuffle(rng, perm)
-            for t in range(N):
-                i = perm[t]
-                for a in range(D):
-                    X_order[t, a] = X[i, a]
-                labels_order[t] = labels[i]
-                log_pred_order[t] = log_pred_new[i]
+            if scan == SCAN_MEMORY:
+                progress[PROGRESS_OFFSET] = randint(rng, N)
+                progress[PROGRESS_STEP] = 1 if uniform(rng) < 0.5 else -1
+            else:
+                for t in range(N):
+                    perm[t] = t
+                shuffle(rng, perm)
+                for t in range(N):
+                    i = perm[t]
+                    for a in range(D):
+                        X_order[t, a] = X[i, a]
+                    labels_order[t] = labels[i]
+                    log_pred_order[t] = log_pred_new[i]
+                progress[PROGRESS_OFFSET] = 0
+                progress[PROGRESS_STEP] = 1
             progress[PROGRESS_FRESH] = 0
             progress[PROGRESS_POINT] = 0
             progress[PROGRESS_MOVES] = 0
@@ -158,13 +173,24 @@ def gibbs_sweeps(
                 n_free += 1
             else:
                 K += 1
+        # the arrays the sweep reads: its position t is their row offset + direction * t (mod N)
+        X_scan = X if scan == SCAN_MEMORY else X_order
+        labels_scan = labels if scan == SCAN_MEMORY else labels_order
+        log_pred_scan = log_pred_new if scan == SCAN_MEMORY else log_pred_order
+        offset = progress[PROGRESS_OFFSET]
+        direction = progress[PROGRESS_STEP]
         for t in range(progress[PROGRESS_POINT], N):
             if n_free == 0 and used == capacity:
                 progress[PROGRESS_POINT] = t
                 return used
-            for a in range(D):  # a copy, not a view X[t]: views cost reference counting
-                x[a] = X_order[t, a]
-            k = labels_order[t]
+            row = offset + direction * t
+            if row >= N:
+                row -= N
+            elif row < 0:
+                row += N
+            for a in range(D):  # a copy, not a view X[row]: views cost reference counting
+                x[a] = X_scan[row, a]
+            k = labels_scan[row]
             n = counts[k]
             # Pass 1, slot by slot: the quadratic form of x and 1 + its scaled value (d a constant: the loops
             # unrolled). Slot k still holds x: its weight without x comes from the same form below.
@@ -208,14 +234,14 @@ def gibbs_sweeps(
                     consts[CONST_EXPONENT, k] = 0.5 - tables[n - 1, ROW_T_EXPONENT]
                 else:  # rounding broke positive definiteness: take x out and rebuild the slot from its points
                     removed = True
-                    labels_order[t] = -1
-                    rebuild_slot_aos(X_order, labels_order, k, k, m0, S0, kappa0, counts, means, precs, logdets)
+                    labels_scan[row] = -1
+                    rebuild_slot_aos(X_scan, labels_scan, k, k, m0, S0, kappa0, counts, means, precs, logdets)
                     set_consts(k, counts, logdets, tables, consts)
                     ys[k] = scaled_form(x, k, D, counts, means, precs, tables)
             # Algorithm 1: log prior weight + log predictive, for each cluster and a new one
             # (K counted without point i; log_new[K] is -inf where K + 1 blocks are impossible).
             K_without = K - 1 if n == 1 else K
-            weights[used] = log_new[K_without] + log_pred_order[t]
+            weights[used] = log_new[K_without] + log_pred_scan[row]
             top = weights[used]
             total = 0.0
             if used < VECTOR_FROM:
@@ -258,7 +284,7 @@ def gibbs_sweeps(
                     weights[c] = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
                 for c in range(used):  # apart: a max reduction is vectorised only under fastmath
                     top = max(top, weights[c])
-                weights[used] = log_new[K_without] + log_pred_order[t]
+                weights[used] = log_new[K_without] + log_pred_scan[row]
                 padded = (used + LANES) // LANES * LANES  # slots and the new cluster
                 for c in range(used + 1, padded):
                     weights[c] = -np.inf
@@ -347,7 +373,7 @@ def gibbs_sweeps(
             consts[CONST_LOG_WEIGHT, k] = tables[n, ROW_LOG_G] + tables[n, ROW_T_CONST] - 0.5 * logdets[k]
             consts[CONST_SCALE, k] = tables[n, ROW_T_SCALE]
             consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
-            labels_order[t] = k
+            labels_scan[row] = k
         if progress[PROGRESS_POINT] < N:
             # compact the slots (holes out, order kept), then scatter the labels back
             nxt = 0
@@ -357,8 +383,12 @@ def gibbs_sweeps(
                     if c != nxt:
                         move_slot(c, nxt, D, counts, means, precs, logdets, consts)
                     nxt += 1
-            for t in range(N):
-                labels[perm[t]] = remap[labels_order[t]]
+            if scan == SCAN_MEMORY:
+                for t in range(N):
+                    labels[t] = remap[labels[t]]
+            else:
+                for t in range(N):
+                    labels[perm[t]] = remap[labels_order[t]]
         progress[PROGRESS_POINT] = N
 
         if progress[PROGRESS_MOVES] < n_split_merge:
@@ -369,18 +399,18 @@ def gibbs_sweeps(
             K = split_merge(
                 dims, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
                 m0, S0, P0, logdet0, kappa0, log_new, tables, rng,
-                members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
+                members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats, exact_members,
             )
             progress[PROGRESS_MOVES] += 1
         sweep = progress[PROGRESS_SWEEPS]
         K_out[sweep] = K
         log_joint_out[sweep] = log_joint(K, counts, logdets, log_v, tables)
-        row = keep_rows[sweep]
-        if row >= 0:
+        kept = keep_rows[sweep]
+        if kept >= 0:
             for t in range(N):
-                keep_labels[row, t] = labels[t]
+                keep_labels[kept, t] = labels[t]
             for t in range(4):
-                keep_sm[row, t] = sm_stats[t]
+                keep_sm[kept, t] = sm_stats[t]
         progress[PROGRESS_SWEEPS] = sweep + 1
         progress[PROGRESS_FRESH] = 1
     return K

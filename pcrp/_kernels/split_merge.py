@@ -8,14 +8,16 @@ the prior enters through the tables of :mod:`pcrp._kernels.gibbs`.
 
 import math
 
+import numpy as np
 from numba import njit
 
-from .niw import ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_T_SCALE
+from .niw import ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_T_CONST, ROW_T_EXPONENT, ROW_T_SCALE
 from .rng import randint, shuffle, uniform
 from .slots import (
     add_point,
     build_member_index,
     copy_slot,
+    finish_slot,
     log_marginal,
     log_predictive_from_term,
     log_term,
@@ -29,22 +31,40 @@ from .slots import (
 _TINY = 2.0 ** -900
 _RESCALE = 2.0 ** 900  # exact: a power of two
 _LOG_RESCALE = 900 * math.log(2.0)
+# A move seats this many members with the sides' exact predictives, the rest with a frozen Gaussian score
+# (the ``exact_members`` argument of split_merge; the tests lower it so that enumeration reaches the frozen phase)
+EXACT_MEMBERS = 32
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def split_merge(
     dims, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
     m0, S0, P0, logdet0, kappa0, log_new, tables, rng,
-    members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats,
+    members, side, sc_counts, sc_means, sc_precs, sc_logdets, x, work, sm_stats, exact_members,
 ):
     """One sequentially-allocated merge-split move (Dahl 2003); returns the new K.
 
     dims: as for :func:`pcrp._kernels.gibbs.gibbs_sweeps` (d zeros, or the empty tuple for the general kernel).
     Two distinct points i, j are drawn uniformly. If they share a cluster, a
     split is proposed by seating the cluster's other points one by one (random
-    order) next to i or j with probability proportional to g(size) times the
-    predictive; otherwise the merge of their clusters is proposed and the
-    probability of re-creating the current split in that way enters the ratio.
+    order) next to i or j with probability proportional to g(size) times a score; otherwise the merge of their
+    clusters is proposed and the probability of re-creating the current split in that way enters the ratio.
+
+    The score: for the first ``exact_members`` members (EXACT_MEMBERS) each side's exact predictive (Student-t, two logs a
+    member); then each side's scale is frozen and the Student-t read as a Gaussian, the running mean kept:
+    log g(n_s) + c_s - e_s k_s (x - m_s)^T S_s^{-1} (x - m_s) with c_s, e_s, k_s, S_s those of the side at the
+    freeze (no log, no rank-one update per member). Why the move stays exact: Metropolis-Hastings needs only
+    that the proposal probability in the ratio is the probability with which the proposal is drawn, and that
+    the target ratio is exact. (a) A split and the reverse computation in a merge run the same loop on the same
+    quantities: the merged set's members in a uniformly random order (a function of the set alone), i and j
+    first, the same freeze point and the same updates; nothing depends on the cluster statistics held before
+    the move. (b) Each seating probability is 1 / (1 + exp(-|la - lb|)) or its complement, and a side whose
+    probability is below 2^-900 enters through its log, which does not underflow: no log 0. (c) The target
+    ratio uses exact marginal likelihoods: a split's sides are rebuilt from their counts, means and scatters
+    (Welford, then :func:`pcrp._kernels.slots.finish_slot`, O(d^3) once), a merge's union from merge_slots.
+    The score only changes how often a good split is proposed, not what is accepted; the exact-enumeration
+    tests tests/test_exact_posterior.py, tests/test_custom_prior.py: N = 6-7, so the frozen phase is checked with
+    exact_members lowered to 1) pass unchanged.
     Target ratios use only the partition posterior of docs/design.md section 1.3: a split of a
     block of n into n1 + n2 multiplies the prior by [V(K + 1) / V(K)] W(n1) W(n2) / W(n),
     i.e. by exp(log_new[K] + G(n1) + G(n2) - G(n)) with G = ROW_LOG_G_PROD.
@@ -119,17 +139,52 @@ def split_merge(
         x[a] = X[j, a]
     add_point(x, 1, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
               log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables))
+    # each side's mean and scatter (Welford), for a split's acceptance ratio
+    centre = np.empty((2, D))
+    scatter = np.zeros((2, D, D))
+    for a in range(D):
+        centre[0, a] = X[i, a]
+        centre[1, a] = X[j, a]
+    # the frozen score of the later members (see the docstring): side s's form matrix and constant
+    score = np.empty((2, D, D))
+    score_const = np.empty(2)
     q_product = 1.0  # probability of the split produced / re-created below, times _RESCALE ** q_scales
     q_scales = 0
     log_q_tail = 0.0  # the log probabilities of sides too unlikely for the product
+    term_a = 0.0
+    term_b = 0.0
     for t in range(n_members):
         m = members[t]
         for a in range(D):
             x[a] = X[m, a]
-        term_a = log_term(x, 0, D, sc_counts, sc_means, sc_precs, tables)
-        term_b = log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables)
-        la = tables[sc_counts[0], ROW_LOG_G] + log_predictive_from_term(0, sc_counts, sc_logdets, tables, term_a)
-        lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive_from_term(1, sc_counts, sc_logdets, tables, term_b)
+        if t < exact_members:
+            term_a = log_term(x, 0, D, sc_counts, sc_means, sc_precs, tables)
+            term_b = log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables)
+            la = tables[sc_counts[0], ROW_LOG_G] + log_predictive_from_term(0, sc_counts, sc_logdets, tables, term_a)
+            lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive_from_term(1, sc_counts, sc_logdets, tables, term_b)
+        else:
+            if t == exact_members:  # freeze each side's scale: its Student-t read as a Gaussian from here on
+                for r in range(2):
+                    n = sc_counts[r]
+                    gain = tables[n, ROW_T_EXPONENT] * tables[n, ROW_T_SCALE]
+                    for a in range(D):
+                        for b in range(D):
+                            score[r, a, b] = gain * sc_precs[r, a, b]
+                    score_const[r] = tables[n, ROW_T_CONST] - 0.5 * sc_logdets[r]
+            form_a = 0.0
+            form_b = 0.0
+            for a in range(D):
+                da = x[a] - sc_means[0, a]
+                db = x[a] - sc_means[1, a]
+                ta = 0.0
+                tb = 0.0
+                for b in range(a):
+                    ta += score[0, a, b] * (x[b] - sc_means[0, b])
+                    tb += score[1, a, b] * (x[b] - sc_means[1, b])
+                form_a += da * (2.0 * ta + score[0, a, a] * da)
+                form_b += db * (2.0 * tb + score[1, a, a] * db)
+            la = tables[sc_counts[0], ROW_LOG_G] + score_const[0] - form_a
+            lb = tables[sc_counts[1], ROW_LOG_G] + score_const[1] - form_b
         # P(side a) = 1 / (1 + exp(lb - la)), with one exp; the probabilities of the sides taken are
         # multiplied (kept above 2^-900 by a power of two), their log taken once at the end
         ratio = math.exp(-abs(la - lb))
@@ -147,29 +202,34 @@ def split_merge(
                 q_product *= _RESCALE
                 q_scales += 1
         side[t] = s
-        # slots.add_point written out: a call per member that writes into the scratch arrays costs more
         n = sc_counts[s]
-        weight = tables[n, ROW_T_SCALE]
-        q = 0.0
-        for a in range(D):
-            tt = 0.0
-            for b in range(D):
-                tt += sc_precs[s, a, b] * (x[b] - sc_means[s, b])
-            work[a] = tt
-            q += tt * (x[a] - sc_means[s, a])
-        coef = weight / (1.0 + weight * q)
-        for a in range(D):
-            ca = coef * work[a]
-            for b in range(D):
-                sc_precs[s, a, b] -= ca * work[b]
-        sc_logdets[s] += term_a if s == 0 else term_b
-        step = tables[n, ROW_ADD_STEP]
-        for a in range(D):
-            sc_means[s, a] += (x[a] - sc_means[s, a]) * step
-        sc_counts[s] = n + 1
+        if t < exact_members:
+            add_point(x, s, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work, term_a if s == 0 else term_b)
+        else:  # the frozen phase: the side's posterior mean and count only
+            step = tables[n, ROW_ADD_STEP]
+            for a in range(D):
+                sc_means[s, a] += (x[a] - sc_means[s, a]) * step
+            sc_counts[s] = n + 1
+        if is_split:  # Welford
+            inv = 1.0 / (n + 1)
+            f = n * inv
+            for a in range(D):
+                work[a] = x[a] - centre[s, a]
+                centre[s, a] += work[a] * inv
+            for a in range(D):
+                fa = f * work[a]
+                for b in range(D):
+                    scatter[s, a, b] += fa * work[b]
 
     log_q = math.log(q_product) - q_scales * _LOG_RESCALE + log_q_tail
     if is_split:
+        # the two sides' exact statistics, from their counts, means and scatters (O(d^3))
+        total = np.empty(D)
+        for r in range(2):
+            for a in range(D):
+                total[a] = sc_counts[r] * centre[r, a]
+            finish_slot(r, sc_counts[r], total, scatter[r], m0, S0, kappa0, sc_counts, sc_means, sc_precs,
+                        sc_logdets)
         log_split_target = (  # relative to the merged state's V(K): W(1) V(K + 1) / V(K) = exp(log_new[K])
             log_new[K]
             + tables[sc_counts[0], ROW_LOG_G_PROD]
