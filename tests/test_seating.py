@@ -281,8 +281,9 @@ def test_informative_point_is_where_the_priors_disagree_most():
 def test_the_default_one_customer_point_is_informative_on_old_faithful():
     """The teaching page's draw (Old Faithful, a CRP draw after 300 sweeps at the page's default seed, 1) at the
     registry defaults: the picked point is seated with probability at most 0.75 under both the CRP and the pCRP and
-    they differ (total variation > 0.03), while the old default, point 0, is seated with probability above 0.98 under
-    both (measured: 0.473 and a total variation of 0.096 at the picked point 243; 0.994 at point 0)."""
+    they differ (total variation > 0.03). Measured with this version's sweeps: 0.506 and a total variation of 0.078
+    at the picked point 45. (The old default, point 0, was seated with probability 0.994 in the previous version's
+    draw and 0.836 in this one: whether it is contested depends on the draw, so it is not asserted.)"""
     from pcrp import data
     from pcrp.model import CRP, PowerCRP, resolve_niw
     from pcrp.one_customer import contrast
@@ -294,7 +295,6 @@ def test_the_default_one_customer_point_is_informative_on_old_faithful():
     tv, top = contrast(ds.X, labels, niw, [CRP(), PowerCRP()])
     i = int(np.argmax(tv))
     assert top[i] <= 0.75 and tv[i] > 0.03
-    assert top[0] > 0.98
 
 
 @pytest.mark.parametrize("prior_name, params", [("crp", dict(alpha=0.7)), ("pcrp", dict(alpha=0.7, r=1.6)),
