@@ -28,23 +28,20 @@ def _join_cost(i, k, table, sizes, cell, w, dF):
 
 
 @njit(cache=True, nogil=True)
-def _add(i, k, table, sizes, cell, w, dF):
-    """Put item i into cluster k; returns the change of the numerator."""
-    delta = _join_cost(i, k, table, sizes, cell, w, dF)
-    sizes[k] += 1
-    row = table[k]
-    for s in range(cell.shape[1]):
-        row[cell[i, s]] += 1
-    return delta
-
-
-@njit(cache=True, nogil=True)
 def _put(i, k, table, sizes, cell):
     """Put item i into cluster k without the cost (:func:`_best` has just computed it: the same float)."""
     sizes[k] += 1
     row = table[k]
     for s in range(cell.shape[1]):
         row[cell[i, s]] += 1
+
+
+@njit(cache=True, nogil=True)
+def _add(i, k, table, sizes, cell, w, dF):
+    """Put item i into cluster k; returns the change of the numerator."""
+    delta = _join_cost(i, k, table, sizes, cell, w, dF)
+    _put(i, k, table, sizes, cell)
+    return delta
 
 
 @njit(cache=True, nogil=True)
@@ -59,21 +56,10 @@ def _remove(i, k, table, sizes, cell, w, dF):
 
 @njit(cache=True, nogil=True)
 def _best(i, table, sizes, cell, w, dF):
-    """(cluster, cost) that item i should join: the cheapest occupied cluster, or the first empty slot (cost 0,
-    since F(1) - F(0) = 0 for both losses and the item's overlaps would all be 0) when it is cheaper."""
-    best_k, best = -1, np.inf
-    empty = -1
-    for k in range(sizes.shape[0]):
-        if sizes[k] == 0:
-            if empty < 0:
-                empty = k
-            continue
-        c = _join_cost(i, k, table, sizes, cell, w, dF)
-        if c < best:
-            best_k, best = k, c
-    if empty >= 0 and (best_k < 0 or 0.0 < best):
-        return empty, 0.0
-    return best_k, best
+    """(cluster, cost) that (unassigned) item i should join: the cheapest occupied cluster, or the first empty slot
+    (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would all be 0) when it is cheaper."""
+    k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF)
+    return k, cost
 
 
 @njit(cache=True, nogil=True)
@@ -90,8 +76,10 @@ def _leave_cost(i, old, table, sizes, cell, w, dF):
 
 @njit(cache=True, nogil=True)
 def _best_move(i, old, table, sizes, cell, w, dF):
-    """(cluster, cost, cost of staying) for item i of cluster ``old``: :func:`_best` as if i had left ``old``
-    (so ``old`` counts as empty when i is its only item), without touching the tables."""
+    """(cluster, cost, cost of staying) for item i of cluster ``old`` (-1: unassigned) as if i had left ``old``
+    (which then counts as empty when i is its only item), without touching the tables: the cheapest occupied
+    cluster, or the first empty slot (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would
+    all be 0) when it is cheaper."""
     best_k, best = -1, np.inf
     empty = -1
     stay = 0.0
