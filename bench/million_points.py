@@ -4,6 +4,7 @@
     python bench/million_points.py --only new    # this tree alone: the figure million_points (the base
                                                  # comparison is docs/records/million_points.md)
     python bench/million_points.py --sampler     # the sweeps alone: Sampler.step, 20 sweeps in each tree
+    python bench/million_points.py --search [--rounds 3] # the point-estimate search alone, its phases
     python bench/million_points.py --outside-sampling [--chains RESULT.npz] [--rounds 3] [--base-tree /work/main]
         # everything but the sampling, A/B: each tree's `pcrp run` replaying the same saved chains
     python bench/million_points.py --sampler --scans  # ... the working tree's sweep orders (gibbs.SCAN_*), in turn
@@ -95,6 +96,45 @@ def sampler_speed(trees, n, scans=("",)):
             print(f"{name:4s}: {done.stdout.strip() or done.stderr[-2000:]}", flush=True)
 
 
+# One greedy run of the point-estimate search of each kind on 50 synthetic draws (the four clusters, 0.2% of the
+# labels redrawn per draw), split into the start, the reallocation scans and the zealous attempts by running it
+# with max_scans / zealous_attempts at 0; thread CPU seconds, so that the other processes' load counts less.
+SEARCH_LOOP = """
+import time
+import numpy as np
+from pcrp._kernels.search import greedy_search
+from pcrp._kernels.rng import seed_state
+from pcrp.partition import DrawTables, compact_labels
+rng = np.random.default_rng(0)
+N, S = {n}, 50
+truth = rng.integers(0, 4, N)
+draws = compact_labels(np.stack([np.where(rng.random(N) < 0.002, rng.integers(0, 6, N), truth) for _ in range(S)]))[0]
+t = DrawTables(draws, np.full(S, 1 / S), "vi")
+cap = int(draws.max()) + 1
+greedy_search(t.cell[:10], t.w, t.dF, cap, np.full(10, -1, np.int64), t.n_table, seed_state(1), 2, 2)  # compile
+for kind, start in (("sequential", np.full(N, -1, np.int64)), ("from a draw", draws[7].astype(np.int64))):
+    times = []
+    for scans, zealous in ((0, 0), (50, 0), (50, 10)):
+        begun = time.thread_time()
+        labels, value = greedy_search(t.cell, t.w, t.dF, cap, start, t.n_table, seed_state(3), scans, zealous)
+        times.append(time.thread_time() - begun)
+    print(f"{{kind}}: {{times[2]:.2f}} s = start {{times[0]:.2f}} + scans {{times[1] - times[0]:.2f}} + zealous "
+          f"{{times[2] - times[1]:.2f}}; K {{len(np.unique(labels))}}, labels checksum {{int((labels * np.arange(N)).sum())}}, "
+          f"value {{value:.6f}}", flush=True)
+"""
+
+
+def search_speed(trees, n, rounds):
+    """SEARCH_LOOP in each tree, alternating, ``rounds`` times (fresh processes)."""
+    for r in range(rounds):
+        for name, tree in trees.items():
+            done = subprocess.run([sys.executable, "-c", SEARCH_LOOP.format(n=n)], capture_output=True, text=True,
+                                  env=dict(os.environ, PYTHONPATH=str(tree)), cwd=tempfile.gettempdir())
+            for line in (done.stdout.strip() or done.stderr[-2000:]).splitlines():
+                print(f"round {r + 1} {name:4s} {line}; load {Path('/proc/loadavg').read_text().split()[0]}",
+                      flush=True)
+
+
 # `pcrp run` with its main chains replayed from a saved file instead of sampled (the reference fit still samples):
 # its wall time less reading that file and ArviZ's import (which a real run does beside the chains) is everything a
 # run does outside sampling -- imports, reading the CSV, loading the kernels, the summaries, writing the result.
@@ -155,10 +195,13 @@ def main():
     parser.add_argument("--base-tree", default="/work/wt/base")
     parser.add_argument("--only", choices=["new", "base"])
     parser.add_argument("--sampler", action="store_true", help="time the sweeps alone (Sampler.step)")
+    parser.add_argument("--search", action="store_true",
+                        help="the point-estimate search alone: one greedy run of each kind, its phases timed")
     parser.add_argument("--outside-sampling", action="store_true",
                         help="time everything but the sampling: each tree replays the same saved chains")
     parser.add_argument("--chains", help="with --outside-sampling: a RESULT.npz of this data (default: run once)")
-    parser.add_argument("--rounds", type=int, default=3, help="with --outside-sampling: A/B rounds (default 3)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="with --outside-sampling or --search: A/B rounds (default 3)")
     parser.add_argument("--scans", action="store_true",
                         help="with --sampler: the working tree alone, each sweep order twice, alternating")
     args = parser.parse_args()
@@ -173,6 +216,9 @@ def main():
         return
     if args.sampler:
         sampler_speed(trees, args.n)
+        return
+    if args.search:
+        search_speed(trees, args.n, args.rounds)
         return
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)

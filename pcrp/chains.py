@@ -250,9 +250,10 @@ class ChainSet:
 
     def _write(self, f, extra):
         arrays = {name: getattr(self, name) for name in _ARRAYS}
+        arrays["labels"] = narrowest_labels(self.labels)
         arrays["config"] = np.array(dumps(self.config))
         arrays.update(extra or {})
-        np.savez_compressed(f, **arrays)
+        write_npz(f, arrays)
 
     @classmethod
     def load(cls, path):
@@ -284,7 +285,44 @@ class ChainSet:
             raise ChainFileError(f"{err}.") from None
         config = _read_config(data.pop("config"), name)
         data = check_result_arrays(data, config, name)
+        N = data["labels"].shape[2]
+        if data["labels"].dtype.itemsize < label_dtype(N).itemsize:  # stored narrower (narrowest_labels)
+            data["labels"] = data["labels"].astype(label_dtype(N))
         return cls(config=config, **data)
+
+
+# How result files are compressed: zlib level 1 (numpy's savez_compressed uses 6, several times slower on label
+# draws for a file about 1.4 times smaller), and an array of more than STORE_ABOVE_BYTES stored uncompressed:
+# deflating 52 MB of int8 label draws (N = 1,000,000) takes seconds even at level 1, storing them a tenth of one
+# (docs/records/million_points.md).
+NPZ_COMPRESSION_LEVEL = 1
+STORE_ABOVE_BYTES = 32 * 2**20
+
+
+def narrowest_labels(labels):
+    """``labels`` (any shape, integer codes >= 0) in the smallest signed integer dtype that holds their largest
+    code (int8 for fewer than 128 clusters): a result file stores them so, and :meth:`ChainSet.load` widens them
+    back to :func:`pcrp.dtypes.label_dtype`."""
+    largest = int(labels.max()) if labels.size else 0
+    for dtype in (np.int8, np.int16, np.int32):
+        if largest <= np.iinfo(dtype).max:
+            return labels if labels.dtype == dtype else labels.astype(dtype)
+    return labels
+
+
+def write_npz(f, arrays):
+    """Write ``arrays`` ({name: array}, no Python objects) to ``f`` (a path or binary file) as an .npz (the format
+    of ``np.savez_compressed``, read by ``np.load``): each array deflated at zlib level NPZ_COMPRESSION_LEVEL, or
+    stored uncompressed when it holds more than STORE_ABOVE_BYTES."""
+    import zipfile
+
+    with zipfile.ZipFile(f, mode="w", compression=zipfile.ZIP_DEFLATED, compresslevel=NPZ_COMPRESSION_LEVEL,
+                         allowZip64=True) as zf:
+        for key, value in arrays.items():
+            value = np.asanyarray(value)
+            zf.compression = zipfile.ZIP_STORED if value.nbytes > STORE_ABOVE_BYTES else zipfile.ZIP_DEFLATED
+            with zf.open(f"{key}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, value, allow_pickle=False)
 
 
 # What each array of a result file holds: dtype kinds, in words, and its axes (C chains, T sweeps, S kept draws,

@@ -445,3 +445,28 @@ def test_resolve_inits_accepts_label_arrays():
     starts = resolve_inits(labels, 2)
     assert len(starts) == 2 and all(np.array_equal(s, labels) for s in starts)
     assert resolve_inits(None, 4) == ["kmeans:10", "one", "random:20", "kmeans:10"]
+
+
+def test_result_files_hold_the_narrowest_labels_and_load_widens_them(tmp_path, chains):
+    path = tmp_path / "run.npz"
+    chains.save(path)
+    with np.load(path, allow_pickle=False) as f:
+        assert f["labels"].dtype == np.int8 and np.array_equal(f["labels"], chains.labels)
+    loaded = ChainSet.load(path)
+    assert loaded.labels.dtype == chains.labels.dtype and np.array_equal(loaded.labels, chains.labels)
+    earlier = tmp_path / "earlier.npz"  # as result files were written before: savez_compressed, labels in int16
+    np.savez_compressed(earlier, **_arrays(chains))
+    assert np.array_equal(ChainSet.load(earlier).labels, chains.labels)
+
+
+def test_large_arrays_are_stored_uncompressed_and_read_back(tmp_path, chains, monkeypatch):
+    import pcrp.chains
+
+    monkeypatch.setattr(pcrp.chains, "STORE_ABOVE_BYTES", chains.labels.size - 1)  # the int8 labels exceed it
+    path = tmp_path / "run.npz"
+    chains.save(path)
+    with zipfile.ZipFile(path) as zf:
+        assert zf.getinfo("labels.npy").compress_type == zipfile.ZIP_STORED
+        assert zf.getinfo("K.npy").compress_type == zipfile.ZIP_DEFLATED
+    loaded = ChainSet.load(path)
+    assert np.array_equal(loaded.labels, chains.labels) and np.array_equal(loaded.K, chains.K)

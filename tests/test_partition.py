@@ -328,3 +328,27 @@ def test_identical_partitions_are_merged_exactly_whatever_their_label_values(n):
     assert _distinct([np.array(draws)], np.full(60, 1 / 60), limit=2) is None  # more distinct draws than the limit
     distinct, w = unique_draws(np.array(draws))
     assert [canonical(z) for z in distinct] == [canonical(b) for b in base] and w == pytest.approx([1 / 3] * 3)
+
+
+@pytest.mark.parametrize("loss", ["vi", "binder"])
+def test_greedy_search_value_is_the_loss_of_its_labels(loss):
+    """The value the search carries through its moves, rejected zealous attempts (restored from a copy) and items
+    that stay (never taken out) is the numerator recomputed from scratch for the labels it returns."""
+    from pcrp._kernels.rng import seed_state
+    from pcrp._kernels.search import greedy_search, loss_numerator
+    from pcrp.partition import DrawTables, compact_labels
+
+    rng = np.random.default_rng(3)
+    for case in range(12):
+        N, S = int(rng.integers(5, 200)), int(rng.integers(1, 8))
+        truth = rng.integers(0, int(rng.integers(1, 5)), N)
+        draws = compact_labels(np.stack([np.where(rng.random(N) < 0.3, rng.integers(0, 6, N), truth)
+                                         for _ in range(S)]))[0]
+        w = rng.random(S)
+        tables = DrawTables(draws, w / w.sum(), loss)
+        cap = int(draws.max()) + 1
+        for start in (np.full(N, -1, np.int64), draws[0].astype(np.int64)):
+            labels, value = greedy_search(tables.cell, tables.w, tables.dF, cap, start, tables.n_table,
+                                          seed_state(case), 50, 10)
+            again = loss_numerator(labels, tables.cell, tables.w, tables.dF, cap, tables.n_table)
+            assert value == pytest.approx(again, rel=1e-12, abs=1e-9)

@@ -28,13 +28,19 @@ def _join_cost(i, k, table, sizes, cell, w, dF):
 
 
 @njit(cache=True, nogil=True)
-def _add(i, k, table, sizes, cell, w, dF):
-    """Put item i into cluster k; returns the change of the numerator."""
-    delta = _join_cost(i, k, table, sizes, cell, w, dF)
+def _put(i, k, table, sizes, cell):
+    """Put item i into cluster k without the cost (:func:`_best` has just computed it: the same float)."""
     sizes[k] += 1
     row = table[k]
     for s in range(cell.shape[1]):
         row[cell[i, s]] += 1
+
+
+@njit(cache=True, nogil=True)
+def _add(i, k, table, sizes, cell, w, dF):
+    """Put item i into cluster k; returns the change of the numerator."""
+    delta = _join_cost(i, k, table, sizes, cell, w, dF)
+    _put(i, k, table, sizes, cell)
     return delta
 
 
@@ -50,21 +56,63 @@ def _remove(i, k, table, sizes, cell, w, dF):
 
 @njit(cache=True, nogil=True)
 def _best(i, table, sizes, cell, w, dF):
-    """(cluster, cost) that item i should join: the cheapest occupied cluster, or the first empty slot (cost 0,
-    since F(1) - F(0) = 0 for both losses and the item's overlaps would all be 0) when it is cheaper."""
+    """(cluster, cost) that (unassigned) item i should join: the cheapest occupied cluster, or the first empty slot
+    (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would all be 0) when it is cheaper."""
+    k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF)
+    return k, cost
+
+
+@njit(cache=True, nogil=True)
+def _leave_cost(i, old, table, sizes, cell, w, dF):
+    """Change of the numerator if item i (in cluster ``old``) rejoined ``old`` after leaving it: the
+    :func:`_join_cost` that :func:`_remove` would return negated, computed from the counts as they are (each less
+    one) without writing them -- the same operations in the same order, so the same float."""
+    total = 0.0
+    row = table[old]
+    for s in range(cell.shape[1]):
+        total += w[s] * dF[row[cell[i, s]] - 1]
+    return dF[sizes[old] - 1] - 2.0 * total
+
+
+@njit(cache=True, nogil=True)
+def _best_move(i, old, table, sizes, cell, w, dF):
+    """(cluster, cost, cost of staying) for item i of cluster ``old`` (-1: unassigned) as if i had left ``old``
+    (which then counts as empty when i is its only item), without touching the tables: the cheapest occupied
+    cluster, or the first empty slot (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would
+    all be 0) when it is cheaper."""
     best_k, best = -1, np.inf
     empty = -1
+    stay = 0.0
     for k in range(sizes.shape[0]):
-        if sizes[k] == 0:
-            if empty < 0:
-                empty = k
-            continue
-        c = _join_cost(i, k, table, sizes, cell, w, dF)
+        if k == old:
+            if sizes[k] == 1:
+                if empty < 0:
+                    empty = k
+                continue
+            stay = _leave_cost(i, old, table, sizes, cell, w, dF)
+            c = stay
+        else:
+            if sizes[k] == 0:
+                if empty < 0:
+                    empty = k
+                continue
+            c = _join_cost(i, k, table, sizes, cell, w, dF)
         if c < best:
             best_k, best = k, c
     if empty >= 0 and (best_k < 0 or 0.0 < best):
-        return empty, 0.0
-    return best_k, best
+        return empty, 0.0, stay
+    return best_k, best, stay
+
+
+@njit(cache=True, nogil=True)
+def _move(i, old, k, table, sizes, cell):
+    """Move item i from cluster ``old`` to cluster ``k`` in the tables."""
+    sizes[old] -= 1
+    sizes[k] += 1
+    row_old, row_new = table[old], table[k]
+    for s in range(cell.shape[1]):
+        row_old[cell[i, s]] -= 1
+        row_new[cell[i, s]] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -91,24 +139,32 @@ def greedy_search(cell, w, dF, cap, start, n_table, state, max_scans, zealous_at
         shuffle(state, order)
         for j in range(N):
             i = order[j]
-            k, _ = _best(i, table, sizes, cell, w, dF)
+            k, cost = _best(i, table, sizes, cell, w, dF)
             labels[i] = k
-            value += _add(i, k, table, sizes, cell, w, dF)
+            value += cost
+            _put(i, k, table, sizes, cell)
     for _ in range(max_scans):
         shuffle(state, order)
         moved = False
-        for j in range(N):
+        for j in range(N):  # an item that stays leaves the tables untouched: O(K S) reads, no writes
             i = order[j]
             old = labels[i]
-            value += _remove(i, old, table, sizes, cell, w, dF)
-            k, _ = _best(i, table, sizes, cell, w, dF)
-            value += _add(i, k, table, sizes, cell, w, dF)
+            k, cost, stay = _best_move(i, old, table, sizes, cell, w, dF)
+            if sizes[old] == 1:
+                stay = 0.0  # (its own cluster empties: the cost of an empty slot)
+            value += -stay
+            value += cost
             if k != old:
+                _move(i, old, k, table, sizes, cell)
                 labels[i] = k
                 moved = True
         if not moved:
             break
     members = np.empty(N, dtype=np.int64)
+    # the tables as they were before an attempt: a rejected attempt restores them whole (K x S L integers)
+    # rather than moving its items back one by one, O(|cluster| S) -- the same state and labels either way
+    saved_table = np.empty_like(table)
+    saved_sizes = np.empty_like(sizes)
     for _ in range(zealous_attempts):
         n_occupied = 0
         for k in range(cap):
@@ -132,22 +188,24 @@ def greedy_search(cell, w, dF, cap, start, n_table, state, max_scans, zealous_at
         chosen = members[:m].copy()
         shuffle(state, chosen)
         before = value
+        saved_table[:] = table
+        saved_sizes[:] = sizes
         for j in range(m):
             value += _remove(chosen[j], target, table, sizes, cell, w, dF)
         new_labels = np.empty(m, dtype=np.int64)
         for j in range(m):
             i = chosen[j]
-            k, _ = _best(i, table, sizes, cell, w, dF)
+            k, cost = _best(i, table, sizes, cell, w, dF)
             new_labels[j] = k
-            value += _add(i, k, table, sizes, cell, w, dF)
+            value += cost
+            _put(i, k, table, sizes, cell)
         if value < before - 1e-9:
             for j in range(m):
                 labels[chosen[j]] = new_labels[j]
-        else:  # undo
-            for j in range(m):
-                value += _remove(chosen[j], new_labels[j], table, sizes, cell, w, dF)
-            for j in range(m):
-                value += _add(chosen[j], target, table, sizes, cell, w, dF)
+        else:  # rejected: back to the tables, and the value, from before the attempt
+            table[:] = saved_table
+            sizes[:] = saved_sizes
+            value = before
     return labels, value
 
 
