@@ -19,7 +19,6 @@ import numpy as np
 from numba import njit
 
 from .niw import (
-    ROW_ADD_STEP,
     ROW_LOG_G,
     ROW_LOG_G_PROD,
     ROW_REMOVE_STEP,
@@ -34,6 +33,7 @@ from .slots import (
     CONST_EXPONENT,
     CONST_LOG_WEIGHT,
     CONST_SCALE,
+    add_point,
     build_member_index,
     log_marginal,
     log_predictive,
@@ -347,29 +347,9 @@ def gibbs_sweeps(
                 reset_slot(chosen, D, m0, P0, logdet0, counts, means, precs, logdets)
                 K += 1
                 ys[chosen] = log_term(x, chosen, D, counts, means, precs, tables)
-            # add x to the chosen cluster: slots.add_point written out (see the note in niw.py)
             k = chosen
+            add_point(x, k, D, counts, means, precs, logdets, tables, work, ys[k])
             n = counts[k]
-            weight = tables[n, ROW_T_SCALE]
-            q = 0.0
-            for a in range(D):
-                tt = 0.0
-                for b in range(D):
-                    tt += precs[k, a, b] * (x[b] - means[k, b])
-                work[a] = tt
-                q += tt * (x[a] - means[k, a])
-            denom = 1.0 + weight * q
-            coef = weight / denom
-            for a in range(D):
-                ca = coef * work[a]
-                for b in range(D):
-                    precs[k, a, b] -= ca * work[b]
-            logdets[k] += ys[k]
-            step = tables[n, ROW_ADD_STEP]
-            for a in range(D):
-                means[k, a] += (x[a] - means[k, a]) * step
-            n += 1
-            counts[k] = n
             consts[CONST_LOG_WEIGHT, k] = tables[n, ROW_LOG_G] + tables[n, ROW_T_CONST] - 0.5 * logdets[k]
             consts[CONST_SCALE, k] = tables[n, ROW_T_SCALE]
             consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
