@@ -460,9 +460,9 @@ def test_result_files_hold_the_narrowest_labels_and_load_widens_them(tmp_path, c
 
 
 def test_large_arrays_are_stored_uncompressed_and_read_back(tmp_path, chains, monkeypatch):
-    import pcrp.chains
+    import pcrp.result_file
 
-    monkeypatch.setattr(pcrp.chains, "STORE_ABOVE_BYTES", chains.labels.size - 1)  # the int8 labels exceed it
+    monkeypatch.setattr(pcrp.result_file, "STORE_ABOVE_BYTES", chains.labels.size - 1)  # the int8 labels exceed it
     path = tmp_path / "run.npz"
     chains.save(path)
     with zipfile.ZipFile(path) as zf:
