@@ -35,7 +35,6 @@ from .model import DEFAULT_PRIOR, NIW_PARAMS, PRIORS
 from .partition import DEFAULT_LOSS, LOSSES
 from .run_spec import RUN_PARAMS, make_run_spec
 from .compiling import compile_kernels
-from .summary import preload_in_background
 
 
 # The run settings the estimator takes (seed is random_state, scikit-learn's name).
@@ -293,7 +292,6 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         if self.verbose:
             print("\n".join(self.spec_.describe()), file=sys.stderr)
         compile_kernels(dim=self.spec_.dim)  # the first fit of an installation and d compiles, and says so
-        preload_in_background()  # the summaries' imports load while the chains run
         with self._progress() as advance:
             self.chains_ = run_chains(Z, self.spec_, callback=advance)
         self.stop_reason_ = self.chains_.stop["reason"]

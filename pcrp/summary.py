@@ -5,20 +5,22 @@ Metric conventions (stated in the app next to every number):
   scikit-learn's ``average_method="geometric"``); 1 for identical partitions.
 - VI = H(U | V) + H(V | U) in bits (log base 2, the authors' choice); 0 for identical partitions.
 
-Diagnostics and standard errors come from ArviZ, on (chain, draw) arrays:
-- R-hat: rank-normalised split R-hat (Vehtari et al. 2021), ``az.rhat(method="rank")``.
-- ESS: bulk and tail effective sample sizes, in draws, ``az.ess(method="bulk" | "tail")``.
-- MCSE: Monte Carlo standard error of the mean, sd / sqrt(ESS of the mean), ``az.mcse(method="mean")``.
+Diagnostics and standard errors are ArviZ's definitions, computed on (chain, draw) arrays by
+:mod:`pcrp.mcmc_diagnostics` (NumPy, checked against ArviZ in the tests, without ArviZ's 1.3-1.5 s import):
+- R-hat: rank-normalised split R-hat (Vehtari et al. 2021), ArviZ's ``rhat(method="rank")``.
+- ESS: bulk and tail effective sample sizes, in draws, ``ess(method="bulk" | "tail")``.
+- MCSE: Monte Carlo standard error of the mean, sd / sqrt(ESS of the mean), ``mcse(method="mean")``.
   Standard errors in tables and metrics are MCSEs: they account for autocorrelation, where
   std / sqrt(n) would treat correlated draws as independent.
 The posterior density lives in :mod:`pcrp.density`, partition summaries in :mod:`pcrp.partition`.
 """
 
 import math
-import threading
-import warnings
 
 import numpy as np
+
+from . import mcmc_diagnostics
+from .mcmc_diagnostics import MIN_DRAWS
 
 
 def nmi(true, pred):
@@ -116,7 +118,6 @@ def oracle_alpha(k_true, n):
 
 # R-hat above this means the chains disagree (Vehtari et al. 2021 recommend 1.01).
 RHAT_THRESHOLD = 1.01
-MIN_DRAWS = 4  # ArviZ's minimum draws per chain for ESS and MCSE
 
 
 def _chain_draw(values):
@@ -128,52 +129,15 @@ def _chain_draw(values):
     return values
 
 
-_ARVIZ_LOCK = threading.Lock()
-
-
-def _quiet(fn, values, **kwargs):
-    """Call an ArviZ diagnostic on a (chain, draw) array; a float (nan where it is undefined).
-
-    ArviZ's own numba path is switched off for the call (and restored after): it is compiled afresh in every
-    process (about 0.4-1 s on the first diagnostic), and its NumPy path gives the same numbers on these small
-    arrays (checked in tests/test_summaries_fast.py)."""
-    import arviz as az
-
-    with _ARVIZ_LOCK, warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore")
-        jit = az.Numba.numba_flag
-        az.Numba.disable_numba()
-        try:
-            return float(np.asarray(fn(values, **kwargs)).reshape(-1)[0])
-        finally:
-            if jit:
-                az.Numba.enable_numba()
-
-
-def preload_in_background():
-    """Start importing ArviZ in a daemon thread and return it: about 1.5-2 s of imports that the summaries need,
-    done while the chains run (their kernels release the GIL) instead of after them. A later ``import arviz``
-    waits for this one to finish."""
-    import importlib
-
-    thread = threading.Thread(target=importlib.import_module, args=("arviz",), name="pcrp-preload", daemon=True)
-    thread.start()
-    return thread
-
-
 def mean_and_mcse(values):
     """(mean, MCSE of the mean) of (chain, draw) or (draw,) values, pooling the chains.
 
-    The MCSE is ArviZ's ``mcse(method="mean")``: 0 for constant values, nan with fewer than
-    4 draws per chain (too few to estimate the autocorrelation).
+    The MCSE is ArviZ's ``mcse(method="mean")`` (:func:`pcrp.mcmc_diagnostics.mcse_mean`): 0 for constant values,
+    nan with fewer than 4 draws per chain (too few to estimate the autocorrelation).
     """
     values = _chain_draw(values)
     mean = float(values.mean()) if values.size else float("nan")
-    if values.shape[1] < MIN_DRAWS:
-        return mean, float("nan")
-    import arviz as az
-
-    return mean, _quiet(az.mcse, values, method="mean")
+    return mean, mcmc_diagnostics.mcse_mean(values)
 
 
 # A quantity is "settled" in a chain when at least this share of the chain's draws equal its most common value (a
@@ -201,30 +165,18 @@ def chain_diagnostics(values):
     settled: every chain holds one value in at least :data:`SETTLED_SHARE` of its draws (R-hat and ESS are then
     not informative); agree: :func:`chains_agree` of this result.
     """
-    import arviz as az
-
     values = _chain_draw(values)
-    n_chains, n_draws = values.shape
+    n_draws = values.shape[1]
 
     def stats(v, rhat):
         mean, mcse = mean_and_mcse(v)
-        enough = v.shape[1] >= MIN_DRAWS
-        return {
-            "mean": mean,
-            "mcse": mcse,
-            "rhat": rhat,
-            "ess_bulk": _quiet(az.ess, v, method="bulk") if enough else float("nan"),
-            "ess_tail": _quiet(az.ess, v, method="tail") if enough else float("nan"),
-        }
+        return {"mean": mean, "mcse": mcse, "rhat": rhat,
+                "ess_bulk": mcmc_diagnostics.ess_bulk(v), "ess_tail": mcmc_diagnostics.ess_tail(v)}
 
-    pooled_rhat = _quiet(az.rhat, values, method="rank") if n_chains >= 2 and n_draws >= MIN_DRAWS else float("nan")
-    out = stats(values, pooled_rhat)
+    out = stats(values, mcmc_diagnostics.rhat_rank(values))
     half = n_draws // 2
-    out["per_chain"] = [
-        stats(chain[None], _quiet(az.rhat, np.vstack([chain[:half], chain[half:2 * half]]), method="rank")
-              if half >= MIN_DRAWS else float("nan"))
-        for chain in values
-    ]
+    out["per_chain"] = [stats(chain[None], mcmc_diagnostics.rhat_rank(np.vstack([chain[:half], chain[half:2 * half]])))
+                        for chain in values]
     settled = [_settled_value(chain) for chain in values] if n_draws else []
     out["settled"] = bool(settled) and all(share >= SETTLED_SHARE for share, _ in settled)
     for entry, (share, value) in zip(out["per_chain"], settled):

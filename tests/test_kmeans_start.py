@@ -77,13 +77,3 @@ def test_initial_labels_kmeans_are_compact(k):
     X, _ = blobs(n_per=30, k=3, spread=1.0)
     labels = initial_labels(X, f"kmeans:{k}", np.random.default_rng(0))
     assert labels.dtype == np.int64 and set(labels) == set(range(labels.max() + 1)) and labels.max() + 1 == k
-
-
-def test_pcrp_run_imports_no_scikit_learn(tmp_path):
-    """`pcrp run` with its default starts (two of them k-means) never imports scikit-learn (half a second of
-    start-up): the start is pcrp.kmeans_start, and NMI and VI against true labels come from pcrp.summary.nmi_vi."""
-    script = ("import sys\nfrom pcrp.cli import main\n"
-              "rc = main(['run', 'old-faithful', '--iters', '20', '--seed', '0', '--out', 'r.npz'])\n"
-              "print('sklearn loaded' if any(m.split('.')[0] == 'sklearn' for m in sys.modules) else 'no sklearn', rc)")
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
-    assert proc.stdout.splitlines()[-1] == "no sklearn 0", proc.stdout[-2000:] + proc.stderr[-2000:]

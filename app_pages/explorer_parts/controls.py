@@ -109,8 +109,6 @@ def start_run(data):
                            inits=contrasting_starts(S["start"], S["chains"]), split_merge=S["split_merge"])
         with st.spinner("Preparing the sampler (compiling on first use)…"):
             warm_up(dim=ds.X.shape[1])
-            import arviz  # noqa: F401  (seconds on first import: here, not in the middle of the live view)
-
             run = new_run(ds, specs, config=config)
         run.browser, run.address = browser_key(), client_address()
         registry().add(run, replacing=state.get("run"))  # this tab's previous run is stopped below

@@ -119,7 +119,6 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True,
     from ..compiling import compile_kernels, warm_up
     from ..run_summary import (judged_against_reference, reference_fit, saved_arrays, summarise_run,
                                summary_lines)
-    from ..summary import preload_in_background
 
     for line in spec.describe():
         print(line)
@@ -129,8 +128,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True,
         print(f"  where r came from: {r_note}")
     sys.stdout.flush()
     compile_kernels(dim=spec.dim)
-    warm_up(dim=spec.dim)  # the cached kernels load before ArviZ's import starts: both hold the GIL, they are first
-    preload_in_background()  # the summaries' imports load while the chains run
+    warm_up(dim=spec.dim)
     progress = RunProgress(spec, spec.prior.label())
     try:
         chains = run_chains(ds.X, spec, callback=progress.advance, on_block=progress.checkpoint)
