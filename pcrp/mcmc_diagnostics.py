@@ -6,7 +6,7 @@ an improved R-hat", Bayesian Analysis 16(2)) and as ArviZ computes them: ``rhat(
 ``ess(method="bulk" | "tail")`` and ``mcse(method="mean")``. tests/test_mcmc_diagnostics.py checks every function
 against ArviZ on random chains with ties, short and odd lengths, a constant chain and NaN.
 
-Why not call ArviZ here (docs/design.md section 6.4): importing it takes 1.3-1.5 s of one core (xarray,
+Why not call ArviZ here (docs/design.md section 2, the analyses): importing it takes 1.3-1.5 s of one core (xarray,
 matplotlib, scipy.stats), longer than a whole short ``pcrp run``; these four figures need only a sort, an FFT and
 the normal quantile. ArviZ stays the reference in the tests and the export (``ChainSet.to_inference_data``).
 
