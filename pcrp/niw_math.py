@@ -9,7 +9,8 @@ S_n = S0 + C + (kappa0 n / kappa_n)(xbar - m0)(xbar - m0)^T.
 """
 
 import numpy as np
-from scipy.special import gammaln, multigammaln
+
+from .special_functions import gammaln, multigammaln
 
 
 def posterior_params(X, m0, kappa0, nu0, S0):

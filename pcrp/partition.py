@@ -29,7 +29,6 @@ The similarity matrix is an explicit request (:func:`similarity_matrix`: 4 N^2 b
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg.blas import sgemm, ssyrk
 
 LOSSES = ("vi", "binder")
 DEFAULT_LOSS = LOSSES[0]  # variation of information
@@ -177,6 +176,8 @@ def similarity_matrix(draws, weights=None, chunk_bytes=CHUNK_BYTES):
     max(chunk_bytes, 4 N K_max) bytes (twice that with weights) plus an int32 copy of the draws.
     Unweighted counts are summed exactly (float32 holds integers up to 2**24 draws).
     """
+    from scipy.linalg.blas import sgemm, ssyrk  # here: a run that needs no similarity matrix never loads SciPy
+
     draws = _as_draws(draws)
     S, N = draws.shape
     compact, n_clusters = compact_labels(draws)

@@ -32,13 +32,13 @@ of K can be read together.
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy.special import gammaln
 
 from .errors import SettingError
 from .model import PRIORS, make_prior
 from .niw_math import log_marginal_of
 from .params import Declarations
 from .run_spec import RUN_PARAMS
+from .special_functions import gammaln
 
 
 # Stated in the JSON of pcrp path, its table and describe_r.

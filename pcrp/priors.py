@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import gammaln
 
 from .errors import ModelError
 from .gibbs_prior import SPECS, GibbsPrior, Growth, PriorSpec, _ints, _log_rising
 from .params import Param
+from .special_functions import gammaln
 
 
 # R_MAX keeps the sampler's double-precision arithmetic meaningful for data sets up to the 10,000 points that

@@ -17,9 +17,9 @@ curve with its limit and rate in words (what the teaching page draws).
 import math
 
 import numpy as np
-from scipy.special import gammaln
 
 from .model import ALPHA, CRP, Growth, PowerCRP, log_weight_table  # noqa: F401  (Growth: seating.growth returns it)
+from .special_functions import gammaln
 
 
 def power_rule(alpha, r):

@@ -12,7 +12,6 @@ held-out parts prepared with nothing learnt from the held-out rows, one pCRP fit
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ..model import NIW, resolve_niw
 from ..path import FIT_INIT, tuned_prior
@@ -42,6 +41,8 @@ def score_held_out(X_train, label_draws, X_test, prior, niw):
     (:func:`pcrp.density.seating_log_predictive`): for the loss it joins the existing cluster of highest
     posterior seating probability (new tables excluded); its predictive density includes a new table.
     """
+    from scipy.special import logsumexp  # here: importing pcrp.cv for a run's r loads no SciPy
+
     from ..density import seating_log_predictive
 
     X_test = np.ascontiguousarray(X_test, dtype=float)
