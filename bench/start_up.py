@@ -100,7 +100,7 @@ def main():
         print(f"{name:10s} {spread(column['help']):>20s} {spread(column['run wall']):>20s} "
               f"{spread(column['sampling']):>20s} {spread(column['outside']):>20s}  {imported}")
     if args.base_tree:
-        for key in ("help", "outside"):
+        for key in ("help", "run wall", "outside"):
             ratio = (statistics.median(r[key] for r in rounds["this tree"])
                      / statistics.median(r[key] for r in rounds["base"]))
             print(f"this tree / base, {key}: {ratio:.2f}")
