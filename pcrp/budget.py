@@ -4,7 +4,7 @@ The automatic budget runs the chains from checkpoint to checkpoint, each about 1
 defaults: 250, 313, 391, ..., up to the cap of 20,000 sweeps per chain: 21 checkpoints). At each checkpoint the
 first half of the sweeps is burn-in, and the rest is judged (:func:`judge`):
 
-- K and the log joint each pass when split R-hat (rank-normalised, ArviZ) is at most ``rhat`` (1.01) and their
+- K and the log joint each pass when split R-hat (rank-normalised, ArviZ's definition) is at most ``rhat`` (1.01) and their
   bulk ESS over all chains is at least ``ess`` (400), from every sweep after burn-in (both are recorded every
   sweep; only the label draws are thinned). A quantity that a chain holds at one value in 99% of its draws
   (a K that never moves, a chain on one partition) is *settled*: it passes when every chain holds the same

@@ -45,7 +45,7 @@ def posterior_tab(run):
     ds_run = run.dataset
     st.caption("Over the kept draws of every chain of each prior: the partition that minimises the posterior "
                "expected variation of information (a SALSO-style search), how often each pair of points shares "
-               "a cluster, the posterior density averaged over draws, and R-hat / ESS / MCSE from ArviZ.")
+               "a cluster, the posterior density averaged over draws, and R-hat / ESS / MCSE as ArviZ defines them.")
     if not state.get(f"summarised-{run.token}") and not st.button("Summarise the posterior", key="summarise",
                                                                    type="primary"):
         return
