@@ -4,7 +4,7 @@ A run holds the data and every chain's kept draws throughout; on top of them it 
 the samplers' state (one per chain running at once, while sampling) or the summaries' working memory (the
 point estimate's search and, when asked for, the similarity matrix). The plan is the data, the draws and the
 larger of the two. What every process pays whatever N is (the interpreter, NumPy, the compiled kernels,
-and, in the app or the estimator, scikit-learn: about 400 MiB) is not in it. ``python bench/run_memory.py`` measures a `pcrp run`'s
+and, in the app or the estimator, scikit-learn: up to about 400 MiB) is not in it. ``python bench/run_memory.py`` measures a `pcrp run`'s
 peak against its plan at N = 100,000 and 1,000,000.
 """
 
