@@ -80,12 +80,17 @@ def test_random_order_sweep_matches_exact_posterior(n, d, prior, moves, monkeypa
     assert_matches_exact(overlapping_data(n, d, seed=n + d), prior, moves)
 
 
+FROZEN_CASES = ([pytest.param(*case.values, 1, id=f"{case.id}-exact1") for case in CASES if case.values[3] == "dahl"]
+                + [pytest.param(*case.values, 0, id=f"{case.id}-exact0") for case in (CASES[4], CASES[9])])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("n,d,prior,moves", [case for case in CASES if case.values[3] == "dahl"])
-def test_split_merge_frozen_score_matches_exact_posterior(n, d, prior, moves, monkeypatch):
+@pytest.mark.parametrize("n,d,prior,moves,exact_members", FROZEN_CASES)
+def test_split_merge_frozen_score_matches_exact_posterior(n, d, prior, moves, exact_members, monkeypatch):
     """The split-merge proposal's frozen Gaussian score (pcrp._kernels.split_merge), which a move of
-    N = 6-7 points never reaches at its default of EXACT_MEMBERS exact members: from the second member on."""
-    monkeypatch.setattr(Sampler, "exact_members", 1)
+    N = 6-7 points never reaches at its default of EXACT_MEMBERS exact members: from the second member on
+    (exact_members = 1), and from the first (0: the sides frozen at their first points i and j)."""
+    monkeypatch.setattr(Sampler, "exact_members", exact_members)
     assert_matches_exact(overlapping_data(n, d, seed=n + d), prior, moves)
 
 

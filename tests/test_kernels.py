@@ -104,3 +104,16 @@ def test_merged_statistics_from_two_clusters_equal_a_rebuild_from_their_points(d
     np.testing.assert_allclose(merged[1][2], expected[1][0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(merged[2][2], expected[2][0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(merged[3][2], expected[3][0], rtol=1e-10)
+
+
+def test_fill_uniform_draws_what_uniform_draws():
+    """The split-merge move's bulk draws (rng.fill_uniform, the state in registers) are the numbers and the final
+    state of as many rng.uniform calls: a chain's draws do not depend on which of the two a kernel uses."""
+    from pcrp._kernels.rng import fill_uniform, seed_state, uniform
+
+    one_by_one, bulk = seed_state(7), seed_state(7)
+    expected = np.array([uniform(one_by_one) for _ in range(37)])
+    out = np.full(40, -1.0)
+    fill_uniform(bulk, out, 37)
+    assert np.array_equal(out[:37], expected) and np.all(out[37:] == -1.0)
+    assert np.array_equal(bulk, one_by_one)

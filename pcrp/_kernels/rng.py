@@ -54,6 +54,30 @@ def uniform(state):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def fill_uniform(state, out, n):
+    """out[:n] = n successive :func:`uniform` draws (the same numbers), the state held in registers meanwhile:
+    three times quicker than n calls, each of which reads and writes the state array."""
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
+    for t in range(n):
+        result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+        shifted = s1 << np.uint64(17)
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= shifted
+        s3 = _rotl(s3, 45)
+        out[t] = np.float64(result >> np.uint64(11)) * _INV_2_53
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def randint(state, n):
     """An integer uniform on {0, ..., n - 1} (bias below 2**-53 * n)."""
     k = np.int64(uniform(state) * n)

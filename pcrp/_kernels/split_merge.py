@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from .niw import ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_T_CONST, ROW_T_EXPONENT, ROW_T_SCALE
-from .rng import randint, shuffle, uniform
+from .rng import fill_uniform, randint, uniform
 from .slots import (
     add_point,
     build_member_index,
@@ -26,6 +26,7 @@ from .slots import (
     reset_slot,
     set_consts,
 )
+from .vecmath import exp_at_most_zero, log_positive
 
 
 _TINY = 2.0 ** -900
@@ -34,6 +35,7 @@ _LOG_RESCALE = 900 * math.log(2.0)
 # A move seats this many members with the sides' exact predictives, the rest with a frozen Gaussian score
 # (the ``exact_members`` argument of split_merge; the tests lower it so that enumeration reaches the frozen phase)
 EXACT_MEMBERS = 32
+_LANES = 8  # float64 lanes of a 512-bit vector: the frozen phase's loops run over whole vectors
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -51,17 +53,19 @@ def split_merge(
     clusters is proposed and the probability of re-creating the current split in that way enters the ratio.
 
     The score: for the first ``exact_members`` members (EXACT_MEMBERS) each side's exact predictive (Student-t, two logs a
-    member); then each side's scale is frozen and the Student-t read as a Gaussian, the running mean kept:
-    log g(n_s) + c_s - e_s k_s (x - m_s)^T S_s^{-1} (x - m_s) with c_s, e_s, k_s, S_s those of the side at the
-    freeze (no log, no rank-one update per member). Why the move stays exact: Metropolis-Hastings needs only
-    that the proposal probability in the ratio is the probability with which the proposal is drawn, and that
-    the target ratio is exact. (a) A split and the reverse computation in a merge run the same loop on the same
-    quantities: the merged set's members in a uniformly random order (a function of the set alone), i and j
-    first, the same freeze point and the same updates; nothing depends on the cluster statistics held before
-    the move. (b) Each seating probability is 1 / (1 + exp(-|la - lb|)) or its complement, and a side whose
+    member, the side updated after each); then each side is frozen as it stands, its Student-t read as a Gaussian:
+    log g(n_s) + c_s - e_s k_s (x - m_s)^T S_s^{-1} (x - m_s) with n_s, c_s, e_s, k_s, m_s, S_s those of the side
+    at the freeze. The later members are then seated independently of one another (no log, no update per
+    member, a loop LLVM vectorises), so only the first exact_members places of the order matter: they are a
+    uniformly random ordered subset of the members (a partial Fisher-Yates). Why the move stays exact:
+    Metropolis-Hastings needs only that the proposal probability in the ratio is the probability with which the
+    proposal is drawn, and that the target ratio is exact. (a) A split and the reverse computation in a merge run
+    the same code on the same quantities: the merged set's members with a uniformly random ordered subset first
+    (its distribution a function of the set alone), i and j first, the same freeze point and the same updates;
+    nothing depends on the cluster statistics held before the move. (b) Each seating probability is 1 / (1 + exp(-|la - lb|)) or its complement, and a side whose
     probability is below 2^-900 enters through its log, which does not underflow: no log 0. (c) The target
-    ratio uses exact marginal likelihoods: a split's sides are rebuilt from their counts, means and scatters
-    (Welford, then :func:`pcrp._kernels.slots.finish_slot`, O(d^3) once), a merge's union from merge_slots.
+    ratio uses exact marginal likelihoods: a split's sides are rebuilt from their points (sums, then scatters about
+    their means, then :func:`pcrp._kernels.slots.finish_slot`, O(d^3) once), a merge's union from merge_slots.
     The score only changes how often a good split is proposed, not what is accepted; the exact-enumeration
     tests tests/test_exact_posterior.py, tests/test_custom_prior.py: N = 6-7, so the frozen phase is checked with
     exact_members lowered to 1) pass unchanged.
@@ -127,7 +131,15 @@ def split_merge(
             if m != j:
                 members[n_members] = m
                 n_members += 1
-    shuffle(rng, members[:n_members])
+    # Only the first exact_members places of the order matter: the later members are scored independently of
+    # one another and of their order (below). A partial Fisher-Yates makes those places a uniformly random ordered
+    # subset of the members, whatever order the member index held them in.
+    n_exact = min(n_members, exact_members)
+    for t in range(n_exact):
+        r = t + randint(rng, n_members - t)
+        m = members[t]
+        members[t] = members[r]
+        members[r] = m
 
     for s in range(2):  # slot 2 holds the merged cluster of a merge proposal
         reset_slot(s, D, m0, P0, logdet0, sc_counts, sc_means, sc_precs, sc_logdets)
@@ -139,52 +151,17 @@ def split_merge(
         x[a] = X[j, a]
     add_point(x, 1, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work,
               log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables))
-    # each side's mean and scatter (Welford), for a split's acceptance ratio
-    centre = np.empty((2, D))
-    scatter = np.zeros((2, D, D))
-    for a in range(D):
-        centre[0, a] = X[i, a]
-        centre[1, a] = X[j, a]
-    # the frozen score of the later members (see the docstring): side s's form matrix and constant
-    score = np.empty((2, D, D))
-    score_const = np.empty(2)
-    q_product = 1.0  # probability of the split produced / re-created below, times _RESCALE ** q_scales
+    q_product = 1.0  # probability of the exact-phase seatings produced / re-created, times _RESCALE ** q_scales
     q_scales = 0
     log_q_tail = 0.0  # the log probabilities of sides too unlikely for the product
-    term_a = 0.0
-    term_b = 0.0
-    for t in range(n_members):
+    for t in range(n_exact):
         m = members[t]
         for a in range(D):
             x[a] = X[m, a]
-        if t < exact_members:
-            term_a = log_term(x, 0, D, sc_counts, sc_means, sc_precs, tables)
-            term_b = log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables)
-            la = tables[sc_counts[0], ROW_LOG_G] + log_predictive_from_term(0, sc_counts, sc_logdets, tables, term_a)
-            lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive_from_term(1, sc_counts, sc_logdets, tables, term_b)
-        else:
-            if t == exact_members:  # freeze each side's scale: its Student-t read as a Gaussian from here on
-                for r in range(2):
-                    n = sc_counts[r]
-                    gain = tables[n, ROW_T_EXPONENT] * tables[n, ROW_T_SCALE]
-                    for a in range(D):
-                        for b in range(D):
-                            score[r, a, b] = gain * sc_precs[r, a, b]
-                    score_const[r] = tables[n, ROW_T_CONST] - 0.5 * sc_logdets[r]
-            form_a = 0.0
-            form_b = 0.0
-            for a in range(D):
-                da = x[a] - sc_means[0, a]
-                db = x[a] - sc_means[1, a]
-                ta = 0.0
-                tb = 0.0
-                for b in range(a):
-                    ta += score[0, a, b] * (x[b] - sc_means[0, b])
-                    tb += score[1, a, b] * (x[b] - sc_means[1, b])
-                form_a += da * (2.0 * ta + score[0, a, a] * da)
-                form_b += db * (2.0 * tb + score[1, a, a] * db)
-            la = tables[sc_counts[0], ROW_LOG_G] + score_const[0] - form_a
-            lb = tables[sc_counts[1], ROW_LOG_G] + score_const[1] - form_b
+        term_a = log_term(x, 0, D, sc_counts, sc_means, sc_precs, tables)
+        term_b = log_term(x, 1, D, sc_counts, sc_means, sc_precs, tables)
+        la = tables[sc_counts[0], ROW_LOG_G] + log_predictive_from_term(0, sc_counts, sc_logdets, tables, term_a)
+        lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive_from_term(1, sc_counts, sc_logdets, tables, term_b)
         # P(side a) = 1 / (1 + exp(lb - la)), with one exp; the probabilities of the sides taken are
         # multiplied (kept above 2^-900 by a power of two), their log taken once at the end
         ratio = math.exp(-abs(la - lb))
@@ -202,34 +179,142 @@ def split_merge(
                 q_product *= _RESCALE
                 q_scales += 1
         side[t] = s
-        n = sc_counts[s]
-        if t < exact_members:
-            add_point(x, s, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work, term_a if s == 0 else term_b)
-        else:  # the frozen phase: the side's posterior mean and count only
-            step = tables[n, ROW_ADD_STEP]
-            for a in range(D):
-                sc_means[s, a] += (x[a] - sc_means[s, a]) * step
-            sc_counts[s] = n + 1
-        if is_split:  # Welford
-            inv = 1.0 / (n + 1)
-            f = n * inv
-            for a in range(D):
-                work[a] = x[a] - centre[s, a]
-                centre[s, a] += work[a] * inv
-            for a in range(D):
-                fa = f * work[a]
-                for b in range(D):
-                    scatter[s, a, b] += fa * work[b]
-
+        add_point(x, s, D, sc_counts, sc_means, sc_precs, sc_logdets, tables, work, term_a if s == 0 else term_b)
     log_q = math.log(q_product) - q_scales * _LOG_RESCALE + log_q_tail
-    if is_split:
-        # the two sides' exact statistics, from their counts, means and scatters (O(d^3))
-        total = np.empty(D)
+
+    n_frozen = n_members - n_exact
+    padded = 0
+    cols = np.empty((D, 0))
+    live = np.empty(0)
+    on_side_1 = np.empty(0)
+    if n_frozen > 0:
+        # The frozen score (see the docstring): each side as it stood after the exact phase, its Student-t read
+        # as a Gaussian: log g(n_s) + c_s - e_s k_s (x - m_s)^T S_s^{-1} (x - m_s). Every later member is scored
+        # against these alone, so the loop below has no dependence from one member to the next (vector code).
+        score = np.empty((2, D, D))
+        frozen_mean = np.empty((2, D))
+        score_const = np.empty(2)
         for r in range(2):
+            n = sc_counts[r]
+            gain = tables[n, ROW_T_EXPONENT] * tables[n, ROW_T_SCALE]
             for a in range(D):
-                total[a] = sc_counts[r] * centre[r, a]
-            finish_slot(r, sc_counts[r], total, scatter[r], m0, S0, kappa0, sc_counts, sc_means, sc_precs,
-                        sc_logdets)
+                frozen_mean[r, a] = sc_means[r, a]
+                for b in range(D):
+                    score[r, a, b] = gain * sc_precs[r, a, b]
+            score_const[r] = tables[n, ROW_LOG_G] + tables[n, ROW_T_CONST] - 0.5 * sc_logdets[r]
+        # The members' coordinates gathered first, one row per dimension (a gather inside the scoring loop keeps
+        # LLVM from vectorising it on this machine's AMD cores), padded to whole vectors with weight 0 (live).
+        # A split draws each member's side with a uniform; a merge re-creates the current sides: -1 seats on side
+        # 0 whatever its probability, 2 on side 1.
+        padded = (n_frozen + _LANES - 1) // _LANES * _LANES
+        cols = np.empty((D, padded))
+        draw = np.empty(padded)
+        live = np.zeros(padded)
+        on_side_1 = np.empty(padded)  # 1 where the member is seated on side 1
+        if is_split:
+            fill_uniform(rng, draw, n_frozen)
+        for t in range(n_frozen):
+            m = members[n_exact + t]
+            for a in range(D):
+                cols[a, t] = X[m, a]
+            if not is_split:
+                draw[t] = -1.0 if labels[m] == ci else 2.0
+            live[t] = 1.0
+        for t in range(n_frozen, padded):
+            for a in range(D):
+                cols[a, t] = frozen_mean[0, a]
+            draw[t] = -1.0
+        log_p_side = np.empty(padded)
+        for t in range(padded):
+            form_a = 0.0
+            form_b = 0.0
+            for a in range(D):
+                da = cols[a, t] - frozen_mean[0, a]
+                db = cols[a, t] - frozen_mean[1, a]
+                ta = 0.0
+                tb = 0.0
+                for b in range(a):
+                    ta += score[0, a, b] * (cols[b, t] - frozen_mean[0, b])
+                    tb += score[1, a, b] * (cols[b, t] - frozen_mean[1, b])
+                form_a += da * (2.0 * ta + score[0, a, a] * da)
+                form_b += db * (2.0 * tb + score[1, a, a] * db)
+            la = score_const[0] - form_a
+            lb = score_const[1] - form_b
+            top = max(la, lb)
+            ratio = exp_at_most_zero(-abs(la - lb))
+            p_a = (1.0 if la >= lb else ratio) / (1.0 + ratio)
+            s1 = 0.0 if draw[t] < p_a else 1.0
+            on_side_1[t] = s1 * live[t]
+            # log P(side) = l_side - log(exp(la) + exp(lb)), never log 0
+            log_p_side[t] = live[t] * ((la if s1 == 0.0 else lb) - top - log_positive(1.0 + ratio))
+        # Sums by lanes, each lane in order: vector code without reassociating a float sum (fastmath would)
+        lane_log_q = np.zeros(_LANES)
+        lane_side_1 = np.zeros(_LANES)
+        for c in range(0, padded, _LANES):
+            for lane in range(_LANES):
+                lane_log_q[lane] += log_p_side[c + lane]
+                lane_side_1[lane] += on_side_1[c + lane]
+        n_side_1 = 0
+        for lane in range(_LANES):
+            log_q += lane_log_q[lane]
+            n_side_1 += np.int64(lane_side_1[lane])
+        for t in range(n_frozen):
+            side[n_exact + t] = np.int64(on_side_1[t])
+        sc_counts[0] += n_frozen - n_side_1
+        sc_counts[1] += n_side_1
+
+    if is_split:
+        # The two sides' exact statistics from their points, about a shift (each side's first point, i or j: no
+        # digits lost to a far-away origin): the sums of x - shift and of its outer products, then each side's
+        # scatter about its mean, then its slot (O(d^3)). The frozen members' sums by lanes, as above.
+        shift = np.empty((2, D))
+        for a in range(D):
+            shift[0, a] = X[i, a]
+            shift[1, a] = X[j, a]
+        first = np.zeros((2, D))
+        second = np.zeros((2, D, D))
+        for t in range(n_exact):
+            s = side[t]
+            m = members[t]
+            for a in range(D):
+                ea = X[m, a] - shift[s, a]
+                first[s, a] += ea
+                for b in range(a + 1):
+                    second[s, a, b] += ea * (X[m, b] - shift[s, b])
+        if n_frozen > 0:
+            lane_first = np.zeros((2, D, _LANES))
+            lane_second = np.zeros((2, D, D, _LANES))
+            for c in range(0, padded, _LANES):
+                for lane in range(_LANES):
+                    t = c + lane
+                    w1 = on_side_1[t]
+                    w0 = live[t] - w1
+                    for a in range(D):
+                        e0 = cols[a, t] - shift[0, a]
+                        e1 = cols[a, t] - shift[1, a]
+                        lane_first[0, a, lane] += w0 * e0
+                        lane_first[1, a, lane] += w1 * e1
+                        for b in range(a + 1):
+                            lane_second[0, a, b, lane] += w0 * e0 * (cols[b, t] - shift[0, b])
+                            lane_second[1, a, b, lane] += w1 * e1 * (cols[b, t] - shift[1, b])
+            for r in range(2):
+                for a in range(D):
+                    for lane in range(_LANES):
+                        first[r, a] += lane_first[r, a, lane]
+                    for b in range(a + 1):
+                        for lane in range(_LANES):
+                            second[r, a, b] += lane_second[r, a, b, lane]
+        total = np.empty(D)
+        scatter = np.empty((D, D))
+        for r in range(2):
+            n = sc_counts[r]
+            for a in range(D):
+                total[a] = n * shift[r, a] + first[r, a]
+            for a in range(D):
+                for b in range(a + 1):
+                    scatter[a, b] = second[r, a, b] - first[r, a] * first[r, b] / n
+                    scatter[b, a] = scatter[a, b]
+            finish_slot(r, n, total, scatter, m0, S0, kappa0, sc_counts, sc_means, sc_precs, sc_logdets)
         log_split_target = (  # relative to the merged state's V(K): W(1) V(K + 1) / V(K) = exp(log_new[K])
             log_new[K]
             + tables[sc_counts[0], ROW_LOG_G_PROD]
