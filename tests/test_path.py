@@ -194,8 +194,11 @@ def test_path_json_contract():
 
 def test_sampled_k_agrees_with_the_exact_path_on_two_blobs():
     """Two blobs of 30: below the pair's r* the merged partition has log odds -(r* - r) G against the split
-    (G = lgamma(60) - 2 lgamma(30), about 33), so 0.4 below r* the chain keeps 2 clusters and 0.4 above it
-    shows 1 (e^-13 either way; 300 sweeps with split-merge moves are plenty for 60 points in 1-D)."""
+    (G = lgamma(60) - 2 lgamma(30), about 33), so 0.4 below r* the chain keeps the 2 blobs and 0.4 above it
+    merges them (e^-13 either way; 300 sweeps with split-merge moves are plenty for 60 points in 1-D: the chains
+    merge by sweep 3). Above r* the chain still visits K = 2 in 1.5-6.5% of its kept sweeps (12 seeds), each time
+    a point or two on a table of their own, never the blobs apart, hence P(K = 1) > 0.85 there: a chain that
+    kept the blobs apart for even 30 of its 200 kept sweeps fails."""
     rng = np.random.default_rng(5)
     X = np.r_[rng.normal(-2.5, 1, 30), rng.normal(2.5, 1, 30)][:, None]
     niw = resolve_niw(X)
@@ -206,7 +209,7 @@ def test_sampled_k_agrees_with_the_exact_path_on_two_blobs():
     np.testing.assert_allclose(result.p_k.sum(axis=1), 1.0)
     np.testing.assert_allclose(result.mean_k, result.p_k @ result.k_values)
     p1 = result.p_k[:, list(result.k_values).index(1)] if 1 in result.k_values else np.zeros(2)
-    assert p1[0] < 0.05 and p1[1] > 0.95
+    assert p1[0] < 0.05 and p1[1] > 0.85
     assert result.table()[0]["r"] == pytest.approx(r_star - 0.4)
 
 
