@@ -51,7 +51,8 @@ def test_split_merge_leaves_the_mnist_start_with_2s_and_3s_together():
     the first sweep above 15,300 was sweep 5 to 241 (median 19, mean 60; `python bench/split_merge_escape.py`,
     which runs the same start), so a budget of 500 sweeps is twice the slowest (and, if escape times are about
     exponential with that mean, fails with probability near exp(-8); this test runs one seed, deterministically).
-    Plain Gibbs from the same start stays in the basin for those 500 sweeps (it did for 2,500 sweeps with two seeds), so the budget tests the moves.
+    Plain Gibbs from the same start stays in the basin for those 500 sweeps (it did for 2,500 sweeps with two
+    seeds), so the budget tests the moves.
     At N = 1000 the same start is a second mode of the posterior that no move tried left within
     20,000 sweeps (README, Speed and mixing)."""
     ds = mnist(n=2000)
