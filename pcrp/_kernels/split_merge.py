@@ -36,6 +36,9 @@ _LOG_RESCALE = 900 * math.log(2.0)
 # (the ``exact_members`` argument of split_merge; the tests lower it so that enumeration reaches the frozen phase)
 EXACT_MEMBERS = 32
 _LANES = 8  # float64 lanes of a 512-bit vector: the frozen phase's loops run over whole vectors
+# Up to this d the frozen members' sums for a split's statistics are added by lanes (vector code); above it the
+# 2 d^2 lane accumulators cost more than adding each member to its side's sums (measured at d = 10)
+_LANE_SUMS_MAX_D = 3
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -281,7 +284,15 @@ def split_merge(
                 first[s, a] += ea
                 for b in range(a + 1):
                     second[s, a, b] += ea * (X[m, b] - shift[s, b])
-        if n_frozen > 0:
+        if n_frozen > 0 and D > _LANE_SUMS_MAX_D:  # each member into its side's sums (lanes would cost more)
+            for t in range(n_frozen):
+                s = side[n_exact + t]
+                for a in range(D):
+                    ea = cols[a, t] - shift[s, a]
+                    first[s, a] += ea
+                    for b in range(a + 1):
+                        second[s, a, b] += ea * (cols[b, t] - shift[s, b])
+        elif n_frozen > 0:
             lane_first = np.zeros((2, D, _LANES))
             lane_second = np.zeros((2, D, D, _LANES))
             for c in range(0, padded, _LANES):
