@@ -239,6 +239,8 @@ def _xlog2x(n_max):
 
 # Points per block while DrawTables writes its (N, S) cells from (S, N) draws.
 CELL_BLOCK = 4096
+# Memory of one greedy run's cost cache at most (4 arrays of (types, clusters) 8-byte numbers): 16 MiB.
+CACHE_BYTES = 16 * 2**20
 
 
 class DrawTables:
@@ -264,6 +266,21 @@ class DrawTables:
         m = np.stack([np.bincount(draws[s], minlength=self.L) for s in range(S)])
         self.constant = float(self.w @ F[m].sum(axis=1))
         self.n_table = S * self.L
+
+    def item_types(self, cap):
+        """(item_type (N,) int64, T) for :func:`pcrp._kernels.search.greedy_search_by_type`: the points that have
+        the same cluster in every draw (equal rows of ``cell``) form a type, whose costs a run computes once per
+        state of a cluster instead of once per point. Only types of two or more points are cached, the largest
+        first, and at most what fits CACHE_BYTES for ``cap`` clusters; every other point is of type -1."""
+        from ._kernels.search import equal_rows
+
+        group, n_groups = equal_rows(self.cell)
+        counts = np.bincount(group, minlength=n_groups)
+        shared = np.flatnonzero(counts >= 2)
+        shared = shared[np.argsort(-counts[shared], kind="stable")][:max(0, CACHE_BYTES // (32 * max(cap, 1)))]
+        type_of_group = np.full(n_groups, -1, dtype=np.int64)
+        type_of_group[shared] = np.arange(shared.size)
+        return type_of_group[group], int(shared.size)
 
     @property
     def denominator(self):
@@ -429,7 +446,7 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     from concurrent.futures import ThreadPoolExecutor
 
     from ._kernels.rng import seed_state
-    from ._kernels.search import greedy_search
+    from ._kernels.search import greedy_search_by_type
 
     _check_loss(loss)
     if chains is not None:
@@ -459,6 +476,7 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     if cap < 1:
         raise ValueError(f"max_clusters must be >= 1 (got {max_clusters}).")
     tables = DrawTables(draws, w, loss)
+    item_type, n_types = tables.item_types(cap)
     rng = np.random.default_rng(seed)
     n_runs = max(1, int(n_runs))
     starts = []
@@ -470,8 +488,8 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
 
     def one(job):
         start, state = job
-        return greedy_search(tables.cell, tables.w, tables.dF, cap, start, tables.n_table, state,
-                             int(max_scans), int(zealous_attempts))
+        return greedy_search_by_type(tables.cell, tables.w, tables.dF, cap, start, tables.n_table, state,
+                                     int(max_scans), int(zealous_attempts), item_type, n_types)
 
     threads = (os.cpu_count() or 1) if n_jobs is None or n_jobs < 0 else int(n_jobs)
     if threads > 1 and n_runs > 1:

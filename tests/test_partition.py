@@ -352,3 +352,36 @@ def test_greedy_search_value_is_the_loss_of_its_labels(loss):
                                           seed_state(case), 50, 10)
             again = loss_numerator(labels, tables.cell, tables.w, tables.dF, cap, tables.n_table)
             assert value == pytest.approx(again, rel=1e-12, abs=1e-9)
+
+
+@pytest.mark.parametrize("loss", ["vi", "binder"])
+def test_cost_cache_gives_the_search_without_it_bit_for_bit(loss):
+    """The search's cost cache (points with equal cells share the costs computed for a cluster's counts until they
+    change) returns the labels and the value of the same run without the cache, to the bit: a stale cost read back
+    after a move, an attempt or its undo would change a choice or the carried value."""
+    from pcrp._kernels.rng import seed_state
+    from pcrp._kernels.search import greedy_search, greedy_search_by_type
+    from pcrp.partition import DrawTables, compact_labels
+
+    rng = np.random.default_rng(5)
+    n_types = []
+    for case in range(20):
+        N, S = int(rng.integers(5, 400)), int(rng.integers(1, 9))
+        truth = rng.integers(0, int(rng.integers(1, 6)), N)
+        noise = [0.01, 0.05, 0.3][case % 3]  # few or many points off their cluster: many or few shared types
+        draws = compact_labels(np.stack([np.where(rng.random(N) < noise, rng.integers(0, 6, N), truth)
+                                         for _ in range(S)]))[0]
+        w = rng.random(S)
+        tables = DrawTables(draws, w / w.sum(), loss)
+        cap = int(draws.max()) + 1
+        item_type, T = tables.item_types(cap)
+        n_types.append(T)
+        assert all(np.array_equal(tables.cell[item_type == t][0], row)
+                   for t in range(T) for row in tables.cell[item_type == t])  # a type's points have equal cells
+        for start in (np.full(N, -1, np.int64), draws[0].astype(np.int64)):
+            plain = greedy_search(tables.cell, tables.w, tables.dF, cap, start, tables.n_table, seed_state(case),
+                                  50, 10)
+            cached = greedy_search_by_type(tables.cell, tables.w, tables.dF, cap, start, tables.n_table,
+                                           seed_state(case), 50, 10, item_type, T)
+            assert np.array_equal(plain[0], cached[0]) and plain[1] == cached[1]
+    assert min(n_types) >= 1 and max(n_types) > 5  # the cache was in use
