@@ -385,3 +385,40 @@ def test_cost_cache_gives_the_search_without_it_bit_for_bit(loss):
                                            seed_state(case), 50, 10, item_type, T)
             assert np.array_equal(plain[0], cached[0]) and plain[1] == cached[1]
     assert min(n_types) >= 1 and max(n_types) > 5  # the cache was in use
+
+
+def _large_search_problems(seed=2):
+    """Draws (50, 21,000) beyond SMALL_SEARCH, where the default search makes no zealous attempts: four clusters,
+    some points ambiguous (each in another cluster in its own share of the draws: many near-optimal partitions, so
+    that fewer runs find worse ones), and one with a cluster split in two in some draws and two merged in others."""
+    rng = np.random.default_rng(seed)
+    N, S = 21_000, 50
+    problems = []
+    for ambiguous_share, split_share, merge_share in ((0.05, 0.0, 0.0), (0.2, 0.0, 0.0), (0.1, 0.55, 0.3)):
+        truth = rng.integers(0, 4, N)
+        half, ambiguous, share = rng.random(N) < 0.5, rng.random(N) < ambiguous_share, rng.random(N)
+        other = (truth + 1 + rng.integers(0, 3, N)) % 4
+        rows = []
+        for _ in range(S):
+            z = np.where(ambiguous & (rng.random(N) < share), other, truth)
+            if rng.random() < split_share:
+                z[(truth == 0) & half] = 4
+            if rng.random() < merge_share:
+                z[truth == 3] = 2
+            rows.append(z)
+        problems.append(np.stack(rows))
+    return problems
+
+
+def test_no_zealous_attempts_at_large_n_keeps_the_estimate():
+    """docs/design.md section 1.8: beyond SMALL_SEARCH cells the runs make no zealous attempts. On problems with
+    ambiguous points and clusters split or merged in some draws, the labels (and so the expected loss) are those of
+    the search with salso's 10 attempts per run: an estimate made worse by the rule fails here."""
+    from pcrp.partition import SMALL_SEARCH, ZEALOUS_ATTEMPTS
+
+    for case, draws in enumerate(_large_search_problems()):
+        assert draws.shape[0] * draws.shape[1] > SMALL_SEARCH
+        default = point_estimate(draws, seed=case)
+        with_attempts = point_estimate(draws, seed=case, zealous_attempts=ZEALOUS_ATTEMPTS)
+        assert np.array_equal(default.labels, with_attempts.labels)
+        assert default.expected_loss == with_attempts.expected_loss
