@@ -402,15 +402,16 @@ def _by_size(labels):
 # 1,000,000: 50). Beyond that budget it reads that many draws evenly spaced over all of them, merged the same way.
 # One reallocation scan costs about N x draws x K table reads; `python bench/point_estimate_budget.py` times it.
 # The expected loss it reports is over every draw given (one O(N x draws) pass when the search read fewer).
-# Runs: 16 (salso's default) while N x draws <= SMALL_SEARCH, else 8. Zealous attempts per run: 10 (salso's default)
-# while N x draws <= SMALL_SEARCH, else none (docs/design.md section 6, the point estimate at large N: at that size
-# each attempt costs about a scan and none was kept on any large problem measured; tests/test_partition.py).
+# Runs: 16 (salso's default) while N x draws <= SMALL_SEARCH, else 8. Zealous attempts per run: ZEALOUS_ATTEMPTS
+# (salso's default) up to ZEALOUS_MAX_N points, none above (docs/design.md section 1.8: at that size each attempt
+# costs about a scan of its cluster and none was kept on any large problem measured; tests/test_partition.py).
 SEARCH_CELLS = 16_000_000
 SEARCH_WORK_CELLS = 1_600_000
 MAX_SEARCH_DRAWS = 200
 MIN_SEARCH_DRAWS = 50
 SMALL_SEARCH = 1_000_000
 ZEALOUS_ATTEMPTS = 10
+ZEALOUS_MAX_N = 20_000
 
 
 def search_draws(n_points, n_draws, max_draws=None):
@@ -435,8 +436,8 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
         and not used).
     n_runs: independent greedy runs (default 16, or 8 when N x draws used > SMALL_SEARCH); half start from a
         sequential allocation of the items in random order, half from a randomly chosen draw. max_scans: reallocation scans per run;
-        zealous_attempts: cluster dissolutions tried per run (default ZEALOUS_ATTEMPTS, or none when N x draws used
-        > SMALL_SEARCH: see the budget above). max_clusters: cap on K (default: the
+        zealous_attempts: cluster dissolutions tried per run (default ZEALOUS_ATTEMPTS, or none above ZEALOUS_MAX_N
+        points: see the budget above). max_clusters: cap on K (default: the
         largest K among the draws). seed: the search's random seed (the result does not depend on n_jobs).
     max_draws: distinct draws the search may read (default :func:`search_draws` for unweighted draws, all of
         them with ``weights``, which describe a distribution rather than a chain). Identical draws are merged first,
@@ -471,12 +472,12 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     else:  # more distinct draws than the budget: that many evenly spaced over the draws as given, then merged
         picks = np.unique(np.linspace(0, total - 1, limit).round().astype(int))
         used = picks.size
-        _, w, draws = _distinct([np.stack([_draw(blocks, p) for p in picks])], w_given[picks] / w_given[picks].sum(),
-                                keep=True)
+        _, w, draws = _distinct([_draw(blocks, p)[None] for p in picks], w_given[picks] / w_given[picks].sum(),
+                                keep=True)  # (each pick a view: no copy of the picked draws)
     if n_runs is None:
         n_runs = 16 if N * draws.shape[0] <= SMALL_SEARCH else 8
     if zealous_attempts is None:
-        zealous_attempts = ZEALOUS_ATTEMPTS if N * draws.shape[0] <= SMALL_SEARCH else 0
+        zealous_attempts = ZEALOUS_ATTEMPTS if N <= ZEALOUS_MAX_N else 0
     S = draws.shape[0]
     cap = int(draws.max()) + 1 if max_clusters is None else int(max_clusters)
     if cap < 1:

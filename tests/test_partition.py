@@ -388,9 +388,10 @@ def test_cost_cache_gives_the_search_without_it_bit_for_bit(loss):
 
 
 def _large_search_problems(seed=2):
-    """Draws (50, 21,000) beyond SMALL_SEARCH, where the default search makes no zealous attempts: four clusters,
-    some points ambiguous (each in another cluster in its own share of the draws: many near-optimal partitions, so
-    that fewer runs find worse ones), and one with a cluster split in two in some draws and two merged in others."""
+    """Draws (50, 21,000) beyond ZEALOUS_MAX_N points, where the default search makes no zealous attempts: four
+    clusters, some points ambiguous (each in another cluster in its own share of the draws: many near-optimal
+    partitions, so that fewer runs find worse ones), and one with a cluster split in two in some draws and two
+    merged in others."""
     rng = np.random.default_rng(seed)
     N, S = 21_000, 50
     problems = []
@@ -411,13 +412,14 @@ def _large_search_problems(seed=2):
 
 
 def test_no_zealous_attempts_at_large_n_keeps_the_estimate():
-    """docs/design.md section 1.8: beyond SMALL_SEARCH cells the runs make no zealous attempts. On problems with
-    ambiguous points and clusters split or merged in some draws, the labels (and so the expected loss) are those of
-    the search with salso's 10 attempts per run: an estimate made worse by the rule fails here."""
-    from pcrp.partition import SMALL_SEARCH, ZEALOUS_ATTEMPTS
+    """docs/design.md section 1.8: beyond ZEALOUS_MAX_N points the runs make no zealous attempts. On problems with
+    ambiguous points and clusters split or merged in some draws (where fewer runs do find worse partitions), the
+    labels (and so the expected loss) are those of the search with salso's 10 attempts per run: an estimate made
+    worse by the rule fails here."""
+    from pcrp.partition import ZEALOUS_ATTEMPTS, ZEALOUS_MAX_N
 
     for case, draws in enumerate(_large_search_problems()):
-        assert draws.shape[0] * draws.shape[1] > SMALL_SEARCH
+        assert draws.shape[1] > ZEALOUS_MAX_N
         default = point_estimate(draws, seed=case)
         with_attempts = point_estimate(draws, seed=case, zealous_attempts=ZEALOUS_ATTEMPTS)
         assert np.array_equal(default.labels, with_attempts.labels)
