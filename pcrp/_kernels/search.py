@@ -29,7 +29,7 @@ def _join_cost(i, k, table, sizes, cell, w, dF):
 
 @njit(cache=True, nogil=True)
 def _put(i, k, table, sizes, cell):
-    """Put item i into cluster k without the cost (:func:`_best` has just computed it: the same float)."""
+    """Put item i into cluster k without the cost (:func:`_best_move` has just computed it: the same float)."""
     sizes[k] += 1
     row = table[k]
     for s in range(cell.shape[1]):
@@ -55,14 +55,6 @@ def _remove(i, k, table, sizes, cell, w, dF):
 
 
 @njit(cache=True, nogil=True)
-def _best(i, table, sizes, cell, w, dF):
-    """(cluster, cost) that (unassigned) item i should join: the cheapest occupied cluster, or the first empty slot
-    (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would all be 0) when it is cheaper."""
-    k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF)
-    return k, cost
-
-
-@njit(cache=True, nogil=True)
 def _leave_cost(i, old, table, sizes, cell, w, dF):
     """Change of the numerator if item i (in cluster ``old``) rejoined ``old`` after leaving it: the
     :func:`_join_cost` that :func:`_remove` would return negated, computed from the counts as they are (each less
@@ -72,36 +64,6 @@ def _leave_cost(i, old, table, sizes, cell, w, dF):
     for s in range(cell.shape[1]):
         total += w[s] * dF[row[cell[i, s]] - 1]
     return dF[sizes[old] - 1] - 2.0 * total
-
-
-@njit(cache=True, nogil=True)
-def _best_move(i, old, table, sizes, cell, w, dF):
-    """(cluster, cost, cost of staying) for item i of cluster ``old`` (-1: unassigned) as if i had left ``old``
-    (which then counts as empty when i is its only item), without touching the tables: the cheapest occupied
-    cluster, or the first empty slot (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would
-    all be 0) when it is cheaper."""
-    best_k, best = -1, np.inf
-    empty = -1
-    stay = 0.0
-    for k in range(sizes.shape[0]):
-        if k == old:
-            if sizes[k] == 1:
-                if empty < 0:
-                    empty = k
-                continue
-            stay = _leave_cost(i, old, table, sizes, cell, w, dF)
-            c = stay
-        else:
-            if sizes[k] == 0:
-                if empty < 0:
-                    empty = k
-                continue
-            c = _join_cost(i, k, table, sizes, cell, w, dF)
-        if c < best:
-            best_k, best = k, c
-    if empty >= 0 and (best_k < 0 or 0.0 < best):
-        return empty, 0.0, stay
-    return best_k, best, stay
 
 
 @njit(cache=True, nogil=True)
@@ -145,36 +107,30 @@ def _changed(k, cache):
 
 
 @njit(cache=True, nogil=True)
-def _cached_join(i, k, table, sizes, cell, w, dF, cache):
-    """:func:`_join_cost`, read from the cache when item i's type has it for cluster k's present counts."""
-    item_type, join, join_at, stamp = cache[0], cache[1], cache[2], cache[5]
+def _cached_cost(i, k, staying, table, sizes, cell, w, dF, cache):
+    """Item i's :func:`_leave_cost` of cluster k (``staying``: i is in k) or :func:`_join_cost`, read from the cache
+    when i's type has it for k's present counts."""
+    item_type, stamp = cache[0], cache[5]
+    costs, at = (cache[3], cache[4]) if staying else (cache[1], cache[2])
     t = item_type[i]
-    if t >= 0 and join_at[t, k] == stamp[k]:
-        return join[t, k]
-    c = _join_cost(i, k, table, sizes, cell, w, dF)
+    if t >= 0 and at[t, k] == stamp[k]:
+        return costs[t, k]
+    if staying:
+        c = _leave_cost(i, k, table, sizes, cell, w, dF)
+    else:
+        c = _join_cost(i, k, table, sizes, cell, w, dF)
     if t >= 0:
-        join[t, k] = c
-        join_at[t, k] = stamp[k]
+        costs[t, k] = c
+        at[t, k] = stamp[k]
     return c
 
 
 @njit(cache=True, nogil=True)
-def _cached_leave(i, k, table, sizes, cell, w, dF, cache):
-    """:func:`_leave_cost`, read from the cache likewise."""
-    item_type, stay, stay_at, stamp = cache[0], cache[3], cache[4], cache[5]
-    t = item_type[i]
-    if t >= 0 and stay_at[t, k] == stamp[k]:
-        return stay[t, k]
-    c = _leave_cost(i, k, table, sizes, cell, w, dF)
-    if t >= 0:
-        stay[t, k] = c
-        stay_at[t, k] = stamp[k]
-    return c
-
-
-@njit(cache=True, nogil=True)
-def _best_move_cached(i, old, table, sizes, cell, w, dF, cache):
-    """:func:`_best_move` with its costs read through the cache (the same comparisons in the same order)."""
+def _best_move(i, old, table, sizes, cell, w, dF, cache):
+    """(cluster, cost, cost of staying) for item i of cluster ``old`` (-1: unassigned) as if i had left ``old``
+    (which then counts as empty when i is its only item), without touching the tables: the cheapest occupied
+    cluster, or the first empty slot (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would
+    all be 0) when it is cheaper. Costs are read through the cache (:func:`_cached_cost`)."""
     best_k, best = -1, np.inf
     empty = -1
     stay = 0.0
@@ -184,14 +140,14 @@ def _best_move_cached(i, old, table, sizes, cell, w, dF, cache):
                 if empty < 0:
                     empty = k
                 continue
-            stay = _cached_leave(i, old, table, sizes, cell, w, dF, cache)
+            stay = _cached_cost(i, old, True, table, sizes, cell, w, dF, cache)
             c = stay
         else:
             if sizes[k] == 0:
                 if empty < 0:
                     empty = k
                 continue
-            c = _cached_join(i, k, table, sizes, cell, w, dF, cache)
+            c = _cached_cost(i, k, False, table, sizes, cell, w, dF, cache)
         if c < best:
             best_k, best = k, c
     if empty >= 0 and (best_k < 0 or 0.0 < best):
@@ -233,7 +189,7 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
         shuffle(state, order)
         for j in range(N):
             i = order[j]
-            k, cost, _ = _best_move_cached(i, -1, table, sizes, cell, w, dF, cache)
+            k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF, cache)
             labels[i] = k
             value += cost
             _put(i, k, table, sizes, cell)
@@ -244,7 +200,7 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
         for j in range(N):  # an item that stays leaves the tables untouched: O(K S) reads, no writes
             i = order[j]
             old = labels[i]
-            k, cost, stay = _best_move_cached(i, old, table, sizes, cell, w, dF, cache)
+            k, cost, stay = _best_move(i, old, table, sizes, cell, w, dF, cache)
             if sizes[old] == 1:
                 stay = 0.0  # (its own cluster empties: the cost of an empty slot)
             value += -stay
@@ -296,7 +252,7 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
         new_labels = np.empty(m, dtype=np.int64)
         for j in range(m):
             i = chosen[j]
-            k, cost, _ = _best_move_cached(i, -1, table, sizes, cell, w, dF, cache)
+            k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF, cache)
             new_labels[j] = k
             value += cost
             _put(i, k, table, sizes, cell)
