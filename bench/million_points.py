@@ -50,12 +50,13 @@ def write_data(path, n, seed=0):
 
 def run(tree, data, out):
     env = dict(os.environ, PYTHONPATH=str(tree))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     command = [sys.executable, "-m", "pcrp.cli", "run", str(data), "--label-column", "label", "--seed", "1",
                "--out", str(out)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=out.parent)
     # (cwd away from either tree: `python -m` puts the working folder first on sys.path)
     wall = time.perf_counter() - start
+    run.cpu = children_cpu() - cpu  # CPU seconds of that process, all its threads
     if done.returncode != 0:
         raise SystemExit(f"{tree}: pcrp run failed\n{done.stderr[-3000:]}")
     found = re.search(r"time: sampling ([\d.]+) s, summaries ([\d.]+) s", done.stdout)
@@ -263,7 +264,7 @@ def main():
             results[name] = run(tree, data, folder / f"run_{name}.npz")
             wall, sampling, summaries, k_line = results[name]
             print(f"{name:4s} ({tree}): wall {wall:6.1f} s  sampling {sampling:6.1f} s  summaries {summaries:5.1f} s"
-                  f"  outside sampling {wall - sampling:5.1f} s  {k_line}", flush=True)
+                  f"  outside sampling {wall - sampling:5.1f} s  CPU {run.cpu:6.1f} s  {k_line}", flush=True)
         if len(results) == 2:
             print(f"new / base: wall {results['new'][0] / results['base'][0]:.2f}, "
                   f"sampling {results['new'][1] / results['base'][1]:.2f}")
