@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -49,12 +50,13 @@ def write_data(path, n, seed=0):
 
 def run(tree, data, out):
     env = dict(os.environ, PYTHONPATH=str(tree))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     command = [sys.executable, "-m", "pcrp.cli", "run", str(data), "--label-column", "label", "--seed", "1",
                "--out", str(out)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=out.parent)
     # (cwd away from either tree: `python -m` puts the working folder first on sys.path)
     wall = time.perf_counter() - start
+    run.cpu = children_cpu() - cpu  # CPU seconds of that process, all its threads
     if done.returncode != 0:
         raise SystemExit(f"{tree}: pcrp run failed\n{done.stderr[-3000:]}")
     found = re.search(r"time: sampling ([\d.]+) s, summaries ([\d.]+) s", done.stdout)
@@ -98,11 +100,13 @@ def sampler_speed(trees, n, scans=("",)):
 
 # One greedy run of the point-estimate search of each kind on 50 synthetic draws (the four clusters, 0.2% of the
 # labels redrawn per draw), split into the start, the reallocation scans and the zealous attempts by running it
-# with max_scans / zealous_attempts at 0; thread CPU seconds, so that the other processes' load counts less.
+# with max_scans / zealous_attempts at 0; thread CPU seconds, so that the other processes' load counts less. A tree
+# with the cost cache (greedy_search_by_type) runs with it, its item types counted once before. (The zealous
+# attempts are timed in both trees: pcrp.partition.point_estimate makes none at this size since the cache's tree.)
 SEARCH_LOOP = """
 import time
 import numpy as np
-from pcrp._kernels.search import greedy_search
+from pcrp._kernels import search
 from pcrp._kernels.rng import seed_state
 from pcrp.partition import DrawTables, compact_labels
 rng = np.random.default_rng(0)
@@ -111,6 +115,14 @@ truth = rng.integers(0, 4, N)
 draws = compact_labels(np.stack([np.where(rng.random(N) < 0.002, rng.integers(0, 6, N), truth) for _ in range(S)]))[0]
 t = DrawTables(draws, np.full(S, 1 / S), "vi")
 cap = int(draws.max()) + 1
+if hasattr(search, "greedy_search_by_type"):  # the cost cache (points with equal cells share their costs)
+    begun = time.thread_time()
+    types = t.item_types(cap)
+    print(f"item types: {{types[1]}} cached, {{time.thread_time() - begun:.2f}} s")
+    def greedy_search(cell, *args):
+        return search.greedy_search_by_type(cell, *args, types[0][:cell.shape[0]], types[1])
+else:
+    greedy_search = search.greedy_search
 greedy_search(t.cell[:10], t.w, t.dF, cap, np.full(10, -1, np.int64), t.n_table, seed_state(1), 2, 2)  # compile
 for kind, start in (("sequential", np.full(N, -1, np.int64)), ("from a draw", draws[7].astype(np.int64))):
     times = []
@@ -168,25 +180,36 @@ print(json.dumps({{'rc': rc, 'outside': time.perf_counter() - started - arviz_s 
 """
 
 
+def children_cpu():
+    """CPU seconds (user + system) of the finished child processes so far: on a shared machine a run's CPU time
+    moves less with the other processes' load than its wall time."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def outside_sampling(trees, data, chains, folder, rounds):
     """Alternate rounds of REPLAY in each tree (fresh processes); print each round and the medians."""
     results = {name: [] for name in trees}
     for r in range(rounds):
         for name, tree in trees.items():
             code = REPLAY.format(chains=str(chains), data=str(data), out=str(folder / f"replay_{name}.npz"))
+            cpu = children_cpu()
             done = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(tree)),
                                   capture_output=True, text=True, cwd=folder)
             if done.returncode != 0:
                 raise SystemExit(f"{tree}: replay failed\n{done.stderr[-3000:]}")
             report = json.loads(done.stderr.strip().splitlines()[-1])
+            report["cpu"] = children_cpu() - cpu
             results[name].append(report)
             print(f"round {r + 1} {name:4s} ({tree}): outside sampling {report['outside']:6.1f} s, of which "
-                  f"summaries {report['summaries']:6.1f} s; load {Path('/proc/loadavg').read_text().split()[0]}",
-                  flush=True)
+                  f"summaries {report['summaries']:6.1f} s; CPU of the whole process {report['cpu']:6.1f} s; "
+                  f"load {Path('/proc/loadavg').read_text().split()[0]}", flush=True)
     medians = {name: statistics.median(x["outside"] for x in got) for name, got in results.items()}
-    print("medians: " + ", ".join(f"{name} {m:.1f} s" for name, m in medians.items()))
+    cpus = {name: statistics.median(x["cpu"] for x in got) for name, got in results.items()}
+    print("medians: " + ", ".join(f"{name} {m:.1f} s (CPU {cpus[name]:.1f} s)" for name, m in medians.items()))
     if len(medians) == 2:
-        print(f"new / base, outside sampling: {medians['new'] / medians['base']:.2f}")
+        print(f"new / base, outside sampling: {medians['new'] / medians['base']:.2f} wall, "
+              f"{cpus['new'] / cpus['base']:.2f} CPU")
 
 
 def main():
@@ -241,7 +264,7 @@ def main():
             results[name] = run(tree, data, folder / f"run_{name}.npz")
             wall, sampling, summaries, k_line = results[name]
             print(f"{name:4s} ({tree}): wall {wall:6.1f} s  sampling {sampling:6.1f} s  summaries {summaries:5.1f} s"
-                  f"  outside sampling {wall - sampling:5.1f} s  {k_line}", flush=True)
+                  f"  outside sampling {wall - sampling:5.1f} s  CPU {run.cpu:6.1f} s  {k_line}", flush=True)
         if len(results) == 2:
             print(f"new / base: wall {results['new'][0] / results['base'][0]:.2f}, "
                   f"sampling {results['new'][1] / results['base'][1]:.2f}")

@@ -240,6 +240,8 @@ def _xlog2x(n_max):
 
 # Points per block while DrawTables writes its (N, S) cells from (S, N) draws.
 CELL_BLOCK = 4096
+# Memory of one greedy run's cost cache at most (4 arrays of (types, clusters) 8-byte numbers): 16 MiB.
+CACHE_BYTES = 16 * 2**20
 
 
 class DrawTables:
@@ -265,6 +267,21 @@ class DrawTables:
         m = np.stack([np.bincount(draws[s], minlength=self.L) for s in range(S)])
         self.constant = float(self.w @ F[m].sum(axis=1))
         self.n_table = S * self.L
+
+    def item_types(self, cap):
+        """(item_type (N,) int64, T) for :func:`pcrp._kernels.search.greedy_search_by_type`: the points that have
+        the same cluster in every draw (equal rows of ``cell``) form a type, whose costs a run computes once per
+        state of a cluster instead of once per point. Only types of two or more points are cached, the largest
+        first, and at most what fits CACHE_BYTES for ``cap`` clusters; every other point is of type -1."""
+        from ._kernels.search import equal_rows
+
+        group, n_groups = equal_rows(self.cell)
+        counts = np.bincount(group, minlength=n_groups)
+        shared = np.flatnonzero(counts >= 2)
+        shared = shared[np.argsort(-counts[shared], kind="stable")][:max(0, CACHE_BYTES // (32 * max(cap, 1)))]
+        type_of_group = np.full(n_groups, -1, dtype=np.int64)
+        type_of_group[shared] = np.arange(shared.size)
+        return type_of_group[group], int(shared.size)
 
     @property
     def denominator(self):
@@ -386,12 +403,16 @@ def _by_size(labels):
 # 1,000,000: 50). Beyond that budget it reads that many draws evenly spaced over all of them, merged the same way.
 # One reallocation scan costs about N x draws x K table reads; `python bench/point_estimate_budget.py` times it.
 # The expected loss it reports is over every draw given (one O(N x draws) pass when the search read fewer).
-# Runs: 16 (salso's default) while N x draws <= SMALL_SEARCH, else 8.
+# Runs: 16 (salso's default) while N x draws <= SMALL_SEARCH, else 8. Zealous attempts per run: ZEALOUS_ATTEMPTS
+# (salso's default) up to ZEALOUS_MAX_N points, none above (docs/design.md section 1.8: at that size each attempt
+# costs about a scan of its cluster and none was kept on any large problem measured; tests/test_partition.py).
 SEARCH_CELLS = 16_000_000
 SEARCH_WORK_CELLS = 1_600_000
 MAX_SEARCH_DRAWS = 200
 MIN_SEARCH_DRAWS = 50
 SMALL_SEARCH = 1_000_000
+ZEALOUS_ATTEMPTS = 10
+ZEALOUS_MAX_N = 20_000
 
 
 def search_draws(n_points, n_draws, max_draws=None):
@@ -405,7 +426,7 @@ def search_draws(n_points, n_draws, max_draws=None):
     return min(n_draws, max(1, limit))
 
 
-def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=None, max_scans=50, zealous_attempts=10,
+def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=None, max_scans=50, zealous_attempts=None,
                    max_clusters=None, seed=0, max_draws=None, n_jobs=-1, chains=None):
     """Partition minimising the posterior expected ``loss`` by SALSO-style randomised greedy search from the draws.
 
@@ -416,7 +437,8 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
         and not used).
     n_runs: independent greedy runs (default 16, or 8 when N x draws used > SMALL_SEARCH); half start from a
         sequential allocation of the items in random order, half from a randomly chosen draw. max_scans: reallocation scans per run;
-        zealous_attempts: cluster dissolutions tried per run. max_clusters: cap on K (default: the
+        zealous_attempts: cluster dissolutions tried per run (default ZEALOUS_ATTEMPTS, or none above ZEALOUS_MAX_N
+        points: see the budget above). max_clusters: cap on K (default: the
         largest K among the draws). seed: the search's random seed (the result does not depend on n_jobs).
     max_draws: distinct draws the search may read (default :func:`search_draws` for unweighted draws, all of
         them with ``weights``, which describe a distribution rather than a chain). Identical draws are merged first,
@@ -430,7 +452,7 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     from concurrent.futures import ThreadPoolExecutor
 
     from ._kernels.rng import seed_state
-    from ._kernels.search import greedy_search
+    from ._kernels.search import greedy_search_by_type
 
     _check_loss(loss)
     if chains is not None:
@@ -451,15 +473,18 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     else:  # more distinct draws than the budget: that many evenly spaced over the draws as given, then merged
         picks = np.unique(np.linspace(0, total - 1, limit).round().astype(int))
         used = picks.size
-        _, w, draws = _distinct([np.stack([_draw(blocks, p) for p in picks])], w_given[picks] / w_given[picks].sum(),
-                                keep=True)
+        _, w, draws = _distinct([_draw(blocks, p)[None] for p in picks], w_given[picks] / w_given[picks].sum(),
+                                keep=True)  # (each pick a view: no copy of the picked draws)
     if n_runs is None:
         n_runs = 16 if N * draws.shape[0] <= SMALL_SEARCH else 8
+    if zealous_attempts is None:
+        zealous_attempts = ZEALOUS_ATTEMPTS if N <= ZEALOUS_MAX_N else 0
     S = draws.shape[0]
     cap = int(draws.max()) + 1 if max_clusters is None else int(max_clusters)
     if cap < 1:
         raise ValueError(f"max_clusters must be >= 1 (got {max_clusters}).")
     tables = DrawTables(draws, w, loss)
+    item_type, n_types = tables.item_types(cap)
     rng = np.random.default_rng(seed)
     n_runs = max(1, int(n_runs))
     starts = []
@@ -471,8 +496,8 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
 
     def one(job):
         start, state = job
-        return greedy_search(tables.cell, tables.w, tables.dF, cap, start, tables.n_table, state,
-                             int(max_scans), int(zealous_attempts))
+        return greedy_search_by_type(tables.cell, tables.w, tables.dF, cap, start, tables.n_table, state,
+                                     int(max_scans), int(zealous_attempts), item_type, n_types)
 
     threads = (os.cpu_count() or 1) if n_jobs is None or n_jobs < 0 else int(n_jobs)
     if threads > 1 and n_runs > 1:

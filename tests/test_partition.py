@@ -352,3 +352,75 @@ def test_greedy_search_value_is_the_loss_of_its_labels(loss):
                                           seed_state(case), 50, 10)
             again = loss_numerator(labels, tables.cell, tables.w, tables.dF, cap, tables.n_table)
             assert value == pytest.approx(again, rel=1e-12, abs=1e-9)
+
+
+@pytest.mark.parametrize("loss", ["vi", "binder"])
+def test_cost_cache_gives_the_search_without_it_bit_for_bit(loss):
+    """The search's cost cache (points with equal cells share the costs computed for a cluster's counts until they
+    change) returns the labels and the value of the same run without the cache, to the bit: a stale cost read back
+    after a move, an attempt or its undo would change a choice or the carried value."""
+    from pcrp._kernels.rng import seed_state
+    from pcrp._kernels.search import greedy_search, greedy_search_by_type
+    from pcrp.partition import DrawTables, compact_labels
+
+    rng = np.random.default_rng(5)
+    n_types = []
+    for case in range(20):
+        N, S = int(rng.integers(5, 400)), int(rng.integers(1, 9))
+        truth = rng.integers(0, int(rng.integers(1, 6)), N)
+        noise = [0.01, 0.05, 0.3][case % 3]  # few or many points off their cluster: many or few shared types
+        draws = compact_labels(np.stack([np.where(rng.random(N) < noise, rng.integers(0, 6, N), truth)
+                                         for _ in range(S)]))[0]
+        w = rng.random(S)
+        tables = DrawTables(draws, w / w.sum(), loss)
+        cap = int(draws.max()) + 1
+        item_type, T = tables.item_types(cap)
+        n_types.append(T)
+        assert all(np.array_equal(tables.cell[item_type == t][0], row)
+                   for t in range(T) for row in tables.cell[item_type == t])  # a type's points have equal cells
+        for start in (np.full(N, -1, np.int64), draws[0].astype(np.int64)):
+            plain = greedy_search(tables.cell, tables.w, tables.dF, cap, start, tables.n_table, seed_state(case),
+                                  50, 10)
+            cached = greedy_search_by_type(tables.cell, tables.w, tables.dF, cap, start, tables.n_table,
+                                           seed_state(case), 50, 10, item_type, T)
+            assert np.array_equal(plain[0], cached[0]) and plain[1] == cached[1]
+    assert min(n_types) >= 1 and max(n_types) > 5  # the cache was in use
+
+
+def _large_search_problems(seed=2):
+    """Draws (50, 21,000) beyond ZEALOUS_MAX_N points, where the default search makes no zealous attempts: four
+    clusters, some points ambiguous (each in another cluster in its own share of the draws: many near-optimal
+    partitions, so that fewer runs find worse ones), and one with a cluster split in two in some draws and two
+    merged in others."""
+    rng = np.random.default_rng(seed)
+    N, S = 21_000, 50
+    problems = []
+    for ambiguous_share, split_share, merge_share in ((0.05, 0.0, 0.0), (0.2, 0.0, 0.0), (0.1, 0.55, 0.3)):
+        truth = rng.integers(0, 4, N)
+        half, ambiguous, share = rng.random(N) < 0.5, rng.random(N) < ambiguous_share, rng.random(N)
+        other = (truth + 1 + rng.integers(0, 3, N)) % 4
+        rows = []
+        for _ in range(S):
+            z = np.where(ambiguous & (rng.random(N) < share), other, truth)
+            if rng.random() < split_share:
+                z[(truth == 0) & half] = 4
+            if rng.random() < merge_share:
+                z[truth == 3] = 2
+            rows.append(z)
+        problems.append(np.stack(rows))
+    return problems
+
+
+def test_no_zealous_attempts_at_large_n_keeps_the_estimate():
+    """docs/design.md section 1.8: beyond ZEALOUS_MAX_N points the runs make no zealous attempts. On problems with
+    ambiguous points and clusters split or merged in some draws (where fewer runs do find worse partitions), the
+    labels (and so the expected loss) are those of the search with salso's 10 attempts per run: an estimate made
+    worse by the rule fails here."""
+    from pcrp.partition import ZEALOUS_ATTEMPTS, ZEALOUS_MAX_N
+
+    for case, draws in enumerate(_large_search_problems()):
+        assert draws.shape[1] > ZEALOUS_MAX_N
+        default = point_estimate(draws, seed=case)
+        with_attempts = point_estimate(draws, seed=case, zealous_attempts=ZEALOUS_ATTEMPTS)
+        assert np.array_equal(default.labels, with_attempts.labels)
+        assert default.expected_loss == with_attempts.expected_loss

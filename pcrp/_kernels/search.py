@@ -29,7 +29,7 @@ def _join_cost(i, k, table, sizes, cell, w, dF):
 
 @njit(cache=True, nogil=True)
 def _put(i, k, table, sizes, cell):
-    """Put item i into cluster k without the cost (:func:`_best` has just computed it: the same float)."""
+    """Put item i into cluster k without the cost (:func:`_best_move` has just computed it: the same float)."""
     sizes[k] += 1
     row = table[k]
     for s in range(cell.shape[1]):
@@ -55,14 +55,6 @@ def _remove(i, k, table, sizes, cell, w, dF):
 
 
 @njit(cache=True, nogil=True)
-def _best(i, table, sizes, cell, w, dF):
-    """(cluster, cost) that (unassigned) item i should join: the cheapest occupied cluster, or the first empty slot
-    (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would all be 0) when it is cheaper."""
-    k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF)
-    return k, cost
-
-
-@njit(cache=True, nogil=True)
 def _leave_cost(i, old, table, sizes, cell, w, dF):
     """Change of the numerator if item i (in cluster ``old``) rejoined ``old`` after leaving it: the
     :func:`_join_cost` that :func:`_remove` would return negated, computed from the counts as they are (each less
@@ -72,36 +64,6 @@ def _leave_cost(i, old, table, sizes, cell, w, dF):
     for s in range(cell.shape[1]):
         total += w[s] * dF[row[cell[i, s]] - 1]
     return dF[sizes[old] - 1] - 2.0 * total
-
-
-@njit(cache=True, nogil=True)
-def _best_move(i, old, table, sizes, cell, w, dF):
-    """(cluster, cost, cost of staying) for item i of cluster ``old`` (-1: unassigned) as if i had left ``old``
-    (which then counts as empty when i is its only item), without touching the tables: the cheapest occupied
-    cluster, or the first empty slot (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would
-    all be 0) when it is cheaper."""
-    best_k, best = -1, np.inf
-    empty = -1
-    stay = 0.0
-    for k in range(sizes.shape[0]):
-        if k == old:
-            if sizes[k] == 1:
-                if empty < 0:
-                    empty = k
-                continue
-            stay = _leave_cost(i, old, table, sizes, cell, w, dF)
-            c = stay
-        else:
-            if sizes[k] == 0:
-                if empty < 0:
-                    empty = k
-                continue
-            c = _join_cost(i, k, table, sizes, cell, w, dF)
-        if c < best:
-            best_k, best = k, c
-    if empty >= 0 and (best_k < 0 or 0.0 < best):
-        return empty, 0.0, stay
-    return best_k, best, stay
 
 
 @njit(cache=True, nogil=True)
@@ -115,20 +77,108 @@ def _move(i, old, k, table, sizes, cell):
         row_new[cell[i, s]] += 1
 
 
+# The cost cache (:func:`greedy_search`). Items with the same cells (the same cluster in every draw: at large N
+# most of them) have the same cost of joining, or of staying in, a cluster in the same state of the tables, to the
+# bit: the same operations on the same numbers. So a cost is computed once per (item type, cluster) and read back
+# by every item of that type until the cluster's counts change; each change stamps the cluster with a new value of
+# a clock. The search's decisions, labels and value are those of the search without the cache, bit for bit.
+# cache = (item_type (N,) int64: an item's type, -1 for none; join (T, cap) float64 and join_at (T, cap) int64:
+# a type's cost of joining cluster k and the stamp it was computed at; stay, stay_at: the same for the cost of
+# staying; stamp (cap,) int64: each cluster's last change; clock (1,) int64).
+
+
+@njit(cache=True, nogil=True)
+def _new_cache(item_type, n_types, cap):
+    join = np.empty((n_types, cap))
+    stay = np.empty((n_types, cap))
+    join_at = np.full((n_types, cap), -1, dtype=np.int64)
+    stay_at = np.full((n_types, cap), -1, dtype=np.int64)
+    stamp = np.zeros(cap, dtype=np.int64)
+    clock = np.zeros(1, dtype=np.int64)
+    return item_type, join, join_at, stay, stay_at, stamp, clock
+
+
+@njit(cache=True, nogil=True)
+def _changed(k, cache):
+    """Cluster k's counts changed: the costs cached for it are stale."""
+    stamp, clock = cache[5], cache[6]
+    clock[0] += 1
+    stamp[k] = clock[0]
+
+
+@njit(cache=True, nogil=True)
+def _cached_cost(i, k, staying, table, sizes, cell, w, dF, cache):
+    """Item i's :func:`_leave_cost` of cluster k (``staying``: i is in k) or :func:`_join_cost`, read from the cache
+    when i's type has it for k's present counts."""
+    item_type, stamp = cache[0], cache[5]
+    costs, at = (cache[3], cache[4]) if staying else (cache[1], cache[2])
+    t = item_type[i]
+    if t >= 0 and at[t, k] == stamp[k]:
+        return costs[t, k]
+    if staying:
+        c = _leave_cost(i, k, table, sizes, cell, w, dF)
+    else:
+        c = _join_cost(i, k, table, sizes, cell, w, dF)
+    if t >= 0:
+        costs[t, k] = c
+        at[t, k] = stamp[k]
+    return c
+
+
+@njit(cache=True, nogil=True)
+def _best_move(i, old, table, sizes, cell, w, dF, cache):
+    """(cluster, cost, cost of staying) for item i of cluster ``old`` (-1: unassigned) as if i had left ``old``
+    (which then counts as empty when i is its only item), without touching the tables: the cheapest occupied
+    cluster, or the first empty slot (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would
+    all be 0) when it is cheaper. Costs are read through the cache (:func:`_cached_cost`)."""
+    best_k, best = -1, np.inf
+    empty = -1
+    stay = 0.0
+    for k in range(sizes.shape[0]):
+        if k == old:
+            if sizes[k] == 1:
+                if empty < 0:
+                    empty = k
+                continue
+            stay = _cached_cost(i, old, True, table, sizes, cell, w, dF, cache)
+            c = stay
+        else:
+            if sizes[k] == 0:
+                if empty < 0:
+                    empty = k
+                continue
+            c = _cached_cost(i, k, False, table, sizes, cell, w, dF, cache)
+        if c < best:
+            best_k, best = k, c
+    if empty >= 0 and (best_k < 0 or 0.0 < best):
+        return empty, 0.0, stay
+    return best_k, best, stay
+
+
 @njit(cache=True, nogil=True)
 def greedy_search(cell, w, dF, cap, start, n_table, state, max_scans, zealous_attempts):
+    """:func:`greedy_search_by_type` without the cost cache (every item a type of its own): the same result."""
+    return greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, zealous_attempts,
+                                 np.full(cell.shape[0], -1, dtype=np.int64), 0)
+
+
+@njit(cache=True, nogil=True)
+def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, zealous_attempts, item_type, n_types):
     """One randomised greedy run: (labels (N,), numerator of the expected loss without the draws' constant).
 
     cell: (N, S) int cells; w: (S,) weights summing to 1; dF: (N + 1,) increments of F; cap: most clusters;
     start: (N,) labels to start from, or all -1 to allocate the items one by one in random order;
     n_table: S * L; state: the xoshiro state (uint64[4], advanced in place); max_scans: reallocation scans
     (each item moved to its best cluster, until none moves); zealous_attempts: clusters dissolved and
-    reallocated item by item, kept only if the loss drops.
+    reallocated item by item, kept only if the loss drops. item_type (N,) int64 and n_types: items of one type
+    have equal cells and share their cached costs (see above; pcrp.partition.DrawTables.item_types; all -1 and 0:
+    no cache); the result is the same either way, bit for bit.
     """
     N = cell.shape[0]
     table = np.zeros((cap, n_table), dtype=np.int32)
     sizes = np.zeros(cap, dtype=np.int64)
     labels = np.empty(N, dtype=np.int64)
+    cache = _new_cache(item_type, n_types, cap)
     value = 0.0
     order = np.arange(N)
     if start[0] >= 0:
@@ -139,23 +189,26 @@ def greedy_search(cell, w, dF, cap, start, n_table, state, max_scans, zealous_at
         shuffle(state, order)
         for j in range(N):
             i = order[j]
-            k, cost = _best(i, table, sizes, cell, w, dF)
+            k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF, cache)
             labels[i] = k
             value += cost
             _put(i, k, table, sizes, cell)
+            _changed(k, cache)
     for _ in range(max_scans):
         shuffle(state, order)
         moved = False
         for j in range(N):  # an item that stays leaves the tables untouched: O(K S) reads, no writes
             i = order[j]
             old = labels[i]
-            k, cost, stay = _best_move(i, old, table, sizes, cell, w, dF)
+            k, cost, stay = _best_move(i, old, table, sizes, cell, w, dF, cache)
             if sizes[old] == 1:
                 stay = 0.0  # (its own cluster empties: the cost of an empty slot)
             value += -stay
             value += cost
             if k != old:
                 _move(i, old, k, table, sizes, cell)
+                _changed(old, cache)
+                _changed(k, cache)
                 labels[i] = k
                 moved = True
         if not moved:
@@ -165,6 +218,8 @@ def greedy_search(cell, w, dF, cap, start, n_table, state, max_scans, zealous_at
     # rather than moving its items back one by one, O(|cluster| S) -- the same state and labels either way
     saved_table = np.empty_like(table)
     saved_sizes = np.empty_like(sizes)
+    saved_stamp = np.empty_like(sizes)
+    stamp = cache[5]
     for _ in range(zealous_attempts):
         n_occupied = 0
         for k in range(cap):
@@ -190,15 +245,18 @@ def greedy_search(cell, w, dF, cap, start, n_table, state, max_scans, zealous_at
         before = value
         saved_table[:] = table
         saved_sizes[:] = sizes
+        saved_stamp[:] = stamp
         for j in range(m):
             value += _remove(chosen[j], target, table, sizes, cell, w, dF)
+        _changed(target, cache)
         new_labels = np.empty(m, dtype=np.int64)
         for j in range(m):
             i = chosen[j]
-            k, cost = _best(i, table, sizes, cell, w, dF)
+            k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF, cache)
             new_labels[j] = k
             value += cost
             _put(i, k, table, sizes, cell)
+            _changed(k, cache)
         if value < before - 1e-9:
             for j in range(m):
                 labels[chosen[j]] = new_labels[j]
@@ -206,7 +264,55 @@ def greedy_search(cell, w, dF, cap, start, n_table, state, max_scans, zealous_at
             table[:] = saved_table
             sizes[:] = saved_sizes
             value = before
+            stamp[:] = saved_stamp  # (each cluster's counts as they were at that stamp: its cached costs hold)
     return labels, value
+
+
+@njit(cache=True, nogil=True)
+def _row_hashes(cell):
+    """A 64-bit hash of each row of ``cell`` (N, S)."""
+    N, S = cell.shape
+    out = np.empty(N, dtype=np.uint64)
+    for i in range(N):
+        h = np.uint64(0x9E3779B97F4A7C15)
+        for s in range(S):
+            h = (h ^ np.uint64(cell[i, s])) * np.uint64(0x100000001B3)
+            h ^= h >> np.uint64(29)
+        out[i] = h
+    return out
+
+
+@njit(cache=True, nogil=True)
+def equal_rows(cell):
+    """(group (N,) int64, number of groups): items in one group have equal rows of ``cell`` (N, S). Rows are
+    grouped by a hash and each compared with its group's first row, so two rows share a group only when equal (a
+    hash collision leaves a row in a group of its own). O(N S) and a sort of N hashes."""
+    N, S = cell.shape
+    hashes = _row_hashes(cell)
+    order = np.argsort(hashes)
+    group = np.empty(N, dtype=np.int64)
+    n_groups = 0
+    j = 0
+    while j < N:
+        first = order[j]
+        group[first] = n_groups
+        lead = n_groups
+        n_groups += 1
+        j += 1
+        while j < N and hashes[order[j]] == hashes[first]:
+            i = order[j]
+            same = True
+            for s in range(S):
+                if cell[i, s] != cell[first, s]:
+                    same = False
+                    break
+            if same:
+                group[i] = lead
+            else:
+                group[i] = n_groups
+                n_groups += 1
+            j += 1
+    return group, n_groups
 
 
 @njit(cache=True, nogil=True)

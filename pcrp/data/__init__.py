@@ -8,6 +8,7 @@ what to do; rows or columns that are left out on purpose are reported in ``Datas
 - ``limits``: the size limits (rows, bytes, columns), read at call time.
 - ``dataset``: :class:`Dataset`, :class:`DataError`, standardisation.
 - ``file_bytes``: a file's bytes, refusing what is not a regular file or is too large; the bundled files.
+- ``plain_csv``: the fast path of ``csv_table`` for a plain CSV of numbers (NumPy's C parser, the same table).
 - ``csv_table``: CSV bytes to a :class:`CsvTable` (decoding, the separator, rows, numeric columns), in linear time.
 - ``column_choice``: which columns are clustered and which hold labels; a :class:`Dataset` from a table.
 - ``mnist_digits``: MNIST subsets and their embeddings.

@@ -165,14 +165,14 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
         notes.append(f"Dropped {int((~keep).sum())} row(s) with a missing value in the chosen columns.")
     labels = label_names = None
     if label_column is not None:
-        j = table.header.index(label_column)
-        raw_labels = np.array([row[j].strip() for row in table.cells], dtype=object)
-        missing_label = np.array([v.lower() in MISSING_TOKENS for v in raw_labels], dtype=bool)
+        # each distinct label text is looked at once: the rows carry its code among the sorted distinct texts
+        tokens, codes = np.unique(table.column_text(table.header.index(label_column)), return_inverse=True)
+        missing_label = np.array([t.lower() in MISSING_TOKENS for t in tokens], dtype=bool)[codes.reshape(-1)]
         if (missing_label & keep).any():
             notes.append(f"Dropped {int((missing_label & keep).sum())} row(s) with no label in {label_column!r}.")
         keep &= ~missing_label
-        label_names, labels = np.unique(raw_labels[keep].astype(str), return_inverse=True)
-        label_names = list(label_names)
+        used, labels = np.unique(codes.reshape(-1)[keep], return_inverse=True)
+        label_names = list(tokens[used])
     X = X[keep]
     n, d = X.shape
     if n == 0:

@@ -2,7 +2,8 @@
 
 Every step is linear in the size of the input (the separator is found in a bounded prefix, rows come from the C
 ``csv`` reader and are checked as they come, reading stops at the row limit), so that no file can hold the
-interpreter, and a Streamlit server with it, for long.
+interpreter, and a Streamlit server with it, for long. A plain CSV of numbers (:mod:`pcrp.data.plain_csv`) is read
+by NumPy's C parser instead, to the same table.
 """
 
 import csv
@@ -17,6 +18,7 @@ from . import limits
 from .dataset import DataError
 from .file_bytes import read_file_bytes, size_text, too_big
 from .limits import MAX_FILE_COLUMNS
+from .plain_csv import PlainRows, read_plain
 
 MISSING_TOKENS = frozenset({"", "na", "nan", "n/a", "null", "none", "missing", "?", "."})
 
@@ -39,7 +41,8 @@ class TextInNumeric:
 class CsvTable:
     """A parsed CSV: header, string cells, and which columns are numeric.
 
-    cells: list of rows, each a list of strings of len(header).
+    cells: list of rows, each a list of strings of len(header) (for a plain CSV of numbers, a
+        :class:`pcrp.data.plain_csv.PlainRows` that splits its rows when read).
     lines: the file line on which each row of ``cells`` ends (1 = the first line).
     numeric: column name -> (N,) float array with NaN where missing, for the
         columns whose every non-missing cell is a number (an array of NaN for a
@@ -64,6 +67,12 @@ class CsvTable:
     @property
     def n_rows(self):
         return len(self.cells)
+
+    def column_text(self, j):
+        """(n_rows,) str array: column j's cells with surrounding whitespace stripped."""
+        if isinstance(self.cells, PlainRows):
+            return self.cells.column(j)
+        return np.array([row[j].strip() for row in self.cells], dtype=str)
 
 
 # Byte-order marks of the wide Unicode encodings, longest first (UTF-32 LE begins like UTF-16 LE). Excel's
@@ -233,6 +242,20 @@ def _parse_column(cells):
     return values, text
 
 
+def _parse_columns(header, cells, lines):
+    """CsvTable.numeric of rows of string cells: each column's values, its first text cell, or nothing (text)."""
+    numeric = {}
+    for j, (name, column) in enumerate(zip(header, zip(*cells))):
+        values, text_cells = _parse_column(column)
+        if not text_cells:
+            numeric[name] = values
+        elif not np.isnan(values).all():  # some numbers, some text
+            first = text_cells[0]
+            numeric[name] = TextInNumeric(line=lines[first], cell=cells[first][j], n_text=len(text_cells))
+        # else: a text column (usable as labels)
+    return numeric
+
+
 def read_csv_table(source, *, max_rows=None, max_bytes=None):
     """Parse CSV bytes (or a path) into a :class:`CsvTable`, validating its shape.
 
@@ -261,17 +284,16 @@ def read_csv_table(source, *, max_rows=None, max_bytes=None):
     delimiter = detect_delimiter(text)
     if delimiter != ",":
         notes.append(f"Columns are separated by {'tab' if delimiter == chr(9) else repr(delimiter)}.")
-    header, cells, lines, named = _read_rows(text, delimiter, max_rows)
+    plain = read_plain(text, delimiter, max_rows, _is_number)  # numbers only, nothing to report: NumPy's parser
+    if plain is not None:
+        first, values, cells, first_line, named = plain
+        header = _check_header(first if named else [f"x{j + 1}" for j in range(len(first))])
+        lines = list(range(first_line, first_line + len(cells)))
+        numeric = {name: np.ascontiguousarray(values[:, j]) for j, name in enumerate(header)}
+    else:
+        header, cells, lines, named = _read_rows(text, delimiter, max_rows)
+        numeric = _parse_columns(header, cells, lines)
     if not named:
         notes.append(f"No header found: the first row holds only numbers, so it is read as data and the columns are "
                      f"named x1..x{len(header)}.")
-    numeric = {}
-    for j, (name, column) in enumerate(zip(header, zip(*cells))):
-        values, text_cells = _parse_column(column)
-        if not text_cells:
-            numeric[name] = values
-        elif not np.isnan(values).all():  # some numbers, some text
-            first = text_cells[0]
-            numeric[name] = TextInNumeric(line=lines[first], cell=cells[first][j], n_text=len(text_cells))
-        # else: a text column (usable as labels)
     return CsvTable(header=header, cells=cells, numeric=numeric, delimiter=delimiter, notes=notes, lines=lines)
