@@ -411,6 +411,7 @@ def _large_search_problems(seed=2):
     return problems
 
 
+@pytest.mark.slow
 def test_no_zealous_attempts_at_large_n_keeps_the_estimate():
     """docs/design.md section 1.8: beyond ZEALOUS_MAX_N points the runs make no zealous attempts. On problems with
     ambiguous points and clusters split or merged in some draws (where fewer runs do find worse partitions), the
