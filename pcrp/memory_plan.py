@@ -27,13 +27,17 @@ class MemoryPlan:
 def search_bytes(n_points, n_draws_total):
     """Working bytes of the point estimate of ``n_draws_total`` draws of ``n_points`` labels (pcrp.partition):
     the draws it searches over as given, relabelled and deduplicated, their (N, draws) cells, each greedy
-    run's start and labels, and the chunk of relabelled draws that merging identical draws reads at a time."""
+    run's start and labels, the cost cache's grouping of points with equal cells (a hash, its sort order and a
+    group per point: 24 bytes, with 16 more for the sort's temporary), and the chunk of relabelled draws that
+    merging identical draws reads at a time."""
     from .partition import DISTINCT_CHUNK_CELLS, SMALL_SEARCH, search_draws
 
     used = search_draws(n_points, n_draws_total)
     n_runs = 16 if n_points * used <= SMALL_SEARCH else 8
     merging = 4 * min(n_points * n_draws_total, max(DISTINCT_CHUNK_CELLS, n_points))
-    return n_points * used * (label_dtype(n_points).itemsize + 12) + 3 * n_runs * 8 * n_points + merging
+    grouping = 40 * n_points
+    return (n_points * used * (label_dtype(n_points).itemsize + 12) + 3 * n_runs * 8 * n_points + grouping
+            + merging)
 
 
 def run_memory_plan(n_points, dim, *, n_chains, iters, kept, inits=("kmeans:10",), n_jobs=-1, similarity=False):
