@@ -25,13 +25,9 @@ def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def next_uint64(state):
-    """Advance ``state`` in place and return the next 64-bit output."""
-    s0 = state[0]
-    s1 = state[1]
-    s2 = state[2]
-    s3 = state[3]
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _step(s0, s1, s2, s3):
+    """One xoshiro256** step on the state words: (output, s0, s1, s2, s3), the words after the step."""
     result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
     t = s1 << np.uint64(17)
     s2 ^= s0
@@ -40,10 +36,13 @@ def next_uint64(state):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, 45)
-    state[0] = s0
-    state[1] = s1
-    state[2] = s2
-    state[3] = s3
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def next_uint64(state):
+    """Advance ``state`` in place and return the next 64-bit output."""
+    result, state[0], state[1], state[2], state[3] = _step(state[0], state[1], state[2], state[3])
     return result
 
 
@@ -57,24 +56,11 @@ def uniform(state):
 def fill_uniform(state, out, n):
     """out[:n] = n successive :func:`uniform` draws (the same numbers), the state held in registers meanwhile:
     three times quicker than n calls, each of which reads and writes the state array."""
-    s0 = state[0]
-    s1 = state[1]
-    s2 = state[2]
-    s3 = state[3]
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for t in range(n):
-        result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
-        shifted = s1 << np.uint64(17)
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= shifted
-        s3 = _rotl(s3, 45)
+        result, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
         out[t] = np.float64(result >> np.uint64(11)) * _INV_2_53
-    state[0] = s0
-    state[1] = s1
-    state[2] = s2
-    state[3] = s3
+    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
