@@ -361,6 +361,38 @@ def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
         st.columns(CHART_COLUMNS)[2].image(part["strip"], output_format="PNG")
 
 
+def rows_and_replay(run, snaps, groups, presentation):
+    """The live panel below its status line: one row per prior (canvases while the run is live, Vega-Lite charts and
+    the replay slider once it has ended). snaps: {chain: Snapshot}; groups: {group: [its chains' Snapshots]}."""
+    # the replay slider sits below the charts (so showing it does not move them): read its value first
+    first = next(iter(snaps.values()))
+    options = [f"{s:,}" for s in first.replay_sweeps] + ["now"]  # past at the left, now at the right
+    choice = state.get("scrub", "now") if not run.running else "now"
+    replay_index = options.index(choice) if choice in options[:-1] else None
+    # the K axes grow in steps, so the charts' specifications (and the page) stay still
+    k_top = max([int(s.K.max()) for s in snaps.values() if s.K.size] + [3])
+    state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,
+                               int(np.ceil((k_top + 1) / 4) * 4))
+    state.k_axis_run = run.token
+    if run.live:
+        parts, new = fresh_parts(run, groups, replay_index, presentation)
+        for index, (group, group_snaps) in enumerate(groups.items()):
+            canvas_row(run, group, group_snaps, k_max, presentation, index == len(groups) - 1, parts[group], new)
+    else:
+        column_headers(run, presentation)
+        shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
+        colours, notes = colours_and_notes(run, groups, shown)
+        for index, (group, group_snaps) in enumerate(groups.items()):
+            prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
+                      last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
+    if run.plan.thin_raised:
+        st.caption(run.plan.describe())
+    if not run.running and len(options) > 1:
+        st.select_slider("Replay: show the clusters at sweep", options=options, value=choice, key="scrub")
+    if state.get("polling") and frame_seconds(run) != state.get("frame_seconds"):
+        st.rerun(scope="app")  # paused or resumed (shown above): the fragment's pace is set by a page run
+
+
 def live_panel(data, presentation):
     """The controls, the status line and one row per prior: a fragment (see live_section) that redraws itself every
     FRAME_SECONDS while the run is live. data: a PageData.
@@ -392,34 +424,9 @@ def live_panel(data, presentation):
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
         short = presentation and len(groups) > 2
         st.container(key="status").markdown(" · ".join(group_status(group, g, short) for group, g in groups.items()))
-        # the replay slider sits below the charts (so showing it does not move them): read its value first
-        first = next(iter(snaps.values()))
-        options = [f"{s:,}" for s in first.replay_sweeps] + ["now"]  # past at the left, now at the right
-        choice = state.get("scrub", "now") if not run.running else "now"
-        replay_index = options.index(choice) if choice in options[:-1] else None
-        # the K axes grow in steps, so the charts' specifications (and the page) stay still
-        k_top = max([int(s.K.max()) for s in snaps.values() if s.K.size] + [3])
-        state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,
-                                   int(np.ceil((k_top + 1) / 4) * 4))
-        state.k_axis_run = run.token
-        if run.live:
-            parts, new = fresh_parts(run, groups, replay_index, presentation)
-            for index, (group, group_snaps) in enumerate(groups.items()):
-                canvas_row(run, group, group_snaps, k_max, presentation, index == len(groups) - 1, parts[group], new)
-        else:
-            column_headers(run, presentation)
-            shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
-            colours, notes = colours_and_notes(run, groups, shown)
-            for index, (group, group_snaps) in enumerate(groups.items()):
-                prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
-                          last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
-        if run.plan.thin_raised:
-            st.caption(run.plan.describe())
-        if not run.running and len(options) > 1:
-            st.select_slider("Replay: show the clusters at sweep", options=options, value=choice, key="scrub")
-        if state.get("polling") and run.live and frame_seconds(run) != state.get("frame_seconds"):
-            st.rerun(scope="app")  # paused or resumed (shown above): the fragment's pace is set by a page run
         ended = state.get("polling") and not run.live
+        if not ended:  # (the redraw of the whole page below draws an ended run's charts: not twice, they are slow)
+            rows_and_replay(run, snaps, groups, presentation)
     if ended:
         # the run ended (finished, or Stop: this redraw already says so): redraw the whole page once, with its
         # details, and stop polling. Stop does not wait for the chains' calls in flight (so "stopped" shows at once):
