@@ -85,8 +85,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(port, app_root=ROOT):
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "serve.py", "--server.port", str(port),
+def start_server(port, app_root=ROOT, profile=None):
+    """Serve ``app_root``'s app on ``port``; with ``profile`` (a path), its live fragment under cProfile
+    (bench/fragment_profile.py writes the statistics there)."""
+    launcher = ([str(ROOT / "bench" / "fragment_profile.py"), str(Path(profile).resolve()), "--"] if profile
+                else ["-m", "streamlit"])
+    proc = subprocess.Popen([sys.executable, *launcher, "run", "serve.py", "--server.port", str(port),
                              "--server.headless", "true", "--server.address", "127.0.0.1"], cwd=app_root,
                             env={**os.environ, "PYTHONPATH": str(app_root)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -160,6 +164,58 @@ def _cpu(processes):
     return total
 
 
+# Chrome's own accounting of the page's main thread (CDP Performance.getMetrics, cumulative seconds): all its tasks,
+# and the JavaScript, style recalculation and layout among them.
+PAGE_METRICS = ("TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration")
+
+
+def page_metrics(cdp):
+    """{metric: cumulative seconds} of PAGE_METRICS for the page of the CDP session ``cdp``."""
+    values = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return {name: values.get(name, 0.0) for name in PAGE_METRICS}
+
+
+def write_js_profile(profile, out):
+    """Write the page's JavaScript CPU profile (CDP Profiler.stop's) to ``out`` (.cpuprofile, for Chrome's DevTools)
+    and its self time per function and per script to ``out``.txt."""
+    import collections
+    import json
+
+    Path(out).write_text(json.dumps(profile))
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    gaps = profile["timeDeltas"]
+    by_function, by_script = collections.Counter(), collections.Counter()
+    for node_id, gap in zip(profile["samples"][1:], gaps[1:]):
+        frame = nodes[node_id]["callFrame"]
+        script = frame["url"].rsplit("/", 1)[-1] or "(" + (frame["functionName"] or "program") + ")"
+        by_function[f"{frame['functionName'] or '(anonymous)'} {script}:{frame['lineNumber'] + 1}"] += gap / 1000
+        by_script[script] += gap / 1000
+    total = sum(by_script.values())
+    lines = [f"JavaScript CPU profile: {total:.0f} ms sampled", "", "self time per script (ms):"]
+    lines += [f"  {ms:9.1f}  {name}" for name, ms in by_script.most_common(20)]
+    lines += ["", "self time per function (ms):"] + [f"  {ms:9.1f}  {name}" for name, ms in by_function.most_common(60)]
+    Path(out + ".txt").write_text("\n".join(lines) + "\n")
+
+
+def server_threads_cpu(pid):
+    """(CPU seconds of the server's chain threads, of its other live threads): the chains run at a lowered priority
+    (nice > 0, pcrp.compute), the script runner and the event loop at the process's own. Threads that ended are
+    in neither (the server's own share is its process's CPU less its chains')."""
+    chains = own = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        seconds = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        if int(fields[16]) > 0:  # nice
+            chains += seconds
+        else:
+            own += seconds
+    return chains, own
+
+
 def lower_browser_priority():
     """Give every thread of every chromium process the lowest CPU priority (nice 19). Visitors' browsers
     run on their own machines; here they share the server's cores, and chromium raises some of its own
@@ -203,7 +259,7 @@ def _start_again(page):
 
 
 def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browser=False, repeats=10,
-            priors=DEFAULT_PRIORS):
+            priors=DEFAULT_PRIORS, js_profile=None):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -235,12 +291,25 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         browser_procs = [p for p in psutil.process_iter(["name", "cmdline"])
                          if "chromium" in " ".join(p.info["cmdline"] or [])]
         server_proc = psutil.Process(server_pid)
-        cpu0 = _cpu(browser_procs), _cpu([server_proc])
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        if js_profile:
+            cdp.send("Profiler.enable")
+            cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+            cdp.send("Profiler.start")
+        metrics0 = page_metrics(cdp)
+        cpu0 = _cpu(browser_procs), _cpu([server_proc]), server_threads_cpu(server_pid)
         wall0 = time.perf_counter()
         page.wait_for_timeout(seconds * 1000)
-        cpu1 = _cpu(browser_procs), _cpu([server_proc])
+        cpu1 = _cpu(browser_procs), _cpu([server_proc]), server_threads_cpu(server_pid)
+        metrics1 = page_metrics(cdp)
+        if js_profile:
+            write_js_profile(cdp.send("Profiler.stop")["profile"], js_profile)
         window_wall = time.perf_counter() - wall0
-        cpu_share = {"browser": (cpu1[0] - cpu0[0]) / window_wall, "server": (cpu1[1] - cpu0[1]) / window_wall}
+        cpu_share = {"browser": (cpu1[0] - cpu0[0]) / window_wall, "server": (cpu1[1] - cpu0[1]) / window_wall,
+                     "chains": (cpu1[2][0] - cpu0[2][0]) / window_wall,
+                     "server_own": (cpu1[1] - cpu0[1] - (cpu1[2][0] - cpu0[2][0])) / window_wall}
+        page_work = {name: metrics1[name] - metrics0[name] for name in PAGE_METRICS}
         live = page.evaluate("() => window.__live")
         # Pause, Resume and Stop: time from the click to the page saying so, ``repeats`` times each
         latency = {"Pause": [], "Resume": [], "Stop": []}
@@ -278,7 +347,7 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
                 blocked_ms_per_redraw=1000 * blocked / max(redraws, 1),
                 longest_task_ms=max(live["longtasks"], default=0.0), remounts=live["remounts"],
                 latency=latency, before_press=before_press, moved_after_pause=moved_after_pause, rates=rates,
-                seconds=window, cpu_share=cpu_share)
+                seconds=window, cpu_share=cpu_share, page_work=page_work)
 
 
 def main():
@@ -294,20 +363,29 @@ def main():
     parser.add_argument("--priors", default=",".join(DEFAULT_PRIORS),
                         help="the rows' priors, registry names separated by commas (the page's ?priors=)")
     parser.add_argument("--app-root", default=str(ROOT), help="the checkout whose app is served")
+    parser.add_argument("--profile-fragment", default=None, metavar="OUT.prof",
+                        help="profile the server's live fragment (bench/fragment_profile.py; summary in OUT.prof.txt)")
+    parser.add_argument("--js-profile", default=None, metavar="OUT.cpuprofile",
+                        help="the page's JavaScript CPU profile over the watched window (summary in OUT.cpuprofile.txt)")
+    parser.add_argument("--no-unwatched", action="store_true",
+                        help="skip the unwatched speed (a profile or frame-rate check: no ratio printed)")
     args = parser.parse_args()
     priors = tuple(args.priors.split(","))
-    batch_before = batch_rates(args.data, args.sweeps, args.chains, args.n, priors)
+    unwatched = (lambda: batch_rates(args.data, args.sweeps, args.chains, args.n, priors)) if not args.no_unwatched \
+        else (lambda: {name: float("nan") for name in row_priors(priors)})
+    batch_before = unwatched()
     port = free_port()
-    server = start_server(port, args.app_root)
+    server = start_server(port, args.app_root, args.profile_fragment)
     query = data_query(args.data, args.n) + (f"&priors={args.priors}" if priors != DEFAULT_PRIORS else "")
     try:
         seen = watched(f"http://127.0.0.1:{port}", query, args.sweeps, args.seconds, args.chains, server.pid,
-                       low_priority_browser=args.low_priority_browser, repeats=args.repeats, priors=priors)
+                       low_priority_browser=args.low_priority_browser, repeats=args.repeats, priors=priors,
+                       js_profile=args.js_profile)
     finally:
         server.terminate()
         server.wait(10)
     # unwatched before and after the watched run: the machine is shared, and its speed drifts
-    batch_after = batch_rates(args.data, args.sweeps, args.chains, args.n, priors)
+    batch_after = unwatched()
     batch = {name: (batch_before[name] + batch_after[name]) / 2 for name in batch_before}
     data_text = args.data + (f" (N = {args.n})" if args.n else "")
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{v:.2f}' for v in os.getloadavg())} on "
@@ -323,7 +401,14 @@ def main():
           f"task {seen['longest_task_ms']:.0f} ms)")
     print(f"  charts re-created           {seen['remounts']}")
     print(f"  CPU cores in use: browser {seen['cpu_share']['browser']:.2f}, server {seen['cpu_share']['server']:.2f} "
-          f"(its chains included), of {psutil.cpu_count()}")
+          f"(its chains {seen['cpu_share']['chains']:.2f}, its own threads {seen['cpu_share']['server_own']:.2f}), of "
+          f"{psutil.cpu_count()}")
+    frames = max(seen["redraws_per_second"] * seen["seconds"], 1)
+    work = seen["page_work"]
+    print(f"  page main thread per frame  {1000 * work['TaskDuration'] / frames:.1f} ms of tasks: script "
+          f"{1000 * work['ScriptDuration'] / frames:.1f} ms, style {1000 * work['RecalcStyleDuration'] / frames:.1f} "
+          f"ms, layout {1000 * work['LayoutDuration'] / frames:.1f} ms (Chrome's Performance metrics); server's own "
+          f"threads {1000 * seen['cpu_share']['server_own'] * seen['seconds'] / frames:.1f} ms")
     import numpy as np
 
     for button, values in seen["latency"].items():

@@ -86,6 +86,8 @@ def test_a_live_run_at_n_2000_draws_on_its_canvases_moves_its_status_line_and_fa
         expect(page.locator(".pcrp-live-row canvas")).to_have_count(6, timeout=90_000)
         expect(page.get_by_text(re.compile(r"pCRP running: "))).not_to_have_count(0, timeout=60_000)
         assert page.locator("[data-testid='stVegaLiteChart']").count() == 0  # Vega-Lite only once the run ends
+        for header in ("trace of K", "posterior of K", "density now"):  # the column headers: page text in the canvas
+            expect(page.get_by_text(header, exact=True)).to_have_count(1)
         before = page.evaluate(CANVAS_ROWS)
         page.add_style_tag(content="* {transition: none !important;}")
         stale, faded, samples, redraws, last = 0, 0, 0, 0, ""

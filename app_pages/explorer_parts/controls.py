@@ -169,7 +169,7 @@ def on_step():
 def on_stop():
     run = state.get("run")
     if run is not None:
-        run.stop("you pressed Stop")
+        run.stop("you pressed Stop", wait=0)  # shown at once; the panel waits for the calls in flight (its end)
         say("Stopped; the results so far stay on the page.")
     # no full redraw here: the live panel shows "stopped" first and then redraws the page (see its end)
 

@@ -241,6 +241,27 @@ function draw(root) {
   root.dataset.seq = String(S.seq);
 }
 
+// The column headers above the top row (page text: bold words, then the rest), redone only when they change.
+function showHeaders(parentElement, data) {
+  let box = parentElement.querySelector(".pcrp-live-headers");
+  const text = JSON.stringify([data.headers, data.large_headers, data.columns]);
+  if (!data.headers) { if (box) box.remove(); return; }
+  if (box && box.dataset.text === text) return;
+  if (!box) {
+    box = document.createElement("div");
+    parentElement.insertBefore(box, parentElement.firstChild);
+  }
+  box.className = "pcrp-live-headers" + (data.large_headers ? " large" : "");
+  box.dataset.text = text;
+  box.style.gridTemplateColumns = data.columns.map(c => `${c}fr`).join(" ");
+  box.replaceChildren(...data.headers.map(([bold, rest]) => {
+    const cell = document.createElement("div"), b = document.createElement("b");
+    b.textContent = bold;
+    cell.append(b, rest);
+    return cell;
+  }));
+}
+
 function schedule(root) {
   if (!root.pcrpPending) { root.pcrpPending = true; requestAnimationFrame(() => draw(root)); }
 }
@@ -263,6 +284,7 @@ export default function (component) {
     new ResizeObserver(() => schedule(root)).observe(root);
   }
   if (!data || !data.frame) return;
+  showHeaders(parentElement, data);
   const f = data.frame;
   root.style.height = `${data.height}px`;
   root.style.gridTemplateColumns = data.columns.map(c => `${c}fr`).join(" ");

@@ -17,10 +17,13 @@ LIVE_ROW = st.components.v2.component(
 PANEL_LABELS = ("trace of K", "posterior of K", "clusters now")
 
 
-def live_row(key, feed, frame, *, height, columns, font, x_axis):
+def live_row(key, feed, frame, *, height, columns, font, x_axis, headers=None, large_headers=False):
     """Draw one row: ``frame`` (RowFeed.frame's dict) of ``feed`` (its pcrp.app.live_frames.RowFeed) into the row's
     canvas ``key``; height in px, columns: the three panels' relative widths, font: axis text size in px, x_axis:
-    whether this row labels the x axes (the bottom row)."""
+    whether this row labels the x axes (the bottom row); headers: (bold words, the rest) per panel, shown as text
+    above it (the top row), in presentation mode's size when ``large_headers``."""
     LIVE_ROW(key=key, data={"frame": frame, "height": int(height), "columns": list(columns), "font": int(font),
-                            "x_axis": bool(x_axis), "labels": list(PANEL_LABELS)},
+                            "x_axis": bool(x_axis), "labels": list(PANEL_LABELS),
+                            "headers": [list(h) for h in headers] if headers else None,
+                            "large_headers": bool(large_headers)},
              on_resync_change=feed.restart, height="content")

@@ -126,14 +126,18 @@ TINY_WORDS = f"grey = tiny, < {live_view.TINY_SHARE:.0%} of points"
 CHART_COLUMNS = [2.3, 1.05, 1.6]  # trace | posterior of K | clusters
 
 
-def column_headers(run, presentation):
-    """What each column of charts shows, once above the rows (larger text for a projector)."""
+def header_texts(run):
+    """What each column of charts shows, once above the rows: (bold words, the rest) per column."""
     several = any(len(names) > 1 for names in run.groups.values())
-    texts = ("**trace of K**" + (" (dashed: other chains)" if several else "") + ", grey = burn-in",
-             "**posterior of K**" + (", all chains" if several else ""),
-             f"**density now**, {TINY_WORDS}" if run.dataset.dim == 1
-             else f"**{'PCA view' if run.dataset.dim > 2 else 'clusters now'}**, {TINY_WORDS}")
-    for col, text in zip(st.columns(CHART_COLUMNS), texts):
+    clusters = "density now" if run.dataset.dim == 1 else "PCA view" if run.dataset.dim > 2 else "clusters now"
+    return (("trace of K", (" (dashed: other chains)" if several else "") + ", grey = burn-in"),
+            ("posterior of K", ", all chains" if several else ""), (clusters, f", {TINY_WORDS}"))
+
+
+def column_headers(run, presentation):
+    """The column headers of an ended run's charts (larger text for a projector; a live run's canvas draws them)."""
+    for col, (bold, rest) in zip(st.columns(CHART_COLUMNS), header_texts(run)):
+        text = f"**{bold}**{rest}"
         if presentation:
             col.markdown(text)
         else:
@@ -343,7 +347,8 @@ def fresh_parts(run, groups, replay_index, presentation):
 
 def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
     """One prior of a live run: its heading and its canvas (trace | posterior of K | clusters), sent the K values
-    since the last frame and, when ``new``, the partition's colours and view from ``part`` (partition_parts')."""
+    since the last frame and, when ``new``, the partition's colours and view from ``part`` (partition_parts'). The
+    top row's canvas carries the column headers."""
     index = list(run.groups).index(group)
     height, large, _ = row_geometry(run, presentation, last)
     st.markdown(part["heading"])
@@ -351,14 +356,52 @@ def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
     frame = feed.frame([s.K for s in snaps], part["colours"] if new or feed.seq < 0 else None, k_max=k_max,
                        view=part["view"] if new or feed.seq < 0 else None, marker_sweep=part["marker"])
     live_row(f"canvas-{group}", feed, frame, height=height, columns=CHART_COLUMNS, font=18 if large else 12,
-             x_axis=last)
+             x_axis=last, headers=header_texts(run) if index == 0 else None, large_headers=presentation)
     if part["strip"] is not None:
         st.columns(CHART_COLUMNS)[2].image(part["strip"], output_format="PNG")
 
 
+def rows_and_replay(run, snaps, groups, presentation):
+    """The live panel below its status line: one row per prior (canvases while the run is live, Vega-Lite charts and
+    the replay slider once it has ended). snaps: {chain: Snapshot}; groups: {group: [its chains' Snapshots]}."""
+    # the replay slider sits below the charts (so showing it does not move them): read its value first
+    first = next(iter(snaps.values()))
+    options = [f"{s:,}" for s in first.replay_sweeps] + ["now"]  # past at the left, now at the right
+    choice = state.get("scrub", "now") if not run.running else "now"
+    replay_index = options.index(choice) if choice in options[:-1] else None
+    # the K axes grow in steps, so the charts' specifications (and the page) stay still
+    k_top = max([int(s.K.max()) for s in snaps.values() if s.K.size] + [3])
+    state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,
+                               int(np.ceil((k_top + 1) / 4) * 4))
+    state.k_axis_run = run.token
+    if run.live:
+        parts, new = fresh_parts(run, groups, replay_index, presentation)
+        for index, (group, group_snaps) in enumerate(groups.items()):
+            canvas_row(run, group, group_snaps, k_max, presentation, index == len(groups) - 1, parts[group], new)
+    else:
+        column_headers(run, presentation)
+        shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
+        colours, notes = colours_and_notes(run, groups, shown)
+        for index, (group, group_snaps) in enumerate(groups.items()):
+            prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
+                      last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
+    if run.plan.thin_raised:
+        st.caption(run.plan.describe())
+    if not run.running and len(options) > 1:
+        st.select_slider("Replay: show the clusters at sweep", options=options, value=choice, key="scrub")
+    if state.get("polling") and frame_seconds(run) != state.get("frame_seconds"):
+        st.rerun(scope="app")  # paused or resumed (shown above): the fragment's pace is set by a page run
+
+
 def live_panel(data, presentation):
     """The controls, the status line and one row per prior: a fragment (see live_section) that redraws itself every
-    FRAME_SECONDS while the run is live. data: a PageData."""
+    FRAME_SECONDS while the run is live. data: a PageData.
+
+    The buttons are in it (a press reruns the fragment only, and the status line follows the press in the same
+    run): as a fragment of their own they saved the server about 5 ms a frame but not the browser (Streamlit's
+    frontend redraws every element of the page on each fragment run), and a press then waited for the panel's next
+    frame. The column headers are drawn by the top row's canvas while the run is live (fewer elements a frame)."""
+    ended, run = False, None
     with guarded("the live view"), render_slot():
         if state.pop("app_rerun", False):
             st.rerun(scope="app")
@@ -381,37 +424,15 @@ def live_panel(data, presentation):
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
         short = presentation and len(groups) > 2
         st.container(key="status").markdown(" · ".join(group_status(group, g, short) for group, g in groups.items()))
-        # the replay slider sits below the charts (so showing it does not move them): read its value first
-        first = next(iter(snaps.values()))
-        options = [f"{s:,}" for s in first.replay_sweeps] + ["now"]  # past at the left, now at the right
-        choice = state.get("scrub", "now") if not run.running else "now"
-        replay_index = options.index(choice) if choice in options[:-1] else None
-        # the K axes grow in steps, so the charts' specifications (and the page) stay still
-        k_top = max([int(s.K.max()) for s in snaps.values() if s.K.size] + [3])
-        state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,
-                                   int(np.ceil((k_top + 1) / 4) * 4))
-        state.k_axis_run = run.token
-        column_headers(run, presentation)
-        if run.live:
-            parts, new = fresh_parts(run, groups, replay_index, presentation)
-            for index, (group, group_snaps) in enumerate(groups.items()):
-                canvas_row(run, group, group_snaps, k_max, presentation, index == len(groups) - 1, parts[group], new)
-        else:
-            shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
-            colours, notes = colours_and_notes(run, groups, shown)
-            for index, (group, group_snaps) in enumerate(groups.items()):
-                prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
-                          last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
-        if run.plan.thin_raised:
-            st.caption(run.plan.describe())
-        if not run.running and len(options) > 1:
-            st.select_slider("Replay: show the clusters at sweep", options=options, value=choice, key="scrub")
-        if state.get("polling") and run.live and frame_seconds(run) != state.get("frame_seconds"):
-            st.rerun(scope="app")  # paused or resumed (shown above): the fragment's pace is set by a page run
-        if state.get("polling") and not run.live:
-            # the run ended (finished, or Stop: this redraw already says so): redraw the whole page once,
-            # with its details, and stop polling
-            st.rerun(scope="app")
+        ended = state.get("polling") and not run.live
+        if not ended:  # (the redraw of the whole page below draws an ended run's charts: not twice, they are slow)
+            rows_and_replay(run, snaps, groups, presentation)
+    if ended:
+        # the run ended (finished, or Stop: this redraw already says so): redraw the whole page once, with its
+        # details, and stop polling. Stop does not wait for the chains' calls in flight (so "stopped" shows at once):
+        # they are waited for here, outside the drawing slot, so that the redraw shows where the chains stopped
+        run.wait_settled()
+        st.rerun(scope="app")
 
 
 def frame_seconds(run):
