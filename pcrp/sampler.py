@@ -17,6 +17,7 @@ import numpy as np
 from . import compute
 from ._kernels import gibbs, slots, split_merge
 from ._kernels.rng import seed_state
+from ._kernels.vecmath import LANES
 from .model import check_niw_for_data, log_weight_table, prior_tables
 from .dtypes import KMEANS_WORKING_MIB, check_memory, label_dtype, state_bytes
 from .errors import SamplerError
@@ -196,7 +197,7 @@ class Sampler:
         self.K = int(self.labels.max()) + 1
         # the kernel specialised to d (compiled and cached once per d), the general one above SPECIALISED_UP_TO
         self._dims = sampler_dims(d)
-        capacity = -(-max(16, 2 * self.K) // gibbs.LANES) * gibbs.LANES  # whole vectors for the kernel's passes
+        capacity = -(-max(16, 2 * self.K) // LANES) * LANES  # whole vectors for the kernel's passes
         self.counts = np.zeros(capacity, dtype=np.int64)
         self.means = np.zeros((capacity, d))
         self.precs = np.zeros((capacity, d, d))

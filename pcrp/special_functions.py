@@ -2,8 +2,8 @@
 
 SciPy's ``gammaln`` and ``multigammaln`` compute the same to a few units in the last place
 (tests/test_niw_closed_forms.py checks it), but importing scipy.special costs a run 0.2-0.3 s of its start
-(half of what ``pcrp run`` spends outside sampling on a short run), so the library computes them with libm's
-lgamma through a cached numba kernel. Both take a float or an array of any shape and return the same shape.
+(docs/records/start_up.md), so the library computes them with libm's lgamma through a cached numba kernel.
+Both take a float or an array of any shape and return the same shape.
 """
 
 import numpy as np

@@ -44,7 +44,7 @@ from .slots import (
     set_consts,
 )
 from .split_merge import split_merge
-from .vecmath import exp_at_most_zero, log_positive
+from .vecmath import LANES, exp_at_most_zero, log_positive
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -86,7 +86,6 @@ VECTOR_FROM = 8  # from this many slots the logs and exps run as vectorised pass
 # and exp not computed: its probability is then below the 2^-53 (1.1e-16) resolution of the uniform that picks
 # the slot, and its share of the total below the rounding of a double.
 NEGLIGIBLE = 40.0
-LANES = 8  # the passes' length is padded to a multiple of this (8 doubles: one 512-bit vector)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

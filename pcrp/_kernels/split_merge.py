@@ -26,7 +26,7 @@ from .slots import (
     reset_slot,
     set_consts,
 )
-from .vecmath import exp_at_most_zero, log_positive
+from .vecmath import LANES, exp_at_most_zero, log_positive
 
 
 _TINY = 2.0 ** -900
@@ -35,7 +35,6 @@ _LOG_RESCALE = 900 * math.log(2.0)
 # A move seats this many members with the sides' exact predictives, the rest with a frozen Gaussian score
 # (the ``exact_members`` argument of split_merge; the tests lower it so that enumeration reaches the frozen phase)
 EXACT_MEMBERS = 32
-_LANES = 8  # float64 lanes of a 512-bit vector: the frozen phase's loops run over whole vectors
 # Up to this d the frozen members' sums for a split's statistics are added by lanes (vector code); above it the
 # 2 d^2 lane accumulators cost more than adding each member to its side's sums (measured at d = 10)
 _LANE_SUMS_MAX_D = 3
@@ -209,7 +208,7 @@ def split_merge(
         # LLVM from vectorising it on this machine's AMD cores), padded to whole vectors with weight 0 (live).
         # A split draws each member's side with a uniform; a merge re-creates the current sides: -1 seats on side
         # 0 whatever its probability, 2 on side 1.
-        padded = (n_frozen + _LANES - 1) // _LANES * _LANES
+        padded = (n_frozen + LANES - 1) // LANES * LANES
         cols = np.empty((D, padded))
         draw = np.empty(padded)
         live = np.zeros(padded)
@@ -251,14 +250,14 @@ def split_merge(
             # log P(side) = l_side - log(exp(la) + exp(lb)), never log 0
             log_p_side[t] = live[t] * ((la if s1 == 0.0 else lb) - top - log_positive(1.0 + ratio))
         # Sums by lanes, each lane in order: vector code without reassociating a float sum (fastmath would)
-        lane_log_q = np.zeros(_LANES)
-        lane_side_1 = np.zeros(_LANES)
-        for c in range(0, padded, _LANES):
-            for lane in range(_LANES):
+        lane_log_q = np.zeros(LANES)
+        lane_side_1 = np.zeros(LANES)
+        for c in range(0, padded, LANES):
+            for lane in range(LANES):
                 lane_log_q[lane] += log_p_side[c + lane]
                 lane_side_1[lane] += on_side_1[c + lane]
         n_side_1 = 0
-        for lane in range(_LANES):
+        for lane in range(LANES):
             log_q += lane_log_q[lane]
             n_side_1 += np.int64(lane_side_1[lane])
         for t in range(n_frozen):
@@ -293,10 +292,10 @@ def split_merge(
                     for b in range(a + 1):
                         second[s, a, b] += ea * (cols[b, t] - shift[s, b])
         elif n_frozen > 0:
-            lane_first = np.zeros((2, D, _LANES))
-            lane_second = np.zeros((2, D, D, _LANES))
-            for c in range(0, padded, _LANES):
-                for lane in range(_LANES):
+            lane_first = np.zeros((2, D, LANES))
+            lane_second = np.zeros((2, D, D, LANES))
+            for c in range(0, padded, LANES):
+                for lane in range(LANES):
                     t = c + lane
                     w1 = on_side_1[t]
                     w0 = live[t] - w1
@@ -310,10 +309,10 @@ def split_merge(
                             lane_second[1, a, b, lane] += w1 * e1 * (cols[b, t] - shift[1, b])
             for r in range(2):
                 for a in range(D):
-                    for lane in range(_LANES):
+                    for lane in range(LANES):
                         first[r, a] += lane_first[r, a, lane]
                     for b in range(a + 1):
-                        for lane in range(_LANES):
+                        for lane in range(LANES):
                             second[r, a, b] += lane_second[r, a, b, lane]
         total = np.empty(D)
         scatter = np.empty((D, D))

@@ -12,6 +12,10 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+# float64 lanes of one 512-bit vector: loops over these functions are padded to a multiple of this, so that no
+# element is left to a scalar remainder loop
+LANES = 8
+
 
 @intrinsic
 def _bits(typingctx, x):
