@@ -17,64 +17,56 @@ from numba import njit
 from .rng import randint, shuffle
 
 
-@njit(cache=True, nogil=True)
-def _join_cost(i, k, table, sizes, cell, w, dF):
-    """Change of the numerator above if (unassigned) item i joins cluster k."""
+# The helpers below are inlined by numba (inline="always"), and index table[k, c] rather than take a view
+# table[k]: a call of a kernel that is not inlined, a view, or a layer of inlined calls between the scan and its
+# loads, each left two atomic reference counts per item, which made the scans up to 1.9x slower at a million items.
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cost(i, k, own, table, sizes, cell, w, dF):
+    """Change of the numerator above if item i joins cluster k, whose counts hold i ``own`` times: 0 (i is
+    elsewhere, or unassigned) or 1 (i is in k: the cost of staying, from the counts as they are, each less one,
+    without writing them -- the float :func:`_remove` would give negated, from the same operations in order)."""
     total = 0.0
-    row = table[k]
     for s in range(cell.shape[1]):
-        total += w[s] * dF[row[cell[i, s]]]
-    return dF[sizes[k]] - 2.0 * total
+        total += w[s] * dF[table[k, cell[i, s]] - own]
+    return dF[sizes[k] - own] - 2.0 * total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _put(i, k, table, sizes, cell):
     """Put item i into cluster k without the cost (:func:`_best_move` has just computed it: the same float)."""
     sizes[k] += 1
-    row = table[k]
     for s in range(cell.shape[1]):
-        row[cell[i, s]] += 1
+        table[k, cell[i, s]] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _add(i, k, table, sizes, cell, w, dF):
     """Put item i into cluster k; returns the change of the numerator."""
-    delta = _join_cost(i, k, table, sizes, cell, w, dF)
+    delta = _cost(i, k, 0, table, sizes, cell, w, dF)
     _put(i, k, table, sizes, cell)
     return delta
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _remove(i, k, table, sizes, cell, w, dF):
     """Take item i out of cluster k; returns the change of the numerator."""
     sizes[k] -= 1
-    row = table[k]
     for s in range(cell.shape[1]):
-        row[cell[i, s]] -= 1
-    return -_join_cost(i, k, table, sizes, cell, w, dF)
+        table[k, cell[i, s]] -= 1
+    return -_cost(i, k, 0, table, sizes, cell, w, dF)
 
 
-@njit(cache=True, nogil=True)
-def _leave_cost(i, old, table, sizes, cell, w, dF):
-    """Change of the numerator if item i (in cluster ``old``) rejoined ``old`` after leaving it: the
-    :func:`_join_cost` that :func:`_remove` would return negated, computed from the counts as they are (each less
-    one) without writing them -- the same operations in the same order, so the same float."""
-    total = 0.0
-    row = table[old]
-    for s in range(cell.shape[1]):
-        total += w[s] * dF[row[cell[i, s]] - 1]
-    return dF[sizes[old] - 1] - 2.0 * total
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _move(i, old, k, table, sizes, cell):
     """Move item i from cluster ``old`` to cluster ``k`` in the tables."""
     sizes[old] -= 1
     sizes[k] += 1
-    row_old, row_new = table[old], table[k]
     for s in range(cell.shape[1]):
-        row_old[cell[i, s]] -= 1
-        row_new[cell[i, s]] += 1
+        c = cell[i, s]
+        table[old, c] -= 1
+        table[k, c] += 1
 
 
 # The cost cache (:func:`greedy_search`). Items with the same cells (the same cluster in every draw: at large N
@@ -82,72 +74,57 @@ def _move(i, old, k, table, sizes, cell):
 # bit: the same operations on the same numbers. So a cost is computed once per (item type, cluster) and read back
 # by every item of that type until the cluster's counts change; each change stamps the cluster with a new value of
 # a clock. The search's decisions, labels and value are those of the search without the cache, bit for bit.
-# cache = (item_type (N,) int64: an item's type, -1 for none; join (T, cap) float64 and join_at (T, cap) int64:
-# a type's cost of joining cluster k and the stamp it was computed at; stay, stay_at: the same for the cost of
-# staying; stamp (cap,) int64: each cluster's last change; clock (1,) int64).
+# The cache is three arrays, passed on as they are (not a tuple: see the note above): costs (2, T, cap) float64,
+# a type's cost of joining ([JOIN]) or staying in ([STAY]) cluster k; at (2, T, cap) int64, the stamp each was
+# computed at (-1: never); stamp (cap + 1,) int64, each cluster's last change, and the clock in stamp[cap].
+JOIN = 0
+STAY = 1
 
 
 @njit(cache=True, nogil=True)
-def _new_cache(item_type, n_types, cap):
-    join = np.empty((n_types, cap))
-    stay = np.empty((n_types, cap))
-    join_at = np.full((n_types, cap), -1, dtype=np.int64)
-    stay_at = np.full((n_types, cap), -1, dtype=np.int64)
-    stamp = np.zeros(cap, dtype=np.int64)
-    clock = np.zeros(1, dtype=np.int64)
-    return item_type, join, join_at, stay, stay_at, stamp, clock
+def _new_cache(n_types, cap):
+    """(costs, at, stamp) of an empty cache for ``n_types`` item types and ``cap`` clusters."""
+    costs = np.empty((2, n_types, cap))
+    at = np.full((2, n_types, cap), -1, dtype=np.int64)
+    stamp = np.zeros(cap + 1, dtype=np.int64)
+    return costs, at, stamp
 
 
-@njit(cache=True, nogil=True)
-def _changed(k, cache):
+@njit(cache=True, nogil=True, inline="always")
+def _changed(k, stamp):
     """Cluster k's counts changed: the costs cached for it are stale."""
-    stamp, clock = cache[5], cache[6]
-    clock[0] += 1
-    stamp[k] = clock[0]
+    clock = stamp.shape[0] - 1
+    stamp[clock] += 1
+    stamp[k] = stamp[clock]
 
 
-@njit(cache=True, nogil=True)
-def _cached_cost(i, k, staying, table, sizes, cell, w, dF, cache):
-    """Item i's :func:`_leave_cost` of cluster k (``staying``: i is in k) or :func:`_join_cost`, read from the cache
-    when i's type has it for k's present counts."""
-    item_type, stamp = cache[0], cache[5]
-    costs, at = (cache[3], cache[4]) if staying else (cache[1], cache[2])
-    t = item_type[i]
-    if t >= 0 and at[t, k] == stamp[k]:
-        return costs[t, k]
-    if staying:
-        c = _leave_cost(i, k, table, sizes, cell, w, dF)
-    else:
-        c = _join_cost(i, k, table, sizes, cell, w, dF)
-    if t >= 0:
-        costs[t, k] = c
-        at[t, k] = stamp[k]
-    return c
-
-
-@njit(cache=True, nogil=True)
-def _best_move(i, old, table, sizes, cell, w, dF, cache):
+@njit(cache=True, nogil=True, inline="always")
+def _best_move(i, old, table, sizes, cell, w, dF, item_type, costs, at, stamp):
     """(cluster, cost, cost of staying) for item i of cluster ``old`` (-1: unassigned) as if i had left ``old``
     (which then counts as empty when i is its only item), without touching the tables: the cheapest occupied
     cluster, or the first empty slot (cost 0, since F(1) - F(0) = 0 for both losses and the item's overlaps would
-    all be 0) when it is cheaper. Costs are read through the cache (:func:`_cached_cost`)."""
+    all be 0) when it is cheaper. Each cost is read from the cache when i's type has it for the cluster's present
+    counts, else computed (:func:`_cost`) and cached."""
+    t = item_type[i]
     best_k, best = -1, np.inf
     empty = -1
     stay = 0.0
     for k in range(sizes.shape[0]):
-        if k == old:
-            if sizes[k] == 1:
-                if empty < 0:
-                    empty = k
-                continue
-            stay = _cached_cost(i, old, True, table, sizes, cell, w, dF, cache)
-            c = stay
+        staying = k == old
+        if sizes[k] == (1 if staying else 0):  # empty, or i alone
+            if empty < 0:
+                empty = k
+            continue
+        kind = STAY if staying else JOIN
+        if t >= 0 and at[kind, t, k] == stamp[k]:
+            c = costs[kind, t, k]
         else:
-            if sizes[k] == 0:
-                if empty < 0:
-                    empty = k
-                continue
-            c = _cached_cost(i, k, False, table, sizes, cell, w, dF, cache)
+            c = _cost(i, k, 1 if staying else 0, table, sizes, cell, w, dF)
+            if t >= 0:
+                costs[kind, t, k] = c
+                at[kind, t, k] = stamp[k]
+        if staying:
+            stay = c
         if c < best:
             best_k, best = k, c
     if empty >= 0 and (best_k < 0 or 0.0 < best):
@@ -178,7 +155,7 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
     table = np.zeros((cap, n_table), dtype=np.int32)
     sizes = np.zeros(cap, dtype=np.int64)
     labels = np.empty(N, dtype=np.int64)
-    cache = _new_cache(item_type, n_types, cap)
+    costs, at, stamp = _new_cache(n_types, cap)
     value = 0.0
     order = np.arange(N)
     if start[0] >= 0:
@@ -189,26 +166,26 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
         shuffle(state, order)
         for j in range(N):
             i = order[j]
-            k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF, cache)
+            k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF, item_type, costs, at, stamp)
             labels[i] = k
             value += cost
             _put(i, k, table, sizes, cell)
-            _changed(k, cache)
+            _changed(k, stamp)
     for _ in range(max_scans):
         shuffle(state, order)
         moved = False
         for j in range(N):  # an item that stays leaves the tables untouched: O(K S) reads, no writes
             i = order[j]
             old = labels[i]
-            k, cost, stay = _best_move(i, old, table, sizes, cell, w, dF, cache)
+            k, cost, stay = _best_move(i, old, table, sizes, cell, w, dF, item_type, costs, at, stamp)
             if sizes[old] == 1:
                 stay = 0.0  # (its own cluster empties: the cost of an empty slot)
             value += -stay
             value += cost
             if k != old:
                 _move(i, old, k, table, sizes, cell)
-                _changed(old, cache)
-                _changed(k, cache)
+                _changed(old, stamp)
+                _changed(k, stamp)
                 labels[i] = k
                 moved = True
         if not moved:
@@ -219,7 +196,6 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
     saved_table = np.empty_like(table)
     saved_sizes = np.empty_like(sizes)
     saved_stamp = np.empty_like(sizes)
-    stamp = cache[5]
     for _ in range(zealous_attempts):
         n_occupied = 0
         for k in range(cap):
@@ -245,18 +221,18 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
         before = value
         saved_table[:] = table
         saved_sizes[:] = sizes
-        saved_stamp[:] = stamp
+        saved_stamp[:] = stamp[:cap]
         for j in range(m):
             value += _remove(chosen[j], target, table, sizes, cell, w, dF)
-        _changed(target, cache)
+        _changed(target, stamp)
         new_labels = np.empty(m, dtype=np.int64)
         for j in range(m):
             i = chosen[j]
-            k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF, cache)
+            k, cost, _ = _best_move(i, -1, table, sizes, cell, w, dF, item_type, costs, at, stamp)
             new_labels[j] = k
             value += cost
             _put(i, k, table, sizes, cell)
-            _changed(k, cache)
+            _changed(k, stamp)
         if value < before - 1e-9:
             for j in range(m):
                 labels[chosen[j]] = new_labels[j]
@@ -264,7 +240,9 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
             table[:] = saved_table
             sizes[:] = saved_sizes
             value = before
-            stamp[:] = saved_stamp  # (each cluster's counts as they were at that stamp: its cached costs hold)
+            # each cluster's counts as they were at its stamp, so its cached costs hold; the clock runs on, so no
+            # later change reuses a stamp given during the attempt
+            stamp[:cap] = saved_stamp
     return labels, value
 
 
