@@ -26,7 +26,7 @@ from .slots import (
     reset_slot,
     set_consts,
 )
-from .vecmath import LANES, exp_at_most_zero, log_positive
+from .vecmath import LANES, exp_at_most_zero
 
 
 _TINY = 2.0 ** -900
@@ -35,6 +35,9 @@ _LOG_RESCALE = 900 * math.log(2.0)
 # A move seats this many members with the sides' exact predictives, the rest with a frozen Gaussian score
 # (the ``exact_members`` argument of split_merge; the tests lower it so that enumeration reaches the frozen phase)
 EXACT_MEMBERS = 32
+# The frozen members' terms log(1 + ratio) (ratio <= 1) are summed as logs of products of this many vectors' worth
+# (at most 2 ** 64: far from overflow), which agrees with the sum of the logs to rounding.
+_PRODUCT_VECTORS = 64
 # Up to this d the frozen members' sums for a split's statistics are added by lanes (vector code); above it the
 # 2 d^2 lane accumulators cost more than adding each member to its side's sums (measured at d = 10)
 _LANE_SUMS_MAX_D = 3
@@ -226,7 +229,8 @@ def split_merge(
             for a in range(D):
                 cols[a, t] = frozen_mean[0, a]
             draw[t] = -1.0
-        log_p_side = np.empty(padded)
+        log_p_side = np.empty(padded)  # log P(side) + log(1 + ratio)
+        one_plus = np.empty(padded)  # 1 + ratio (1 for a pad)
         for t in range(padded):
             form_a = 0.0
             form_b = 0.0
@@ -244,24 +248,31 @@ def split_merge(
             lb = score_const[1] - form_b
             top = max(la, lb)
             ratio = exp_at_most_zero(-abs(la - lb))
-            p_a = (1.0 if la >= lb else ratio) / (1.0 + ratio)
-            s1 = 0.0 if draw[t] < p_a else 1.0
+            # side a when the uniform is below P(side a) = (1 if la >= lb else ratio) / (1 + ratio), without the
+            # division (a uniform within a rounding of that boundary may fall the other way)
+            s1 = 0.0 if draw[t] * (1.0 + ratio) < (1.0 if la >= lb else ratio) else 1.0
             on_side_1[t] = s1 * live[t]
-            # log P(side) = l_side - log(exp(la) + exp(lb)), never log 0
-            log_p_side[t] = live[t] * ((la if s1 == 0.0 else lb) - top - log_positive(1.0 + ratio))
+            # log P(side) = l_side - log(exp(la) + exp(lb)) = l_side - top - log(1 + ratio), never log 0; the
+            # logs of 1 + ratio are taken of products below, one per lane and chunk rather than one per member
+            log_p_side[t] = live[t] * ((la if s1 == 0.0 else lb) - top)
+            one_plus[t] = 1.0 + live[t] * ratio
         # Sums by lanes, each lane in order: vector code without reassociating a float sum (fastmath would)
         lane_log_q = np.zeros(LANES)
         lane_side_1 = np.zeros(LANES)
+        lane_product = np.ones(LANES)  # of 1 + ratio, at most 2 ** _PRODUCT_VECTORS before its log is taken
         for c in range(0, padded, LANES):
             for lane in range(LANES):
                 lane_log_q[lane] += log_p_side[c + lane]
                 lane_side_1[lane] += on_side_1[c + lane]
+                lane_product[lane] *= one_plus[c + lane]
+            if (c // LANES) % _PRODUCT_VECTORS == _PRODUCT_VECTORS - 1 or c + LANES == padded:
+                for lane in range(LANES):
+                    lane_log_q[lane] -= math.log(lane_product[lane])
+                    lane_product[lane] = 1.0
         n_side_1 = 0
         for lane in range(LANES):
             log_q += lane_log_q[lane]
             n_side_1 += np.int64(lane_side_1[lane])
-        for t in range(n_frozen):
-            side[n_exact + t] = np.int64(on_side_1[t])
         sc_counts[0] += n_frozen - n_side_1
         sc_counts[1] += n_side_1
 
@@ -285,7 +296,7 @@ def split_merge(
                     second[s, a, b] += ea * (X[m, b] - shift[s, b])
         if n_frozen > 0 and D > _LANE_SUMS_MAX_D:  # each member into its side's sums (lanes would cost more)
             for t in range(n_frozen):
-                s = side[n_exact + t]
+                s = np.int64(on_side_1[t])
                 for a in range(D):
                     ea = cols[a, t] - shift[s, a]
                     first[s, a] += ea
@@ -345,9 +356,9 @@ def split_merge(
             order[back] = j
             labels[j] = K
             back += 1
-            for t in range(n_members):
+            for t in range(n_members):  # (the frozen members' sides are in on_side_1)
                 m = members[t]
-                if side[t] == 0:
+                if (side[t] if t < n_exact else on_side_1[t - n_exact]) == 0:
                     order[front] = m
                     front += 1
                 else:
