@@ -39,14 +39,14 @@ def _step(s0, s1, s2, s3):
     return result, s0, s1, s2, s3
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def next_uint64(state):
     """Advance ``state`` in place and return the next 64-bit output."""
     result, state[0], state[1], state[2], state[3] = _step(state[0], state[1], state[2], state[3])
     return result
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def uniform(state):
     """A double uniform on [0, 1) with 53 random bits."""
     return np.float64(next_uint64(state) >> np.uint64(11)) * _INV_2_53
@@ -63,7 +63,7 @@ def fill_uniform(state, out, n):
     state[0], state[1], state[2], state[3] = s0, s1, s2, s3
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def randint(state, n):
     """An integer uniform on {0, ..., n - 1} (bias below 2**-53 * n)."""
     k = np.int64(uniform(state) * n)
