@@ -17,9 +17,10 @@ from numba import njit
 from .rng import randint, shuffle
 
 
-# The helpers below are inlined by numba (inline="always"), and index table[k, c] rather than take a view
-# table[k]: a call of a kernel that is not inlined, a view, or a layer of inlined calls between the scan and its
-# loads, each left two atomic reference counts per item, which made the scans up to 1.9x slower at a million items.
+# The helpers below are inlined by numba (inline="always") and index table[k, c] rather than take a view
+# table[k]. Each call of a kernel that is not inlined, each view and each tuple of arrays chosen at run time cost
+# two atomic reference counts; together they made the scans 3-4x slower at a million items, and even a layer of
+# inlined calls between the scan and its cache kept them 1.9x slower (docs/records/million_points.md).
 
 
 @njit(cache=True, nogil=True, inline="always")
