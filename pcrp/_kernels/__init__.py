@@ -1,1 +1,2 @@
-"""numba kernels (``cache=True, nogil=True``, no fastmath); see docs/design.md section 2."""
+"""numba kernels (``cache=True, nogil=True``; fastmath only ``{"contract"}``, in the sweep and the split-merge move);
+see docs/design.md section 2."""

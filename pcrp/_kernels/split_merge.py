@@ -43,7 +43,7 @@ _PRODUCT_VECTORS = 64
 _LANE_SUMS_MAX_D = 3
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})  # as gibbs_sweeps: see there
 def split_merge(
     dims, X, labels, K, counts, means, precs, logdets, consts, order, starts, tail,
     m0, S0, P0, logdet0, kappa0, log_new, tables, rng,

@@ -5,7 +5,8 @@ sweep those calls cost more than the rest of a point-cluster evaluation at d <= 
 algorithms (the reduction to [sqrt(1/2), sqrt(2)) and a degree-14 polynomial in s = f / (2 + f) for log;
 the reduction by k ln 2 and a degree-10 rational form for exp), branch-free so that a loop over them
 becomes vector code. Measured against math.log / math.exp (tests/test_kernels.py): at most 1 ulp apart
-over the ranges the sweep uses. No fastmath flags: NaN and infinity keep their meaning.
+over the ranges the sweep uses. No fastmath flags here: NaN and infinity keep their meaning. (Inlined into the
+sweep, compiled with fastmath={"contract"}, their multiplies and adds may fuse: docs/design.md section 2.)
 """
 
 import numpy as np
