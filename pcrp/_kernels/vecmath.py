@@ -1,10 +1,12 @@
 """log and exp written with arithmetic and bit operations only, so that LLVM vectorises loops over them.
 
 numba calls libm's log and exp one value at a time (no vector maths library is linked in), and in the
-sweep those calls cost more than the rest of a point-cluster evaluation at d <= 3. These are fdlibm's
-algorithms (the reduction to [sqrt(1/2), sqrt(2)) and a degree-14 polynomial in s = f / (2 + f) for log;
-the reduction by k ln 2 and a degree-10 rational form for exp), branch-free so that a loop over them
-becomes vector code. Measured against math.log / math.exp (tests/test_kernels.py): at most 1 ulp apart
+sweep those calls cost more than the rest of a point-cluster evaluation at d <= 3. log is fdlibm's
+algorithm (the reduction to [sqrt(1/2), sqrt(2)) and a degree-14 polynomial in s = f / (2 + f)); exp is
+fdlibm's reduction by k ln 2 followed by a degree-13 Taylor polynomial without division (fdlibm's rational
+form divides, and a 512-bit division is the slowest step of a vector pass on these cores: the sweep at d = 1
+with about 10 clusters measured 3-4% quicker, docs/records/sweep_ab.md). Both are branch-free so that a loop
+over them becomes vector code. Measured against math.log / math.exp (tests/test_kernels.py): at most 1 ulp apart
 over the ranges the sweep uses. No fastmath flags here: NaN and infinity keep their meaning. (Inlined into the
 sweep, compiled with fastmath={"contract"}, their multiplies and adds may fuse: docs/design.md section 2.)
 """
@@ -77,17 +79,28 @@ def log_positive(y):
 
 
 _INV_LN2 = 1.44269504088896338700e+00
-_P1 = 1.66666666666666019037e-01
-_P2 = -2.77777777770155933842e-03
-_P3 = 6.61375632143793436117e-05
-_P4 = -1.65339022054652515390e-06
-_P5 = 4.13813679705723846039e-08
+# 1 / i! for i = 2 .. 13: exp(r) = 1 + r + r^2 (C2 + C3 r + ... + C13 r^11) on |r| <= ln 2 / 2, the truncation
+# below r^14 / 14! <= 5e-18 of the result
+_C2 = 1.0 / 2
+_C3 = 1.0 / 6
+_C4 = 1.0 / 24
+_C5 = 1.0 / 120
+_C6 = 1.0 / 720
+_C7 = 1.0 / 5040
+_C8 = 1.0 / 40320
+_C9 = 1.0 / 362880
+_C10 = 1.0 / 3628800
+_C11 = 1.0 / 39916800
+_C12 = 1.0 / 479001600
+_C13 = 1.0 / 6227020800
 _EXP_FLOOR = -708.0  # below it exp is subnormal or 0: taken as 0 (a weight under 1e-307 of the largest)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def exp_at_most_zero(t):
-    """exp(t) for t <= 0 (a weight relative to the largest); fdlibm's __ieee754_exp, with 0 below -708.
+    """exp(t) for t <= 0 (a weight relative to the largest), with 0 below -708: fdlibm's reduction
+    t = k ln 2 + r, |r| <= ln 2 / 2, then the Taylor polynomial of degree 13 in r, evaluated in Estrin's scheme
+    (pairs, then powers r^2, r^4, r^8), which has no division and a short dependency chain.
 
     -inf gives 0 and NaN gives NaN.
     """
@@ -96,11 +109,13 @@ def exp_at_most_zero(t):
     t = t if inside else _EXP_FLOOR
     k = np.int64(t * _INV_LN2 - 0.5)  # round to nearest (t <= 0: truncation toward zero of a value - 0.5)
     dk = np.float64(k)
-    hi = t - dk * _LN2_HI
-    lo = dk * _LN2_LO
-    r = hi - lo
-    rr = r * r
-    c = r - rr * (_P1 + rr * (_P2 + rr * (_P3 + rr * (_P4 + rr * _P5))))
-    y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
+    r = (t - dk * _LN2_HI) - dk * _LN2_LO
+    r2 = r * r
+    r4 = r2 * r2
+    r8 = r4 * r4
+    low = (_C2 + _C3 * r) + (_C4 + _C5 * r) * r2
+    middle = (_C6 + _C7 * r) + (_C8 + _C9 * r) * r2
+    high = (_C10 + _C11 * r) + (_C12 + _C13 * r) * r2
+    y = 1.0 + (r + r2 * ((low + middle * r4) + high * r8))
     result = y * _float((k + 1023) << 52)
     return result if inside else (0.0 if t0 < 0.0 else t0)
