@@ -94,11 +94,18 @@ def start_server(port, app_root=ROOT, profile=None):
                              "--server.headless", "true", "--server.address", "127.0.0.1"], cwd=app_root,
                             env={**os.environ, "PYTHONPATH": str(app_root)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
+    wait_for_server(port, proc)
+    return proc
+
+
+def wait_for_server(port, proc, seconds=60):
+    """Return once the Streamlit server ``proc`` answers its health check on ``port``; stop it and raise after
+    ``seconds``."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).read()
-            return proc
+            return
         except OSError:
             time.sleep(0.3)
     proc.terminate()
@@ -285,6 +292,7 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
                                f"(v.length >= {len(priors)} && !v.some(e => e.dataset.testid === 'stVegaLiteChart')); }}",
                                timeout=180_000)
         page.wait_for_timeout(1000)
+        elements = page.locator('[data-testid="stElementContainer"]').count()
         page.evaluate(PROBE)
         if low_priority_browser:
             lower_browser_priority()
@@ -347,7 +355,7 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
                 blocked_ms_per_redraw=1000 * blocked / max(redraws, 1),
                 longest_task_ms=max(live["longtasks"], default=0.0), remounts=live["remounts"],
                 latency=latency, before_press=before_press, moved_after_pause=moved_after_pause, rates=rates,
-                seconds=window, cpu_share=cpu_share, page_work=page_work)
+                seconds=window, cpu_share=cpu_share, page_work=page_work, elements=elements)
 
 
 def main():
@@ -409,6 +417,8 @@ def main():
           f"{1000 * work['ScriptDuration'] / frames:.1f} ms, style {1000 * work['RecalcStyleDuration'] / frames:.1f} "
           f"ms, layout {1000 * work['LayoutDuration'] / frames:.1f} ms (Chrome's Performance metrics); server's own "
           f"threads {1000 * seen['cpu_share']['server_own'] * seen['seconds'] / frames:.1f} ms")
+    print(f"  elements on the page        {seen['elements']}   (Streamlit's element containers; bench/streamlit_floor.py "
+          "gives a fragment rerun's cost against this count)")
     import numpy as np
 
     for button, values in seen["latency"].items():
