@@ -72,8 +72,8 @@ PROBE = """() => {
     const faded = charts.some(c => { const box = c.closest('[data-testid=stElementContainer]');
                                      return box && parseFloat(getComputedStyle(box).opacity) < 0.99; });
     window.__live.samples++; if (faded) window.__live.stale++;
-    const s = Array.from(document.querySelectorAll('[data-testid=stMarkdown]')).map(e => e.textContent)
-      .find(t => / sweeps/.test(t) && /(running|paused|finished|stopped)/.test(t)) || '';
+    const line = document.querySelector('.st-key-status');  // the status line (page text, live or not)
+    const s = line ? line.textContent : '';
     if (s !== last) { last = s; window.__live.status.push([performance.now(), s]); }
   }, 20);
 }"""
@@ -281,8 +281,8 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
         # running, then every row's three charts (at N = 100,000 the first redraw takes seconds); a start the
         # server refuses (the work budget: 100,000 sweeps of 100,000 points is hours of sampling) says why
         page.wait_for_function("() => document.querySelector('[data-testid=stAlertContentError]') || "
-                               "Array.from(document.querySelectorAll('[data-testid=stMarkdown]'))"
-                               ".some(e => / running: [\\d,]+ \\/ [\\d,]+ sweeps/.test(e.innerText))",
+                               "/ running: [\\d,]+ \\/ [\\d,]+ sweeps/.test("
+                               "(document.querySelector('.st-key-status') || {}).innerText || '')",
                                timeout=180_000)
         refused = page.locator("[data-testid=stAlertContentError]")
         if refused.count():

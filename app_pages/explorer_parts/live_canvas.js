@@ -1,7 +1,10 @@
 // One row of the live Explorer drawn on three canvases: the trace of K (every chain), the posterior of K (pooled
 // after burn-in) and the clusters now (points, or at 1-D the density over a rug of the points). Streamlit calls
 // the default export with each frame of pcrp/app/live_frames.py; the row's state lives on its element, a frame
-// only adds to it, and drawing waits for the browser's next animation frame. Text drawn on a canvas is inert.
+// only adds to it. While the row's chains run, a frame's new K values are played back over the frame's playback
+// time (the time to the server's next frame), the trace and the posterior of K redrawn about every STEP_MS, in step
+// with the status line (live_status.js); paused or stopped, they show at once. Text drawn on a canvas is inert.
+const STEP_MS = 80;
 const FONT = "sans-serif";
 const INK = "#222222", GRID = "#e8e8e8", BAND = "rgba(128,128,128,0.3)", BURN = "rgba(154,154,154,0.18)";
 const BURN_BAR = "#9a9a9a";
@@ -21,29 +24,25 @@ function newState(frame) {
     k: Array.from({length: L.n_chains}, () => new Uint16Array(n)), len: new Array(L.n_chains).fill(0),
     after: [], burn: [], nAfter: 0, nBurn: 0,
     x: decode(L.x, Float32Array), y: L.y ? decode(L.y, Float32Array) : null,
-    colours: new Uint8Array(L.n_points),
+    colours: new Uint8Array(L.n_points), clustersChanged: true,
+    shown: new Array(L.n_chains).fill(0), play: null,
   };
 }
 
 // A frame's K values, colours and view on top of the state (the frame is a delta from its frame "base", which the
-// state holds or has passed: values it already has are skipped); false when the state is too old for it.
+// state holds or has passed: values it already has are skipped); false when the state is too old for it. The K
+// values are held, not yet shown: see reveal.
 function apply(S, f) {
   if (f.feed !== S.feed || f.base > S.seq) return false;
-  const burnIn = S.layout.burn_in;
   for (let c = 0; c < f.k.length; c++) {
     const values = decode(f.k[c], Uint16Array);
     const skip = S.len[c] - f.k_from[c];
     if (skip < 0) return false;
     const start = S.len[c];
-    for (let i = skip; i < values.length && start + i - skip < S.k[c].length; i++) {
-      const at = start + i - skip, v = values[i];
-      S.k[c][at] = v;
-      const into = at < burnIn ? S.burn : S.after;
-      into[v] = (into[v] || 0) + 1;
-      if (at < burnIn) S.nBurn++; else S.nAfter++;
-    }
+    for (let i = skip; i < values.length && start + i - skip < S.k[c].length; i++) S.k[c][start + i - skip] = values[i];
     S.len[c] = Math.min(start + Math.max(0, values.length - skip), S.k[c].length);
   }
+  if (f.colours || f.view) S.clustersChanged = true;
   if (f.colours) {
     if (f.colours.all !== undefined) S.colours = decode(f.colours.all, Uint8Array).slice();
     else {
@@ -58,6 +57,30 @@ function apply(S, f) {
   }
   S.kMax = f.k_max; S.marker = f.marker; S.seq = f.seq;
   return true;
+}
+
+// Show chain c's K values up to position ``upto`` (the trace draws them, the posterior of K counts them).
+function revealTo(S, c, upto) {
+  const burnIn = S.layout.burn_in, K = S.k[c];
+  for (let at = S.shown[c]; at < upto; at++) {
+    const v = K[at], into = at < burnIn ? S.burn : S.after;
+    into[v] = (into[v] || 0) + 1;
+    if (at < burnIn) S.nBurn++; else S.nAfter++;
+  }
+  S.shown[c] = Math.max(S.shown[c], upto);
+}
+
+// Advance the playback to now; true while some held values are still to show.
+function reveal(S) {
+  const P = S.play;
+  const progress = P ? Math.min(1, (performance.now() - P.t0) / P.ms) : 1;
+  let behind = false;
+  for (let c = 0; c < S.len.length; c++) {
+    const from = P ? Math.min(P.from[c], S.len[c]) : S.len[c];
+    revealTo(S, c, Math.floor(from + (S.len[c] - from) * progress));
+    behind = behind || S.shown[c] < S.len[c];
+  }
+  return behind;
 }
 
 function ticks(lo, hi, count, integer) {
@@ -112,7 +135,7 @@ function drawTrace(ctx, w, h, S, o) {
   if (L.burn_in > 0) { ctx.fillStyle = BURN; ctx.fillRect(m.X(0), m.top, m.X(L.burn_in) - m.X(0), m.ph); }
   const bins = Math.max(1, Math.floor(m.pw / 2));
   for (let c = S.k.length - 1; c >= 0; c--) {
-    const n = S.len[c], K = S.k[c];
+    const n = S.shown[c], K = S.k[c];
     if (!n) continue;
     const per = Math.max(1, T / bins);
     const xs = [], means = [], lows = [], highs = [];
@@ -220,18 +243,28 @@ function drawClusters(ctx, w, h, S, o) {
 }
 
 const PANELS = [drawTrace, drawHistogram, drawClusters];
+// The clusters panel (the costliest: a mark per point) is redrawn only when its colours or view changed, or its
+// canvas was resized or restyled; the trace and the posterior of K change with every step of the playback.
+const CLUSTERS = 2;
 
+// Draw the row as the playback stands now; true while it has more to show.
 function draw(root) {
-  root.pcrpPending = false;
   const S = root.pcrpState;
-  if (!S) return;
+  if (!S) return false;
+  const behind = reveal(S);
   const dpr = window.devicePixelRatio || 1;
+  const options = JSON.stringify(root.pcrpOptions);
+  const restyled = root.pcrpDrawnOptions !== options;
+  root.pcrpDrawnOptions = options;
   root.querySelectorAll("canvas").forEach((canvas, p) => {
     const w = canvas.clientWidth, h = canvas.clientHeight;
     if (!w || !h) return;
-    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+    const resized = canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr);
+    if (resized) {
       canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
     }
+    if (p === CLUSTERS && !(S.clustersChanged || resized || restyled)) return;
+    if (p === CLUSTERS) S.clustersChanged = false;
     const ctx = canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
@@ -239,6 +272,7 @@ function draw(root) {
   });
   root.dataset.frames = String((+root.dataset.frames || 0) + 1);
   root.dataset.seq = String(S.seq);
+  return behind;
 }
 
 // The column headers above the top row (page text: bold words, then the rest), redone only when they change.
@@ -262,8 +296,20 @@ function showHeaders(parentElement, data) {
   }));
 }
 
+// Draw at the next animation frame, then every STEP_MS or so while the playback has more to show.
 function schedule(root) {
-  if (!root.pcrpPending) { root.pcrpPending = true; requestAnimationFrame(() => draw(root)); }
+  root.pcrpDirty = true;
+  if (root.pcrpPending) return;
+  root.pcrpPending = true;
+  let last = -Infinity;
+  const tick = now => {
+    if (!root.pcrpDirty && now - last < STEP_MS - 4) { requestAnimationFrame(tick); return; }
+    last = now;
+    root.pcrpDirty = false;
+    if (draw(root) || root.pcrpDirty) requestAnimationFrame(tick);
+    else root.pcrpPending = false;
+  };
+  requestAnimationFrame(tick);
 }
 
 export default function (component) {
@@ -293,10 +339,13 @@ export default function (component) {
   let S = root.pcrpState;
   if (S && S.feed === f.feed && f.seq <= S.seq) return;  // seen already
   if (f.base < 0 && (!S || S.feed !== f.feed)) S = root.pcrpState = newState(f);
+  const fresh = S && S.seq < 0;
   if (!S || !apply(S, f)) {
     root.pcrpState = null;  // too far behind (or a new page): ask the server for a complete frame, once per feed
     if (root.pcrpAsked !== f.feed) { root.pcrpAsked = f.feed; setTriggerValue("resync", f.feed); }
     return;
   }
+  // a new state shows what it has at once; later frames play from what is shown now
+  S.play = fresh || !data.running ? null : {from: S.shown.slice(), t0: performance.now(), ms: Math.max(1, data.playback_ms)};
   schedule(root);
 }

@@ -14,16 +14,30 @@ HERE = pathlib.Path(__file__).parent
 LIVE_ROW = st.components.v2.component(
     "pcrp_live_row", js=(HERE / "live_canvas.js").read_text(encoding="utf-8"),
     css=(HERE / "live_canvas.css").read_text(encoding="utf-8"))
+# The status line: in the page's own DOM (no shadow root), so that it reads as the page's text.
+LIVE_STATUS = st.components.v2.component(
+    "pcrp_live_status", js=(HERE / "live_status.js").read_text(encoding="utf-8"),
+    css="p.pcrp-live-status { margin: 0; }", isolate_styles=False)
 PANEL_LABELS = ("trace of K", "posterior of K", "clusters now")
 
 
-def live_row(key, feed, frame, *, height, columns, font, x_axis, headers=None, large_headers=False):
+def live_row(key, feed, frame, *, height, columns, font, x_axis, playback_seconds, running, headers=None,
+             large_headers=False):
     """Draw one row: ``frame`` (RowFeed.frame's dict) of ``feed`` (its pcrp.app.live_frames.RowFeed) into the row's
     canvas ``key``; height in px, columns: the three panels' relative widths, font: axis text size in px, x_axis:
-    whether this row labels the x axes (the bottom row); headers: (bold words, the rest) per panel, shown as text
-    above it (the top row), in presentation mode's size when ``large_headers``."""
+    whether this row labels the x axes (the bottom row); the frame's new sweeps are played back over
+    ``playback_seconds`` while ``running`` (else shown at once); headers: (bold words, the rest) per panel, shown as
+    text above it (the top row), in presentation mode's size when ``large_headers``."""
     LIVE_ROW(key=key, data={"frame": frame, "height": int(height), "columns": list(columns), "font": int(font),
                             "x_axis": bool(x_axis), "labels": list(PANEL_LABELS),
+                            "playback_ms": round(1000 * playback_seconds), "running": bool(running),
                             "headers": [list(h) for h in headers] if headers else None,
                             "large_headers": bool(large_headers)},
              on_resync_change=feed.restart, height="content")
+
+
+def live_status(key, run_token, parts, playback_seconds):
+    """The live status line: ``parts`` (live_panel.status_parts' dicts, one per prior), each running prior's sweeps
+    done counted up over ``playback_seconds`` from the count shown (live_status.js); ``run_token`` tells runs apart."""
+    LIVE_STATUS(key=key, data={"run": str(run_token), "groups": list(parts),
+                               "playback_ms": round(1000 * playback_seconds)}, height="content")

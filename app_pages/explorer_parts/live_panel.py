@@ -6,13 +6,14 @@ it has ended the rows are Vega-Lite charts (pcrp.app.live_charts) with the repla
 partition (row headings, matched colours, the 1-D density, MNIST's mean digits) is recomputed at most every
 LABEL_WORK_SHARE-th of the time it takes (so at N = 100,000 it does not hold the server's GIL every frame)."""
 
+import itertools
 import time
 
 import numpy as np
 import streamlit as st
 
 from app_pages.explorer_parts.controls import changed_since, controls, current_config
-from app_pages.explorer_parts.live_canvas import live_row
+from app_pages.explorer_parts.live_canvas import live_row, live_status
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
@@ -26,7 +27,12 @@ from pcrp.projection import pca_projection
 from pcrp.summary import MIN_DRAWS, chains_agree, nmi
 
 state = st.session_state
-FRAME_SECONDS = 0.06  # asked between frames; with a frame's own time, about 12 frames a second (issue 37 asks 10)
+# Asked between the server's frames. The page plays each frame's new sweeps back over the next FRAME_SECONDS (the
+# status line counting up, the canvases drawing, about 12 times a second: live_status.js, live_canvas.js), so the view
+# moves like an animation about FRAME_SECONDS behind the chains. Each fragment rerun costs the browser's main thread
+# tens of ms whatever the page draws (Streamlit's frontend re-renders the page: bench/streamlit_floor.py), so reruns
+# at animation speed took most of a core from the chains of a 2-core server (docs/records/live_canvas.md).
+FRAME_SECONDS = 0.3
 # While paused nothing moves but by a button, whose callback returns once its work is recorded (One sweep: its
 # sweep), so the panel is not asked for frames: a rerun that the timer asks for while a slow callback runs made
 # Streamlit call the callback twice now and then (one press of One sweep, two sweeps).
@@ -54,14 +60,33 @@ def chain_label(run, name):
     return head if "(" in name else f"{head} ({shown})"
 
 
+_STATUS_RUNS = itertools.count(1)
+
+
+def status_run_id(run):
+    """A number that tells this session's runs apart on the page (the run's token is never sent to the browser)."""
+    kept = state.get("status_run")
+    if kept is None or kept[0] != run.token:
+        state.status_run = kept = (run.token, next(_STATUS_RUNS))
+    return kept[1]
+
+
 def group_status(group, snaps, short=False):
-    """One line for a prior's chains: state, progress (the slowest chain), wall-clock speed and time left (not when
-    ``short``: five rows on a projector), and why they stopped."""
+    """One line for a prior's chains, as markdown (an ended run's status line): see status_parts."""
+    part = status_parts(group, snaps, short)
+    return f"**{group}** {part['state']}: {part['done']:,} / {part['total']:,} sweeps{part['rest']}"
+
+
+def status_parts(group, snaps, short=False):
+    """A prior's part of the status line, {"group", "state", "done", "total", "rest"}: its chains' state, progress
+    (the slowest chain), then in ``rest`` wall-clock speed and time left (not when ``short``: five rows on a
+    projector) and why they stopped. The live status line (live_canvas.live_status) counts "done" up as the page
+    plays the sweeps back."""
     first = snaps[0]
     done = min(s.sweeps_done for s in snaps)
     states = {s.state for s in snaps}
     state_word = first.state if len(states) == 1 else "/".join(sorted(states))
-    text = f"**{group}** {state_word}: {done:,} / {first.total_sweeps:,} sweeps"
+    text = ""
     if len(snaps) > 1:
         text += f" ({len(snaps)} chains)"
     rates = [s.sweeps_per_second for s in snaps if s.state == RUNNING and s.sweeps_per_second > 0]
@@ -76,10 +101,10 @@ def group_status(group, snaps, short=False):
     errors = {s.error for s in snaps if s.error}
     if errors:
         text += f" (failed: {'; '.join(sorted(errors))})"
-    return text
+    return {"group": group, "state": state_word, "done": int(done), "total": int(first.total_sweeps), "rest": text}
 
 
-def metrics_text(run, snaps):
+def metrics_text(run, group, snaps):
     """Mean and max K after burn-in pooled over the prior's chains, NMI now (first chain)."""
     first = snaps[0]
     parts = []
@@ -90,8 +115,23 @@ def metrics_text(run, snaps):
     else:
         parts.append("in burn-in")
     if run.dataset.labels is not None:
-        parts.append(f"NMI now {nmi(run.dataset.labels, first.labels):.2f}")
+        parts.append(f"NMI now {nmi_now(run, group, first):.2f}")
     return " · ".join(parts)
+
+
+NMI_EVERY_SECONDS = 1.0
+
+
+def nmi_now(run, group, first):
+    """NMI of the chain snapshot ``first``'s labels (the first chain of ``group``) against the true classes, recomputed at most every
+    NMI_EVERY_SECONDS while its chain runs (scikit-learn's takes milliseconds at N = 2,000, and a button pressed
+    while a live frame is drawn waits for the frame)."""
+    cache = state.setdefault("nmi_cache", {})
+    key = (run.token, group)
+    now = time.monotonic()
+    if key not in cache or first.state != RUNNING or now - cache[key][0] > NMI_EVERY_SECONDS:
+        cache[key] = (now, nmi(run.dataset.labels, first.labels))
+    return cache[key][1]
 
 
 RHAT_EVERY_SECONDS = 2.0
@@ -213,7 +253,7 @@ def row_heading(run, index, group, snaps, labels, marker, note=""):
     """A row's heading line: its prior in the row's colour, its clusters now, a note, K after burn-in, NMI, R-hat."""
     badge = rhat_badge(run, group)
     return (f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
-            f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, snaps)}"
+            f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, group, snaps)}"
             + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
 
 
@@ -356,7 +396,8 @@ def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
     frame = feed.frame([s.K for s in snaps], part["colours"] if new or feed.seq < 0 else None, k_max=k_max,
                        view=part["view"] if new or feed.seq < 0 else None, marker_sweep=part["marker"])
     live_row(f"canvas-{group}", feed, frame, height=height, columns=CHART_COLUMNS, font=18 if large else 12,
-             x_axis=last, headers=header_texts(run) if index == 0 else None, large_headers=presentation)
+             x_axis=last, playback_seconds=FRAME_SECONDS, running=any(s.state == RUNNING for s in snaps),
+             headers=header_texts(run) if index == 0 else None, large_headers=presentation)
     if part["strip"] is not None:
         st.columns(CHART_COLUMNS)[2].image(part["strip"], output_format="PNG")
 
@@ -423,7 +464,12 @@ def live_panel(data, presentation):
         snaps = run.snapshots()
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
         short = presentation and len(groups) > 2
-        st.container(key="status").markdown(" · ".join(group_status(group, g, short) for group, g in groups.items()))
+        if run.live:
+            with st.container(key="status"):
+                live_status("status-line", status_run_id(run),
+                            [status_parts(group, g, short) for group, g in groups.items()], FRAME_SECONDS)
+        else:
+            st.container(key="status").markdown(" · ".join(group_status(group, g, short) for group, g in groups.items()))
         ended = state.get("polling") and not run.live
         if not ended:  # (the redraw of the whole page below draws an ended run's charts: not twice, they are slow)
             rows_and_replay(run, snaps, groups, presentation)

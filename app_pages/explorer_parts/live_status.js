@@ -1,0 +1,63 @@
+// The live run's status line ("CRP running: 1,234 / 2,000 sweeps · pCRP running: ..."), page text in the page's own
+// DOM (read by screen readers and tests like any paragraph). Each frame of the server gives every prior's sweeps done;
+// while a prior runs, its count goes up from the one shown to the new one over the frame's playback time, in step
+// with the rows' canvases playing back the same sweeps (live_canvas.js), so the line changes with every drawn frame.
+// Paused, stopped or finished: the count shown at once. Text only (textContent): inert.
+const STEP_MS = 80;  // the line is rewritten at most this often (about 12 times a second), like the canvases
+
+function fmt(n) {
+  return Math.round(n).toLocaleString("en");
+}
+
+function render(box) {
+  const S = box.pcrpStatus;
+  const progress = Math.min(1, (performance.now() - S.t0) / S.ms);
+  S.shown = S.groups.map((g, i) => (g.state === "running" ? Math.floor(S.from[i] + (g.done - S.from[i]) * progress)
+                                                          : g.done));
+  const key = S.shown.join(",") + "|" + S.text;
+  if (key !== box.pcrpDrawn) {
+    box.pcrpDrawn = key;
+    const parts = [];
+    S.groups.forEach((g, i) => {
+      if (i) parts.push(" · ");
+      const name = document.createElement("strong");
+      name.textContent = g.group;
+      parts.push(name, ` ${g.state}: ${fmt(S.shown[i])} / ${fmt(g.total)} sweeps${g.rest}`);
+    });
+    box.replaceChildren(...parts);
+  }
+  return progress < 1;
+}
+
+function loop(box) {
+  if (box.pcrpLooping) return;
+  box.pcrpLooping = true;
+  let last = 0;
+  const tick = now => {
+    if (now - last < STEP_MS - 4) { requestAnimationFrame(tick); return; }
+    last = now;
+    if (render(box)) requestAnimationFrame(tick);
+    else box.pcrpLooping = false;
+  };
+  requestAnimationFrame(tick);
+}
+
+export default function (component) {
+  const {data, parentElement} = component;
+  if (!data) return;
+  let box = parentElement.querySelector("p.pcrp-live-status");
+  if (!box) {
+    box = document.createElement("p");
+    box.className = "pcrp-live-status";
+    parentElement.appendChild(box);
+  }
+  const old = box.pcrpStatus;
+  const text = JSON.stringify(data.groups.map(g => [g.group, g.state, g.total, g.rest]));
+  // from where each count goes up: the count shown now, unless it is of another run or ahead of the new one
+  const from = data.groups.map((g, i) => (old && old.run === data.run && old.groups[i] && old.groups[i].group === g.group
+                                          && old.shown[i] <= g.done ? old.shown[i] : g.done));
+  box.pcrpStatus = {run: data.run, groups: data.groups, from, shown: from.slice(), text,
+                    t0: performance.now(), ms: Math.max(1, data.playback_ms)};
+  render(box);
+  loop(box);
+}
