@@ -346,6 +346,7 @@ export default function (component) {
     return;
   }
   // a new state shows what it has at once; later frames play from what is shown now
-  S.play = fresh || !data.running ? null : {from: S.shown.slice(), t0: performance.now(), ms: Math.max(1, data.playback_ms)};
+  S.play = fresh || !data.running ? null
+    : {from: S.shown.slice(), t0: performance.now(), ms: Math.max(1, data.playback_ms)};
   schedule(root);
 }

@@ -123,9 +123,9 @@ NMI_EVERY_SECONDS = 1.0
 
 
 def nmi_now(run, group, first):
-    """NMI of the chain snapshot ``first``'s labels (the first chain of ``group``) against the true classes, recomputed at most every
-    NMI_EVERY_SECONDS while its chain runs (scikit-learn's takes milliseconds at N = 2,000, and a button pressed
-    while a live frame is drawn waits for the frame)."""
+    """NMI of the labels of ``first`` (the snapshot of ``group``'s first chain) against the true classes, recomputed
+    at most every NMI_EVERY_SECONDS while its chain runs (scikit-learn's takes milliseconds at N = 2,000, and a
+    button pressed while a live frame is drawn waits for the frame)."""
     cache = state.setdefault("nmi_cache", {})
     key = (run.token, group)
     now = time.monotonic()
@@ -253,7 +253,8 @@ def row_heading(run, index, group, snaps, labels, marker, note=""):
     """A row's heading line: its prior in the row's colour, its clusters now, a note, K after burn-in, NMI, R-hat."""
     badge = rhat_badge(run, group)
     return (f"**:{ROW_MARKDOWN_COLOURS[index % len(ROW_MARKDOWN_COLOURS)]}[{chain_label(run, group)}]** · "
-            f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "") + f" · {metrics_text(run, group, snaps)}"
+            f"**{live_view.counts_text(labels)}**" + (f" · {note}" if note else "")
+            + f" · {metrics_text(run, group, snaps)}"
             + (f" · {badge}" if badge else "") + (f" · showing sweep {marker:,}" if marker else ""))
 
 
@@ -469,7 +470,8 @@ def live_panel(data, presentation):
                 live_status("status-line", status_run_id(run),
                             [status_parts(group, g, short) for group, g in groups.items()], FRAME_SECONDS)
         else:
-            st.container(key="status").markdown(" · ".join(group_status(group, g, short) for group, g in groups.items()))
+            st.container(key="status").markdown(" · ".join(group_status(group, g, short)
+                                                           for group, g in groups.items()))
         ended = state.get("polling") and not run.live
         if not ended:  # (the redraw of the whole page below draws an ended run's charts: not twice, they are slow)
             rows_and_replay(run, snaps, groups, presentation)

@@ -54,8 +54,8 @@ export default function (component) {
   const old = box.pcrpStatus;
   const text = JSON.stringify(data.groups.map(g => [g.group, g.state, g.total, g.rest]));
   // from where each count goes up: the count shown now, unless it is of another run or ahead of the new one
-  const from = data.groups.map((g, i) => (old && old.run === data.run && old.groups[i] && old.groups[i].group === g.group
-                                          && old.shown[i] <= g.done ? old.shown[i] : g.done));
+  const same = i => old && old.run === data.run && old.groups[i] && old.groups[i].group === data.groups[i].group;
+  const from = data.groups.map((g, i) => (same(i) && old.shown[i] <= g.done ? old.shown[i] : g.done));
   box.pcrpStatus = {run: data.run, groups: data.groups, from, shown: from.slice(), text,
                     t0: performance.now(), ms: Math.max(1, data.playback_ms)};
   render(box);

@@ -11,6 +11,8 @@ over the ranges the sweep uses. No fastmath flags here: NaN and infinity keep th
 sweep, compiled with fastmath={"contract"}, their multiplies and adds may fuse: docs/design.md section 2.)
 """
 
+import math
+
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
@@ -81,18 +83,7 @@ def log_positive(y):
 _INV_LN2 = 1.44269504088896338700e+00
 # 1 / i! for i = 2 .. 13: exp(r) = 1 + r + r^2 (C2 + C3 r + ... + C13 r^11) on |r| <= ln 2 / 2, the truncation
 # below r^14 / 14! <= 5e-18 of the result
-_C2 = 1.0 / 2
-_C3 = 1.0 / 6
-_C4 = 1.0 / 24
-_C5 = 1.0 / 120
-_C6 = 1.0 / 720
-_C7 = 1.0 / 5040
-_C8 = 1.0 / 40320
-_C9 = 1.0 / 362880
-_C10 = 1.0 / 3628800
-_C11 = 1.0 / 39916800
-_C12 = 1.0 / 479001600
-_C13 = 1.0 / 6227020800
+_C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12, _C13 = (1.0 / math.factorial(i) for i in range(2, 14))
 _EXP_FLOOR = -708.0  # below it exp is subnormal or 0: taken as 0 (a weight under 1e-307 of the largest)
 
 
