@@ -94,10 +94,12 @@ def test_one_chain_keeps_the_axis_and_starts_are_cycled(csv_path, tmp_path):
 
 def test_chains_that_disagree_print_an_r_hat_warning(tmp_path, capsys):
     # plain Gibbs at r = 1.5 on Old Faithful: the chain started as one cluster stays there, the k-means one
-    # settles at two clusters (docs/design.md section 1.7), so R-hat on K is far above 1.01
+    # settles at two clusters (docs/design.md section 1.7), so R-hat on K is far above 1.01 (4.1 with this seed).
+    # Seeded: without --seed, 2 of 60 runs had the first chain leave its one cluster within the 200 sweeps, and the
+    # chains then agreed (a CI run failed so).
     out = tmp_path / "of.npz"
     assert main(["run", "old-faithful", "--r", "1.5", "--no-split-merge", "--chains", "2", "--init",
-                 "one,kmeans:10", "--iters", "200", "--burn-in", "100", "--out", str(out)]) == 0
+                 "one,kmeans:10", "--iters", "200", "--burn-in", "100", "--seed", "0", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     warnings = [line for line in captured.err.splitlines() if line.startswith("warning: R-hat on K is")]
     assert len(warnings) == 1 and "Run more sweeps" in warnings[0]
