@@ -6,7 +6,6 @@ it has ended the rows are Vega-Lite charts (pcrp.app.live_charts) with the repla
 partition (row headings, matched colours, the 1-D density, MNIST's mean digits) is recomputed at most every
 LABEL_WORK_SHARE-th of the time it takes (so at N = 100,000 it does not hold the server's GIL every frame)."""
 
-import itertools
 import time
 
 import numpy as np
@@ -60,14 +59,12 @@ def chain_label(run, name):
     return head if "(" in name else f"{head} ({shown})"
 
 
-_STATUS_RUNS = itertools.count(1)
-
-
 def status_run_id(run):
-    """A number that tells this session's runs apart on the page (the run's token is never sent to the browser)."""
+    """A number that tells this session's runs apart on the page: counted per session (a server-wide count would tell a
+    visitor how many runs others started), never the run's token."""
     kept = state.get("status_run")
     if kept is None or kept[0] != run.token:
-        state.status_run = kept = (run.token, next(_STATUS_RUNS))
+        state.status_run = kept = (run.token, (kept[1] if kept else 0) + 1)
     return kept[1]
 
 
