@@ -63,13 +63,13 @@ FADED = """() => { const shown = Array.from(document.querySelectorAll(
           shown.filter(e => parseFloat(getComputedStyle(e).opacity) < 0.99).length]; }"""
 
 
-# per live canvas row: how many times it has drawn, how many of its panels have ink (a non-white pixel), and the
-# sequence number of the server's last frame it received
+# per live canvas row: how many steps of the playback it has drawn, how many of its panels have ink (a non-white
+# pixel), the sequence number of the server's last frame it received, and how many times its clusters panel was painted
 CANVAS_ROWS = """() => Array.from(document.querySelectorAll('[data-testid=stMain] *')).filter(e => e.shadowRoot)
   .map(e => e.shadowRoot.querySelector('.pcrp-live-row')).filter(r => r).map(r => [+(r.dataset.frames || 0),
     Array.from(r.querySelectorAll('canvas')).filter(c => { const d = c.getContext('2d')
       .getImageData(0, 0, c.width, c.height).data; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) return true;
-      return false; }).length, +(r.dataset.seq || 0)])"""
+      return false; }).length, +(r.dataset.seq || 0), +(r.querySelector('canvas.clusters').dataset.paints || 0)])"""
 
 
 def test_a_live_run_at_n_2000_draws_on_its_canvases_moves_its_status_line_and_fades_nothing():
@@ -110,4 +110,7 @@ def test_a_live_run_at_n_2000_draws_on_its_canvases_moves_its_status_line_and_fa
         # played back: the page draws each server frame's sweeps over several drawn frames (about 4: live_canvas.js),
         # so it draws more often than frames come (drawn only on arrival, the two counts would be about equal)
         assert all(2 * (a[0] - b[0]) >= 3 * (a[2] - b[2]) > 0 for a, b in zip(after, before)), (before, after)
+        # a panel is painted only when its picture changes: the clusters panel (a mark per point) only when a frame
+        # brings new colours, so at most once per frame, not at every step of the playback
+        assert all(a[3] - b[3] <= a[2] - b[2] + 1 for a, b in zip(after, before)), (before, after)
         page.get_by_role("button", name="Stop", exact=True).click()

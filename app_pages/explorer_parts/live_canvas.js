@@ -2,9 +2,11 @@
 // after burn-in) and the clusters now (points, or at 1-D the density over a rug of the points). Streamlit calls
 // the default export with each frame of pcrp/app/live_frames.py; the row's state lives on its element, a frame
 // only adds to it. While the row's chains run, a frame's new K values are played back over the frame's playback
-// time (the time to the server's next frame), the trace and the posterior of K redrawn about every STEP_MS, in step
-// with the status line (live_status.js); paused or stopped, they show at once. Text drawn on a canvas is inert.
-const STEP_MS = 80;
+// time (the time to the server's next frame), the trace and the posterior of K redrawn at every step of the page's
+// live clock (live_clock.js, every STEP_MS), with the status line (live_status.js); paused or stopped, they show at once. A panel's canvas is painted again only
+// when its picture changes (to half a pixel): at 100,000 sweeps across a few hundred pixels a step of the playback
+// mostly moves nothing, and painting costs the browser's CPU, which it shares with the chains on a small server.
+// Text drawn on a canvas is inert.
 const FONT = "sans-serif";
 const INK = "#222222", GRID = "#e8e8e8", BAND = "rgba(128,128,128,0.3)", BURN = "rgba(154,154,154,0.18)";
 const BURN_BAR = "#9a9a9a";
@@ -24,7 +26,7 @@ function newState(frame) {
     k: Array.from({length: L.n_chains}, () => new Uint16Array(n)), len: new Array(L.n_chains).fill(0),
     after: [], burn: [], nAfter: 0, nBurn: 0,
     x: decode(L.x, Float32Array), y: L.y ? decode(L.y, Float32Array) : null,
-    colours: new Uint8Array(L.n_points), clustersChanged: true,
+    colours: new Uint8Array(L.n_points), clustersVersion: 0, bins: [],
     shown: new Array(L.n_chains).fill(0), play: null,
   };
 }
@@ -42,7 +44,7 @@ function apply(S, f) {
     for (let i = skip; i < values.length && start + i - skip < S.k[c].length; i++) S.k[c][start + i - skip] = values[i];
     S.len[c] = Math.min(start + Math.max(0, values.length - skip), S.k[c].length);
   }
-  if (f.colours || f.view) S.clustersChanged = true;
+  if (f.colours || f.view) S.clustersVersion++;
   if (f.colours) {
     if (f.colours.all !== undefined) S.colours = decode(f.colours.all, Uint8Array).slice();
     else {
@@ -98,14 +100,20 @@ function fmt(v) {
   return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString("en") : String(+v.toFixed(2));
 }
 
-// A plot area with axes in a canvas: returns the mapping of data to pixels. opts: x/y domains, titles, whether the
-// x axis is labelled (only the bottom row), the font size, integer ticks.
-function frame2d(ctx, w, h, o) {
+// A plot area of w x h CSS px: the mapping of data to pixels. o: x/y domains, titles, whether the x axis is labelled
+// (only the bottom row), the font size, integer ticks.
+function area(w, h, o) {
   const fs = o.font;
   const left = Math.round(fs * 3.6), right = Math.round(fs * 1.6), top = Math.round(fs * 0.6), bottom = o.xAxis ? Math.round(fs * 2.9) : 4;
   const pw = Math.max(10, w - left - right), ph = Math.max(10, h - top - bottom);
   const X = v => left + (v - o.x[0]) / (o.x[1] - o.x[0]) * pw;
   const Y = v => top + ph - (v - o.y[0]) / (o.y[1] - o.y[0]) * ph;
+  return {X, Y, left, top, pw, ph};
+}
+
+// The area's grid, ticks and titles drawn in ctx (m: its area()).
+function axes(ctx, m, o) {
+  const {X, Y, left, top, pw, ph} = m, fs = o.font;
   ctx.font = `${fs}px ${FONT}`;
   ctx.fillStyle = INK; ctx.strokeStyle = GRID; ctx.lineWidth = 1;
   ctx.textAlign = "right"; ctx.textBaseline = "middle";
@@ -125,38 +133,72 @@ function frame2d(ctx, w, h, o) {
     ctx.save(); ctx.translate(fs * 0.1, top + ph / 2); ctx.rotate(-Math.PI / 2);
     ctx.textBaseline = "top"; ctx.fillText(o.yTitle, 0, 0); ctx.restore();
   }
-  return {X, Y, left, top, pw, ph};
 }
 
-function drawTrace(ctx, w, h, S, o) {
+// Clear the canvas and draw an area with its axes: returns the area.
+function frame2d(ctx, w, h, o) {
+  const m = area(w, h, o);
+  ctx.clearRect(0, 0, w, h);
+  axes(ctx, m, o);
+  return m;
+}
+
+// Chain c's trace in bins of ``per`` sweeps (about 2 px each): per bin of the sweeps shown, [first sweep, last sweep
+// + 1, sum, least, largest K]. Complete bins are kept in the state (redone when the bin width changes); only the
+// last, partial bin is counted again, so a step of the playback costs its new sweeps, not the whole trace.
+function traceBins(S, c, per) {
+  let B = S.bins[c];
+  if (!B || B.per !== per) B = S.bins[c] = {per, complete: []};
+  const n = S.shown[c], K = S.k[c], out = B.complete.slice();
+  for (let b = B.complete.length; b * per < n; b++) {
+    const i0 = Math.floor(b * per), end = Math.floor((b + 1) * per), i1 = Math.min(n, end);
+    if (i1 <= i0) continue;
+    let sum = 0, lo = Infinity, hi = -Infinity;
+    for (let i = i0; i < i1; i++) { const v = K[i]; sum += v; if (v < lo) lo = v; if (v > hi) hi = v; }
+    const bin = [i0, i1, sum, lo, hi];
+    if (i1 === end && b === B.complete.length) B.complete.push(bin);
+    out.push(bin);
+  }
+  return out;
+}
+
+// Whether ``canvas`` must be painted for ``key`` (what its picture depends on); records the key and counts the paint
+// (data-paints, read by the tests).
+function changed(canvas, key) {
+  if (canvas.pcrpKey === key) return false;
+  canvas.pcrpKey = key;
+  canvas.dataset.paints = String((+canvas.dataset.paints || 0) + 1);
+  return true;
+}
+
+function drawTrace(canvas, ctx, w, h, S, o) {
   const L = S.layout, T = L.total_sweeps;
-  const m = frame2d(ctx, w, h, {...o, x: [0, T], y: [0, S.kMax + 0.5], yTitle: "clusters K", xTitle: "sweep",
-                                yInteger: true, xInteger: true});
+  const ao = {...o, x: [0, T], y: [0, S.kMax + 0.5], yTitle: "clusters K", xTitle: "sweep", yInteger: true,
+              xInteger: true};
+  const m = area(w, h, ao), per = Math.max(1, T / Math.max(1, Math.floor(m.pw / 2)));
+  const lines = S.k.map((_, c) => traceBins(S, c, per).map(([i0, i1, sum, lo, hi]) =>
+    [m.X((i0 + i1 + 1) / 2), m.Y(sum / (i1 - i0)), m.Y(lo), m.Y(hi)]));
+  // the picture: each chain's bins to half a pixel (complete bins never change), the burn-in, the marker
+  const key = [S.kMax, S.marker, L.burn_in, per].concat(lines.map(bins => bins.length ? [bins.length].concat(
+    bins[bins.length - 1].map(v => Math.round(2 * v))).join(":") : "")).join("|");
+  if (!changed(canvas, key)) return;
+  ctx.clearRect(0, 0, w, h);
+  axes(ctx, m, ao);
   if (L.burn_in > 0) { ctx.fillStyle = BURN; ctx.fillRect(m.X(0), m.top, m.X(L.burn_in) - m.X(0), m.ph); }
-  const bins = Math.max(1, Math.floor(m.pw / 2));
-  for (let c = S.k.length - 1; c >= 0; c--) {
-    const n = S.shown[c], K = S.k[c];
-    if (!n) continue;
-    const per = Math.max(1, T / bins);
-    const xs = [], means = [], lows = [], highs = [];
-    for (let b = 0; b * per < n; b++) {
-      const i0 = Math.floor(b * per), i1 = Math.min(n, Math.floor((b + 1) * per));
-      if (i1 <= i0) continue;
-      let s = 0, lo = Infinity, hi = -Infinity;
-      for (let i = i0; i < i1; i++) { const v = K[i]; s += v; if (v < lo) lo = v; if (v > hi) hi = v; }
-      xs.push(m.X((i0 + i1 + 1) / 2)); means.push(m.Y(s / (i1 - i0))); lows.push(m.Y(lo)); highs.push(m.Y(hi));
-    }
+  for (let c = lines.length - 1; c >= 0; c--) {
+    const bins = lines[c];
+    if (!bins.length) continue;
     if (c === 0) {
       ctx.fillStyle = BAND; ctx.beginPath();
-      xs.forEach((x, i) => (i ? ctx.lineTo(x, highs[i]) : ctx.moveTo(x, highs[i])));
-      for (let i = xs.length - 1; i >= 0; i--) ctx.lineTo(xs[i], lows[i]);
+      bins.forEach(([x, , , hi], i) => (i ? ctx.lineTo(x, hi) : ctx.moveTo(x, hi)));
+      for (let i = bins.length - 1; i >= 0; i--) ctx.lineTo(bins[i][0], bins[i][2]);
       ctx.closePath(); ctx.fill();
     }
     ctx.strokeStyle = L.colour; ctx.lineWidth = 2; ctx.globalAlpha = c ? 0.75 : 1;
     ctx.setLineDash(c ? [4, 3] : []);
     ctx.beginPath();
-    xs.forEach((x, i) => (i ? ctx.lineTo(x, means[i]) : ctx.moveTo(x, means[i])));
-    if (xs.length === 1) ctx.lineTo(xs[0] + 1, means[0]);
+    bins.forEach(([x, mean], i) => (i ? ctx.lineTo(x, mean) : ctx.moveTo(x, mean)));
+    if (bins.length === 1) ctx.lineTo(bins[0][0] + 1, bins[0][1]);
     ctx.stroke();
     ctx.setLineDash([]); ctx.globalAlpha = 1;
   }
@@ -166,24 +208,27 @@ function drawTrace(ctx, w, h, S, o) {
   }
 }
 
-function drawHistogram(ctx, w, h, S, o) {
-  const m = frame2d(ctx, w, h, {...o, x: [0.5, S.kMax + 0.5], y: [0, 1], yTitle: "share", xTitle: "clusters K",
-                                xInteger: true});
+function drawHistogram(canvas, ctx, w, h, S, o) {
+  const ao = {...o, x: [0.5, S.kMax + 0.5], y: [0, 1], yTitle: "share", xTitle: "clusters K", xInteger: true};
+  const m = area(w, h, ao);
   const burnOnly = S.nAfter === 0, counts = burnOnly ? S.burn : S.after, total = burnOnly ? S.nBurn : S.nAfter;
-  if (!total) return;
+  const tops = [];  // each bar's top, to half a pixel: the picture
+  for (let k = 0; k <= S.kMax; k++) tops.push(total && counts[k] ? Math.round(2 * m.Y(counts[k] / total)) : "");
+  if (!changed(canvas, [S.kMax, burnOnly, tops.join(",")].join("|"))) return;
+  ctx.clearRect(0, 0, w, h);
+  axes(ctx, m, ao);
   ctx.fillStyle = burnOnly ? BURN_BAR : S.layout.colour;
   const bw = 0.8 * (m.X(1) - m.X(0));
-  counts.forEach((count, k) => {
-    if (count && k <= S.kMax) ctx.fillRect(m.X(k) - bw / 2, m.Y(count / total), bw, m.Y(0) - m.Y(count / total));
-  });
+  tops.forEach((top, k) => { if (top !== "") ctx.fillRect(m.X(k) - bw / 2, top / 2, bw, m.Y(0) - top / 2); });
 }
 
 function colourOf(S, byte) {
   return byte === 0 ? S.layout.tiny_colour : S.layout.palette[byte - 1];
 }
 
-function drawClusters(ctx, w, h, S, o) {
+function drawClusters(canvas, ctx, w, h, S, o) {
   const L = S.layout;
+  if (!changed(canvas, String(S.clustersVersion))) return;
   const big = o.font > 12 ? 3 : 2;
   if (S.y) {
     const m = frame2d(ctx, w, h, {...o, x: L.x_domain, y: L.y_domain, xTitle: L.titles[0], yTitle: L.titles[1]});
@@ -243,11 +288,9 @@ function drawClusters(ctx, w, h, S, o) {
 }
 
 const PANELS = [drawTrace, drawHistogram, drawClusters];
-// The clusters panel (the costliest: a mark per point) is redrawn only when its colours or view changed, or its
-// canvas was resized or restyled; the trace and the posterior of K change with every step of the playback.
-const CLUSTERS = 2;
 
-// Draw the row as the playback stands now; true while it has more to show.
+// One step of the playback: reveal the values due by now and paint the panels whose picture changed (all of them
+// when a canvas was resized or the row restyled). True while the playback has more to show.
 function draw(root) {
   const S = root.pcrpState;
   if (!S) return false;
@@ -259,16 +302,14 @@ function draw(root) {
   root.querySelectorAll("canvas").forEach((canvas, p) => {
     const w = canvas.clientWidth, h = canvas.clientHeight;
     if (!w || !h) return;
-    const resized = canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr);
-    if (resized) {
-      canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr) || restyled
+        || canvas.pcrpState !== S) {
+      canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);  // (clears it)
+      canvas.pcrpKey = null; canvas.pcrpState = S;
     }
-    if (p === CLUSTERS && !(S.clustersChanged || resized || restyled)) return;
-    if (p === CLUSTERS) S.clustersChanged = false;
     const ctx = canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    PANELS[p](ctx, w, h, S, root.pcrpOptions);
+    PANELS[p](canvas, ctx, w, h, S, root.pcrpOptions);
   });
   root.dataset.frames = String((+root.dataset.frames || 0) + 1);
   root.dataset.seq = String(S.seq);
@@ -296,20 +337,10 @@ function showHeaders(parentElement, data) {
   }));
 }
 
-// Draw at the next animation frame, then every STEP_MS or so while the playback has more to show.
+// Draw at the clock's next step, and at every step after while the playback has more to show.
 function schedule(root) {
-  root.pcrpDirty = true;
-  if (root.pcrpPending) return;
-  root.pcrpPending = true;
-  let last = -Infinity;
-  const tick = now => {
-    if (!root.pcrpDirty && now - last < STEP_MS - 4) { requestAnimationFrame(tick); return; }
-    last = now;
-    root.pcrpDirty = false;
-    if (draw(root) || root.pcrpDirty) requestAnimationFrame(tick);
-    else root.pcrpPending = false;
-  };
-  requestAnimationFrame(tick);
+  root.pcrpStep = root.pcrpStep || (() => draw(root));
+  everyStep(root.pcrpStep);
 }
 
 export default function (component) {

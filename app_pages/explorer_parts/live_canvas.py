@@ -1,6 +1,6 @@
 """The live view's canvas: one st.components.v2 component per row of the Explorer, drawing that row's trace of K,
 posterior of K and clusters (live_canvas.js, live_canvas.css: inline, no build step, nothing fetched) from the small
-frames of pcrp.app.live_frames.
+frames of pcrp.app.live_frames, and the status line (live_status.js), both stepped by one clock (live_clock.js).
 
 A frame that does not follow the one before (the page was redrawn whole, or a message was lost) makes the script ask
 for a snapshot: its "resync" trigger restarts the row's feed, and the next frame carries everything again.
@@ -11,12 +11,13 @@ import pathlib
 import streamlit as st
 
 HERE = pathlib.Path(__file__).parent
+CLOCK = (HERE / "live_clock.js").read_text(encoding="utf-8")  # shared by the rows and the status line
 LIVE_ROW = st.components.v2.component(
-    "pcrp_live_row", js=(HERE / "live_canvas.js").read_text(encoding="utf-8"),
+    "pcrp_live_row", js=CLOCK + (HERE / "live_canvas.js").read_text(encoding="utf-8"),
     css=(HERE / "live_canvas.css").read_text(encoding="utf-8"))
 # The status line: in the page's own DOM (no shadow root), so that it reads as the page's text.
 LIVE_STATUS = st.components.v2.component(
-    "pcrp_live_status", js=(HERE / "live_status.js").read_text(encoding="utf-8"),
+    "pcrp_live_status", js=CLOCK + (HERE / "live_status.js").read_text(encoding="utf-8"),
     css="p.pcrp-live-status { margin: 0; }", isolate_styles=False)
 PANEL_LABELS = ("trace of K", "posterior of K", "clusters now")
 

@@ -27,11 +27,12 @@ from pcrp.summary import MIN_DRAWS, chains_agree, nmi
 
 state = st.session_state
 # Asked between the server's frames. The page plays each frame's new sweeps back over the next FRAME_SECONDS (the
-# status line counting up, the canvases drawing, about 12 times a second: live_status.js, live_canvas.js), so the view
-# moves like an animation about FRAME_SECONDS behind the chains. Each fragment rerun costs the browser's main thread
-# tens of ms whatever the page draws (Streamlit's frontend re-renders the page: bench/streamlit_floor.py), so reruns
-# at animation speed took most of a core from the chains of a 2-core server (docs/records/live_canvas.md).
-FRAME_SECONDS = 0.3
+# status line counting up, the canvases drawing, about 12 times a second: live_clock.js), so the view moves like an
+# animation up to FRAME_SECONDS behind the chains. Each fragment rerun costs the browser's main thread tens of ms
+# whatever the page draws (Streamlit's frontend re-renders the page: bench/streamlit_floor.py), so reruns at animation
+# speed took most of a core from the chains of a 2-core server; 0.3 s apart they still left the chains about 0.75 of
+# their unwatched speed, 0.5 s apart about 0.8 (docs/records/live_canvas.md).
+FRAME_SECONDS = 0.5
 # While paused nothing moves but by a button, whose callback returns once its work is recorded (One sweep: its
 # sweep), so the panel is not asked for frames: a rerun that the timer asks for while a slow callback runs made
 # Streamlit call the callback twice now and then (one press of One sweep, two sweeps).

@@ -2,8 +2,8 @@
 // DOM (read by screen readers and tests like any paragraph). Each frame of the server gives every prior's sweeps done;
 // while a prior runs, its count goes up from the one shown to the new one over the frame's playback time, in step
 // with the rows' canvases playing back the same sweeps (live_canvas.js), so the line changes with every drawn frame.
-// Paused, stopped or finished: the count shown at once. Text only (textContent): inert.
-const STEP_MS = 80;  // the line is rewritten at most this often (about 12 times a second), like the canvases
+// Paused, stopped or finished: the count shown at once. The line is rewritten at each step of the page's live clock
+// (live_clock.js), with the canvases. Text only (textContent): inert.
 
 function fmt(n) {
   return Math.round(n).toLocaleString("en");
@@ -29,19 +29,6 @@ function render(box) {
   return progress < 1;
 }
 
-function loop(box) {
-  if (box.pcrpLooping) return;
-  box.pcrpLooping = true;
-  let last = 0;
-  const tick = now => {
-    if (now - last < STEP_MS - 4) { requestAnimationFrame(tick); return; }
-    last = now;
-    if (render(box)) requestAnimationFrame(tick);
-    else box.pcrpLooping = false;
-  };
-  requestAnimationFrame(tick);
-}
-
 export default function (component) {
   const {data, parentElement} = component;
   if (!data) return;
@@ -58,6 +45,8 @@ export default function (component) {
   const from = data.groups.map((g, i) => (same(i) && old.shown[i] <= g.done ? old.shown[i] : g.done));
   box.pcrpStatus = {run: data.run, groups: data.groups, from, shown: from.slice(), text,
                     t0: performance.now(), ms: Math.max(1, data.playback_ms)};
-  render(box);
-  loop(box);
+  if (render(box)) {
+    box.pcrpStep = box.pcrpStep || (() => render(box));
+    everyStep(box.pcrpStep);
+  }
 }
