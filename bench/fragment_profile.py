@@ -5,7 +5,7 @@
 Everything after ``--`` goes to Streamlit's command line. Each run of the live fragment
 (app_pages/explorer_parts/live_panel.live_panel) is profiled in the script thread that runs it; the statistics of
 all runs so far are written to OUT.prof every 20 runs, with OUT.prof.txt: the runs, their mean wall and thread CPU
-time, and the functions with the most cumulative time. The buttons' callbacks (Pause, Resume, Stop, One sweep) write
+time, and the functions with the most cumulative time (and OUT.prof.runs.txt each run's end, in seconds since the epoch, and wall time in ms). The buttons' callbacks (Pause, Resume, Stop, One sweep) write
 their wall time to OUT.prof.callbacks.txt, a line per press. bench/live_browser.py --profile-fragment starts the server
 this way.
 """
@@ -35,6 +35,8 @@ def profiled(function, out):
             profile.disable()
             totals["runs"] += 1
             totals["wall"] += time.perf_counter() - wall
+            with open(out + ".runs.txt", "a", encoding="utf-8") as f:  # each run: its end (s) and wall time (ms)
+                f.write(f"{time.time():.3f} {1000 * (time.perf_counter() - wall):.1f}\n")
             totals["cpu"] += time.thread_time() - cpu
             if totals["runs"] % DUMP_EVERY == 0:
                 dump(profile, totals, out)

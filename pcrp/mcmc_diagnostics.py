@@ -14,14 +14,13 @@ Every function takes values (C, D) or (D,) (one chain) and returns a float: nan 
 (fewer than 4 draws per chain, fewer than 2 chains for R-hat, a NaN among the values).
 """
 
-import statistics
-
 import numpy as np
+
+from .special_functions import normal_quantile
 
 MIN_DRAWS = 4  # fewer draws per chain than this: no diagnostic (too few to estimate an autocorrelation)
 TAIL_PROBS = (0.05, 0.95)  # the tail ESS is the smaller of the ESS of these two quantiles' indicators
 _RANK_OFFSET = 3 / 8  # Blom's offset for ranks before the normal quantile
-_normal_quantile = np.frompyfunc(statistics.NormalDist().inv_cdf, 1, 1)
 
 
 def _as_chains(values):
@@ -53,7 +52,7 @@ def rank_normalise(values):
     ends = np.r_[starts[1:], flat.size]
     average_rank = (starts + 1 + ends) / 2.0  # 1-based ranks starts+1 .. ends, averaged
     size = flat.size
-    z_of_group = _normal_quantile((average_rank - _RANK_OFFSET) / (size - 2 * _RANK_OFFSET + 1)).astype(float)
+    z_of_group = normal_quantile((average_rank - _RANK_OFFSET) / (size - 2 * _RANK_OFFSET + 1))
     z = np.empty(size)
     z[order] = np.repeat(z_of_group, ends - starts)
     return z.reshape(values.shape)

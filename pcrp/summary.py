@@ -173,14 +173,27 @@ def chain_diagnostics(values):
         return {"mean": mean, "mcse": mcse, "rhat": rhat,
                 "ess_bulk": mcmc_diagnostics.ess_bulk(v), "ess_tail": mcmc_diagnostics.ess_tail(v)}
 
-    out = stats(values, mcmc_diagnostics.rhat_rank(values))
+    agreed = agreement(values)
+    out = stats(values, agreed["rhat"])
     half = n_draws // 2
-    out["per_chain"] = [stats(chain[None], mcmc_diagnostics.rhat_rank(np.vstack([chain[:half], chain[half:2 * half]])))
-                        for chain in values]
-    settled = [_settled_value(chain) for chain in values] if n_draws else []
-    out["settled"] = bool(settled) and all(share >= SETTLED_SHARE for share, _ in settled)
-    for entry, (share, value) in zip(out["per_chain"], settled):
-        entry["settled_share"], entry["settled_value"] = float(share), value
+    out["per_chain"] = [{**stats(chain[None], mcmc_diagnostics.rhat_rank(np.vstack([chain[:half], chain[half:2 * half]]))),
+                         **settled} for chain, settled in zip(values, agreed["per_chain"] or [{}] * len(values))]
+    out["settled"], out["agree"] = agreed["settled"], agreed["agree"]
+    return out
+
+
+def agreement(values):
+    """Whether the chains agree on one quantity, from its (chain, draw) values, without the ESS and MCSE of
+    :func:`chain_diagnostics` (a tenth of its time: the live view's R-hat badge recomputes it as the chains run).
+
+    Returns {"rhat", "settled", "agree", "per_chain": [{"settled_share", "settled_value"}, ...]} (per_chain empty
+    when there are no draws), the keys :func:`chains_agree` reads.
+    """
+    values = _chain_draw(values)
+    settled = [_settled_value(chain) for chain in values] if values.shape[1] else []
+    out = {"rhat": mcmc_diagnostics.rhat_rank(values),
+           "settled": bool(settled) and all(share >= SETTLED_SHARE for share, _ in settled),
+           "per_chain": [{"settled_share": float(share), "settled_value": value} for share, value in settled]}
     out["agree"] = chains_agree(out)
     return out
 

@@ -23,7 +23,7 @@ from pcrp.density import predictive_density
 from pcrp.model import PRIORS
 from pcrp.plots.palette import PALETTE, ROW_COLOURS, ROW_MARKDOWN_COLOURS, TINY_GREY
 from pcrp.projection import pca_projection
-from pcrp.summary import MIN_DRAWS, chains_agree, nmi
+from pcrp.summary import MIN_DRAWS, agreement, nmi
 
 state = st.session_state
 # Asked between the server's frames. The page plays each frame's new sweeps back over the next FRAME_SECONDS (the
@@ -148,9 +148,8 @@ def rhat_badge(run, group):
         chain_set = run.chain_set(group)
         value = None
         if chain_set is not None and chain_set.n_kept >= MIN_DRAWS:
-            diag = chain_set.diagnostics()
-            value = (diag["K"]["rhat"], diag["log_joint"]["rhat"],
-                     chains_agree(diag["K"]) and chains_agree(diag["log_joint"]))
+            K, log_joint = agreement(chain_set.K_after_burn_in), agreement(chain_set.log_joint_after_burn_in)
+            value = (K["rhat"], log_joint["rhat"], K["agree"] and log_joint["agree"])
         cache[key] = (now, value, run.running)
     value = cache[key][1]
     if value is None:
