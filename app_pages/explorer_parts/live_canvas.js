@@ -316,15 +316,16 @@ function draw(root) {
   return behind;
 }
 
-// The column headers above the top row (page text: bold words, then the rest), redone only when they change.
-function showHeaders(parentElement, data) {
+// The column headers above the top row's canvases, below its heading (page text: bold words, then the rest), redone
+// only when they change.
+function showHeaders(parentElement, root, data) {
   let box = parentElement.querySelector(".pcrp-live-headers");
   const text = JSON.stringify([data.headers, data.large_headers, data.columns]);
   if (!data.headers) { if (box) box.remove(); return; }
   if (box && box.dataset.text === text) return;
   if (!box) {
     box = document.createElement("div");
-    parentElement.insertBefore(box, parentElement.firstChild);
+    parentElement.insertBefore(box, root);
   }
   box.className = "pcrp-live-headers" + (data.large_headers ? " large" : "");
   box.dataset.text = text;
@@ -334,6 +335,27 @@ function showHeaders(parentElement, data) {
     b.textContent = bold;
     cell.append(b, rest);
     return cell;
+  }));
+}
+
+// The row's heading line above its canvases (page text: the prior in the row's colour, its clusters now, notes, K,
+// NMI, R-hat), from runs [text, bold, CSS colour] (live_view.heading_runs), set as text; redone only when it changes.
+function showHeading(parentElement, runs, large) {
+  let box = parentElement.querySelector(".pcrp-row-heading");
+  if (!runs) { if (box) box.remove(); return; }
+  const text = JSON.stringify([runs, large]);
+  if (box && box.dataset.text === text) return;
+  if (!box) {
+    box = document.createElement("p");
+    parentElement.insertBefore(box, parentElement.firstChild);
+  }
+  box.className = "pcrp-row-heading" + (large ? " large" : "");
+  box.dataset.text = text;
+  box.replaceChildren(...runs.map(([words, bold, colour]) => {
+    const span = document.createElement(bold ? "strong" : "span");
+    span.textContent = words;
+    if (colour) span.style.color = colour;
+    return span;
   }));
 }
 
@@ -361,7 +383,8 @@ export default function (component) {
     new ResizeObserver(() => schedule(root)).observe(root);
   }
   if (!data || !data.frame) return;
-  showHeaders(parentElement, data);
+  showHeading(parentElement, data.heading, data.large_headers);
+  showHeaders(parentElement, root, data);
   const f = data.frame;
   root.style.height = `${data.height}px`;
   root.style.gridTemplateColumns = data.columns.map(c => `${c}fr`).join(" ");

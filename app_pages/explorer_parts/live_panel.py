@@ -384,18 +384,20 @@ def fresh_parts(run, groups, replay_index, presentation):
 
 
 def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
-    """One prior of a live run: its heading and its canvas (trace | posterior of K | clusters), sent the K values
+    """One prior of a live run: its canvas row (trace | posterior of K | clusters) with its heading, sent the K values
     since the last frame and, when ``new``, the partition's colours and view from ``part`` (partition_parts'). The
-    top row's canvas carries the column headers."""
+    top row's canvas carries the column headers. The heading is text in the canvas row, not a markdown element: a
+    markdown element per row, sent again at every frame, cost the browser more than the rows' drawing (five rows:
+    0.56 of a core with them, 0.34 without; docs/records/live_canvas.md)."""
     index = list(run.groups).index(group)
     height, large, _ = row_geometry(run, presentation, last)
-    st.markdown(part["heading"])
     feed = row_feed(run, index, group)
     frame = feed.frame([s.K for s in snaps], part["colours"] if new or feed.seq < 0 else None, k_max=k_max,
                        view=part["view"] if new or feed.seq < 0 else None, marker_sweep=part["marker"])
     live_row(f"canvas-{group}", feed, frame, height=height, columns=CHART_COLUMNS, font=18 if large else 12,
              x_axis=last, playback_seconds=FRAME_SECONDS, running=any(s.state == RUNNING for s in snaps),
-             headers=header_texts(run) if index == 0 else None, large_headers=presentation)
+             headers=header_texts(run) if index == 0 else None, large_headers=presentation,
+             heading=live_view.heading_runs(part["heading"]))
     if part["strip"] is not None:
         st.columns(CHART_COLUMNS)[2].image(part["strip"], output_format="PNG")
 

@@ -10,11 +10,12 @@ overlap (:func:`matched_colours`); clusters under ``TINY_SHARE`` of the points a
 and counted apart (:func:`cluster_counts`), because they are what over-clustering adds.
 """
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..plots.palette import rank_by_size
+from ..plots.palette import MARKDOWN_TEXT_COLOURS, rank_by_size
 
 DISPLAY_COLUMNS = 300  # trace points drawn: about one per two pixel columns of a projector-wide chart
 DISPLAY_POINTS = 2000  # points drawn in a cluster view; larger data sets show a fixed random subset
@@ -173,3 +174,27 @@ def summary_line(K, burn_in):
     if after.size == 0:
         return None, None
     return float(after.mean()), int(after.max())
+
+
+_HEADING_TOKENS = re.compile(r"(\*\*|:[a-z]+\[|\])")
+
+
+def heading_runs(markdown):
+    """A row heading's markdown, as the Explorer writes it (``**bold**`` and ``:colour[...]`` spans around the app's
+    own words: prior names, figures, colour names), as runs [text, bold, CSS colour or ""] for the live canvas row to
+    set as text. A ``]`` outside a colour span and an unknown colour name's text are kept as they are."""
+    runs, bold, colours = [], False, []
+    for token in _HEADING_TOKENS.split(markdown):
+        if token == "**":
+            bold = not bold
+        elif token.startswith(":") and token.endswith("["):
+            colours.append(MARKDOWN_TEXT_COLOURS.get(token[1:-1], ""))
+        elif token == "]" and colours:
+            colours.pop()
+        elif token:
+            style = [bold, colours[-1] if colours else ""]
+            if runs and runs[-1][1:] == style:
+                runs[-1][0] += token
+            else:
+                runs.append([token, *style])
+    return runs

@@ -18,6 +18,11 @@ BLUE, RED, GREY = PALETTE[0], PALETTE[3], PALETTE[7]
 # names.
 ROW_COLOURS = (PALETTE[0], PALETTE[3], PALETTE[2], PALETTE[4], PALETTE[1])
 ROW_MARKDOWN_COLOURS = ("blue", "red", "green", "violet", "orange")
+# Streamlit's markdown text colours of those names in its light theme, as Streamlit 1.67 draws them: the live rows'
+# headings are text in a canvas component (app_pages/explorer_parts/live_canvas.js) and look like the ended run's
+# markdown headings with them (darker than the row colours, so that text keeps its contrast on white).
+MARKDOWN_TEXT_COLOURS = {"blue": "#244fb4", "red": "#9e303b", "green": "#0c5a44", "violet": "#6f33b8",
+                         "orange": "#9b4519"}
 
 # Greys, darkest first, each for one purpose.
 INK = "#222222"  # axis titles and labels of the live charts
