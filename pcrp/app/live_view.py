@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..plots.palette import MARKDOWN_TEXT_COLOURS, rank_by_size
+from ..summary import sorted_codes
 
 DISPLAY_COLUMNS = 300  # trace points drawn: about one per two pixel columns of a projector-wide chart
 DISPLAY_POINTS = 2000  # points drawn in a cluster view; larger data sets show a fixed random subset
@@ -89,7 +90,7 @@ def tiny_limit(n_points, share=TINY_SHARE):
 
 def cluster_counts(labels, share=TINY_SHARE):
     """(clusters with at least ``share`` of the points, tiny clusters) of a partition ``labels`` (N,)."""
-    counts = np.unique(np.asarray(labels), return_counts=True)[1]
+    counts = np.bincount(sorted_codes(labels)[0])
     tiny = int(np.sum(counts < tiny_limit(counts.sum(), share)))
     return int(counts.size - tiny), tiny
 
@@ -115,22 +116,24 @@ def matched_colours(labels, reference, share=TINY_SHARE):
 
     labels = np.asarray(labels)
     reference = np.asarray(reference)
-    ids, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    inverse, n_ids = sorted_codes(labels)  # (bincounts, not sorts: this runs at every live frame)
+    counts = np.bincount(inverse, minlength=n_ids)
     big = np.flatnonzero(counts >= tiny_limit(labels.size, share))
     out = np.full(labels.size, TINY, dtype=np.int64)
     if big.size == 0:
         return out
     valid = reference >= 0
-    ref_ids = np.unique(reference[valid])
+    ref_codes, n_refs = sorted_codes(reference[valid])
+    ref_ids = np.zeros(n_refs, dtype=np.int64)
+    ref_ids[ref_codes] = reference[valid]  # the colour of each code
     colour_of = {}
     if ref_ids.size:
-        overlap = np.zeros((big.size, ref_ids.size))
-        row_of = np.full(ids.size, -1)
+        row_of = np.full(n_ids, -1)
         row_of[big] = np.arange(big.size)
         rows = row_of[inverse[valid]]
-        cols = np.searchsorted(ref_ids, reference[valid])
         keep = rows >= 0
-        np.add.at(overlap, (rows[keep], cols[keep]), 1)
+        overlap = np.bincount(rows[keep] * n_refs + ref_codes[keep], minlength=big.size * n_refs).reshape(
+            big.size, n_refs).astype(float)
         for i, j in zip(*linear_sum_assignment(-overlap)):
             if overlap[i, j] > 0:
                 colour_of[big[i]] = int(ref_ids[j])
@@ -139,7 +142,7 @@ def matched_colours(labels, reference, share=TINY_SHARE):
     for cluster in big[np.argsort(-counts[big], kind="stable")]:
         if cluster not in colour_of:
             colour_of[cluster] = next(free)
-    lookup = np.full(ids.size, TINY, dtype=np.int64)
+    lookup = np.full(n_ids, TINY, dtype=np.int64)
     for cluster, colour in colour_of.items():
         lookup[cluster] = colour
     return lookup[inverse]
@@ -150,11 +153,11 @@ def merged_true_clusters(true_labels, labels, share=TINY_SHARE):
     class b, ...), ...], one tuple per cluster holding the majority of two or more classes (a class belongs
     to the cluster that holds most of its points). Empty when every class has a cluster of its own."""
     true_labels, labels = np.asarray(true_labels), np.asarray(labels)
-    home = {}
-    for c in np.unique(true_labels):
-        members = labels[true_labels == c]
-        values, counts = np.unique(members, return_counts=True)
-        home[c] = values[np.argmax(counts)]
+    (t, n_classes), (z, n_clusters) = sorted_codes(true_labels), sorted_codes(labels)
+    classes = np.empty(n_classes, dtype=true_labels.dtype)
+    classes[t] = true_labels
+    table = np.bincount(t * n_clusters + z, minlength=n_classes * n_clusters).reshape(n_classes, n_clusters)
+    home = {c: int(np.argmax(row)) for c, row in zip(classes.tolist(), table)}  # (the smallest cluster of a tie)
     groups = {}
     for c, cluster in home.items():
         groups.setdefault(cluster, []).append(c)

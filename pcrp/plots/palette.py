@@ -58,8 +58,10 @@ def rgba(hex_colour, alpha):
 def rank_by_size(labels):
     """(N,) int64: the rank of each point's cluster by size (0 = the largest; clusters of equal size by label), the
     order colours follow. ``labels``: (N,) integer labels."""
-    ids, inverse, counts = np.unique(np.asarray(labels), return_inverse=True, return_counts=True)
-    order = np.argsort(-counts, kind="stable")
-    rank_of_id = np.empty(ids.size, dtype=np.int64)
-    rank_of_id[order] = np.arange(ids.size)
-    return rank_of_id[inverse.reshape(-1)]
+    from ..summary import sorted_codes  # (a bincount for integer labels: this runs at every live frame)
+
+    codes, n_ids = sorted_codes(labels)
+    order = np.argsort(-np.bincount(codes, minlength=n_ids), kind="stable")
+    rank_of_id = np.empty(n_ids, dtype=np.int64)
+    rank_of_id[order] = np.arange(n_ids)
+    return rank_of_id[codes]
