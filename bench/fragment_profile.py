@@ -5,8 +5,9 @@
 Everything after ``--`` goes to Streamlit's command line. Each run of the live fragment
 (app_pages/explorer_parts/live_panel.live_panel) is profiled in the script thread that runs it; the statistics of
 all runs so far are written to OUT.prof every 20 runs, with OUT.prof.txt: the runs, their mean wall and thread CPU
-time, and the functions with the most cumulative time (and OUT.prof.runs.txt each run's end, in seconds since the epoch, and wall time in ms). The buttons' callbacks (Pause, Resume, Stop, One sweep) write
-their wall time to OUT.prof.callbacks.txt, a line per press. bench/live_browser.py --profile-fragment starts the server
+time, and the functions with the most cumulative time; OUT.prof.runs.txt gets a line per run: its end (seconds since
+the epoch) and its wall time (ms). The buttons' callbacks (Pause, Resume, Stop, One sweep) write their wall time to
+OUT.prof.callbacks.txt, a line per press. bench/live_browser.py --profile-fragment starts the server
 this way.
 """
 

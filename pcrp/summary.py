@@ -176,8 +176,9 @@ def chain_diagnostics(values):
     agreed = agreement(values)
     out = stats(values, agreed["rhat"])
     half = n_draws // 2
-    out["per_chain"] = [{**stats(chain[None], mcmc_diagnostics.rhat_rank(np.vstack([chain[:half], chain[half:2 * half]]))),
-                         **settled} for chain, settled in zip(values, agreed["per_chain"] or [{}] * len(values))]
+    halves = [np.vstack([chain[:half], chain[half:2 * half]]) for chain in values]
+    out["per_chain"] = [{**stats(chain[None], mcmc_diagnostics.rhat_rank(two)), **settled}
+                        for chain, two, settled in zip(values, halves, agreed["per_chain"] or [{}] * len(values))]
     out["settled"], out["agree"] = agreed["settled"], agreed["agree"]
     return out
 

@@ -93,8 +93,8 @@ def test_rank_normalise_averages_tied_ranks():
 
 
 def test_normal_quantile_matches_the_standard_library_and_scipy():
-    """pcrp.special_functions.normal_quantile is AS 241 vectorised, the algorithm of statistics.NormalDist.inv_cdf: equal
-    to it within 4 units in the last place (both round the same rational functions, in another order), and to
+    """pcrp.special_functions.normal_quantile is AS 241 vectorised, the algorithm of statistics.NormalDist.inv_cdf:
+    equal to it within 4 units in the last place (both round the same rational functions, in another order), and to
     scipy's ndtri within 1e-14 relative (another algorithm, accurate to about 1e-16), over the central region, both
     tails to 1e-300 and the boundaries of the three approximations (|p - 1/2| = 0.425, r = 5); 0, 1 and values
     outside [0, 1] give -inf, inf and nan. A wrong coefficient moves some region by far more."""

@@ -3,9 +3,10 @@
 // the default export with each frame of pcrp/app/live_frames.py; the row's state lives on its element, a frame
 // only adds to it. While the row's chains run, a frame's new K values are played back over the frame's playback
 // time (the time to the server's next frame), the trace and the posterior of K redrawn at every step of the page's
-// live clock (live_clock.js, every STEP_MS), with the status line (live_status.js); paused or stopped, they show at once. A panel's canvas is painted again only
-// when its picture changes (to half a pixel): at 100,000 sweeps across a few hundred pixels a step of the playback
-// mostly moves nothing, and painting costs the browser's CPU, which it shares with the chains on a small server.
+// live clock (live_clock.js, every STEP_MS), with the status line (live_status.js); paused or stopped, they show at
+// once. A panel's canvas is painted again only when its picture changes (to half a pixel): at 100,000 sweeps across a
+// few hundred pixels a step of the playback mostly moves nothing, and painting costs the browser's CPU, which it
+// shares with the chains on a small server.
 // Text drawn on a canvas is inert.
 const FONT = "sans-serif";
 const INK = "#222222", GRID = "#e8e8e8", BAND = "rgba(128,128,128,0.3)", BURN = "rgba(154,154,154,0.18)";
@@ -104,7 +105,8 @@ function fmt(v) {
 // (only the bottom row), the font size, integer ticks.
 function area(w, h, o) {
   const fs = o.font;
-  const left = Math.round(fs * 3.6), right = Math.round(fs * 1.6), top = Math.round(fs * 0.6), bottom = o.xAxis ? Math.round(fs * 2.9) : 4;
+  const left = Math.round(fs * 3.6), right = Math.round(fs * 1.6), top = Math.round(fs * 0.6);
+  const bottom = o.xAxis ? Math.round(fs * 2.9) : 4;
   const pw = Math.max(10, w - left - right), ph = Math.max(10, h - top - bottom);
   const X = v => left + (v - o.x[0]) / (o.x[1] - o.x[0]) * pw;
   const Y = v => top + ph - (v - o.y[0]) / (o.y[1] - o.y[0]) * ph;
