@@ -185,7 +185,8 @@ def chain_diagnostics(values):
 
 def agreement(values):
     """Whether the chains agree on one quantity, from its (chain, draw) values, without the ESS and MCSE of
-    :func:`chain_diagnostics` (a tenth of its time: the live view's R-hat badge recomputes it as the chains run).
+    :func:`chain_diagnostics`, which take most of its time (6 ms against 210 ms for 2 chains of 10,000 draws, one
+    timing on a loaded 2-core machine): the live view's R-hat badge recomputes it as the chains run.
 
     Returns {"rhat", "settled", "agree", "per_chain": [{"settled_share", "settled_value"}, ...]} (per_chain empty
     when there are no draws), the keys :func:`chains_agree` reads.
