@@ -181,6 +181,27 @@ def _cpu(processes):
     return total
 
 
+def _process_kind(proc):
+    """A chromium process's --type (renderer, gpu-process, utility, ...), or "browser" for the main one."""
+    for arg in proc.info["cmdline"] or []:
+        if arg.startswith("--type="):
+            return arg[len("--type="):]
+    return "browser"
+
+
+def _cpu_by_kind(processes):
+    kinds = {}
+    for proc in processes:
+        kinds.setdefault(_process_kind(proc), []).append(proc)
+    return {kind: _cpu(procs) for kind, procs in kinds.items()}
+
+
+def _busy():
+    """CPU seconds the whole machine has been busy (every process, this script and Playwright's driver too)."""
+    times = psutil.cpu_times()
+    return times.user + times.nice + times.system + times.irq + times.softirq + getattr(times, "steal", 0.0)
+
+
 # Chrome's own accounting of the page's main thread (CDP Performance.getMetrics, cumulative seconds): all its tasks,
 # and the JavaScript, style recalculation and layout among them.
 PAGE_METRICS = ("TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration")
@@ -316,17 +337,21 @@ def watched(url, query, sweeps, seconds, chains, server_pid, low_priority_browse
             cdp.send("Profiler.setSamplingInterval", {"interval": 200})
             cdp.send("Profiler.start")
         metrics0 = page_metrics(cdp)
-        cpu0 = _cpu(browser_procs), _cpu([server_proc]), server_threads_cpu(server_pid)
+        cpu0 = _cpu(browser_procs), _cpu([server_proc]), server_threads_cpu(server_pid), _busy()
+        kinds0 = _cpu_by_kind(browser_procs)
         wall0 = time.perf_counter()
         page.wait_for_timeout(seconds * 1000)
-        cpu1 = _cpu(browser_procs), _cpu([server_proc]), server_threads_cpu(server_pid)
+        cpu1 = _cpu(browser_procs), _cpu([server_proc]), server_threads_cpu(server_pid), _busy()
+        kinds1 = _cpu_by_kind(browser_procs)
         metrics1 = page_metrics(cdp)
         if js_profile:
             write_js_profile(cdp.send("Profiler.stop")["profile"], js_profile)
         window_wall = time.perf_counter() - wall0
         cpu_share = {"browser": (cpu1[0] - cpu0[0]) / window_wall, "server": (cpu1[1] - cpu0[1]) / window_wall,
                      "chains": (cpu1[2][0] - cpu0[2][0]) / window_wall,
-                     "server_own": (cpu1[1] - cpu0[1] - (cpu1[2][0] - cpu0[2][0])) / window_wall}
+                     "server_own": (cpu1[1] - cpu0[1] - (cpu1[2][0] - cpu0[2][0])) / window_wall,
+                     "machine": (cpu1[3] - cpu0[3]) / window_wall,
+                     "browser_kinds": {kind: (kinds1[kind] - kinds0.get(kind, 0.0)) / window_wall for kind in kinds1}}
         page_work = {name: metrics1[name] - metrics0[name] for name in PAGE_METRICS}
         live = page.evaluate("() => window.__live")
         # Pause, Resume and Stop: time from the click to the page saying so, ``repeats`` times each
@@ -419,8 +444,11 @@ def main():
           f"task {seen['longest_task_ms']:.0f} ms)")
     print(f"  charts re-created           {seen['remounts']}")
     print(f"  CPU cores in use: browser {seen['cpu_share']['browser']:.2f}, server {seen['cpu_share']['server']:.2f} "
-          f"(its chains {seen['cpu_share']['chains']:.2f}, its own threads {seen['cpu_share']['server_own']:.2f}), of "
-          f"{psutil.cpu_count()}")
+          f"(its chains {seen['cpu_share']['chains']:.2f}, its own threads {seen['cpu_share']['server_own']:.2f}), "
+          f"everything else {seen['cpu_share']['machine'] - seen['cpu_share']['browser'] - seen['cpu_share']['server']:.2f} "
+          f"(this script, Playwright's driver, other work), of {psutil.cpu_count()}")
+    print("  the browser's cores by process: " + ", ".join(
+        f"{kind} {share:.2f}" for kind, share in sorted(seen["cpu_share"]["browser_kinds"].items(), key=lambda kv: -kv[1])))
     frames = max(seen["redraws_per_second"] * seen["seconds"], 1)
     work = seen["page_work"]
     print(f"  page main thread per frame  {1000 * work['TaskDuration'] / frames:.1f} ms of tasks: script "

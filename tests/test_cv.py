@@ -446,10 +446,10 @@ def test_a_cancelled_ticket_stops_running_and_queued_fits_within_seconds():
 def test_ticketed_fits_wait_for_a_compute_slot():
     import threading
 
-    from pcrp.compute import WorkTicket
+    from pcrp.compute import FairSlots, WorkTicket
     from pcrp.chains import run_chain as run
 
-    slots = threading.BoundedSemaphore(1)
+    slots = FairSlots(1)
     slots.acquire()  # every slot busy (live chains of other visitors)
     X = np.random.default_rng(1).normal(size=(200, 2))
     sweeps = []

@@ -2,6 +2,7 @@
 that its threads end when they should (Stop, Reset, a closed tab) and never for redraw timing."""
 
 import os
+import threading
 import time
 
 import numpy as np
@@ -11,6 +12,7 @@ from pcrp.app import live_chain, live_runs as live, live_storage
 from pcrp.app.fair_share import RunRegistry, ServerBusy, SessionOwner
 from pcrp.app.live_chain import FAILED, FINISHED, PAUSED, RUNNING, STOPPED, LiveChain
 from pcrp.app.live_runs import live_specs, new_run
+from pcrp.compute import FairSlots
 from pcrp.app.live_storage import REPLAY_FRAMES, SESSION_BUDGET_BYTES, plan_storage
 from pcrp.budget import Budget
 from pcrp.compute import BACKGROUND_NICE
@@ -265,9 +267,44 @@ def test_registry_forgets_a_finished_run_once_its_sessions_have_been_gone_for_re
     assert wait_until(lambda: len(reg) == 0 and reg._janitor is None, seconds=5)  # no thread left behind
 
 
+def test_compute_slots_go_to_the_longest_waiter_and_a_waiter_can_give_up():
+    """A released slot goes to the first thread that waited, even when the releasing thread asks again at once
+    (a semaphore lets it barge in: with five chains on two slots one chain then ran at 0.95 of its share and
+    another at 0.71); a waiter leaves the queue when its give_up says so or its timeout passes."""
+    slots = FairSlots(1)
+    assert slots.acquire()
+    order, queued = [], []
+
+    def waiter(name):
+        queued.append(name)
+        assert slots.acquire()
+        order.append(name)
+        slots.release()
+
+    threads = []
+    for name in ("first", "second"):
+        threads.append(threading.Thread(target=waiter, args=(name,)))
+        threads[-1].start()
+        assert wait_until(lambda: len(slots._waiters) == len(threads), seconds=5)
+    slots.release()
+    assert slots.acquire()  # the releasing thread asks again at once: it waits behind both
+    assert order == ["first", "second"]
+    for t in threads:
+        t.join(5)
+    gave_up = threading.Event()
+    started = time.monotonic()
+    threading.Timer(0.3, gave_up.set).start()
+    assert not slots.acquire(give_up=gave_up.is_set, poll=0.05)
+    assert 0.25 < time.monotonic() - started < 5.0 and not slots._waiters
+    assert not slots.acquire(timeout=0.1) and not slots._waiters
+    slots.release()
+    with pytest.raises(ValueError, match="released more times"):
+        slots.release()
+
+
 def test_chains_beyond_the_cores_wait_for_a_compute_slot_and_all_finish(ds, monkeypatch):
     """With one compute slot, the run's four chains never sample at the same moment, and all finish."""
-    slots = live_chain.threading.BoundedSemaphore(1)
+    slots = FairSlots(1)
     monkeypatch.setattr(live_chain, "COMPUTE_SLOTS", slots)
     inside, overlaps = set(), [0]
     real_step = live_chain.Sampler.step

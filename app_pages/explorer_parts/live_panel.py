@@ -30,9 +30,11 @@ state = st.session_state
 # status line counting up, the canvases drawing, about 12 times a second: live_clock.js), so the view moves like an
 # animation up to FRAME_SECONDS behind the chains. Each fragment rerun costs the browser's main thread tens of ms
 # whatever the page draws (Streamlit's frontend re-renders the page: bench/streamlit_floor.py), so reruns at animation
-# speed took most of a core from the chains of a 2-core server; 0.3 s apart they still left the chains about 0.75 of
-# their unwatched speed, 0.5 s apart about 0.8 (docs/records/live_canvas.md).
-FRAME_SECONDS = 0.5
+# speed took most of a core from the chains of a 2-core server; 0.5 s apart they left the chains 0.72-0.81 of their
+# unwatched speed at two rows, 1 s apart 0.85-0.89 (the browser's share fell from 0.28-0.43 of a core to 0.22). The
+# trace, the K histogram and the status line still move about 12 times a second; the clusters change once a second
+# (docs/records/live_canvas.md).
+FRAME_SECONDS = 1.0
 # While paused nothing moves but by a button, whose callback returns once its work is recorded (One sweep: its
 # sweep), so the panel is not asked for frames: a rerun that the timer asks for while a slow callback runs made
 # Streamlit call the callback twice now and then (one press of One sweep, two sweeps).

@@ -42,7 +42,7 @@ class Share:
 # on Old Faithful need about half a core-second), an hour per address.
 SHARE_PER_BROWSER = Share(chains=8, core_seconds=1800.0)
 SHARE_PER_ADDRESS = Share(chains=MAX_LIVE_CHAINS // 2, core_seconds=3600.0)
-# A live run that none of its owner's sessions has drawn for this long (the page redraws it twice a second, and a
+# A live run that none of its owner's sessions has drawn for this long (the page redraws it every second, and a
 # browser's hidden tab still about once a minute) is reclaimed: paused, and its chains go back to the pool.
 RECLAIM_SECONDS = 120.0
 

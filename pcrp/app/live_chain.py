@@ -31,9 +31,9 @@ SETTLE_SECONDS = 2.0  # Pause and Stop wait at most this long for a kernel call 
 
 
 # Kernel calls of all live chains of the process (and of every visitor's cross-validation fits) share
-# pcrp.compute.COMPUTE_SLOTS, one per usable core. Chains beyond that wait their turn between 0.1 s calls
-# instead of all being runnable at once: with 16 chains on 2 cores, the operating system otherwise preempted
-# threads while they held the GIL and the web server's event loop answered after seconds
+# pcrp.compute.COMPUTE_SLOTS, one per usable core. Chains beyond that wait their turn (first come, first served)
+# between calls instead of all being runnable at once: with 16 chains on 2 cores, the operating system otherwise
+# preempted threads while they held the GIL and the web server's event loop answered after seconds
 # (bench/load_test.py). The cores bound the chains' total speed either way; the slots only decide which
 # chains use them.
 
@@ -237,8 +237,8 @@ class LiveChain:
                     self._wake.wait(0.25)  # wakes on resume / step / stop; checks the owner regularly
                     continue
                 started = time.perf_counter()
-                if not COMPUTE_SLOTS.acquire(timeout=0.1):
-                    continue  # a stop, pause or the owner's absence is seen while waiting for a slot
+                if not COMPUTE_SLOTS.acquire(give_up=lambda: self._slot_not_needed(stepping)):
+                    continue  # a stop, pause or the owner's absence came while waiting for a slot
                 with self._lock:  # a pause or stop that came while waiting for the slot: no call
                     go = not self._stop_requested and (stepping or not self._paused)
                     if go:
@@ -272,6 +272,11 @@ class LiveChain:
             with self._lock:
                 self.state = FAILED
                 self.error = f"{type(err).__name__}: {err}"
+
+    def _slot_not_needed(self, stepping):
+        """(Asked while waiting for a compute slot.) True when the chain must not sample now: a stop or a pause
+        (unless a step is owed) came, or the run's owner has gone."""
+        return self._stop_requested or (self._paused and not stepping) or bool(self._should_stop())
 
     def _record(self, n, info, stepped=False):
         labels = self.sampler.labels
