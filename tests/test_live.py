@@ -12,10 +12,9 @@ from pcrp.app import live_chain, live_runs as live, live_storage
 from pcrp.app.fair_share import RunRegistry, ServerBusy, SessionOwner
 from pcrp.app.live_chain import FAILED, FINISHED, PAUSED, RUNNING, STOPPED, LiveChain
 from pcrp.app.live_runs import live_specs, new_run
-from pcrp.compute import FairSlots
 from pcrp.app.live_storage import REPLAY_FRAMES, SESSION_BUDGET_BYTES, plan_storage
 from pcrp.budget import Budget
-from pcrp.compute import BACKGROUND_NICE
+from pcrp.compute import BACKGROUND_NICE, FairSlots
 from pcrp.data import simulation
 from pcrp.model import CRP, NIW, PowerCRP, make_prior, resolve_niw
 from pcrp.chains import run_chain as run
@@ -273,10 +272,9 @@ def test_compute_slots_go_to_the_longest_waiter_and_a_waiter_can_give_up():
     another at 0.71); a waiter leaves the queue when its give_up says so or its timeout passes."""
     slots = FairSlots(1)
     assert slots.acquire()
-    order, queued = [], []
+    order = []
 
     def waiter(name):
-        queued.append(name)
         assert slots.acquire()
         order.append(name)
         slots.release()

@@ -7,6 +7,7 @@ lock; readers take :meth:`LiveChain.snapshot`, whose arrays are views of the par
 the whole history). Kernel calls of all chains share ``COMPUTE_SLOTS``, one per core.
 """
 
+import functools
 import logging
 import threading
 import time
@@ -237,7 +238,7 @@ class LiveChain:
                     self._wake.wait(0.25)  # wakes on resume / step / stop; checks the owner regularly
                     continue
                 started = time.perf_counter()
-                if not COMPUTE_SLOTS.acquire(give_up=lambda: self._slot_not_needed(stepping)):
+                if not COMPUTE_SLOTS.acquire(give_up=functools.partial(self._slot_not_needed, stepping)):
                     continue  # a stop, pause or the owner's absence came while waiting for a slot
                 with self._lock:  # a pause or stop that came while waiting for the slot: no call
                     go = not self._stop_requested and (stepping or not self._paused)
