@@ -25,6 +25,9 @@ def usable_cpus():
         return os.cpu_count() or 1
 
 
+SLOT_WAIT_SECONDS = 0.1  # a thread waiting for a compute slot looks at whether to give up this often
+
+
 class FairSlots:
     """``n`` slots handed out first come, first served: a released slot goes to the thread that has waited longest.
 
@@ -42,7 +45,7 @@ class FairSlots:
         self._waiters = deque()  # threading.Event per waiting thread, first come first
         self._lock = threading.Lock()
 
-    def acquire(self, timeout=None, give_up=None, poll=0.1):
+    def acquire(self, timeout=None, give_up=None, poll=SLOT_WAIT_SECONDS):
         """Take a slot: True once taken; False when ``timeout`` seconds passed (None: no limit) or the callable
         ``give_up`` returned true (asked every ``poll`` seconds while waiting) before a slot came."""
         with self._lock:
@@ -163,7 +166,6 @@ def describe_work(n_points, dims, sweeps, chains=1):
             f"({expected_clusters(n_points):.1f} expected clusters + 1) at d = {int(dims)}")
 
 
-SLOT_WAIT_SECONDS = 0.1  # a waiting ticket looks at its cancellation this often
 CALL_SECONDS = 0.1  # kernel call length of ticketed work: cancellation is seen within about this
 
 
@@ -221,7 +223,7 @@ class WorkTicket:
     @contextmanager
     def slot(self):
         """Hold one compute slot for a kernel call; raises WorkCancelled while waiting or before starting."""
-        if not self._slots.acquire(give_up=lambda: self.cancelled, poll=SLOT_WAIT_SECONDS):
+        if not self._slots.acquire(give_up=lambda: self.cancelled):
             self.check()
         try:
             self.check()

@@ -476,7 +476,9 @@ def live_panel(data, presentation):
             st.container(key="status").markdown(" · ".join(group_status(group, g, short)
                                                            for group, g in groups.items()))
         ended = state.get("polling") and not run.live
-        if ended and state.get("end_shown") != run.token:
+        if not ended:  # (the redraw of the whole page below draws an ended run's charts: not twice, they are slow)
+            rows_and_replay(run, snaps, groups, presentation)
+        elif state.get("end_shown") != run.token:
             # The first frame after the run ended (finished, or Stop) says so above and keeps the rows as they were;
             # the next frame redraws the whole page. A page rerun started in this frame would clear the status line's
             # message before the server had sent it (Streamlit clears what a session has not yet sent when a run
@@ -485,8 +487,6 @@ def live_panel(data, presentation):
             state.end_shown = run.token
             rows_and_replay(run, snaps, groups, presentation, frozen=True)
             return
-        if not ended:  # (the redraw of the whole page below draws an ended run's charts: not twice, they are slow)
-            rows_and_replay(run, snaps, groups, presentation)
     if ended:
         # redraw the whole page once, with its details, and stop polling. Stop does not wait for the chains' calls in
         # flight (so "stopped" shows at once): they are waited for here, outside the drawing slot, so that the
