@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from pcrp._kernels import libm
 from pcrp._kernels.vecmath import exp_at_most_zero, log_positive
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.sampler import Sampler
@@ -76,6 +77,40 @@ def test_vectorisable_log_and_exp_are_within_one_ulp_of_libm():
     assert logs[0] == 0.0 and logs[1] == np.inf and np.all(np.isnan(logs[2:]))
     assert exps[0] == 1.0 and exps[1] == pytest.approx(math.exp(-708.0), rel=1e-15)
     assert exps[2] == 0.0 and exps[3] == 0.0 and np.isnan(exps[4])
+
+
+@njit(cache=True)
+def _apply_libm(y, t, logs, exps):
+    for i in range(y.shape[0]):
+        logs[i] = libm.log(y[i])
+        exps[i] = libm.exp(t[i])
+
+
+def _math_exp(v):
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+def test_kernels_log_and_exp_give_the_bits_of_math_log_and_exp():
+    """The kernels call the C library's routines past their error wrappers (pcrp._kernels.libm): a wrong symbol
+    (log for exp, a routine of another precision, one that mishandles infinities or NaN) changes some bits."""
+    rng = np.random.default_rng(1)
+    y = np.concatenate([rng.exponential(1.0, 100_000) * 10.0 ** rng.uniform(-300, 300, 100_000),
+                        1.0 + rng.uniform(-1e-6, 1e-6, 10_000), [1.0, 5e-324, 1.7e308, np.inf, 2.0]])
+    t = np.concatenate([rng.uniform(-760.0, 720.0, 100_000), rng.uniform(-1e-6, 1e-6, 10_000),
+                        [0.0, -np.inf, np.inf, 709.7, 709.79]])
+    logs, exps = np.empty_like(y), np.empty_like(t)
+    _apply_libm(y, t, logs, exps)
+    assert np.array_equal(logs, [math.log(v) for v in y])
+    assert np.array_equal(exps, [_math_exp(v) for v in t])
+    specials = np.array([0.0, -1.0, np.nan, -np.inf])
+    logs, exps = np.empty(4), np.empty(4)
+    _apply_libm(specials, np.array([np.nan, -np.inf, 800.0, 1000.0]), logs, exps)
+    assert logs[0] == -np.inf and np.all(np.isnan(logs[1:]))
+    assert np.isnan(exps[0]) and exps[1] == 0.0 and exps[2] == np.inf and exps[3] == np.inf
+    assert libm.FUNCTIONS["log"] != libm.FUNCTIONS["exp"]
 
 
 @pytest.mark.parametrize("d", [1, 3])

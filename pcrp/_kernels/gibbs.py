@@ -13,11 +13,10 @@ arrays and calls again: growing inside the hot loop would make numba reassign
 (and reference-count) the arrays on every point, which costs about 30%.
 """
 
-import math
-
 import numpy as np
 from numba import njit
 
+from . import libm
 from .niw import (
     ROW_LOG_G,
     ROW_LOG_G_PROD,
@@ -252,7 +251,7 @@ def gibbs_sweeps(
                 # below it by more than NEGLIGIBLE (log y >= 1 - 1/y, its exponent > 0) gets weight 0 without its
                 # log, and a weight that far below the largest gets 0 without its exp.
                 best = used
-                ys[k] = math.log(ys[k])
+                ys[k] = libm.log(ys[k])
                 floor = max(top, consts[CONST_LOG_WEIGHT, k] - consts[CONST_EXPONENT, k] * ys[k]) - NEGLIGIBLE
                 for c in range(used):
                     if c != k:
@@ -260,7 +259,7 @@ def gibbs_sweeps(
                         if consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * (1.0 - 1.0 / y) < floor:
                             weights[c] = -np.inf
                             continue
-                        ys[c] = math.log(y)
+                        ys[c] = libm.log(y)
                     lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * ys[c]
                     weights[c] = lw
                     if lw > top:
@@ -269,7 +268,7 @@ def gibbs_sweeps(
                 floor = top - NEGLIGIBLE
                 for c in range(used + 1):
                     lw = weights[c]
-                    w = 1.0 if c == best else (0.0 if lw < floor else math.exp(lw - top))  # exp(0) = 1
+                    w = 1.0 if c == best else (0.0 if lw < floor else libm.exp(lw - top))  # exp(0) = 1
                     weights[c] = w
                     total += w
             else:

@@ -18,11 +18,10 @@ the tests compare these statistics with a recomputation from the labels.
 ``D`` arguments are the dimension, a compile-time constant in the kernels specialised to d.
 """
 
-import math
-
 import numpy as np
 from numba import njit
 
+from . import libm
 from .niw import (
     ROW_ADD_STEP,
     ROW_LOG_G,
@@ -87,7 +86,7 @@ def scaled_form(x, k, D, counts, means, precs, tables):
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def log_term(x, k, D, counts, means, precs, tables):
     """log(1 + q kappa_n / (kappa_n + 1)): x's log predictive term under slot k (:func:`scaled_form`)."""
-    return math.log(scaled_form(x, k, D, counts, means, precs, tables))
+    return libm.log(scaled_form(x, k, D, counts, means, precs, tables))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -11,6 +11,7 @@ import math
 import numpy as np
 from numba import njit
 
+from . import libm
 from .niw import ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_T_CONST, ROW_T_EXPONENT, ROW_T_SCALE
 from .rng import fill_uniform, randint, uniform
 from .slots import (
@@ -169,7 +170,7 @@ def split_merge(
         lb = tables[sc_counts[1], ROW_LOG_G] + log_predictive_from_term(1, sc_counts, sc_logdets, tables, term_b)
         # P(side a) = 1 / (1 + exp(lb - la)), with one exp; the probabilities of the sides taken are
         # multiplied (kept above 2^-900 by a power of two), their log taken once at the end
-        ratio = math.exp(-abs(la - lb))
+        ratio = libm.exp(-abs(la - lb))
         p_a = (1.0 if la >= lb else ratio) / (1.0 + ratio)
         if is_split:
             s = 0 if uniform(rng) < p_a else 1
