@@ -28,10 +28,11 @@ _WITHOUT_WRAPPER = {"log": (b"__log_finite", b"GLIBC_2.15"), "exp": (b"__exp_fin
 
 
 def _c_maths_library():
-    """The C maths library: libm where there is one, else the C runtime (Windows), else the process's symbols."""
-    for name in (ctypes.util.find_library("m"), "ucrtbase", None):
+    """The C maths library: libm where there is one, else the C runtime (Windows), else the process's symbols.
+    glibc's and macOS's names are tried before ctypes.util.find_library, which runs ldconfig (tens of ms)."""
+    for name in ("libm.so.6", "libm.dylib", lambda: ctypes.util.find_library("m"), "ucrtbase", None):
         try:
-            library = ctypes.CDLL(name)
+            library = ctypes.CDLL(name() if callable(name) else name)
             library.exp, library.log  # noqa: B018 - both must resolve
             return library
         except (OSError, AttributeError, TypeError):
