@@ -232,6 +232,7 @@ class Sampler:
     _warm_up = False  # True for warm_up()'s own sampler
     scan = gibbs.SCAN_MEMORY  # the sweep's order (gibbs.SCAN_*; docs/records/sweep_ab.md compares them)
     exact_members = split_merge.EXACT_MEMBERS  # a split-merge move's members seated by the exact predictives
+    vector_from = gibbs.VECTOR_FROM  # from this many slots in use the sweep's logs and exps run as vector passes
 
     def step(self, n_sweeps=1, keep=None):
         """Run ``n_sweeps`` sweeps; returns a :class:`StepInfo` (its seconds exclude numba compilation).
@@ -269,7 +270,7 @@ class Sampler:
                     self.tables, self.log_pred_new, self.rng_state, self.scan, self._perm, self._X_order, self._labels_order,
                     self._log_pred_order, progress, chunk, self.n_split_merge,
                     K_out[done:done + chunk], lj_out[done:done + chunk], self.sm_stats,
-                    keep_rows[done:done + chunk], kept_labels, kept_sm, self.exact_members,
+                    keep_rows[done:done + chunk], kept_labels, kept_sm, self.exact_members, self.vector_from,
                 )
                 if progress[gibbs.PROGRESS_SWEEPS] == chunk:
                     break

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from pcrp.exact import canonical, exact_posterior, k_distribution
-from pcrp.model import CRP, PowerCRP, resolve_niw
+from pcrp.model import CRP, PowerCRP, SparseFiniteMixture, resolve_niw
 from pcrp._kernels import gibbs
 from pcrp.chains import run_chain as run
 from pcrp.sampler import Sampler
@@ -91,6 +91,20 @@ def test_split_merge_frozen_score_matches_exact_posterior(n, d, prior, moves, ex
     N = 6-7 points never reaches at its default of EXACT_MEMBERS exact members: from the second member on
     (exact_members = 1), and from the first (0: the sides frozen at their first points i and j)."""
     monkeypatch.setattr(Sampler, "exact_members", exact_members)
+    assert_matches_exact(overlapping_data(n, d, seed=n + d), prior, moves)
+
+
+VECTOR_CASES = [CASES[0], CASES[2], CASES[9],
+                pytest.param(7, 1, SparseFiniteMixture(1.0, 2), "plain", id="N7-d1-sfm-plain")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,d,prior,moves", VECTOR_CASES)
+def test_vector_passes_match_exact_posterior(n, d, prior, moves, monkeypatch):
+    """The sweep's vector passes (pcrp._kernels.gibbs), which N = 6-7 points never reach at their default of
+    VECTOR_FROM slots in use: from one slot on. The sparse finite mixture with k_max = 2 makes them meet the
+    -inf new-block weight at K = 2, where the weights are remade relative to the largest."""
+    monkeypatch.setattr(Sampler, "vector_from", 1)
     assert_matches_exact(overlapping_data(n, d, seed=n + d), prior, moves)
 
 

@@ -8,7 +8,7 @@ import pytest
 from numba import njit
 
 from pcrp._kernels import libm
-from pcrp._kernels.vecmath import exp_at_most_zero, log_positive
+from pcrp._kernels.vecmath import EXP_CEILING, exp_in_range, log_positive
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.sampler import Sampler
 
@@ -53,13 +53,15 @@ def _apply(y, t, logs, exps):
     for i in range(y.shape[0]):
         logs[i] = log_positive(y[i])
     for i in range(t.shape[0]):
-        exps[i] = exp_at_most_zero(t[i])
+        exps[i] = exp_in_range(t[i])
 
 
 def test_vectorisable_log_and_exp_are_within_one_ulp_of_libm():
+    """log over the sweep's range (y >= 1), exp from below -708 (0) up to EXP_CEILING, and their special values."""
     rng = np.random.default_rng(0)
     y = 1.0 + rng.exponential(1.0, 200_000) * 10.0 ** rng.uniform(-16, 8, 200_000)
     t = -rng.exponential(1.0, 200_000) * 10.0 ** rng.uniform(-16, 2.8, 200_000)
+    t = np.concatenate([t, -t[:50_000] / 10.0, rng.uniform(0.0, EXP_CEILING, 50_000)])  # and up to the ceiling
     logs, exps = np.empty_like(y), np.empty_like(t)
     _apply(y, t, logs, exps)
     ref_log = np.array([math.log(v) for v in y])
@@ -67,16 +69,17 @@ def test_vectorisable_log_and_exp_are_within_one_ulp_of_libm():
     nonzero = ref_log != 0
     assert np.all(logs[~nonzero] == 0.0)
     assert np.max(np.abs(logs - ref_log)[nonzero] / np.spacing(np.abs(ref_log[nonzero]))) <= 1.0
-    normal = t >= -708.0  # below, exp is subnormal or 0 and exp_at_most_zero gives 0
+    normal = t >= -708.0  # below, exp is subnormal or 0 and exp_in_range gives 0
     assert np.max(np.abs(exps - ref_exp)[normal] / np.spacing(ref_exp[normal])) <= 1.0
     assert np.all(exps[~normal] == 0.0) and np.all(ref_exp[~normal] < 3.4e-308)
     specials_y = np.array([1.0, np.inf, 0.0, -1.0, np.nan])
-    specials_t = np.array([0.0, -708.0, -800.0, -np.inf, np.nan])
-    logs, exps = np.empty(5), np.empty(5)
+    specials_t = np.array([0.0, -708.0, -800.0, -np.inf, np.nan, EXP_CEILING, 700.0, np.inf])
+    logs, exps = np.empty(5), np.empty(8)
     _apply(specials_y, specials_t, logs, exps)
     assert logs[0] == 0.0 and logs[1] == np.inf and np.all(np.isnan(logs[2:]))
     assert exps[0] == 1.0 and exps[1] == pytest.approx(math.exp(-708.0), rel=1e-15)
     assert exps[2] == 0.0 and exps[3] == 0.0 and np.isnan(exps[4])
+    assert exps[5] == pytest.approx(math.exp(EXP_CEILING), rel=1e-15) and exps[6] == exps[7] == exps[5]  # clamped
 
 
 @njit(cache=True)

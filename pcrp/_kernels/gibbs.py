@@ -43,7 +43,7 @@ from .slots import (
     set_consts,
 )
 from .split_merge import split_merge
-from .vecmath import LANES, exp_at_most_zero, log_positive
+from .vecmath import EXP_CEILING, LANES, exp_in_range, log_positive
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -94,7 +94,7 @@ def gibbs_sweeps(
     dims, X, labels, K, counts, means, precs, logdets, consts,
     m0, S0, P0, logdet0, kappa0, log_new, log_v, tables, log_pred_new,
     rng, scan, perm, X_order, labels_order, log_pred_order, progress, n_sweeps, n_split_merge, K_out, log_joint_out, sm_stats,
-    keep_rows, keep_labels, keep_sm, exact_members,
+    keep_rows, keep_labels, keep_sm, exact_members, vector_from,
 ):
     """Run sweeps of Algorithm 1, each followed by ``n_split_merge`` split-merge moves.
 
@@ -116,6 +116,8 @@ def gibbs_sweeps(
     the labels are copied into keep_labels[j] (R, N) and sm_stats into keep_sm[j]
     (R, 4), so kept draws need no return to Python at every kept sweep. exact_members: members a split-merge
     move seats with the exact predictives before its frozen score (:func:`pcrp._kernels.split_merge.split_merge`).
+    vector_from: from this many slots in use the logs and exps run as vector passes (VECTOR_FROM; the tests lower
+    it so that enumeration reaches those passes).
 
     Returns K. The call is finished when progress[PROGRESS_SWEEPS] == n_sweeps;
     otherwise every slot was in use: enlarge the slot arrays and call again
@@ -244,7 +246,7 @@ def gibbs_sweeps(
             weights[used] = log_new[K_without] + log_pred_scan[row]
             top = weights[used]
             total = 0.0
-            if used < VECTOR_FROM:
+            if used < vector_from:
                 # A few slots: libm's log and exp, one slot at a time (at 3-4 slots the padded vector passes
                 # below measured 1.4x slower per sweep; from about 8 they are quicker).
                 # Slot k first (x's own cluster, most often the likeliest); a slot whose log weight is bounded
@@ -272,25 +274,30 @@ def gibbs_sweeps(
                     weights[c] = w
                     total += w
             else:
-                # Vectorised passes over the slots, their length padded to a multiple of LANES (the pads: log 1 = 0
-                # and weight 0), so that no slot is left to a scalar remainder loop.
+                # A vectorised pass over the slots, its length padded to a multiple of LANES (the pads: log 1 = 0),
+                # so that no slot is left to a scalar remainder loop.
                 padded = min((used + LANES - 1) // LANES * LANES, capacity)
                 for c in range(used, padded):
                     ys[c] = 1.0
-                # pass 2: the logs (kept: a moved point's log-determinant changes) and the log weights
+                # pass 2, in one: the logs (kept: a moved point's log-determinant changes), the log weights and
+                # the weights relative to the new cluster's (no max to wait for); slots more than EXP_CEILING above
+                # it, or a new cluster that is impossible (-inf), are counted and the weights remade below
+                reference = weights[used]
+                ceiling = reference + EXP_CEILING
+                beyond = 0
                 for c in range(padded):
                     term = log_positive(ys[c])
                     ys[c] = term
-                    weights[c] = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
-                for c in range(used):  # apart: a max reduction is vectorised only under fastmath's reassociation
-                    top = max(top, weights[c])
-                weights[used] = log_new[K_without] + log_pred_scan[row]
-                padded = (used + LANES) // LANES * LANES  # slots and the new cluster
-                for c in range(used + 1, padded):
-                    weights[c] = -np.inf
-                # pass 3: weights relative to the largest
-                for c in range(padded):
-                    weights[c] = exp_at_most_zero(weights[c] - top)
+                    lw = consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * term
+                    beyond += 1 if (lw > ceiling and c < used) else 0
+                    weights[c] = exp_in_range(lw - reference)
+                weights[used] = 1.0
+                if beyond > 0:  # rare: relative to the largest log weight instead
+                    for c in range(used):
+                        top = max(top, consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * ys[c])
+                    for c in range(used):
+                        weights[c] = exp_in_range(consts[CONST_LOG_WEIGHT, c] - consts[CONST_EXPONENT, c] * ys[c] - top)
+                    weights[used] = exp_in_range(reference - top)
                 for c in range(used + 1):
                     total += weights[c]
             if not removed:

@@ -27,7 +27,7 @@ from .slots import (
     reset_slot,
     set_consts,
 )
-from .vecmath import LANES, exp_at_most_zero
+from .vecmath import LANES, exp_in_range
 
 
 _TINY = 2.0 ** -900
@@ -248,7 +248,7 @@ def split_merge(
             la = score_const[0] - form_a
             lb = score_const[1] - form_b
             top = max(la, lb)
-            ratio = exp_at_most_zero(-abs(la - lb))
+            ratio = exp_in_range(-abs(la - lb))
             # side a when the uniform is below P(side a) = (1 if la >= lb else ratio) / (1 + ratio), without the
             # division (a uniform within a rounding of that boundary may fall the other way)
             s1 = 0.0 if draw[t] * (1.0 + ratio) < (1.0 if la >= lb else ratio) else 1.0

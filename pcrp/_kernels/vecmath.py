@@ -84,21 +84,25 @@ _INV_LN2 = 1.44269504088896338700e+00
 # 1 / i! for i = 2 .. 13: exp(r) = 1 + r + r^2 (C2 + C3 r + ... + C13 r^11) on |r| <= ln 2 / 2, the truncation
 # below r^14 / 14! <= 5e-18 of the result
 _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12, _C13 = (1.0 / math.factorial(i) for i in range(2, 14))
-_EXP_FLOOR = -708.0  # below it exp is subnormal or 0: taken as 0 (a weight under 1e-307 of the largest)
+_EXP_FLOOR = -708.0  # below it exp is subnormal or 0: taken as 0 (a weight under 1e-307 of the reference)
+# above it exp is taken at EXP_CEILING (callers check that no argument exceeds it); e^600 (4e260) leaves room for
+# the sum of any number of such weights to stay finite
+EXP_CEILING = 600.0
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def exp_at_most_zero(t):
-    """exp(t) for t <= 0 (a weight relative to the largest), with 0 below -708: fdlibm's reduction
-    t = k ln 2 + r, |r| <= ln 2 / 2, then the Taylor polynomial of degree 13 in r, evaluated in Estrin's scheme
-    (pairs, then powers r^2, r^4, r^8), which has no division and a short dependency chain.
+def exp_in_range(t):
+    """exp(t) for -708 <= t <= EXP_CEILING (a weight relative to a reference), 0 below -708 and exp(EXP_CEILING)
+    above it: fdlibm's reduction t = k ln 2 + r, |r| <= ln 2 / 2, then the Taylor polynomial of degree 13 in r,
+    evaluated in Estrin's scheme (pairs, then powers r^2, r^4, r^8), which has no division and a short
+    dependency chain.
 
-    -inf gives 0 and NaN gives NaN.
+    -inf gives 0, +inf gives exp(EXP_CEILING) and NaN gives NaN.
     """
     inside = t >= _EXP_FLOOR  # False for NaN too: the reduction below then sees -708, never NaN
     t0 = t
-    t = t if inside else _EXP_FLOOR
-    k = np.int64(t * _INV_LN2 - 0.5)  # round to nearest (t <= 0: truncation toward zero of a value - 0.5)
+    t = min(t, EXP_CEILING) if inside else _EXP_FLOOR
+    k = np.int64(t * _INV_LN2 + (0.5 if t > 0.0 else -0.5))  # round to nearest (truncation toward zero)
     dk = np.float64(k)
     r = (t - dk * _LN2_HI) - dk * _LN2_LO
     r2 = r * r
