@@ -80,7 +80,7 @@ SCAN_MEMORY = 1  # memory order from a random first point in a random direction:
 
 # Up to this d the quadratic form is written without a difference vector (registers only, once unrolled).
 SMALL_D = 3
-VECTOR_FROM = 8  # from this many slots the logs and exps run as vectorised passes (pcrp._kernels.vecmath)
+VECTOR_FROM = 6  # from this many slots the logs and exps run as vectorised passes (pcrp._kernels.vecmath)
 # A slot whose weight is below e^-NEGLIGIBLE (4e-18) of the largest gets weight 0 on the few-slots path, its log
 # and exp not computed: its probability is then below the 2^-53 (1.1e-16) resolution of the uniform that picks
 # the slot, and its share of the total below the rounding of a double.
@@ -247,8 +247,8 @@ def gibbs_sweeps(
             top = weights[used]
             total = 0.0
             if used < vector_from:
-                # A few slots: libm's log and exp, one slot at a time (at 3-4 slots the padded vector passes
-                # below measured 1.4x slower per sweep; from about 8 they are quicker).
+                # A few slots: libm's log and exp, one slot at a time (from 4-5 slots the padded vector pass below
+                # measured 1.04-1.09x slower per sweep on Old Faithful; from 6 it is as quick or quicker).
                 # Slot k first (x's own cluster, most often the likeliest); a slot whose log weight is bounded
                 # below it by more than NEGLIGIBLE (log y >= 1 - 1/y, its exponent > 0) gets weight 0 without its
                 # log, and a weight that far below the largest gets 0 without its exp.
