@@ -362,7 +362,8 @@ def gibbs_sweeps(
             consts[CONST_EXPONENT, k] = tables[n, ROW_T_EXPONENT]
             labels_scan[row] = k
         if progress[PROGRESS_POINT] < N:
-            # compact the slots (holes out, order kept), then scatter the labels back
+            # compact the slots (holes out, order kept), then scatter the labels back (in memory order, only when a
+            # slot moved: most sweeps of a stable K leave no hole)
             nxt = 0
             for c in range(used):
                 if counts[c] > 0:
@@ -371,8 +372,9 @@ def gibbs_sweeps(
                         move_slot(c, nxt, D, counts, means, precs, logdets, consts)
                     nxt += 1
             if scan == SCAN_MEMORY:
-                for t in range(N):
-                    labels[t] = remap[labels[t]]
+                if nxt < used:
+                    for t in range(N):
+                        labels[t] = remap[labels[t]]
             else:
                 for t in range(N):
                     labels[perm[t]] = remap[labels_order[t]]
