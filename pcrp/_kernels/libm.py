@@ -52,20 +52,18 @@ def _versioned_lookup():
 
 
 def addresses():
-    """{"log": address, "exp": address} of the functions the kernels call, and whether they are the routines
-    without wrappers (True) or the C library's ``log`` and ``exp`` (False)."""
+    """{"log": address, "exp": address}: the routines without wrappers where the C library has them all, else
+    its ``log`` and ``exp``."""
     library = _c_maths_library()
     dlvsym = _versioned_lookup()
-    found = {}
-    for name, (symbol, version) in _WITHOUT_WRAPPER.items():
-        address = dlvsym(library._handle, symbol, version) if dlvsym is not None else None
-        found[name] = address
+    found = {name: dlvsym(library._handle, symbol, version) if dlvsym is not None else None
+             for name, (symbol, version) in _WITHOUT_WRAPPER.items()}
     if all(found.values()):
-        return found, True
-    return {name: ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in found}, False
+        return found
+    return {name: ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in found}
 
 
-FUNCTIONS, WITHOUT_WRAPPERS = addresses()
+FUNCTIONS = addresses()
 for _name, _address in FUNCTIONS.items():
     llvm.add_symbol(f"pcrp_libm_{_name}", _address)
 
