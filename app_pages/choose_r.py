@@ -6,15 +6,15 @@ import streamlit as st
 
 from app_pages.shared import inert, session_work
 from pcrp import data, plots
-from pcrp.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds, expected_clusters
-from pcrp.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_PAGE, CHOOSE_R_START_CHAINS, CV_PARAMS, CVError,
+from pcrp.sampling.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds, expected_clusters
+from pcrp.analyses.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_PAGE, CHOOSE_R_START_CHAINS, CV_PARAMS, CVError,
                      check_with_chains, choose_r_work, cross_validate, cv_kept_clusters)
-from pcrp.dask_cluster import configured_scheduler
+from pcrp.runs.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
-from pcrp.k_over_r import k_over_r
-from pcrp.path import PathError, crp_start, describe_r, merge_path
-from pcrp.compiling import warm_up
-from pcrp.errors import SamplerError
+from pcrp.analyses.k_over_r import k_over_r
+from pcrp.analyses.path import PathError, crp_start, describe_r, merge_path
+from pcrp.runs.compiling import warm_up
+from pcrp.basics.errors import SamplerError
 
 state = st.session_state
 # The largest whole number a browser's number widget holds exactly (a seed's declared bound is larger).
@@ -23,7 +23,7 @@ WIDGET_MAX_INT = 2**53 - 1
 
 def setting_input(container, name, key, **options):
     """A number widget for cross validation's setting ``name``: label, bounds and default from its declaration
-    (pcrp.cv.CV_PARAMS) and the page's preset (CHOOSE_R_PAGE); ``options``: the widget's step and format."""
+    (pcrp.analyses.cv.CV_PARAMS) and the page's preset (CHOOSE_R_PAGE); ``options``: the widget's step and format."""
     param = CV_PARAMS[name]
     default = CHOOSE_R_PAGE.get(name, param.default)
     if param.integer:
@@ -213,7 +213,7 @@ def results():
 
 def check_section(check):
     """The check of the proposed r on all the data: the r it keeps (green, or red when no r held), why, and what
-    the chains did at each r tried (pcrp.cv.check_with_chains; its sentences use pcrp.collapse's verdicts)."""
+    the chains did at each r tried (pcrp.analyses.cv.check_with_chains; its sentences use pcrp.analyses.collapse's verdicts)."""
     final, proposed = check["r"], check["proposed"]
     if not check["kept"]:
         st.error(f"**Checked r = {final:g}: no r tried keeps the clusters on all the data.** {check['text']}")

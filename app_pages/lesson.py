@@ -2,7 +2,7 @@
 with one live element, one sentence to say and a link that opens the Explorer in that step's settings.
 
 The step is in the address (``?step=3``; ``&present=1`` for a projector). The numbers and sentences are
-:mod:`pcrp.lesson`'s, the figures :mod:`pcrp.plots.lesson`'s; this page arranges them.
+:mod:`pcrp.teaching.lesson`'s, the figures :mod:`pcrp.plots.lesson`'s; this page arranges them.
 """
 
 import html
@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from app_pages.shared import guarded, inert
-from pcrp import lesson
+from pcrp.teaching import lesson
 from pcrp.app import explorer_settings as es
 from pcrp.app.live_view import TINY_SHARE
 from pcrp.plots import lesson as lplots
@@ -118,7 +118,7 @@ def merge_threshold(seed):
 
 @st.cache_data(max_entries=2, show_spinner=False)
 def comparison(path):
-    from pcrp.compare import read_report
+    from pcrp.experiments.compare import read_report
 
     return lesson.comparison(read_report(path))
 
@@ -192,7 +192,7 @@ def step_threshold(seed):
                                        "Sim 1: clusters the pCRP prefers on the exact merge path"),
                     key="lesson-threshold", width="stretch", config=NO_TOOLBAR, theme=None)
     source(f"Run now: a CRP fit ({lesson.PATH_CHAINS} chains, {lesson.PATH_SWEEPS} sweeps) of Sim 1 at each N, then "
-           "pcrp.path.merge_path; r* compares single partitions, not posterior mass.")
+           "pcrp.analyses.path.merge_path; r* compares single partitions, not posterior mass.")
     return lesson.explorer_values(5, r=facts.above)
 
 

@@ -6,14 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.shared import session_work
-from pcrp.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds
-from pcrp.cv import CVError
-from pcrp.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_BUDGET, SPREAD_MULT, TOLERANCE, claims,
+from pcrp.sampling.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds
+from pcrp.analyses.cv import CVError
+from pcrp.experiments.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_BUDGET, SPREAD_MULT, TOLERANCE, claims,
                             data_seeds, display_seed_rows, extra_lines, figures, reproduce_work, run_over_seeds,
                             seed_disagreement_lines, seed_gap_lines, versus_lines)
-from pcrp.reproduce.methods import extra_methods_text
-from pcrp.compiling import warm_up
-from pcrp.errors import SamplerError
+from pcrp.experiments.reproduce.methods import extra_methods_text
+from pcrp.runs.compiling import warm_up
+from pcrp.basics.errors import SamplerError
 
 state = st.session_state
 PUBLISHED_RUN = Path(__file__).resolve().parent.parent / "docs" / "reproduce" / "tables.md"
@@ -164,7 +164,7 @@ def comparison():
     figure."""
     if not PUBLISHED_COMPARISON.is_file():
         return
-    from pcrp.compare import read_report
+    from pcrp.experiments.compare import read_report
     from pcrp.plots.compare import compare_figure
 
     report = read_report(PUBLISHED_COMPARISON)

@@ -9,11 +9,11 @@ import streamlit as st
 from app_pages.shared import guarded, inert
 from pcrp import data, plots
 from pcrp.model import DEFAULT_PRIOR, PRIORS, ModelError, make_prior, resolve_niw
-from pcrp.one_customer import contrast, seating_choice
+from pcrp.teaching.one_customer import contrast, seating_choice
 from pcrp.plots import restaurant as rplots
 from pcrp.plots.palette import colour
-from pcrp.chains import run_chain
-from pcrp.seating import (arrival_orders, growth, order_probability_prior, seat_prior, seating_probabilities_prior,
+from pcrp.runs.chains import run_chain
+from pcrp.model.seating import (arrival_orders, growth, order_probability_prior, seat_prior, seating_probabilities_prior,
                           simulate_k_growth_prior, simulate_tables_prior)
 
 state = st.session_state
@@ -336,7 +336,7 @@ def posterior_state(name, seed):
 
 @st.cache_data(max_entries=32)
 def disagreement(name, seed, priors):
-    """Per point: the largest total-variation distance between the priors' full conditionals (pcrp.one_customer
+    """Per point: the largest total-variation distance between the priors' full conditionals (pcrp.teaching.one_customer
     .contrast) on the draw of posterior_state."""
     ds, niw, labels = posterior_state(name, seed)
     return contrast(ds.X, labels, niw, list(priors))[0]

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from pcrp.compute import SessionWork
+from pcrp.sampling.compute import SessionWork
 from pcrp.app.browser_keys import COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
 from pcrp.app.fair_share import RunRegistry, SessionOwner, share_settings, visitor_address
 
@@ -47,7 +47,7 @@ def _cancel_work(work):
 
 @st.cache_resource(scope="session", on_release=_cancel_work, show_spinner=False)
 def session_work():
-    """This session's :class:`pcrp.compute.SessionWork` (Choose r's fits): released, and so cancelled, when the
+    """This session's :class:`pcrp.sampling.compute.SessionWork` (Choose r's fits): released, and so cancelled, when the
     session disconnects, so a closed tab's fits stop within about a second."""
     return SessionWork()
 

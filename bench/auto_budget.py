@@ -23,7 +23,7 @@ DEFAULT_CASES = "old-faithful,sim1:2000,mix10:2000,mnist:1000,mnist:1000:1.4"
 def load_case(case):
     """(X, label of the case, r) of DATA[:N[:r]]."""
     from pcrp import data as data_mod
-    from pcrp.cv import builtin_r
+    from pcrp.analyses.cv import builtin_r
 
     parts = case.split(":")
     name, n = parts[0], (int(parts[1]) if len(parts) > 1 else None)
@@ -44,9 +44,9 @@ def load_case(case):
 
 
 def main():
-    from pcrp.chains import run_chains
-    from pcrp.modes import find_modes
-    from pcrp.run_spec import make_run_spec
+    from pcrp.runs.chains import run_chains
+    from pcrp.summaries.modes import find_modes
+    from pcrp.runs.run_spec import make_run_spec
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=DEFAULT_CASES)

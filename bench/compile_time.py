@@ -5,9 +5,9 @@
 Copies the package to a temporary folder (no __pycache__, so numba's cache is empty) and times, in fresh
 processes: (1) ``warm_up()`` cold (the sweep kernels: what `pcrp run` announces), (2) the whole first
 `pcrp run old-faithful --iters 300` cold (the search kernels of the point estimate compile too), (3) the same
-again with the cache filled (what every later run pays), and (4) ``import pcrp.sampler`` followed at once by a
+again with the cache filled (what every later run pays), and (4) ``import pcrp.sampling.sampler`` followed at once by a
 background compile in a thread while the main thread loads data for 2 s, to see whether compiling behind the
-user's back would hide the wait. pcrp.compiling.COMPILE_SECONDS is the figure the command line announces.
+user's back would hide the wait. pcrp.runs.compiling.COMPILE_SECONDS is the figure the command line announces.
 """
 
 import argparse
@@ -36,9 +36,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.parse_args()
     lines = [header("python bench/compile_time.py"), ""]
-    warm = "from pcrp.compiling import warm_up; warm_up()"
+    warm = "from pcrp.runs.compiling import warm_up; warm_up()"
     first_run = "from pcrp.cli import main; main(['run', 'old-faithful', '--iters', '300', '--seed', '0', '--out', 'r.npz'])"
-    background = ("import threading, time; t0 = time.perf_counter(); from pcrp.compiling import warm_up; "
+    background = ("import threading, time; t0 = time.perf_counter(); from pcrp.runs.compiling import warm_up; "
                   "th = threading.Thread(target=warm_up); th.start(); "
                   "import numpy as np; x = 0.0\n"
                   "while time.perf_counter() - t0 < 2: x += float(np.sum(np.random.default_rng(0).normal(size=1000)))\n"
@@ -57,8 +57,8 @@ def main():
         rows.append(("the same run again, cache filled", timed(first_run, cold)))
         rows.append(("import + warm_up in a background thread while the main thread works 2 s, cold",
                      timed(background, fresh_copy())))
-        rows.append(("python start-up and `import pcrp.sampler` alone, cache filled",
-                     timed("import pcrp.sampler", cold)))
+        rows.append(("python start-up and `import pcrp.sampling.sampler` alone, cache filled",
+                     timed("import pcrp.sampling.sampler", cold)))
     lines += ["| what | seconds |", "|---|---|"] + [f"| {what} | {s:.1f} |" for what, s in rows]
     lines += ["", f"Load average at the end: {load_now():.2f}."]
     print("\n".join(lines))

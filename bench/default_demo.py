@@ -18,11 +18,11 @@ import time
 import numpy as np
 
 from pcrp import data
-from pcrp.run_spec import chain_seeds
-from pcrp.cv import builtin_r
+from pcrp.runs.run_spec import chain_seeds
+from pcrp.analyses.cv import builtin_r
 from pcrp.app.live_view import TINY_SHARE, cluster_counts
 from pcrp.model import make_prior, resolve_niw
-from pcrp.sampler import Sampler
+from pcrp.sampling.sampler import Sampler
 
 # The shipped cross-validated r of each data set (what the Explorer starts from), then fixed powers.
 CANDIDATES = ([(name, builtin_r(name)[0]) for name in ("old-faithful", "sim1", "sim2")]

@@ -30,7 +30,7 @@ def main():
     from sweep_speed import shapes
 
     import pcrp.model as new_model
-    import pcrp.sampler as new_sampler
+    import pcrp.sampling.sampler as new_sampler
 
     with tempfile.TemporaryDirectory() as folder:
         base_model, base_sampler = import_base(args.base, folder)

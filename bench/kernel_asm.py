@@ -4,7 +4,7 @@ and counts the vector instructions in its machine code.
     python bench/kernel_asm.py [--d 2]
 
 Prints, for the kernel specialised to d: the number of instructions on 512-bit (zmm) and 256-bit (ymm)
-registers, packed divisions (vdivpd: only the vectorised log and exp of pcrp._kernels.vecmath divide) and
+registers, packed divisions (vdivpd: only the vectorised log and exp of pcrp.kernels.vecmath divide) and
 packed multiplies/adds, and the calls left in the kernel.
 """
 
@@ -14,9 +14,9 @@ import re
 import numpy as np
 from numba.core.caching import NullCache
 
-from pcrp._kernels import gibbs
+from pcrp.kernels import gibbs
 from pcrp.model import CRP, resolve_niw
-from pcrp.sampler import Sampler
+from pcrp.sampling.sampler import Sampler
 
 
 def main():

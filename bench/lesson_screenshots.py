@@ -36,7 +36,7 @@ def main():
     parser.add_argument("--present", action="store_true", help="presentation mode (?present=1)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    from pcrp.lesson import STEPS
+    from pcrp.teaching.lesson import STEPS
 
     prefix = "lesson-present-step" if args.present else "lesson-step"
     with streamlit_app() as (url, _), chromium() as browser:

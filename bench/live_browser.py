@@ -141,9 +141,9 @@ def batch_rates(data_name, sweeps, chains, n=None, priors=DEFAULT_PRIORS):
     with nobody watching, for as long as the watched run is watched."""
     from pcrp import data
     from pcrp.app.live_runs import contrasting_starts, live_specs, new_run
-    from pcrp.cv import builtin_r
+    from pcrp.analyses.cv import builtin_r
     from pcrp.model import make_prior, resolve_niw
-    from pcrp.compiling import warm_up
+    from pcrp.runs.compiling import warm_up
 
     warm_up()
     ds = data.load(data_name, n=n)
@@ -237,7 +237,7 @@ def write_js_profile(profile, out):
 
 def server_threads_cpu(pid):
     """(CPU seconds of the server's chain threads, of its other live threads): the chains run at a lowered priority
-    (nice > 0, pcrp.compute), the script runner and the event loop at the process's own. Threads that ended are
+    (nice > 0, pcrp.sampling.compute), the script runner and the event loop at the process's own. Threads that ended are
     in neither (the server's own share is its process's CPU less its chains')."""
     chains = own = 0.0
     tick = os.sysconf("SC_CLK_TCK")

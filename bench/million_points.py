@@ -71,7 +71,7 @@ import numpy as np
 sys.path.insert(0, {bench!r})
 from million_points import make_data
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.sampler import Sampler
+from pcrp.sampling.sampler import Sampler
 X, _ = make_data({n})
 X = (X - X.mean(0)) / X.std(0)
 s = Sampler(X, PowerCRP(1.0, 1.2), resolve_niw(X), seed=1, split_merge=1, init="kmeans:10")
@@ -102,13 +102,13 @@ def sampler_speed(trees, n, scans=("",)):
 # labels redrawn per draw), split into the start, the reallocation scans and the zealous attempts by running it
 # with max_scans / zealous_attempts at 0; thread CPU seconds, so that the other processes' load counts less. A tree
 # with the cost cache (greedy_search_by_type) runs with it, its item types counted once before. (The zealous
-# attempts are timed in both trees: pcrp.partition.point_estimate makes none at this size since the cache's tree.)
+# attempts are timed in both trees: pcrp.summaries.partition.point_estimate makes none at this size since the cache's tree.)
 SEARCH_LOOP = """
 import time
 import numpy as np
-from pcrp._kernels import search
-from pcrp._kernels.rng import seed_state
-from pcrp.partition import DrawTables, compact_labels
+from pcrp.kernels import search
+from pcrp.kernels.rng import seed_state
+from pcrp.summaries.partition import DrawTables, compact_labels
 rng = np.random.default_rng(0)
 N, S = {n}, 50
 truth = rng.integers(0, 4, N)
@@ -154,25 +154,25 @@ REPLAY = """
 import json, sys, time
 started = time.perf_counter()
 import arviz
-import pcrp.chains
+import pcrp.runs.chains
 arviz_s = time.perf_counter() - started
 begun = time.perf_counter()
-saved = pcrp.chains.ChainSet.load({chains!r})
+saved = pcrp.runs.chains.ChainSet.load({chains!r})
 read_s = time.perf_counter() - begun
-plain, calls = pcrp.chains.run_chains, []
+plain, calls = pcrp.runs.chains.run_chains, []
 def replay(X, spec, **kwargs):
     calls.append(1)
     return saved if len(calls) == 1 else plain(X, spec, **kwargs)
-pcrp.chains.run_chains = replay
-from pcrp.run_summary import summarise_run as plain_summaries
-import pcrp.run_summary
+pcrp.runs.chains.run_chains = replay
+from pcrp.analyses.run_summary import summarise_run as plain_summaries
+import pcrp.analyses.run_summary
 summaries = []
 def timed(*args, **kwargs):
     begun = time.perf_counter()
     out = plain_summaries(*args, **kwargs)
     summaries.append(time.perf_counter() - begun)
     return out
-pcrp.run_summary.summarise_run = timed
+pcrp.analyses.run_summary.summarise_run = timed
 from pcrp.cli import main
 rc = main(['run', {data!r}, '--label-column', 'label', '--seed', '1', '--out', {out!r}])
 print(json.dumps({{'rc': rc, 'outside': time.perf_counter() - started - arviz_s - read_s, 'summaries': summaries[0]}}),

@@ -80,7 +80,7 @@ def budget_figures(model):
 
 
 def main():
-    from pcrp.summary import nmi
+    from pcrp.summaries.summary import nmi
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default=DEFAULT_ROWS, help="data:N pairs (sim1 or mix10)")

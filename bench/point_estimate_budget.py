@@ -1,5 +1,5 @@
 """What the point estimate's search costs now that it merges identical draws and reads every distinct one up to its
-budget, against the search that read at most 200 evenly spaced draws (pcrp/partition.py at --old-commit).
+budget, against the search that read at most 200 evenly spaced draws (pcrp/summaries/partition.py at --old-commit).
 
     python bench/point_estimate_budget.py [--n 2000,100000] [--old-commit a60a431] [--exact-sweeps 50000]
 
@@ -23,10 +23,10 @@ from summaries_speed import Peak, old_partition, sim1
 
 
 def exact_case(old, sweeps):
-    from pcrp.exact import canonical, exact_posterior
+    from pcrp.model.exact import canonical, exact_posterior
     from pcrp.model import CRP, resolve_niw
-    from pcrp.partition import expected_loss, point_estimate
-    from pcrp.chains import run_chain as run
+    from pcrp.summaries.partition import expected_loss, point_estimate
+    from pcrp.runs.chains import run_chain as run
 
     X = np.random.default_rng(8).normal(size=(7, 1))
     X = (X - X.mean(axis=0)) / X.std(axis=0)
@@ -44,10 +44,10 @@ def exact_case(old, sweeps):
 
 
 def main():
-    from pcrp.chains import run_chains
+    from pcrp.runs.chains import run_chains
     from pcrp.model import DEFAULT_PRIOR, make_prior, resolve_niw
-    from pcrp.partition import point_estimate
-    from pcrp.run_spec import make_run_spec
+    from pcrp.summaries.partition import point_estimate
+    from pcrp.runs.run_spec import make_run_spec
 
     DEFAULT_CHAINS, DEFAULT_ITERS, DEFAULT_BURN_IN, DEFAULT_THIN = 4, 2000, 1000, 5  # `pcrp run --iters 2000`
 

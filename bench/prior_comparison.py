@@ -5,7 +5,7 @@ draws against the true labels, with their MCSE.
     python bench/prior_comparison.py [--n 2000] [--out DIR]
 
 Every run is `pcrp run DATA --prior NAME --seed 0 --out DIR/DATA-NAME.npz` with the prior's defaults (the
-registry's, and for the pCRP the cross-validated r shipped for the data set: pcrp.cv.builtin_r) and the automatic
+registry's, and for the pCRP the cross-validated r shipped for the data set: pcrp.analyses.cv.builtin_r) and the automatic
 budget, which stops once the chains agree and have 400 effective draws of K and the log joint: the sweeps column
 shows how many each prior needed, and whether it converged or hit the cap. The prior column shows the parameters
 each run recorded. Old Faithful has no true labels; its "true K" is taken as 2 (short and long eruptions), and
@@ -24,10 +24,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from provenance import header, load_now  # noqa: E402
 
-from pcrp.chains import ChainSet  # noqa: E402
+from pcrp.runs.chains import ChainSet  # noqa: E402
 from pcrp.model import PRIORS  # noqa: E402
-from pcrp.posterior import prior_of  # noqa: E402
-from pcrp.summary import metric_summary  # noqa: E402
+from pcrp.model import prior_of  # noqa: E402
+from pcrp.summaries.summary import metric_summary  # noqa: E402
 
 DATA = (("old-faithful", 2), ("sim1", None), ("sim2", None))
 

@@ -10,7 +10,7 @@ import os
 
 def machine():
     """"2 cores (Intel(R) Xeon(R) Processor), 24 GiB, Linux": what the figures were measured on."""
-    from pcrp.compute import describe_machine
+    from pcrp.sampling.compute import describe_machine
 
     return describe_machine()
 

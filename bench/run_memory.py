@@ -1,4 +1,4 @@
-"""Peak memory of `pcrp run` against its memory plan (pcrp.memory_plan), at up to 1,000,000 points.
+"""Peak memory of `pcrp run` against its memory plan (pcrp.runs.memory_plan), at up to 1,000,000 points.
 
     python bench/run_memory.py [--cases 100000:500:250:1,1000000:40:20:1] [--n-jobs -1] [--source DIR]
 
@@ -55,7 +55,7 @@ def measure(n, iters, burn_in, thin, n_jobs, out_dir, source=None):
 def main():
     import numpy as np
 
-    from pcrp.run_spec import make_run_spec
+    from pcrp.runs.run_spec import make_run_spec
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=DEFAULT_CASES)

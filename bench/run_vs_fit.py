@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from provenance import header  # noqa: E402
 
 FIT = """
-from pcrp.cv import builtin_r
+from pcrp.analyses.cv import builtin_r
 from pcrp.data import load
 from pcrp.estimator import PCRPMixture
 ds = load({data!r}, n={n})

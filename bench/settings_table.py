@@ -14,20 +14,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pcrp.app.live_params import LIVE_PARAMS  # noqa: E402
-from pcrp.compare import COMPARE_PARAMS  # noqa: E402
-from pcrp.cv import CV_PARAMS  # noqa: E402
+from pcrp.experiments.compare import COMPARE_PARAMS  # noqa: E402
+from pcrp.analyses.cv import CV_PARAMS  # noqa: E402
 from pcrp.model import NIW_PARAMS, PRIORS  # noqa: E402
-from pcrp.path import PATH_PARAMS  # noqa: E402
-from pcrp.reproduce import REPRODUCE_PARAMS  # noqa: E402
-from pcrp.run_spec import RUN_PARAMS  # noqa: E402
+from pcrp.analyses.path import PATH_PARAMS  # noqa: E402
+from pcrp.experiments.reproduce import REPRODUCE_PARAMS  # noqa: E402
+from pcrp.runs.run_spec import RUN_PARAMS  # noqa: E402
 
 OWNERS = [  # (object name as code writes it, the declarations, the module that declares them)
-    ("RUN_PARAMS", RUN_PARAMS, "pcrp/run_spec.py"),
-    ("NIW_PARAMS", NIW_PARAMS, "pcrp/niw.py"),
-    ("CV_PARAMS", CV_PARAMS, "pcrp/cv/settings.py"),
-    ("PATH_PARAMS", PATH_PARAMS, "pcrp/path.py"),
-    ("REPRODUCE_PARAMS", REPRODUCE_PARAMS, "pcrp/reproduce/protocol.py"),
-    ("COMPARE_PARAMS", COMPARE_PARAMS, "pcrp/compare.py"),
+    ("RUN_PARAMS", RUN_PARAMS, "pcrp/runs/run_spec.py"),
+    ("NIW_PARAMS", NIW_PARAMS, "pcrp/model/niw.py"),
+    ("CV_PARAMS", CV_PARAMS, "pcrp/analyses/cv/settings.py"),
+    ("PATH_PARAMS", PATH_PARAMS, "pcrp/analyses/path.py"),
+    ("REPRODUCE_PARAMS", REPRODUCE_PARAMS, "pcrp/experiments/reproduce/protocol.py"),
+    ("COMPARE_PARAMS", COMPARE_PARAMS, "pcrp/experiments/compare.py"),
     ("LIVE_PARAMS", LIVE_PARAMS, "pcrp/app/live_params.py"),
 ]
 
@@ -54,9 +54,9 @@ def main():
     for word, decls, where in OWNERS:
         users = ", ".join(f"`{p}`" for p in readers(word, texts, where)) or "(its own module)"
         print(f"| `{word}` ({decls.owner}) | `{where}` | {'; '.join(describe(p) for p in decls.values())} | {users} |")
-    users = ", ".join(f"`{p}`" for p in readers("PRIORS", texts, "pcrp/prior_registry.py"))
+    users = ", ".join(f"`{p}`" for p in readers("PRIORS", texts, "pcrp/model/registry.py"))
     for spec in PRIORS.values():
-        print(f"| prior `{spec.name}` ({spec.label}) | `pcrp/priors.py`, registry `PRIORS` | "
+        print(f"| prior `{spec.name}` ({spec.label}) | `pcrp/model/priors.py`, registry `PRIORS` | "
               f"{'; '.join(describe(p) for p in spec.params)} | {users} |")
 
 

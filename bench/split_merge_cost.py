@@ -27,7 +27,7 @@ def main():
     args = ab_arguments(__doc__.splitlines()[0], "824d5f7", 9)
 
     import pcrp.model as new_model
-    import pcrp.sampler as new_sampler
+    import pcrp.sampling.sampler as new_sampler
 
     def load():
         return Path("/proc/loadavg").read_text().split()[:3]

@@ -46,7 +46,7 @@ def main():
     args = parser.parse_args()
 
     import pcrp.model as new_model
-    import pcrp.sampler as new_sampler
+    import pcrp.sampling.sampler as new_sampler
     from pcrp.data import mnist
 
     ds = mnist(n=2000)

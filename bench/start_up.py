@@ -10,7 +10,7 @@ from a folder outside it).
 imports, loading the cached kernels, the starts, the summaries (with the reference fit) and writing the file.
 One run before the figures loads the kernels into numba's cache, so no figure counts compiling. The last
 columns say whether scikit-learn and ArviZ were imported by the run. In trees that imported ArviZ in the
-background (before pcrp.mcmc_diagnostics), the chains' seconds include waiting for that import at the budget's
+background (before pcrp.summaries.mcmc_diagnostics), the chains' seconds include waiting for that import at the budget's
 first judgement, so their "sampling" is mostly that wait: compare their wall times. With ``--base-tree`` the rounds alternate
 between that tree and this one (A/B in one run) and the ratios are printed.
 """
@@ -33,14 +33,14 @@ HELP = "import sys\n" + ENTRY + "sys.argv[1:] = ['--help']\nsys.exit(entry())"
 # the main run's chains (the first run_chains call; a second one is the reference fit, part of the summaries)
 RUN = """
 import json, sys
-import pcrp.chains
+import pcrp.runs.chains
 sampled = []
-plain = pcrp.chains.run_chains
+plain = pcrp.runs.chains.run_chains
 def timed(*args, **kwargs):
     chains = plain(*args, **kwargs)
     sampled.append(chains.wall_seconds)
     return chains
-pcrp.chains.run_chains = timed
+pcrp.runs.chains.run_chains = timed
 """ + ENTRY + """
 sys.argv[1:] = ['run', 'old-faithful', '--iters', '20', '--seed', '0', '--out', 'r.npz']
 rc = entry()

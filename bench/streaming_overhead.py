@@ -10,8 +10,8 @@ import time
 from pcrp.data import old_faithful, simulation
 from pcrp.app.live_runs import LiveChain
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.compiling import warm_up
-from pcrp.sampler import Sampler
+from pcrp.runs.compiling import warm_up
+from pcrp.sampling.sampler import Sampler
 
 
 def batch_seconds(X, prior, niw, iters):

@@ -6,10 +6,10 @@ For each N: Sim 1 data (as `pcrp run sim1 --n N`: not standardised; drawn here f
 row limit), the default prior, 4 chains of 2,000 sweeps (burn-in 1,000, thin 5: 800 kept draws) on all cores,
 timed wall-clock. Then the summaries, each timed with the peak resident memory above the start of the stage
 (psutil, sampled every 10 ms):
-  new: point estimate from the draws (pcrp.partition.point_estimate), diagnostics (ArviZ), modes, the model's
+  new: point estimate from the draws (pcrp.summaries.partition.point_estimate), diagnostics (ArviZ), modes, the model's
        predictive density on the 1-D grid (density_panel with the prior, 200 draws, the band) -- what
        `pcrp run` and the app's summary compute;
-  old: the similarity matrix plus the psm-based point estimate of pcrp/partition.py at --old-commit (loaded from
+  old: the similarity matrix plus the psm-based point estimate of pcrp/summaries/partition.py at --old-commit (loaded from
        git into this process), for N <= --old-max-n (at N = 20,000 its matrix alone is 1.6 GB).
 Prints the load average before and after: the figures are only comparable within one run.
 """
@@ -54,13 +54,13 @@ class Peak:
 
 
 def old_partition(commit):
-    """pcrp/partition.py at ``commit`` as the module pcrp._old_partition (its relative imports resolve in pcrp)."""
-    source = subprocess.run(["git", "-C", ROOT, "show", f"{commit}:pcrp/partition.py"], capture_output=True,
+    """pcrp/summaries/partition.py at ``commit`` as the module pcrp._old_partition (its relative imports resolve in pcrp)."""
+    source = subprocess.run(["git", "-C", ROOT, "show", f"{commit}:pcrp/summaries/partition.py"], capture_output=True,
                             text=True, check=True).stdout
     spec = importlib.util.spec_from_loader("pcrp._old_partition", loader=None)
     module = importlib.util.module_from_spec(spec)
     module.__package__ = "pcrp"
-    exec(compile(source, f"{commit}:pcrp/partition.py", "exec"), module.__dict__)
+    exec(compile(source, f"{commit}:pcrp/summaries/partition.py", "exec"), module.__dict__)
     return module
 
 
@@ -75,12 +75,12 @@ def sim1(n, seed=0):
 
 
 def main():
-    from pcrp.chains import run_chains
-    from pcrp.density import density_panel
+    from pcrp.runs.chains import run_chains
+    from pcrp.analyses.density import density_panel
     from pcrp.model import resolve_niw
-    from pcrp.run_spec import make_run_spec
-    from pcrp.modes import find_modes
-    from pcrp.partition import point_estimate
+    from pcrp.runs.run_spec import make_run_spec
+    from pcrp.summaries.modes import find_modes
+    from pcrp.summaries.partition import point_estimate
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", default="2000,20000")

@@ -1,12 +1,12 @@
-"""What sampling costs against what the work budgets estimate (pcrp.compute.work_cost), measured in one run.
+"""What sampling costs against what the work budgets estimate (pcrp.sampling.compute.work_cost), measured in one run.
 
     python bench/work_cost.py            # about 2 minutes on one core
     python bench/work_cost.py --quick    # fewer sweeps
 
 Every work budget of the app (Choose r, Reproduce, the Explorer's live runs and each visitor's share of them)
-counts work with one formula, pcrp.compute.work_cost: points x (expected clusters + 1) x sweeps x chains
-point-cluster evaluations, each taking A + B d^2 seconds (pcrp.compute.EVALUATION_SECONDS), with the expected
-clusters the CRP's prior mean at N (pcrp.compute.expected_clusters). This runs whole chains (pcrp.chains.run_chain:
+counts work with one formula, pcrp.sampling.compute.work_cost: points x (expected clusters + 1) x sweeps x chains
+point-cluster evaluations, each taking A + B d^2 seconds (pcrp.sampling.compute.EVALUATION_SECONDS), with the expected
+clusters the CRP's prior mean at N (pcrp.sampling.compute.expected_clusters). This runs whole chains (pcrp.runs.chains.run_chain:
 the default k-means start and one split-merge move per sweep, one core, no compute slot) on mixtures of 4
 Gaussian clusters at several N and d and on Old Faithful, and prints per case: the chain's wall time, the
 estimate, their ratio (above 1: the budget undercounts), the mean K against the expected clusters, and the
@@ -19,10 +19,10 @@ import time
 import numpy as np
 
 from pcrp import data
-from pcrp.compute import EVALUATION_SECONDS, expected_clusters, work_cost
+from pcrp.sampling.compute import EVALUATION_SECONDS, expected_clusters, work_cost
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.chains import run_chain as run
-from pcrp.compiling import warm_up
+from pcrp.runs.chains import run_chain as run
+from pcrp.runs.compiling import warm_up
 
 
 def mixture(n, d, seed=0, k=4):

@@ -18,16 +18,16 @@ __all__ = [
 # and scikit-learn take seconds, and `pcrp` on the command line imports this package before its own
 # KeyboardInterrupt handler can run (a Ctrl-C during start-up would be a traceback).
 _LAZY = {
-    "ChainSet": "chains", "run_chains": "chains",
+    "ChainSet": "runs.chains", "run_chains": "runs.chains",
     **{name: "model" for name in ("CRP", "PowerCRP", "PitmanYor", "MFM", "SparseFiniteMixture", "PRIORS",
                                   "make_prior", "NIW", "default_niw", "resolve_niw")},
     # a prior of your own (docs/adding_a_prior.md): its parameters are Params, the tables one of these calls
-    **{name: "prior_registry" for name in ("register_gcrp", "register_prior", "unregister_prior")},
-    "Param": "params",
-    "point_estimate": "partition", "similarity_matrix": "partition",
-    "Chain": "sampler", "Sampler": "sampler", "run_chain": "chains",
+    **{name: "model.registry" for name in ("register_gcrp", "register_prior", "unregister_prior")},
+    "Param": "basics.params",
+    "point_estimate": "summaries.partition", "similarity_matrix": "summaries.partition",
+    "Chain": "sampling.sampler", "Sampler": "sampling.sampler", "run_chain": "runs.chains",
     "PCRPMixture": "estimator",
-    "RunSpec": "run_spec", "make_run_spec": "run_spec", "Budget": "budget",
+    "RunSpec": "runs.run_spec", "make_run_spec": "runs.run_spec", "Budget": "runs.budget",
 }
 
 

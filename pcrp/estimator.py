@@ -12,9 +12,9 @@ Follows scikit-learn's conventions: keyword-only parameters stored as given and 
 declarative constraint table; everything resolved at fit has a trailing underscore. The parameters are not typed
 here: the priors' parameters come from the registry (:data:`pcrp.model.PRIORS`, one parameter per name used by any
 prior, None = the chosen prior's default) and the run settings from their declarations
-(:data:`pcrp.run_spec.RUN_PARAMS`), so a new prior's parameters appear here by themselves. ``fit`` builds a
-:class:`pcrp.run_spec.RunSpec` through :func:`pcrp.run_spec.make_run_spec`, as ``pcrp run`` does, and runs it
-with :func:`pcrp.chains.run_chains`. The data are z-scored by default (``standardize=True``, as ``pcrp run``
+(:data:`pcrp.runs.run_spec.RUN_PARAMS`), so a new prior's parameters appear here by themselves. ``fit`` builds a
+:class:`pcrp.runs.run_spec.RunSpec` through :func:`pcrp.runs.run_spec.make_run_spec`, as ``pcrp run`` does, and runs it
+with :func:`pcrp.runs.chains.run_chains`. The data are z-scored by default (``standardize=True``, as ``pcrp run``
 does for CSV files) with :func:`pcrp.data.standardize`; the NIW defaults are resolved from the data the sampler
 sees (stored in ``niw_``, in those units), while every attribute and prediction is in the units of X.
 """
@@ -30,11 +30,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .density import seating_log_predictive
+from .analyses.density import seating_log_predictive
 from .model import DEFAULT_PRIOR, NIW_PARAMS, PRIORS
-from .partition import DEFAULT_LOSS, LOSSES
-from .run_spec import RUN_PARAMS, make_run_spec
-from .compiling import compile_kernels
+from .summaries.partition import DEFAULT_LOSS, LOSSES
+from .runs.run_spec import RUN_PARAMS, make_run_spec
+from .runs.compiling import compile_kernels
 
 
 # The run settings the estimator takes (seed is random_state, scikit-learn's name).
@@ -46,7 +46,7 @@ _OWN_DEFAULTS = {"standardize": True, "init": None, "loss": DEFAULT_LOSS, "m0": 
 
 
 def _interval(params, kind=Real):
-    """The widest scikit-learn Interval of the declared :class:`pcrp.params.Param` s (one name may belong to
+    """The widest scikit-learn Interval of the declared :class:`pcrp.basics.params.Param` s (one name may belong to
     several priors; each prior checks its own bounds at fit). Prior parameters are Real (k_max = 10.0 is a whole
     number to the prior); run settings Integral."""
     low = min(p.low for p in params)
@@ -121,13 +121,13 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         The prior's parameters, one per name in the registry (crp: alpha; pcrp: alpha, r; py: alpha, sigma; mfm:
         gamma, lam; sfm: gamma, k_max). None takes the registry default of the chosen prior (pcrp: alpha 1,
         r 1.1). A parameter the chosen prior does not have, given a value, is a ValueError naming the prior's
-        parameters. Choose the pCRP's r for your data with :func:`pcrp.cv.cross_validate`.
+        parameters. Choose the pCRP's r for your data with :func:`pcrp.analyses.cv.cross_validate`.
     standardize : bool, default=True
         Z-score every column before sampling (as ``pcrp run`` does for CSV files); False uses X as given.
     n_chains : int, default=4
         Chains from the starts in ``init`` (R-hat needs two or more); at most 8 per core.
     iters : int or None, default=None
-        None: the automatic budget (:mod:`pcrp.budget`): sample until split R-hat <= 1.01 and bulk ESS >= 400 for
+        None: the automatic budget (:mod:`pcrp.runs.budget`): sample until split R-hat <= 1.01 and bulk ESS >= 400 for
         K and the log joint with one mode, or ``max_iters`` sweeps. An int: exactly that many sweeps per chain.
     burn_in : int or None, default=None
         Sweeps discarded with a fixed ``iters`` (None: half of them).
@@ -139,7 +139,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     split_merge : bool or int >= 0, default=1
         Split-merge moves per sweep (False = the paper's plain Gibbs).
     init : str, list of str, or None, default=None
-        Starts per chain, cycled ('one', 'random:K', 'kmeans:K'); None = :data:`pcrp.run_spec.DEFAULT_INITS`.
+        Starts per chain, cycled ('one', 'random:K', 'kmeans:K'); None = :data:`pcrp.runs.run_spec.DEFAULT_INITS`.
     loss : {"vi", "binder"}, default="vi"
         Loss whose posterior expectation the point estimate ``labels_`` minimises.
     m0, kappa0, nu0, S0 : NIW hyperparameters in the units the sampler sees (standardised units when
@@ -153,7 +153,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         Threads for the chains (-1 = all cores, as ``pcrp run``).
     verbose : int, default=0
         0 silent; 1 the run's header, a progress bar of the sweeps (tqdm: a terminal bar, or a notebook widget
-        in Jupyter) and the summary ``pcrp run`` prints (:func:`pcrp.run_summary.summary_lines`: why the chains
+        in Jupyter) and the summary ``pcrp run`` prints (:func:`pcrp.analyses.run_summary.summary_lines`: why the chains
         stopped, each chain's K and log joint, the point estimate, the modes, the sampling and summary times), on
         stderr.
     random_state : int, RandomState instance or None, default=None
@@ -174,16 +174,16 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     means_ : (K, d) posterior mean of each cluster's mean given its members (NIW posterior m_n), units of X.
     covariances_ : (K, d, d) posterior mean of each cluster's covariance, S_n / (nu_n - d - 1), units of X.
     psm_ : (N, N) float32 similarity matrix, or None unless ``psm=True``.
-    modes_ : list of :class:`pcrp.modes.Mode`; one entry when the chains agree. ``modes_warning_``: a sentence
+    modes_ : list of :class:`pcrp.summaries.modes.Mode`; one entry when the chains agree. ``modes_warning_``: a sentence
         when they do not (pooled figures then depend on the starts), else "".
-    chains_ : :class:`pcrp.chains.ChainSet`, the chains (diagnostics, InferenceData, save).
-    spec_ : :class:`pcrp.run_spec.RunSpec`, the run as specified (rerun it with ``run_chains(X_sampler, spec_)``).
+    chains_ : :class:`pcrp.runs.chains.ChainSet`, the chains (diagnostics, InferenceData, save).
+    spec_ : :class:`pcrp.runs.run_spec.RunSpec`, the run as specified (rerun it with ``run_chains(X_sampler, spec_)``).
     stop_reason_ : str, why the chains stopped (converged, the cap, or a fixed budget) with the R-hat and ESS.
     niw_ : :class:`pcrp.model.NIW`, resolved NIW hyperparameters (sampler units); prior_: the seating prior.
     center_, scale_ : (d,) the standardisation, X_sampler = (X - center_) / scale_ (0 and 1 when off).
     n_iter_ : int, sweeps run per chain. seed_ : int, the seed the chains were spawned from.
     timing_ : {"sampling": s, "summaries": s}, wall-clock seconds of fit's two stages.
-    summary_ : :class:`pcrp.run_summary.RunSummary`, the run's summary as ``pcrp run`` makes it (diagnostics
+    summary_ : :class:`pcrp.analyses.run_summary.RunSummary`, the run's summary as ``pcrp run`` makes it (diagnostics
         included).
     n_features_in_ : int.
     """
@@ -268,7 +268,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         return np.require((X - self.center_) / self.scale_, np.float64, ["C", "W"])
 
     def _spec(self, Z):
-        """The :class:`pcrp.run_spec.RunSpec` of a fit on Z (the data as the sampler sees them)."""
+        """The :class:`pcrp.runs.run_spec.RunSpec` of a fit on Z (the data as the sampler sees them)."""
         niw = {k: v for k, v in dict(m0=self.m0, kappa0=self.kappa0, nu0=self.nu0, S0=self.S0).items()
                if v is not None}
         init = list(self.init) if isinstance(self.init, (list, tuple)) else self.init
@@ -279,10 +279,10 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Run the chains on X (N, d) and summarise them (:func:`pcrp.run_summary.summarise_run`, as ``pcrp run``
+        """Run the chains on X (N, d) and summarise them (:func:`pcrp.analyses.run_summary.summarise_run`, as ``pcrp run``
         does). ``y`` is ignored."""
-        from .chains import run_chains
-        from .run_summary import summarise_run, summary_lines
+        from .runs.chains import run_chains
+        from .analyses.run_summary import summarise_run, summary_lines
 
         X = validate_data(self, X, dtype=np.float64)
         self.center_, self.scale_ = self._standardise(X)
@@ -337,8 +337,8 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     def _cluster_parameters(self):
         """weights_, seating_weights_, means_, covariances_ of the point estimate's clusters (units of X)."""
-        from .niw_math import posterior_params
-        from .seating import seating_log_probabilities
+        from .model.niw_math import posterior_params
+        from .model.seating import seating_log_probabilities
 
         Z, labels, niw = self._Z, self.labels_, self.niw_
         N, d = Z.shape
@@ -441,7 +441,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         return np.argmax(self.predict_proba(X), axis=1)
 
     def to_inference_data(self):
-        """The chains as ArviZ InferenceData (:meth:`pcrp.chains.ChainSet.to_inference_data`) with the data the
+        """The chains as ArviZ InferenceData (:meth:`pcrp.runs.chains.ChainSet.to_inference_data`) with the data the
         sampler saw (sampler units) as ``observed_data``."""
         check_is_fitted(self)
         return self.chains_.to_inference_data(observed=self._Z)

@@ -181,7 +181,7 @@ def test_the_run_settings_widgets_have_the_declared_bounds_and_a_seed_beyond_31_
     """The Explorer's number boxes are the declarations' (the run's burn-in and thinning, the live demo's own
     sweeps, chains and seed): a seed above 2^31 - 1, which a run accepts, is taken from the address and started."""
     from pcrp.app.live_params import LIVE_PARAMS
-    from pcrp.run_spec import RUN_PARAMS
+    from pcrp.runs.run_spec import RUN_PARAMS
 
     at = explorer({"seed": "3000000000", "pace": "full speed", "sweeps": "200", "burn_in": "50"})
     assert not at.warning
@@ -332,7 +332,7 @@ def test_choose_r_rejects_a_bad_schedule_with_a_message():
 
 
 def test_reproduce_page_runs_a_quick_experiment(monkeypatch):
-    from pcrp import reproduce
+    from pcrp.experiments import reproduce
 
     # a smaller "quick" protocol so the test takes seconds; the page code path is the same
     monkeypatch.setattr(reproduce, "QUICK", reproduce.Protocol(iters=100, burn_in=50, thin=10, cv_iters=40,
@@ -367,7 +367,7 @@ def test_choose_r_has_no_scheduler_field_and_uses_the_server_side_cluster(monkey
     """A visitor cannot type an address; the cluster comes from PCRP_DASK_SCHEDULER, set by the server."""
     import distributed
 
-    from pcrp.dask_cluster import ENV_VAR
+    from pcrp.runs.dask_cluster import ENV_VAR
 
     monkeypatch.delenv(ENV_VAR, raising=False)
     at = app_on("app_pages/choose_r.py")
@@ -551,15 +551,15 @@ def test_choose_r_counts_the_dimensions_of_the_explorers_data():
 
 
 def test_reproduce_states_its_work_and_refuses_more_than_its_budget_before_running(monkeypatch):
-    from pcrp import reproduce
+    from pcrp.experiments import reproduce
 
     called = []
     monkeypatch.setattr(reproduce, "run_experiment", lambda *a, **k: called.append(1))
     at = app_on("app_pages/reproduce.py")
     at.selectbox(key="repro_experiment").set_value("Sim 1, N = 2000")
     at.radio(key="repro_mode").set_value("full").run()
-    from pcrp.compute import describe_seconds
-    from pcrp.reproduce import EXPERIMENTS, FULL, reproduce_work
+    from pcrp.sampling.compute import describe_seconds
+    from pcrp.experiments.reproduce import EXPERIMENTS, FULL, reproduce_work
 
     need = describe_seconds(reproduce_work(EXPERIMENTS["sim1-2000"], FULL))  # the one formula: its words here
     assert need.endswith("core-minutes") or need.endswith("core-hours")

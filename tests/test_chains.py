@@ -11,12 +11,12 @@ import arviz as az
 import numpy as np
 import pytest
 
-from pcrp.chains import ChainFileError, ChainSet, run_chains
+from pcrp.runs.chains import ChainFileError, ChainSet, run_chains
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.run_spec import DEFAULT_INITS, chain_seeds, make_run_spec, resolve_inits
-from pcrp.chains import run_chain as run
-from pcrp.sampler import Sampler, SamplerError, keep_schedule
-from pcrp.summary import chain_diagnostics, mean_and_mcse, metric_summary, rhat_warnings
+from pcrp.runs.run_spec import DEFAULT_INITS, chain_seeds, make_run_spec, resolve_inits
+from pcrp.runs.chains import run_chain as run
+from pcrp.sampling.sampler import Sampler, SamplerError, keep_schedule
+from pcrp.summaries.summary import chain_diagnostics, mean_and_mcse, metric_summary, rhat_warnings
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +269,7 @@ class _FullDisk:
 
 
 def test_save_on_a_full_disk_leaves_the_earlier_file_and_no_temporary_file(tmp_path, chains, monkeypatch):
-    from pcrp import files
+    from pcrp.basics import files
 
     path = tmp_path / "run.npz"
     chains.save(path)
@@ -460,9 +460,9 @@ def test_result_files_hold_the_narrowest_labels_and_load_widens_them(tmp_path, c
 
 
 def test_large_arrays_are_stored_uncompressed_and_read_back(tmp_path, chains, monkeypatch):
-    import pcrp.result_file
+    import pcrp.runs.result_file
 
-    monkeypatch.setattr(pcrp.result_file, "STORE_ABOVE_BYTES", chains.labels.size - 1)  # the int8 labels exceed it
+    monkeypatch.setattr(pcrp.runs.result_file, "STORE_ABOVE_BYTES", chains.labels.size - 1)  # the int8 labels exceed it
     path = tmp_path / "run.npz"
     chains.save(path)
     with zipfile.ZipFile(path) as zf:

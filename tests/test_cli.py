@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pcrp.chains import ChainSet
+from pcrp.runs.chains import ChainSet
 from pcrp.cli import main
-from pcrp.partition import point_estimate, similarity_matrix
+from pcrp.summaries.partition import point_estimate, similarity_matrix
 from process_support import sigint_as_in_a_terminal
 
 CSV = "a,b\n" + "\n".join(f"{i % 7 * 1.5},{(i * 37) % 11 - 4.0}" for i in range(40)) + "\n"
@@ -210,8 +210,8 @@ def test_help_imports_only_what_argparse_needs():
 
 def test_pcrp_run_imports_only_what_it_uses(tmp_path):
     """`pcrp run` imports none of the heavy libraries it does not use (each costs a quarter to one and a half
-    seconds of start-up): the k-means starts are pcrp.kmeans_start (no scikit-learn), NMI and VI pcrp.summary.nmi_vi,
-    R-hat, ESS and MCSE pcrp.mcmc_diagnostics (no ArviZ, and so no xarray, matplotlib or pandas)."""
+    seconds of start-up): the k-means starts are pcrp.sampling.kmeans_start (no scikit-learn), NMI and VI pcrp.summaries.summary.nmi_vi,
+    R-hat, ESS and MCSE pcrp.summaries.mcmc_diagnostics (no ArviZ, and so no xarray, matplotlib or pandas)."""
     heavy = ("sklearn", "arviz", "xarray", "matplotlib", "pandas", "plotly", "dask")
     script = ("import sys\nfrom pcrp.cli import main\n"
               "rc = main(['run', 'old-faithful', '--iters', '20', '--seed', '0', '--out', 'r.npz'])\n"
@@ -318,7 +318,7 @@ class FullDisk:
 
 def fill_the_disk(monkeypatch, room):
     """Every file pcrp writes from now on fills the disk after ``room`` bytes."""
-    from pcrp import files
+    from pcrp.basics import files
 
     real_open = files._open_temp
     monkeypatch.setattr(files, "_open_temp", lambda fd, mode: FullDisk(real_open(fd, mode), room))
@@ -412,9 +412,9 @@ sys.exit(main({args!r}))
 """
 
 
-# pcrp.run_summary: imported after sampling (pcrp.reproduce was here while every subcommand's parser was built for
-# `pcrp run`; now only run's is, and the run never imports pcrp.reproduce)
-@pytest.mark.parametrize("module", ["numpy", "numba", "scipy", "pcrp.sampler", "pcrp.run_summary"])
+# pcrp.analyses.run_summary: imported after sampling (pcrp.experiments.reproduce was here while every subcommand's parser was built for
+# `pcrp run`; now only run's is, and the run never imports pcrp.experiments.reproduce)
+@pytest.mark.parametrize("module", ["numpy", "numba", "scipy", "pcrp.sampling.sampler", "pcrp.analyses.run_summary"])
 def test_ctrl_c_while_the_library_is_imported_is_one_line(tmp_path, module):
     """Deterministic: the import of ``module`` is interrupted, as Ctrl-C in the first seconds does."""
     script = INTERRUPT_DURING_IMPORT.format(module=module, args=["run", "old-faithful", "--out", "r.npz"])
@@ -461,7 +461,7 @@ def test_seconds_per_sweep_excludes_compilation(csv_path, tmp_path, monkeypatch)
     """A cold numba cache compiles the sweep kernel at its first call (measured: 119 s of a 147 s run on the
     shared development machine, all counted as sweeps before the fix). Here a first call that takes 1 s
     stands in for compiling; 10 sweeps of 40 points take about 1 ms, so 0.5 s separates the two cases."""
-    from pcrp._kernels import gibbs
+    from pcrp.kernels import gibbs
 
     real = gibbs.gibbs_sweeps
 
@@ -474,7 +474,7 @@ def test_seconds_per_sweep_excludes_compilation(csv_path, tmp_path, monkeypatch)
                 self.signatures.append("compiled")
             return real(*args)
 
-    from pcrp import sampler
+    from pcrp.sampling import sampler
 
     monkeypatch.setattr(gibbs, "gibbs_sweeps", CompilesOnFirstCall())
     warm = set(sampler.warm_dims)

@@ -8,9 +8,9 @@ import arviz as az
 import numpy as np
 import pytest
 
-from pcrp.chains import ChainSet
+from pcrp.runs.chains import ChainSet
 from pcrp.cli import build_parser, main
-from pcrp.exact import canonical, exact_posterior, k_distribution
+from pcrp.model.exact import canonical, exact_posterior, k_distribution
 from pcrp.model import NIW, PRIORS, make_prior
 
 from test_exact_posterior import K_FACTOR, PARTITION_FACTOR, expected_tv
@@ -118,7 +118,7 @@ def test_the_pcrp_r_of_a_built_in_data_set_is_its_shipped_cv_choice_and_says_so(
     """No silent default: without --r, pcrp run on a built-in data set uses the r shipped in
     pcrp/datasets/cv_r.json and prints where it came from; a CSV gets the registry default, said to be one;
     a given --r is used as typed."""
-    from pcrp.cv import builtin_r
+    from pcrp.analyses.cv import builtin_r
     from pcrp.model import DEFAULT_R
 
     short = ["--iters", "30", "--burn-in", "10", "--thin", "5", "--chains", "1"]

@@ -1,5 +1,5 @@
-"""A collapsed pCRP fit is never silent (pcrp.collapse), and a chosen r is checked on the data it is then fitted to,
-with a margin (pcrp.cv.check_with_chains)."""
+"""A collapsed pCRP fit is never silent (pcrp.analyses.collapse), and a chosen r is checked on the data it is then fitted to,
+with a margin (pcrp.analyses.cv.check_with_chains)."""
 
 import re
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from pcrp import data as data_mod
-from pcrp.collapse import FALL, judge, judge_chains, kept_clusters, live_reference, reference_clusters
-from pcrp.summary import chain_diagnostics
+from pcrp.analyses.collapse import FALL, judge, judge_chains, kept_clusters, live_reference, reference_clusters
+from pcrp.summaries.summary import chain_diagnostics
 
 
 def test_kept_clusters_counts_the_clusters_that_hold_real_shares_of_the_points():
@@ -128,7 +128,7 @@ def test_chains_that_disagree_only_on_the_log_joint_are_named_so():
 def fake_runs(threshold, monkeypatch):
     """Make check_with_chains' chains a function of r: at r > threshold the chains from one cluster and from 20
     random ones stay merged (mean K 1), below it every chain holds K 3. Returns the list of r values run."""
-    import pcrp.chains
+    import pcrp.runs.chains
 
     seen = []
 
@@ -139,7 +139,7 @@ def fake_runs(threshold, monkeypatch):
             K[1:3] = 1.0
         return FakeChains(K)
 
-    monkeypatch.setattr(pcrp.chains, "run_chains", run_chains)
+    monkeypatch.setattr(pcrp.runs.chains, "run_chains", run_chains)
     return seen
 
 
@@ -159,7 +159,7 @@ CRP_LABELS = np.repeat([0, 1, 2], 10)
     (1.1, 1.02, 1.01, [1.1, 1.05, 1.01]),
 ])
 def test_the_check_steps_down_on_a_collapse_and_keeps_a_margin(monkeypatch, proposed, threshold, kept, tried):
-    from pcrp.cv import check_with_chains
+    from pcrp.analyses.cv import check_with_chains
 
     seen = fake_runs(threshold, monkeypatch)
     r, check = check_with_chains(X, proposed, GRID, crp_labels=CRP_LABELS)
@@ -177,7 +177,7 @@ def test_the_check_steps_down_on_a_collapse_and_keeps_a_margin(monkeypatch, prop
 
 
 def test_the_check_says_when_no_r_holds(monkeypatch):
-    from pcrp.cv import check_with_chains
+    from pcrp.analyses.cv import check_with_chains
 
     fake_runs(0.5, monkeypatch)  # every r collapses
     r, check = check_with_chains(X, 1.15, GRID, crp_labels=CRP_LABELS)
@@ -199,11 +199,11 @@ def test_the_check_runs_on_the_fitted_data_where_the_cv_sample_keeps_the_cluster
     Seeded and deterministic. Why it holds with room to spare: on the fitted data the merged chains sit near K = 1.3,
     far below 3 - FALL = 2.5, and on the CV sample every chain is at 3.2-3.3, far above it (checked on seeds 102 and
     108 of docs/reproduce/cv_robustness.md's design runs)."""
-    from pcrp.chains import run_chains
-    from pcrp.cv import check_with_chains
+    from pcrp.runs.chains import run_chains
+    from pcrp.analyses.cv import check_with_chains
     from pcrp.model import PowerCRP, resolve_niw
-    from pcrp.path import crp_start
-    from pcrp.run_spec import make_run_spec
+    from pcrp.analyses.path import crp_start
+    from pcrp.runs.run_spec import make_run_spec
 
     fitted, cv_sample = sim2_108
     niw = resolve_niw(cv_sample.X)
@@ -224,10 +224,10 @@ def test_the_collapse_flag_fires_on_a_seeded_collapsed_fit_and_not_on_a_healthy_
     """Sim 2 (N = 300, seed 108): the pCRP at r = 1.35 has chains that fall to one cluster, at r = 1.1 all four keep
     the three (design runs: mean K 1.1-1.2 against 3.6-3.9). The verdict against the CRP's point estimate on the same
     data flags the first in words and not the second."""
-    from pcrp.chains import run_chains
+    from pcrp.runs.chains import run_chains
     from pcrp.model import PowerCRP, resolve_niw
-    from pcrp.path import crp_start
-    from pcrp.run_spec import make_run_spec
+    from pcrp.analyses.path import crp_start
+    from pcrp.runs.run_spec import make_run_spec
 
     fitted, _ = sim2_108
     niw = resolve_niw(fitted.X)
@@ -245,11 +245,11 @@ def test_pcrp_run_r_cv_chooses_r_on_the_data_checks_it_and_says_where_it_came_fr
     """`pcrp run --r cv`: cross validation on the data (lighter settings here, monkeypatched, so the test takes
     seconds), the check on all of them, the r used and why printed, and the pCRP judged against the CRP's clusters
     next to its mean K."""
-    import pcrp.cv.choose
-    from pcrp.chains import ChainSet
+    import pcrp.analyses.cv.choose
+    from pcrp.runs.chains import ChainSet
     from pcrp.cli import main
 
-    monkeypatch.setattr(pcrp.cv.choose, "BUILTIN_R_SETTINGS", dict(folds=3, repeats=1, iters=300, burn_in=150, thin=10,
+    monkeypatch.setattr(pcrp.analyses.cv.choose, "BUILTIN_R_SETTINGS", dict(folds=3, repeats=1, iters=300, burn_in=150, thin=10,
                                                            seed=0, rule="robust"))
     out = tmp_path / "run.npz"
     assert main(["run", "sim2", "--n", "200", "--r", "cv", "--iters", "400", "--seed", "1", "--out", str(out)]) == 0
@@ -290,12 +290,12 @@ def test_r_cv_is_refused_where_it_does_not_apply(tmp_path, capsys, argv, message
 
 
 def test_the_crp_reference_never_runs_more_sweeps_than_the_fit_it_judges():
-    """pcrp.run_summary.reference_fit: the CRP under the automatic budget capped at the judged run's sweeps keeps
+    """pcrp.analyses.run_summary.reference_fit: the CRP under the automatic budget capped at the judged run's sweeps keeps
     Sim 2's three clusters; a run of two sweeps gets a reference of at most two sweeps (or none), never an error."""
     from pcrp.data import load
     from pcrp.model import make_prior
-    from pcrp.run_spec import make_run_spec
-    from pcrp.run_summary import reference_fit
+    from pcrp.runs.run_spec import make_run_spec
+    from pcrp.analyses.run_summary import reference_fit
 
     ds = load("sim2", n=300, seed=108)
     spec = make_run_spec(ds.X, prior=make_prior("pcrp", r=1.6), iters=300, seed=0)

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from pcrp.cli import main
-from pcrp.compare import (METHODS, Fit, counts, counts_table, load, markdown, read_report, run_comparison, table_rows,
+from pcrp.experiments.compare import (METHODS, Fit, counts, counts_table, load, markdown, read_report, run_comparison, table_rows,
                           verdict_sentences, write_report)
 
 

@@ -20,10 +20,10 @@ import pytest
 from scipy.special import gammaln
 
 import pcrp
-from pcrp.exact import exact_posterior, k_distribution, log_eppf
+from pcrp.model.exact import exact_posterior, k_distribution, log_eppf
 from pcrp.model import ALPHA, CRP, PRIORS, ModelError, make_prior, resolve_niw
-from pcrp.params import Param
-from pcrp.prior_registry import PriorPluginWarning
+from pcrp.basics.params import Param
+from pcrp.model.registry import PriorPluginWarning
 
 from test_exact_posterior import K_FACTOR, assert_matches_exact, expected_tv, overlapping_data
 
@@ -85,7 +85,7 @@ def test_registered_at_run_time_it_samples_its_exact_posterior(registered):
 
 
 def test_pcrp_run_takes_its_parameter_as_a_flag(registered, csv5, tmp_path, capsys):
-    from pcrp.chains import ChainSet
+    from pcrp.runs.chains import ChainSet
     from pcrp.cli import main
 
     out = tmp_path / "o.npz"
@@ -259,7 +259,7 @@ BAD = [
     ("crp", "mine", (ALPHA,), GOOD, "'crp' is a built-in prior of pcrp; register yours under another name"),
     ("Shifted CRP", "x", (ALPHA,), GOOD, "lower case letters, digits and _"),
     ("sc", "", (ALPHA,), GOOD, "label must be the name shown to people"),
-    ("sc", "x", ("alpha",), GOOD, "each parameter must be declared as pcrp.params.Param"),
+    ("sc", "x", ("alpha",), GOOD, "each parameter must be declared as pcrp.basics.params.Param"),
     ("sc", "x", (ALPHA, ALPHA), GOOD, "two parameters are called 'alpha'"),
     ("sc", "x", (Param("label", "l", 1.0, 0.0, 2.0, True, True, "h"),), GOOD, "parameter name 'label' is not usable"),
     ("sc", "x", (Param("kappa0", "k", 1.0, 0.0, 2.0, True, True, "h"),), GOOD, "is the NIW's"),

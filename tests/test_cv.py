@@ -8,14 +8,15 @@ import pytest
 from scipy import stats
 from sklearn.metrics import normalized_mutual_info_score
 
-from pcrp import cli, niw_math
-from pcrp import cv as cv_module
-from pcrp.cv import (CVError, cross_validate, find_blow_up, make_splits, prepare_split, score_held_out,
+from pcrp import cli
+from pcrp.model import niw_math
+from pcrp.analyses import cv as cv_module
+from pcrp.analyses.cv import (CVError, cross_validate, find_blow_up, make_splits, prepare_split, score_held_out,
                      within_cluster_loss)
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.reproduce import (Experiment, Protocol, gap_lines, gaps, markdown_table, plain, run_experiment,
+from pcrp.experiments.reproduce import (Experiment, Protocol, gap_lines, gaps, markdown_table, plain, run_experiment,
                             write_report)
-from pcrp.summary import metric_summary, nmi, oracle_alpha, vi
+from pcrp.summaries.summary import metric_summary, nmi, oracle_alpha, vi
 
 
 def test_loss_of_eq5_by_hand():
@@ -217,7 +218,7 @@ def test_a_silent_scheduler_times_out_instead_of_hanging():
     import socket
     import time
 
-    from pcrp.dask_cluster import DaskConnectionError, connect
+    from pcrp.runs.dask_cluster import DaskConnectionError, connect
 
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
@@ -230,7 +231,7 @@ def test_a_silent_scheduler_times_out_instead_of_hanging():
 
 
 def test_server_side_scheduler_setting(monkeypatch):
-    from pcrp.dask_cluster import ENV_VAR, configured_scheduler
+    from pcrp.runs.dask_cluster import ENV_VAR, configured_scheduler
 
     monkeypatch.delenv(ENV_VAR, raising=False)
     assert configured_scheduler() is None and configured_scheduler({}) is None
@@ -327,7 +328,7 @@ def test_standard_errors_in_plain_notation():
 
 
 def test_chains_that_disagree_are_flagged():
-    from pcrp.reproduce import MethodResult, disagreement_lines
+    from pcrp.experiments.reproduce import MethodResult, disagreement_lines
 
     class Chains:
         kept_K = K_after_burn_in = np.array([[4.0, 4.0], [5.0, 5.0]])
@@ -383,8 +384,8 @@ def test_cli_cv_and_reproduce_errors(argv, message, capsys):
 
 # ----------------------------------------------------------------------------- the app's work budget
 def test_choose_r_work_is_counted_and_refused_above_its_budget():
-    from pcrp.compute import WorkOverBudget, WorkTicket, work_cost
-    from pcrp.cv import CHOOSE_R_BUDGET, check_work, choose_r_work, cv_work
+    from pcrp.sampling.compute import WorkOverBudget, WorkTicket, work_cost
+    from pcrp.analyses.cv import CHOOSE_R_BUDGET, check_work, choose_r_work, cv_work
 
     # 3 r x 5 folds x 2 repeats fits of 100 sweeps on 80 training points (100 less a fold of 20), in 1-D
     assert cv_work(100, 1, 3, 5, 2, 100) == pytest.approx(work_cost(80, 1, 100, chains=30))
@@ -409,8 +410,8 @@ def test_choose_r_counts_dimensions_at_the_pages_defaults_on_2000_points(dims, a
     """The page's defaults (21 values of r, 5 folds, 1 repeat, 1,000 sweeps per fit) on 2,000 points: within the
     budget in 2-D and 10-D, refused in 50-D before any fit starts. Counting points x sweeps only (before issue 32)
     accepted 50-D at about 67 core-minutes."""
-    from pcrp.compute import WorkOverBudget, WorkTicket
-    from pcrp.cv import CHOOSE_R_BUDGET, DEFAULT_GRID, choose_r_work
+    from pcrp.sampling.compute import WorkOverBudget, WorkTicket
+    from pcrp.analyses.cv import CHOOSE_R_BUDGET, DEFAULT_GRID, choose_r_work
 
     assert len(DEFAULT_GRID) == 21
     work = choose_r_work(2000, dims, 21, 5, 1, 1000)
@@ -431,7 +432,7 @@ def test_a_cancelled_ticket_stops_running_and_queued_fits_within_seconds():
     import threading
     import time
 
-    from pcrp.compute import WorkCancelled, WorkTicket
+    from pcrp.sampling.compute import WorkCancelled, WorkTicket
     from pcrp.data import simulation
 
     X = simulation("sim1", n=5000, seed=0).X
@@ -446,8 +447,8 @@ def test_a_cancelled_ticket_stops_running_and_queued_fits_within_seconds():
 def test_ticketed_fits_wait_for_a_compute_slot():
     import threading
 
-    from pcrp.compute import FairSlots, WorkTicket
-    from pcrp.chains import run_chain as run
+    from pcrp.sampling.compute import FairSlots, WorkTicket
+    from pcrp.runs.chains import run_chain as run
 
     slots = FairSlots(1)
     slots.acquire()  # every slot busy (live chains of other visitors)
@@ -468,7 +469,7 @@ def test_ticketed_fits_wait_for_a_compute_slot():
 def test_a_session_that_ends_cancels_its_work_and_a_new_action_cancels_the_old():
     import sys
 
-    from pcrp.compute import SessionWork, WorkTicket
+    from pcrp.sampling.compute import SessionWork, WorkTicket
 
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
     from app_pages.shared import _cancel_work
@@ -528,7 +529,7 @@ def test_cross_validate_records_both_rules():
 
 
 def test_each_builtin_data_set_ships_its_cross_validated_r_with_provenance():
-    from pcrp.cv import BUILTIN_R_COMMAND, BUILTIN_R_DATA, BUILTIN_R_SETTINGS, DEFAULT_GRID, builtin_r, builtin_r_table
+    from pcrp.analyses.cv import BUILTIN_R_COMMAND, BUILTIN_R_DATA, BUILTIN_R_SETTINGS, DEFAULT_GRID, builtin_r, builtin_r_table
     from pcrp.model import DEFAULT_R
 
     table = builtin_r_table()
@@ -550,7 +551,7 @@ def test_each_builtin_data_set_ships_its_cross_validated_r_with_provenance():
 def test_the_shipped_r_of_old_faithful_is_what_its_command_computes():
     """Recomputes one entry (Old Faithful, about a minute on two cores): CV is reproducible per seed whatever
     n_jobs, so the same settings must give the shipped r exactly."""
-    from pcrp.cv import builtin_r_table, compute_builtin_r
+    from pcrp.analyses.cv import builtin_r_table, compute_builtin_r
 
     assert compute_builtin_r(["old-faithful"], n_jobs=2)["old-faithful"]["r"] == builtin_r_table()["old-faithful"]["r"]
 
@@ -558,7 +559,7 @@ def test_the_shipped_r_of_old_faithful_is_what_its_command_computes():
 def test_settings_are_checked_by_their_declarations():
     """alpha, folds and repeats are checked once, by CV_PARAMS (alpha's bounds are the registry's), before any fit;
     the presets are values over the same declarations and the default grid is the registry's tune_grid."""
-    from pcrp.cv import BUILTIN_R_SETTINGS, CHOOSE_R_PAGE, CV_PARAMS, DEFAULT_GRID
+    from pcrp.analyses.cv import BUILTIN_R_SETTINGS, CHOOSE_R_PAGE, CV_PARAMS, DEFAULT_GRID
     from pcrp.model import PRIORS
 
     X = np.random.default_rng(0).normal(size=(40, 1))

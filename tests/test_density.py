@@ -1,14 +1,14 @@
-"""Posterior density maths against scipy's Student-t and Monte Carlo (pcrp.density)."""
+"""Posterior density maths against scipy's Student-t and Monte Carlo (pcrp.analyses.density)."""
 
 import numpy as np
 import pytest
 from scipy import stats
 from scipy.special import logsumexp
 
-from pcrp.density import (averaged_density, density_draws, density_panel, grid_1d, marginal_niw, mixture_density,
+from pcrp.analyses.density import (averaged_density, density_draws, density_panel, grid_1d, marginal_niw, mixture_density,
                           project, seating_log_predictive)
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.niw_math import student_t_params
+from pcrp.model.niw_math import student_t_params
 
 
 def blobs(n, d, seed):
@@ -189,7 +189,7 @@ def test_model_density_is_the_average_seating_predictive_for_the_pcrp_at_r_1_6()
 def test_new_cluster_term_uses_v_at_n_plus_1_for_the_mfm():
     """For the MFM the new-cluster weight of customer N + 1 is W(1) V_{N+1}(K + 1) / V_{N+1}(K) (not V_N), read
     here from the prior's own tables at N + 1; the existing blocks get W(n + 1) / W(n) = n + gamma."""
-    from pcrp.density import predictive_density
+    from pcrp.analyses.density import predictive_density
     from pcrp.model import MFM
 
     X, labels = blobs(30, 2, seed=3)
@@ -220,8 +220,8 @@ def test_density_panel_of_the_model_has_the_new_cluster_term_and_a_band(d, dim):
 def test_a_missing_prior_is_an_error_that_says_so():
     """The model's predictive needs the run's prior: None is refused with a message (never a CRP(1) stand-in), and a
     run configuration without a 'prior' entry is refused too (never a CRP or pCRP guessed from r)."""
-    from pcrp.errors import ModelError
-    from pcrp.posterior import prior_of
+    from pcrp.basics.errors import ModelError
+    from pcrp.model import prior_of
 
     X, labels = blobs(30, 1, 0)
     with pytest.raises(ModelError, match="needs the run's seating prior"):

@@ -8,7 +8,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pcrp.estimator import PCRPMixture
 from pcrp.model import resolve_niw
-from pcrp.partition import point_estimate
+from pcrp.summaries.partition import point_estimate
 
 # Short chains keep the ~46 checks fast; the checks test the API, not the statistics.
 QUICK = dict(n_chains=2, iters=30, burn_in=10, thin=2, random_state=0)
@@ -91,11 +91,11 @@ def test_to_inference_data_keeps_k_and_log_joint_in_posterior(blobs, fitted):
 
 
 def test_defaults_are_those_of_pcrp_run():
-    """One place per default: the estimator's parameters are the run settings' declarations (pcrp.run_spec), and
+    """One place per default: the estimator's parameters are the run settings' declarations (pcrp.runs.run_spec), and
     `pcrp run` leaves every run flag to the same declarations; both build their spec with make_run_spec."""
     from pcrp.cli import RUN_FLAGS, build_parser, run_settings
     from pcrp.model import DEFAULT_PRIOR, DEFAULT_R
-    from pcrp.run_spec import RUN_PARAMS
+    from pcrp.runs.run_spec import RUN_PARAMS
 
     args = build_parser().parse_args(["run", "sim1", "--out", "x"])
     est = PCRPMixture()
@@ -132,7 +132,7 @@ def test_a_parameter_the_prior_lacks_is_refused_even_at_another_priors_default(b
 
 def test_the_estimator_and_pcrp_run_give_the_same_summary(tmp_path):
     """Same CSV, same seed, same settings: the same chains, the same point estimate and expected loss."""
-    from pcrp.chains import ChainSet
+    from pcrp.runs.chains import ChainSet
     from pcrp.cli import main
 
     rng = np.random.default_rng(4)
@@ -232,7 +232,7 @@ def test_bad_parameters_are_refused_with_a_message(blobs, params, message):
 
 
 def test_the_estimator_prints_the_summary_pcrp_run_prints(tmp_path, capsys):
-    """One run summary (pcrp.run_summary): PCRPMixture(verbose=1) writes the lines `pcrp run` prints for the same
+    """One run summary (pcrp.analyses.run_summary): PCRPMixture(verbose=1) writes the lines `pcrp run` prints for the same
     chains (stopped, each chain's K and log joint, the point estimate), word for word but for the timings."""
     import re
 

@@ -22,11 +22,11 @@ import arviz as az
 import numpy as np
 import pytest
 
-from pcrp.exact import canonical, exact_posterior, k_distribution
+from pcrp.model.exact import canonical, exact_posterior, k_distribution
 from pcrp.model import CRP, PowerCRP, SparseFiniteMixture, resolve_niw
-from pcrp._kernels import gibbs
-from pcrp.chains import run_chain as run
-from pcrp.sampler import Sampler
+from pcrp.kernels import gibbs
+from pcrp.runs.chains import run_chain as run
+from pcrp.sampling.sampler import Sampler
 
 SWEEPS = 50_000
 MIN_ESS = 10_000
@@ -87,7 +87,7 @@ FROZEN_CASES = ([pytest.param(*case.values, 1, id=f"{case.id}-exact1") for case 
 @pytest.mark.slow
 @pytest.mark.parametrize("n,d,prior,moves,exact_members", FROZEN_CASES)
 def test_split_merge_frozen_score_matches_exact_posterior(n, d, prior, moves, exact_members, monkeypatch):
-    """The split-merge proposal's frozen Gaussian score (pcrp._kernels.split_merge), which a move of
+    """The split-merge proposal's frozen Gaussian score (pcrp.kernels.split_merge), which a move of
     N = 6-7 points never reaches at its default of EXACT_MEMBERS exact members: from the second member on
     (exact_members = 1), and from the first (0: the sides frozen at their first points i and j)."""
     monkeypatch.setattr(Sampler, "exact_members", exact_members)
@@ -101,7 +101,7 @@ VECTOR_CASES = [CASES[0], CASES[2], CASES[9],
 @pytest.mark.slow
 @pytest.mark.parametrize("n,d,prior,moves", VECTOR_CASES)
 def test_vector_passes_match_exact_posterior(n, d, prior, moves, monkeypatch):
-    """The sweep's vector passes (pcrp._kernels.gibbs), which N = 6-7 points never reach at their default of
+    """The sweep's vector passes (pcrp.kernels.gibbs), which N = 6-7 points never reach at their default of
     VECTOR_FROM slots in use: from one slot on. The sparse finite mixture with k_max = 2 makes them meet the
     -inf new-block weight at K = 2, where the weights are remade relative to the largest."""
     monkeypatch.setattr(Sampler, "vector_from", 1)

@@ -1,10 +1,10 @@
-"""The one-draw-at-a-time expected loss (pcrp._kernels.expected_loss) against the references of pcrp.partition."""
+"""The one-draw-at-a-time expected loss (pcrp.kernels.expected_loss) against the references of pcrp.summaries.partition."""
 
 import numpy as np
 import pytest
 
-from pcrp._kernels.expected_loss import expected_numerator
-from pcrp.partition import _loss_table, expected_binder, expected_vi, similarity_matrix
+from pcrp.kernels.expected_loss import expected_numerator
+from pcrp.summaries.partition import _loss_table, expected_binder, expected_vi, similarity_matrix
 
 
 def _stream(labels, draws, loss, weights):
@@ -35,7 +35,7 @@ def test_streamed_loss_equals_the_references_on_random_draws(dtype):
 def test_label_values_far_beyond_n_are_scored_without_a_table_that_large():
     """Labels such as 10**12 (a user's own codes) give the same expected loss as their ranks, without a table
     indexed up to 10**12 (which would need terabytes)."""
-    from pcrp.partition import expected_loss
+    from pcrp.summaries.partition import expected_loss
 
     rng = np.random.default_rng(0)
     draws = rng.integers(0, 4, size=(20, 50))
@@ -48,7 +48,7 @@ def test_label_values_far_beyond_n_are_scored_without_a_table_that_large():
 def test_a_modes_point_estimate_reads_its_chains_in_place():
     """point_estimate(draws, chains=g) searches and scores exactly the draws of labels[g] (same seed, same search
     draws), so modes need no copy of their chains; the reported loss is over all of the chains' draws."""
-    from pcrp.partition import expected_loss, point_estimate
+    from pcrp.summaries.partition import expected_loss, point_estimate
 
     rng = np.random.default_rng(1)
     truth = np.repeat(np.arange(3), 40)

@@ -3,7 +3,7 @@ the model's predictive density and the modes of disagreeing chains in the poster
 
 import pytest
 
-from pcrp.cv import builtin_r
+from pcrp.analyses.cv import builtin_r
 from pcrp.model import DEFAULT_R
 from tests.test_app import explorer, fast, texts, wait_for
 
@@ -97,7 +97,7 @@ def test_density_figures_draw_the_models_predictive_with_its_new_cluster_term_or
     import numpy as np
 
     from pcrp import plots
-    from pcrp.density import density_panel, mixture_density, predictive_density
+    from pcrp.analyses.density import density_panel, mixture_density, predictive_density
     from pcrp.model import make_prior, resolve_niw
 
     rng = np.random.default_rng(0)
@@ -139,7 +139,7 @@ def test_a_collapsed_pcrp_row_says_so_beside_the_crp_row(r, collapsed):
     """Sim 2 (N = 300): at r = 1.6, far above its threshold (about 1.2-1.3), every pCRP chain falls to one or two
     clusters while the CRP row keeps the three; at r = 1.1 the pCRP keeps them (docs/reproduce/cv_robustness.md).
     The pCRP row's heading and its posterior summary say COLLAPSED in the first case and not in the second
-    (pcrp.collapse against the CRP row on the same data)."""
+    (pcrp.analyses.collapse against the CRP row on the same data)."""
     at, heading = finished_run_headings({"data": "sim2", "r2": str(r), "sweeps": "600", "burn_in": "200",
                                          "pace": "full speed"})
     assert ("COLLAPSED" in " ".join(heading)) == collapsed, heading

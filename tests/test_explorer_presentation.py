@@ -68,7 +68,7 @@ def test_a_demo_link_carries_the_rows_priors_and_their_parameters():
 from pcrp.app import live_view  # noqa: E402
 from pcrp.data import simulation  # noqa: E402
 from pcrp.model import resolve_niw  # noqa: E402
-from pcrp.sampler import Sampler  # noqa: E402
+from pcrp.sampling.sampler import Sampler  # noqa: E402
 
 
 def majority(values, mask):
@@ -141,7 +141,7 @@ def test_a_merge_of_true_classes_is_found_and_named_by_class():
 
 
 # ----------------------------------------------------------------------------- any dimension, ID-like columns
-from pcrp.projection import id_like_columns, id_reason, pca_projection  # noqa: E402
+from pcrp.data.projection import id_like_columns, id_reason, pca_projection  # noqa: E402
 
 
 def test_pca_projection_of_standardised_data_labels_its_axes_with_explained_variance():

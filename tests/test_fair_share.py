@@ -11,7 +11,7 @@ from pcrp.app import live_runs as live
 from pcrp.app.fair_share import RunRegistry, ServerBusy, Share, share_settings, visitor_address
 from pcrp.app.live_chain import PAUSED
 from pcrp.app.live_runs import live_specs, new_run
-from pcrp.compute import work_cost
+from pcrp.sampling.compute import work_cost
 from pcrp.data import simulation
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from test_live import StandIn, wait_until

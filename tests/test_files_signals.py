@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pcrp import files
+from pcrp.basics import files
 from process_support import sigint_as_in_a_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX si
 # A child that writes OUT through atomic_write, says so on stdout half-way, and then blocks inside its writer.
 WRITER = textwrap.dedent("""
     import sys, time
-    from pcrp.files import atomic_write
+    from pcrp.basics.files import atomic_write
 
     def writer(f):
         f.write("half of the new content")
@@ -70,7 +70,7 @@ def test_a_left_over_of_a_killed_process_is_removed_by_the_next_write_but_a_live
     time.sleep(0.05)
     try:
         # the next run writes into the folder: the killed run's left-over goes, the live writer's file stays
-        done = subprocess.run([sys.executable, "-c", "import sys; from pcrp.files import atomic_write; "
+        done = subprocess.run([sys.executable, "-c", "import sys; from pcrp.basics.files import atomic_write; "
                                "atomic_write(sys.argv[1], lambda f: f.write('new'))", str(target)],
                               cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr

@@ -4,7 +4,7 @@ what they are."""
 import numpy as np
 import pytest
 
-from pcrp import compiling
+from pcrp.runs import compiling
 from pcrp.cli import main
 from pcrp.data import old_faithful
 from pcrp.estimator import PCRPMixture

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from numba import njit
 
-from pcrp._kernels import libm
-from pcrp._kernels.vecmath import EXP_CEILING, exp_in_range, log_positive
+from pcrp.kernels import libm
+from pcrp.kernels.vecmath import EXP_CEILING, exp_in_range, log_positive
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.sampler import Sampler
+from pcrp.sampling.sampler import Sampler
 
 
 def mixture(n, d, seed):
@@ -97,7 +97,7 @@ def _math_exp(v):
 
 
 def test_kernels_log_and_exp_give_the_bits_of_math_log_and_exp():
-    """The kernels call the C library's routines past their error wrappers (pcrp._kernels.libm): a wrong symbol
+    """The kernels call the C library's routines past their error wrappers (pcrp.kernels.libm): a wrong symbol
     (log for exp, a routine of another precision, one that mishandles infinities or NaN) changes some bits."""
     rng = np.random.default_rng(1)
     y = np.concatenate([rng.exponential(1.0, 100_000) * 10.0 ** rng.uniform(-300, 300, 100_000),
@@ -119,8 +119,8 @@ def test_kernels_log_and_exp_give_the_bits_of_math_log_and_exp():
 @pytest.mark.parametrize("d", [1, 3])
 def test_merged_statistics_from_two_clusters_equal_a_rebuild_from_their_points(d):
     """slots.merge_slots (the merge proposal's O(d^3) union) against the union rebuilt from the points."""
-    from pcrp._kernels import slots
-    from pcrp.niw_math import kernel_tables
+    from pcrp.kernels import slots
+    from pcrp.model.niw_math import kernel_tables
     from pcrp.model import log_weight_table
 
     X = mixture(90, d, seed=20 + d)
@@ -147,7 +147,7 @@ def test_merged_statistics_from_two_clusters_equal_a_rebuild_from_their_points(d
 def test_fill_uniform_draws_what_uniform_draws():
     """The split-merge move's bulk draws (rng.fill_uniform, the state in registers) are the numbers and the final
     state of as many rng.uniform calls: a chain's draws do not depend on which of the two a kernel uses."""
-    from pcrp._kernels.rng import fill_uniform, seed_state, uniform
+    from pcrp.kernels.rng import fill_uniform, seed_state, uniform
 
     one_by_one, bulk = seed_state(7), seed_state(7)
     expected = np.array([uniform(one_by_one) for _ in range(37)])

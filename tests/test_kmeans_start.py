@@ -1,4 +1,4 @@
-"""The 'kmeans:K' start in NumPy (pcrp.kmeans_start): k-means++ seeds, the nearest-seed assignment, chunking that
+"""The 'kmeans:K' start in NumPy (pcrp.sampling.kmeans_start): k-means++ seeds, the nearest-seed assignment, chunking that
 changes nothing, and a `pcrp run` that no longer imports scikit-learn."""
 
 import subprocess
@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from pcrp.kmeans_start import kmeans_plusplus, kmeans_start, local_trials, nearest_seed
-from pcrp.sampler import initial_labels
+from pcrp.sampling.kmeans_start import kmeans_plusplus, kmeans_start, local_trials, nearest_seed
+from pcrp.sampling.sampler import initial_labels
 
 BIG = 2**30  # a working-memory budget that reads the data in one chunk
 

@@ -1,4 +1,4 @@
-"""The guided lesson (pcrp.lesson and app_pages/lesson.py): each step's numbers are the library's (or a shipped
+"""The guided lesson (pcrp.teaching.lesson and app_pages/lesson.py): each step's numbers are the library's (or a shipped
 file's, which names its command), bad addresses fall back to step 1 with a message, every step renders, and in a
 real browser the arrow keys move between the steps."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pcrp import lesson
+from pcrp.teaching import lesson
 from pcrp.app import explorer_settings as es
 from pcrp.model import PRIORS
 
@@ -56,7 +56,7 @@ def test_the_steps_are_six_to_eight_and_numbered_in_order():
 
 # ----------------------------------------------------------------------------- each step's numbers
 def test_the_restaurant_is_the_libraries_seating():
-    from pcrp.seating import seat_prior, seating_probabilities_prior
+    from pcrp.model.seating import seat_prior, seating_probabilities_prior
 
     facts = lesson.restaurant(customers=30, seed=4)
     crp = lesson.reference_prior()
@@ -72,7 +72,7 @@ def test_the_restaurant_is_the_libraries_seating():
 
 
 def test_the_growth_of_k_is_measured_by_seating_simulations():
-    from pcrp.seating import crp_expected_k, simulate_k_growth_prior
+    from pcrp.model.seating import crp_expected_k, simulate_k_growth_prior
 
     facts = lesson.k_growth(growth_customers=60, seatings=6, seed=2)
     r, _, entry = lesson.shipped_r()
@@ -90,7 +90,7 @@ def test_the_growth_of_k_is_measured_by_seating_simulations():
 
 
 def test_old_faithful_steps_are_the_chains_of_the_library():
-    from pcrp.chains import run_chain
+    from pcrp.runs.chains import run_chain
     from pcrp.data import load
     from pcrp.model import resolve_niw
 
@@ -114,7 +114,7 @@ def test_old_faithful_steps_are_the_chains_of_the_library():
 
 
 def test_a_real_merge_is_one_of_two_clusters_above_the_share():
-    from pcrp.path import Merge, MergePath
+    from pcrp.analyses.path import Merge, MergePath
 
     path = MergePath(np.r_[np.zeros(50), np.ones(45), np.full(5, 2), [3]].astype(int),
                      [Merge(0.3, (0, 3), (50, 1), -1.0, 1.0), Merge(0.9, (1, 2), (45, 5), -1.0, 1.0),
@@ -126,10 +126,10 @@ def test_a_real_merge_is_one_of_two_clusters_above_the_share():
 
 @pytest.mark.slow  # two CRP fits and their point estimates (about 3 s)
 def test_the_threshold_is_the_exact_merge_path_of_a_crp_fit():
-    from pcrp.collapse import MIN_SHARE
+    from pcrp.analyses.collapse import MIN_SHARE
     from pcrp.data import load
     from pcrp.model import resolve_niw
-    from pcrp.path import crp_start, merge_path
+    from pcrp.analyses.path import crp_start, merge_path
 
     facts = lesson.merge_threshold(seed=0)
     assert tuple(facts.paths) == lesson.PATH_SIZES
@@ -145,7 +145,7 @@ def test_the_threshold_is_the_exact_merge_path_of_a_crp_fit():
 
 
 def test_choosing_r_reads_the_shipped_file_which_names_its_command():
-    from pcrp.cv import BUILTIN_R_COMMAND, builtin_r_table
+    from pcrp.analyses.cv import BUILTIN_R_COMMAND, builtin_r_table
 
     facts = lesson.cv_choice()
     entry = builtin_r_table()["old-faithful"]
@@ -159,7 +159,7 @@ def test_choosing_r_reads_the_shipped_file_which_names_its_command():
 
 
 def test_the_comparison_reads_the_shipped_report_which_names_its_command():
-    from pcrp.compare import prior_methods, read_report
+    from pcrp.experiments.compare import prior_methods, read_report
 
     methods = prior_methods()
 

@@ -13,13 +13,13 @@ from pcrp.app.fair_share import RunRegistry, ServerBusy, SessionOwner
 from pcrp.app.live_chain import FAILED, FINISHED, PAUSED, RUNNING, STOPPED, LiveChain
 from pcrp.app.live_runs import live_specs, new_run
 from pcrp.app.live_storage import REPLAY_FRAMES, SESSION_BUDGET_BYTES, plan_storage
-from pcrp.budget import Budget
-from pcrp.compute import BACKGROUND_NICE, FairSlots
+from pcrp.runs.budget import Budget
+from pcrp.sampling.compute import BACKGROUND_NICE, FairSlots
 from pcrp.data import simulation
 from pcrp.model import CRP, NIW, PowerCRP, make_prior, resolve_niw
-from pcrp.chains import run_chain as run
-from pcrp.run_spec import RunSpec, make_run_spec
-from pcrp.sampler import SamplerError, label_dtype
+from pcrp.runs.chains import run_chain as run
+from pcrp.runs.run_spec import RunSpec, make_run_spec
+from pcrp.sampling.sampler import SamplerError, label_dtype
 
 
 def wait_until(condition, seconds=30.0):
@@ -99,7 +99,7 @@ def test_chain_buffers_are_allocated_once_with_compact_labels(ds):
 # ----------------------------------------------------------------------------- what a live chain records
 def test_live_chain_records_exactly_the_batch_chain(ds):
     """Same seed, same chain, however the live thread chunks its sweeps; kept draws are the states at
-    the kept sweeps (the one keep schedule of pcrp.sampler)."""
+    the kept sweeps (the one keep schedule of pcrp.sampling.sampler)."""
     niw = resolve_niw(ds.X)
     prior = PowerCRP(1.0, 1.3)
     batch = run(ds.X, prior, niw, iters=300, burn_in=100, thin=7, seed=11)

@@ -1,4 +1,4 @@
-"""pcrp.mcmc_diagnostics against ArviZ, the reference it replaces in the summaries (ArviZ's import costs more than a
+"""pcrp.summaries.mcmc_diagnostics against ArviZ, the reference it replaces in the summaries (ArviZ's import costs more than a
 short run): the same R-hat, ESS and MCSE, the same nan where a figure is undefined.
 
 Tolerance 1e-9 relative: the two compute the same sums in the same order except the normal quantile (the standard
@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from pcrp import mcmc_diagnostics
+from pcrp.summaries import mcmc_diagnostics
 
 az = pytest.importorskip("arviz")
 
@@ -93,7 +93,7 @@ def test_rank_normalise_averages_tied_ranks():
 
 
 def test_normal_quantile_matches_the_standard_library_and_scipy():
-    """pcrp.special_functions.normal_quantile is AS 241 vectorised, the algorithm of statistics.NormalDist.inv_cdf:
+    """pcrp.model.special_functions.normal_quantile is AS 241 vectorised, the algorithm of statistics.NormalDist.inv_cdf:
     equal to it within 4 units in the last place (both round the same rational functions, in another order), and to
     scipy's ndtri within 1e-14 relative (another algorithm, accurate to about 1e-16), over the central region, both
     tails to 1e-300 and the boundaries of the three approximations (|p - 1/2| = 0.425, r = 5); 0, 1 and values
@@ -102,7 +102,7 @@ def test_normal_quantile_matches_the_standard_library_and_scipy():
 
     from scipy.special import ndtri
 
-    from pcrp.special_functions import normal_quantile
+    from pcrp.model.special_functions import normal_quantile
 
     rng = np.random.default_rng(0)
     p = np.concatenate([rng.uniform(size=20_000), 10.0 ** -rng.uniform(0, 300, 5_000),

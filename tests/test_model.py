@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from pcrp import data as data_mod
-from pcrp._kernels.niw import ROW_LOG_G_PROD, ROW_MARGINAL_CONST
+from pcrp.kernels.niw import ROW_LOG_G_PROD, ROW_MARGINAL_CONST
 from pcrp.model import (ALPHA_MAX,
     COND_MAX, NIW, NU0_MAX, R_MAX, CRP, ModelError, PowerCRP, check_niw_for_data, log_weight_table, resolve_niw,
 )
-from pcrp.niw_math import kernel_tables
-from pcrp.run_spec import check_schedule
-from pcrp.chains import run_chain as run
-from pcrp.sampler import REFRESH_EVERY, Sampler, SamplerError, initial_labels
+from pcrp.model.niw_math import kernel_tables
+from pcrp.runs.run_spec import check_schedule
+from pcrp.runs.chains import run_chain as run
+from pcrp.sampling.sampler import REFRESH_EVERY, Sampler, SamplerError, initial_labels
 
 N_LIMIT = data_mod.MAX_ROWS  # the bounds are stated for data sets up to this many points
 D_LIMIT = data_mod.MAX_CLUSTER_COLUMNS
@@ -146,10 +146,10 @@ def test_a_run_that_cannot_fit_in_memory_is_refused_before_allocating(blobs, mon
     per kept draw) plus the sampler's state and the summaries' work (well under 0.2 GiB here)."""
     import re
 
-    import pcrp.dtypes
+    import pcrp.basics.dtypes
 
-    monkeypatch.setattr(pcrp.dtypes, "available_memory", lambda: 2**30)
-    iters = 10_000_000  # the most sweeps a run may have (pcrp.run_spec.MAX_SWEEPS)
+    monkeypatch.setattr(pcrp.basics.dtypes, "available_memory", lambda: 2**30)
+    iters = 10_000_000  # the most sweeps a run may have (pcrp.runs.run_spec.MAX_SWEEPS)
     record = (16 * iters + (iters - 1) * 120 * 2) / 2**30
     with pytest.raises(SamplerError, match=r"more than the 1\.0 GiB available now\. Keep fewer draws") as err:
         run(blobs, CRP(1.0), resolve_niw(blobs), iters=iters, burn_in=1, thin=1)

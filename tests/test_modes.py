@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from pcrp.chains import ChainSet, run_chains
+from pcrp.runs.chains import ChainSet, run_chains
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.modes import find_modes, modes_json
-from pcrp.run_spec import make_run_spec
+from pcrp.summaries.modes import find_modes, modes_json
+from pcrp.runs.run_spec import make_run_spec
 
 
 def placed_chains(offsets, n=40, draws=60, seed=0):

@@ -10,7 +10,7 @@ import pytest
 
 from pcrp.data import mnist
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.sampler import Sampler
+from pcrp.sampling.sampler import Sampler
 
 
 def test_every_move_is_counted():

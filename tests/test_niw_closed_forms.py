@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pcrp import niw_math
-from pcrp._kernels import gibbs
+from pcrp.model import niw_math
+from pcrp.kernels import gibbs
 from pcrp.model import NIW, CRP, log_weight_table, resolve_niw
-from pcrp.sampler import Sampler
+from pcrp.sampling.sampler import Sampler
 
 
 def random_niw(d, rng):
@@ -97,7 +97,7 @@ def test_kernel_tables_rows_against_the_closed_forms(d):
     the mean and the scatter. Tolerance 1e-10 relative: both sides are a few double-precision operations."""
     from math import factorial, log
 
-    from pcrp._kernels.niw import (
+    from pcrp.kernels.niw import (
         ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_MARGINAL_CONST, ROW_NU, ROW_REMOVE_STEP, ROW_REMOVE_WEIGHT,
         ROW_T_CONST, ROW_T_EXPONENT, ROW_T_SCALE,
     )
@@ -138,14 +138,14 @@ def test_kernel_tables_rows_against_the_closed_forms(d):
 
 
 def test_special_functions_equal_scipys():
-    """pcrp.special_functions (libm's lgamma, so that a run needs no scipy.special) against SciPy's gammaln and
+    """pcrp.model.special_functions (libm's lgamma, so that a run needs no scipy.special) against SciPy's gammaln and
     multigammaln, on the arguments the tables meet (halves and degrees of freedom up to N = 2,000,000) and the
     priors' (non-integers near 0, the poles' neighbours): equal to 1e-13 relative where the value is away from
     0, 1e-14 absolute near the zeros of log Gamma at 1 and 2. A wrong offset (a - j instead of a - j/2) or a
     missing d(d - 1)/4 log(pi) term is off by far more."""
     from scipy.special import gammaln as scipy_gammaln, multigammaln as scipy_multigammaln
 
-    from pcrp.special_functions import gammaln, multigammaln
+    from pcrp.model.special_functions import gammaln, multigammaln
 
     x = np.concatenate([np.linspace(0.01, 60, 6001), np.arange(0.5, 1e6, 997.5), [1.0, 2.0, 1e-3, 2e6 + 0.5]])
     assert np.allclose(gammaln(x), scipy_gammaln(x), rtol=1e-13, atol=1e-14)

@@ -1,6 +1,6 @@
 """Partition summaries against the exact posterior (N <= 8, all partitions enumerated).
 
-The exact references here are computed by a different route from pcrp.partition:
+The exact references here are computed by a different route from pcrp.summaries.partition:
 - co-clustering probabilities by summing p(z) over partitions pair by pair;
 - expected VI of every candidate through the subset decomposition
   N E[VI(c, Z)] = sum_k F(|C_k|) + E[sum_l F(|Z_l|)] - 2 sum_k g(C_k),  g(A) = E[sum_l F(|A n Z_l|)],
@@ -13,12 +13,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from pcrp.exact import canonical, exact_posterior
+from pcrp.model.exact import canonical, exact_posterior
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.partition import (cluster_confidence, compact_labels, expected_binder, expected_loss, expected_vi,
+from pcrp.summaries.partition import (cluster_confidence, compact_labels, expected_binder, expected_loss, expected_vi,
                             point_estimate, similarity_matrix, similarity_order, unique_draws)
-from pcrp.chains import run_chain as run
-from pcrp.summary import vi
+from pcrp.runs.chains import run_chain as run
+from pcrp.summaries.summary import vi
 
 
 def data(n, d, seed):
@@ -217,7 +217,7 @@ def test_bad_loss_and_weights_are_refused():
 
 def test_similarity_heatmap_and_diagnostics_table_draw_what_they_are_given():
     from pcrp import plots
-    from pcrp.summary import chain_diagnostics
+    from pcrp.summaries.summary import chain_diagnostics
 
     labels = np.array([1, 0, 1, 0, 0, 2])
     psm = similarity_matrix(np.array([labels, labels, [0, 0, 1, 1, 1, 2]]))
@@ -262,7 +262,7 @@ def test_search_uses_at_most_its_draw_budget_and_reports_it():
 
 
 def test_cluster_confidence_from_draws_equals_the_matrix_version():
-    from pcrp.partition import cluster_confidence_from_draws
+    from pcrp.summaries.partition import cluster_confidence_from_draws
 
     rng = np.random.default_rng(5)
     draws = rng.integers(0, 4, size=(25, 50)) * 7
@@ -308,7 +308,7 @@ def test_identical_partitions_are_merged_exactly_whatever_their_label_values(n):
     """Draws of three partitions, each written with shuffled label values (and values far beyond N), merge into
     exactly three with their summed weights, for short rows (keyed by bytes) and long ones (keyed by a digest).
     Two partitions that differ in one item stay apart."""
-    from pcrp.partition import _distinct
+    from pcrp.summaries.partition import _distinct
 
     rng = np.random.default_rng(2)
     base = [np.arange(n) % 3, rng.integers(0, 4, n)]
@@ -334,9 +334,9 @@ def test_identical_partitions_are_merged_exactly_whatever_their_label_values(n):
 def test_greedy_search_value_is_the_loss_of_its_labels(loss):
     """The value the search carries through its moves, rejected zealous attempts (restored from a copy) and items
     that stay (never taken out) is the numerator recomputed from scratch for the labels it returns."""
-    from pcrp._kernels.rng import seed_state
-    from pcrp._kernels.search import greedy_search, loss_numerator
-    from pcrp.partition import DrawTables, compact_labels
+    from pcrp.kernels.rng import seed_state
+    from pcrp.kernels.search import greedy_search, loss_numerator
+    from pcrp.summaries.partition import DrawTables, compact_labels
 
     rng = np.random.default_rng(3)
     for case in range(12):
@@ -359,9 +359,9 @@ def test_cost_cache_gives_the_search_without_it_bit_for_bit(loss):
     """The search's cost cache (points with equal cells share the costs computed for a cluster's counts until they
     change) returns the labels and the value of the same run without the cache, to the bit: a stale cost read back
     after a move, an attempt or its undo would change a choice or the carried value."""
-    from pcrp._kernels.rng import seed_state
-    from pcrp._kernels.search import greedy_search, greedy_search_by_type
-    from pcrp.partition import DrawTables, compact_labels
+    from pcrp.kernels.rng import seed_state
+    from pcrp.kernels.search import greedy_search, greedy_search_by_type
+    from pcrp.summaries.partition import DrawTables, compact_labels
 
     rng = np.random.default_rng(5)
     n_types = []
@@ -417,7 +417,7 @@ def test_no_zealous_attempts_at_large_n_keeps_the_estimate():
     ambiguous points and clusters split or merged in some draws (where fewer runs do find worse partitions), the
     labels (and so the expected loss) are those of the search with salso's 10 attempts per run: an estimate made
     worse by the rule fails here."""
-    from pcrp.partition import ZEALOUS_ATTEMPTS, ZEALOUS_MAX_N
+    from pcrp.summaries.partition import ZEALOUS_ATTEMPTS, ZEALOUS_MAX_N
 
     for case, draws in enumerate(_large_search_problems()):
         assert draws.shape[1] > ZEALOUS_MAX_N

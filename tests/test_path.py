@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
-from pcrp import niw_math
-from pcrp.k_over_r import k_over_r
+from pcrp.model import niw_math
+from pcrp.analyses.k_over_r import k_over_r
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.path import (CAVEAT, Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, kept_by_range,
+from pcrp.analyses.path import (CAVEAT, Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, kept_by_range,
                        log_marginal, merge_path, merge_probabilities, merge_terms, path_table)
-from pcrp.sampler import Sampler
+from pcrp.sampling.sampler import Sampler
 
 
 def _points_log_m(X, niw):
@@ -35,7 +35,7 @@ def test_block_statistics_and_marginal_match_the_points(d):
 
 
 def _log_joint(X, labels, prior, niw):
-    """The sampler's own log joint of a labelling (the kernels' code path, not pcrp.path's)."""
+    """The sampler's own log joint of a labelling (the kernels' code path, not pcrp.analyses.path's)."""
     return Sampler(X, prior, niw, init=np.asarray(labels), seed=0).log_joint()
 
 
@@ -88,7 +88,7 @@ def _three_clumps_with_one_split(seed=0):
 
 
 def _brute_force_min_pair(X, labels, niw, alpha):
-    """The pair with the smallest r*, recomputed from the points (niw_math, not pcrp.path's blocks)."""
+    """The pair with the smallest r*, recomputed from the points (niw_math, not pcrp.analyses.path's blocks)."""
     ids = np.unique(labels)
     best = None
     for i, a in enumerate(ids):
@@ -329,7 +329,7 @@ def test_cli_path_refuses_each_bad_label_file_in_one_line(tmp_path, capsys, kind
 
 
 def test_read_labels_reads_a_result_npz_and_text_within_the_bound(tmp_path):
-    from pcrp.path import LABEL_TEXT_BYTES, LABEL_TEXT_SLACK, read_labels
+    from pcrp.analyses.path import LABEL_TEXT_BYTES, LABEL_TEXT_SLACK, read_labels
 
     np.savez(tmp_path / "r.npz", psm=np.eye(3), point_labels=np.array([2, 0, 2]))
     assert read_labels(tmp_path / "r.npz", 3).tolist() == [2, 0, 2]
@@ -375,7 +375,7 @@ def test_cli_path_default_start(tmp_path, capsys):
 def test_choose_r_figure_draws_the_path_on_the_shared_r_axis():
     """The dendrogram's vertical links sit at the merges' r (clipped to the axis), its leaves are the starting
     clusters labelled by size; a path with an inversion and a merge below the axis still draws."""
-    from pcrp.cv import BlowUp, CVResult
+    from pcrp.analyses.cv import BlowUp, CVResult
     from pcrp.plots import choose_r_figure
 
     merges = [Merge(-1 / 3, (0, 3), (20, 1), 1.0, 3.0), Merge(1.3, (1, 2), (30, 30), -1.3, 1.0),
@@ -432,8 +432,8 @@ def test_merge_probabilities_count_draws_holding_each_merge_together():
 def test_merge_probability_from_the_sampler_on_two_blobs():
     """As in the K-over-r test: 0.4 below the pair's r* the chains keep the blobs apart (P merged < 0.05), 0.4
     above they hold them together (> 0.95); the log odds are -+0.4 G, about e^-13."""
-    from pcrp.chains import run_chains
-    from pcrp.run_spec import make_run_spec
+    from pcrp.runs.chains import run_chains
+    from pcrp.runs.run_spec import make_run_spec
 
     rng = np.random.default_rng(5)
     X = np.r_[rng.normal(-2.5, 1, 30), rng.normal(2.5, 1, 30)][:, None]
@@ -470,7 +470,7 @@ def test_path_settings_are_checked_by_their_declarations():
     """merge_path's and crp_start's alpha is the registry's ALPHA, checked by PATH_PARAMS (a PathError), and their
     defaults are PATH_PARAMS'."""
     from pcrp.model import PRIORS
-    from pcrp.path import PATH_PARAMS
+    from pcrp.analyses.path import PATH_PARAMS
 
     X, start, _ = _three_clumps_with_one_split()
     with pytest.raises(PathError, match=r"alpha must be a finite number > 0 \(got 0\)"):

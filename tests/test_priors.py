@@ -18,16 +18,16 @@ import numpy as np
 import pytest
 from scipy.special import gammaln, logsumexp
 
-from pcrp import niw_math
-from pcrp._kernels.niw import ROW_LOG_G, ROW_LOG_G_PROD
-from pcrp.exact import exact_posterior, k_distribution, set_partitions
+from pcrp.model import niw_math
+from pcrp.kernels.niw import ROW_LOG_G, ROW_LOG_G_PROD
+from pcrp.model.exact import exact_posterior, k_distribution, set_partitions
 from pcrp.model import (
     CRP, DEFAULT_R, LAM_MAX, MFM, PRIORS, ModelError, PitmanYor, PowerCRP, SparseFiniteMixture, log_weight_table,
     make_prior, prior_tables, resolve_niw,
 )
-from pcrp.niw_math import kernel_tables
-from pcrp.chains import run_chain as run
-from pcrp.sampler import Sampler, SamplerError
+from pcrp.model.niw_math import kernel_tables
+from pcrp.runs.chains import run_chain as run
+from pcrp.sampling.sampler import Sampler, SamplerError
 
 NORMALISED = [CRP(0.7), CRP(2.5), PitmanYor(1.0, 0.4), PitmanYor(-0.2, 0.5), PitmanYor(3.0, 0.0), MFM(1.0, 1.0),
               MFM(0.3, 4.0), MFM(2.0, 0.2), SparseFiniteMixture(0.5, 3), SparseFiniteMixture(0.01, 10),
@@ -314,7 +314,7 @@ FEASIBLE = [p for p in ALL if p.max_blocks is None] + [SparseFiniteMixture(0.5, 
 
 @pytest.mark.parametrize("prior", FEASIBLE, ids=ids(FEASIBLE))
 def test_one_customer_prior_is_the_eppf_conditional(prior):
-    from pcrp.one_customer import seating_choice
+    from pcrp.teaching.one_customer import seating_choice
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(9, 2))
@@ -327,7 +327,7 @@ def test_one_customer_prior_is_the_eppf_conditional(prior):
 
 
 def test_one_customer_cannot_open_a_table_beyond_k_max():
-    from pcrp.one_customer import seating_choice
+    from pcrp.teaching.one_customer import seating_choice
 
     X = np.random.default_rng(0).normal(size=(6, 1))
     choice = seating_choice(X, np.array([0, 0, 1, 1, 2, 2]), 0, resolve_niw(X), SparseFiniteMixture(0.5, 3))
@@ -339,7 +339,7 @@ def test_one_customer_cannot_open_a_table_beyond_k_max():
 def test_new_point_seating_weights_are_the_eppf_of_n_plus_one(prior):
     """density.seating_log_predictive's weights (its columns less the log predictives) are p(z_{N+1} = k | z)
     from the EPPF of N + 1 items; with k_max = 3 and 3 blocks a new one has weight 0."""
-    from pcrp.density import _Blocks, seating_log_predictive
+    from pcrp.analyses.density import _Blocks, seating_log_predictive
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(8, 2))
@@ -358,8 +358,8 @@ def test_new_point_seating_weights_are_the_eppf_of_n_plus_one(prior):
 def test_held_out_density_of_cv_agrees_with_the_seating_predictive(prior):
     """cv.score_held_out's log predictive density (kernels + its own normalisation) against
     density.seating_log_predictive averaged over the same draws."""
-    from pcrp.cv import score_held_out
-    from pcrp.density import seating_log_predictive
+    from pcrp.analyses.cv import score_held_out
+    from pcrp.analyses.density import seating_log_predictive
 
     rng = np.random.default_rng(5)
     X = np.r_[rng.normal(-2, 1, (20, 2)), rng.normal(2, 1, (20, 2))]
@@ -378,7 +378,7 @@ def test_held_out_density_of_cv_agrees_with_the_seating_predictive(prior):
 @pytest.mark.parametrize("prior", NORMALISED, ids=ids(NORMALISED))
 def test_expected_k_closed_forms_against_enumeration(prior):
     """E[K_N] of seating.expected_k against sum over all partitions of N <= 7 of K x EPPF."""
-    from pcrp.seating import expected_k
+    from pcrp.model.seating import expected_k
 
     e = expected_k(prior, 7)
     for n in range(1, 8):
@@ -395,7 +395,7 @@ def test_each_seat_follows_the_eppf_of_the_customers_so_far(prior):
     a relative 1e-7 of the new-table probability above (odd customers) or below (even ones) the edge of the
     new table's interval, opens a new table exactly when the uniform is above it: it uses the same
     probabilities to 1e-7 (an MFM seating with V_n in place of V_{n+1} misses this)."""
-    from pcrp.seating import seat_prior, seating_probabilities_prior
+    from pcrp.model.seating import seat_prior, seating_probabilities_prior
 
     n = 40
     u = []
@@ -421,7 +421,7 @@ def test_each_seat_follows_the_eppf_of_the_customers_so_far(prior):
 
 def exact_seating_k(prior, n):
     """E[K_m], m = 1..n, of the sequential process by propagating the distribution of table-size multisets (as
-    tests/test_seating.py does for the pCRP), with the prior's weights; independent of pcrp.seating."""
+    tests/test_seating.py does for the pCRP), with the prior's weights; independent of pcrp.model.seating."""
     states = {(): 1.0}
     out = []
     for m in range(1, n + 1):
@@ -447,7 +447,7 @@ def test_seating_simulation_matches_the_closed_form_expected_k(prior):
     """300 seatings of 200 customers: mean K_N within 4 standard errors of expected_k at N = 10, 50, 200, and
     expected_k agrees with the exact propagation of the seating process at N <= 20 (so the seating uses V_n of
     the n customers seated so far)."""
-    from pcrp.seating import expected_k, simulate_k_growth_prior
+    from pcrp.model.seating import expected_k, simulate_k_growth_prior
 
     runs = 300
     sims = simulate_k_growth_prior(prior, 200, runs, seed=1)
@@ -463,7 +463,7 @@ def test_seating_simulation_matches_the_closed_form_expected_k(prior):
 def test_closed_forms_grow_as_the_theory_says():
     """CRP about alpha log N; Pitman-Yor like N^sigma (E[K_N] / N^sigma settles); MFM bounded by E[K] = lam + 1;
     the pCRP has none."""
-    from pcrp.seating import crp_expected_k, expected_k
+    from pcrp.model.seating import crp_expected_k, expected_k
 
     np.testing.assert_allclose(expected_k(CRP(1.5), 500), crp_expected_k(1.5, 500), rtol=1e-12)
     assert expected_k(PowerCRP(1.5, 1.0), 50) == pytest.approx(crp_expected_k(1.5, 50))

@@ -1,16 +1,16 @@
 """Reproduce's and compare's settings are declared once (REPRODUCE_PARAMS, COMPARE_PARAMS, their presets), their
 priors come from the registry (a prior registered at run time included) and what a prior does there is decided by
-its registry fields; the report writers they share (pcrp.reports)."""
+its registry fields; the report writers they share (pcrp.experiments.reports)."""
 
 from dataclasses import dataclass, field, replace
 
 import pytest
 
-from pcrp import compare
-from pcrp.errors import SettingError
+from pcrp.experiments import compare
+from pcrp.basics.errors import SettingError
 from pcrp.model import MFM, PRIORS, PriorSpec
-from pcrp.reproduce import FULL, PAPER, QUICK, QUICK_CHECK, REPRODUCE_PARAMS, Protocol, all_methods, extra_methods
-from pcrp.reproduce import methods as repro_methods
+from pcrp.experiments.reproduce import FULL, PAPER, QUICK, QUICK_CHECK, REPRODUCE_PARAMS, Protocol, all_methods, extra_methods
+from pcrp.experiments.reproduce import methods as repro_methods
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def test_reproduce_builds_the_paper_priors_from_the_registry_fields(monkeypatch)
 
 
 def test_an_unknown_method_is_refused_naming_the_choices():
-    from pcrp.reproduce import EXPERIMENTS, run_experiment
+    from pcrp.experiments.reproduce import EXPERIMENTS, run_experiment
 
     with pytest.raises(SettingError, match=r"unknown method 'DP'; choose from CRP-Oracle, CRP, pCRP, MFM, SFM"):
         run_experiment(EXPERIMENTS["sim1-300"], QUICK, methods=("CRP", "DP"))
@@ -92,7 +92,7 @@ def test_compare_refuses_bad_settings_before_fitting_anything(monkeypatch):
 def test_the_report_writers_write_whole_files_and_one_plotly_bundle(tmp_path):
     import plotly.graph_objects as go
 
-    from pcrp.reports import csv_text, markdown_table, method_name, write_figure
+    from pcrp.experiments.reports import csv_text, markdown_table, method_name, write_figure
 
     assert csv_text([{"a": 1, "b": 2, "c": 3}], ["a", "b"]) == "a,b\r\n1,2\r\n"
     assert markdown_table([{"x": "1", "y": "2"}]) == "| x | y |\n|---|---|\n| 1 | 2 |"

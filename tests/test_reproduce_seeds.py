@@ -9,8 +9,8 @@ from scipy.special import gammaln
 
 from pcrp import data as data_mod
 from pcrp.model import resolve_niw
-from pcrp.niw_math import log_marginal
-from pcrp.reproduce import (EXPERIMENTS, EXTRA_METHODS, FLAGGED_PCRP, METHODS, QUICK, Experiment, Protocol, data_seeds,
+from pcrp.model.niw_math import log_marginal
+from pcrp.experiments.reproduce import (EXPERIMENTS, EXTRA_METHODS, FLAGGED_PCRP, METHODS, QUICK, Experiment, Protocol, data_seeds,
                             extra_lines, markdown_seed_table, run_over_seeds, seed_disagreement_lines, seed_gap_lines,
                             seed_rows, true_partition_margin, write_report)
 
@@ -176,7 +176,7 @@ def test_the_mnist_embedding_does_not_depend_on_the_blas_thread_count(method, mo
 # ----------------------------------------------------------------------------- the app's work budget
 def test_the_work_estimate_knows_each_experiments_dimensions():
     """reproduce_work reads DATA_DIMS before any data are loaded: they must be the loaded data's."""
-    from pcrp.reproduce import DATA_DIMS, load_experiment_data
+    from pcrp.experiments.reproduce import DATA_DIMS, load_experiment_data
 
     for key in ("sim1-300", "sim2-300", "mnist-1000", "old-faithful"):
         e = EXPERIMENTS[key]
@@ -187,10 +187,10 @@ def test_the_work_estimate_knows_each_experiments_dimensions():
 def test_a_reproduce_run_over_its_budget_is_refused_before_anything_runs(monkeypatch):
     """Everything a run does counts: its cross validations, chain checks and every method's chains, per data set;
     a ticket whose budget is a little under that refuses the job before any fit starts."""
-    from pcrp import reproduce
-    from pcrp.compute import WorkOverBudget, WorkTicket, work_cost
-    from pcrp.cv import check_work, cv_work
-    from pcrp.reproduce import REPRODUCE_BUDGET, reproduce_work
+    from pcrp.experiments import reproduce
+    from pcrp.sampling.compute import WorkOverBudget, WorkTicket, work_cost
+    from pcrp.analyses.cv import check_work, cv_work
+    from pcrp.experiments.reproduce import REPRODUCE_BUDGET, reproduce_work
 
     grid = [1.05, 1.5, 3.0]
     per_set = (cv_work(40, 1, 3, TINY.cv_folds, TINY.cv_repeats, TINY.cv_iters) + check_work(80, 1, len(grid), TINY.check_iters)
@@ -214,8 +214,8 @@ def test_a_flagged_pcrp_data_set_is_reported_apart_and_counted(over_seeds):
     pCRP's mean: its own row follows, the sentence says why, and the per-data-set counts name it."""
     import copy
 
-    from pcrp.collapse import judge
-    from pcrp.reproduce import versus_crp, versus_lines
+    from pcrp.analyses.collapse import judge
+    from pcrp.experiments.reproduce import versus_crp, versus_lines
 
     res = copy.deepcopy(over_seeds)
     for i, run in enumerate(res.runs):
@@ -241,7 +241,7 @@ def test_a_flagged_pcrp_data_set_is_reported_apart_and_counted(over_seeds):
 def test_versus_the_crp_counts_a_difference_within_its_monte_carlo_error_as_a_match():
     from types import SimpleNamespace
 
-    from pcrp.reproduce import versus_crp
+    from pcrp.experiments.reproduce import versus_crp
 
     def run(nmi_p, nmi_c, k_p, k_c, se=0.001):
         method = lambda nmi, k: SimpleNamespace(metrics={"NMI": (nmi, se), "K": (k, 0.01)}, verdict=None)

@@ -66,7 +66,7 @@ def test_restaurants_step_play_and_plurals():
     assert specs[0]["encoding"]["y"]["scale"]["domain"] == specs[1]["encoding"]["y"]["scale"]["domain"]
     # both panels are seated with the page's one stream of random numbers (its seed)
     from pcrp.model import CRP, PowerCRP
-    from pcrp.seating import seat_prior
+    from pcrp.model.seating import seat_prior
 
     uniforms = np.random.default_rng(at.number_input(key="rgr_seed").value).random(200)
     for rs, prior in zip(rows, (CRP(), PowerCRP())):
@@ -187,8 +187,8 @@ def test_distributions_with_labelled_n_and_orders():
 def test_one_customer_default_is_informative_and_its_legend_clears_the_title():
     from pcrp import data
     from pcrp.model import CRP, PowerCRP, resolve_niw
-    from pcrp.one_customer import contrast
-    from pcrp.chains import run_chain as run
+    from pcrp.teaching.one_customer import contrast
+    from pcrp.runs.chains import run_chain as run
 
     at = page()
     ds = data.old_faithful()

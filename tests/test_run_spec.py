@@ -8,14 +8,14 @@ import sys
 import numpy as np
 import pytest
 
-from pcrp.budget import AUTO_FIRST_ITERS, Budget
-from pcrp.chains import ChainSet, run_chains
+from pcrp.runs.budget import AUTO_FIRST_ITERS, Budget
+from pcrp.runs.chains import ChainSet, run_chains
 from pcrp.cli import RUN_FLAGS, main
 from pcrp.data import old_faithful
 from pcrp.estimator import PCRPMixture
 from pcrp.model import PRIORS, make_prior
-from pcrp.params import SettingError
-from pcrp.run_spec import RUN_PARAMS, RunSpec, make_run_spec
+from pcrp.basics.params import SettingError
+from pcrp.runs.run_spec import RUN_PARAMS, RunSpec, make_run_spec
 
 
 def bad_values(param):
@@ -174,8 +174,8 @@ def test_the_automatic_budgets_kept_draws_are_the_states_at_their_sweeps(monkeyp
     and the store drops what burn-in passes. What comes out must be exactly the multiples of the final thinning
     after the final burn-in, each the state a fresh sampler with the chain's seed and start reaches at that sweep
     (a store that kept a row at the wrong sweep, or shifted rows when compacting, fails here)."""
-    from pcrp import budget
-    from pcrp.sampler import Sampler, keep_schedule
+    from pcrp.runs import budget
+    from pcrp.sampling.sampler import Sampler, keep_schedule
 
     monkeypatch.setattr(budget, "AUTO_MAX_KEPT", 20)
     spec = make_run_spec(X, prior="pcrp", prior_params={"r": 1.5}, n_chains=2, init=["one", "kmeans:10"],

@@ -4,14 +4,14 @@ import arviz as az
 import numpy as np
 import pytest
 
-from pcrp import niw_math
-from pcrp._kernels import gibbs
+from pcrp.model import niw_math
+from pcrp.kernels import gibbs
 from pcrp.data import simulation
-from pcrp.exact import canonical
+from pcrp.model.exact import canonical
 from pcrp.model import CRP, PowerCRP, resolve_niw
-from pcrp.chains import run_chain as run
-from pcrp.run_spec import chain_seeds
-from pcrp.sampler import REFRESH_EVERY, Sampler, SamplerError, initial_labels
+from pcrp.runs.chains import run_chain as run
+from pcrp.runs.run_spec import chain_seeds
+from pcrp.sampling.sampler import REFRESH_EVERY, Sampler, SamplerError, initial_labels
 
 
 @pytest.mark.parametrize("d", [1, 3])

@@ -8,11 +8,11 @@ import textwrap
 import numpy as np
 import pytest
 
-from pcrp.chains import run_chains
+from pcrp.runs.chains import run_chains
 from pcrp.model import PowerCRP, resolve_niw
-from pcrp.partition import cluster_confidence_from_draws, point_estimate, similarity_matrix
-from pcrp.posterior import summarise
-from pcrp.run_spec import make_run_spec
+from pcrp.summaries.partition import cluster_confidence_from_draws, point_estimate, similarity_matrix
+from pcrp.analyses.posterior import summarise
+from pcrp.runs.run_spec import make_run_spec
 
 
 def test_summary_at_scale_has_a_point_estimate_and_a_row_sample_of_the_similarity_matrix():
@@ -42,8 +42,8 @@ def test_point_estimate_at_100000_points_fits_in_1_gib_of_address_space():
     imports plus 1 GiB (RLIMIT_AS), on 400 draws of three noisy clusters; it must find the three clusters."""
     code = textwrap.dedent("""
         import resource, numpy as np
-        from pcrp.partition import point_estimate
-        from pcrp._kernels import search  # compiled (or loaded from cache) before the limit
+        from pcrp.summaries.partition import point_estimate
+        from pcrp.kernels import search  # compiled (or loaded from cache) before the limit
         point_estimate(np.zeros((2, 10), np.int64), n_runs=1)
         used = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()
         resource.setrlimit(resource.RLIMIT_AS, (used + 2**30, used + 2**30))
@@ -66,9 +66,9 @@ def test_point_estimate_at_100000_points_fits_in_1_gib_of_address_space():
 
 
 def test_fast_nmi_and_vi_equal_scikit_learns():
-    """nmi_vi (one bincount table) against pcrp.summary.nmi / vi (scikit-learn) on 200 random pairs, including
+    """nmi_vi (one bincount table) against pcrp.summaries.summary.nmi / vi (scikit-learn) on 200 random pairs, including
     one-cluster labelings; agreement to 1e-12."""
-    from pcrp.summary import nmi, nmi_vi, vi
+    from pcrp.summaries.summary import nmi, nmi_vi, vi
 
     rng = np.random.default_rng(0)
     for _ in range(200):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pcrp.seating import crp_expected_k, seat, seating_probabilities, simulate_k_growth, three_customer_example
+from pcrp.model.seating import crp_expected_k, seat, seating_probabilities, simulate_k_growth, three_customer_example
 
 
 def test_crp_simulation_matches_exact_expected_k():
@@ -22,7 +22,7 @@ def test_crp_simulation_matches_exact_expected_k():
 def exact_seating_summaries(alpha, r, n):
     """Exact E[K_m] (m = 1..n), and E[largest table share] and E[singletons] after n customers, of the
     sequential seating process, by propagating the distribution of table sizes (a multiset: sorted tuple)
-    customer by customer. Independent of pcrp.seating; p(30) = 5,604 size multisets at n = 30."""
+    customer by customer. Independent of pcrp.model.seating; p(30) = 5,604 size multisets at n = 30."""
     states = {(): 1.0}
     expected_k = []
     for _ in range(n):
@@ -81,7 +81,7 @@ def test_seating_uses_the_given_uniforms():
 def test_arrival_orders_are_the_distinct_sequences():
     from math import comb
 
-    from pcrp.seating import arrival_orders
+    from pcrp.model.seating import arrival_orders
 
     assert arrival_orders((2, 1)) == [(0, 0, 1), (0, 1, 0), (1, 0, 0)]
     assert len(arrival_orders((3, 2, 1))) == comb(6, 3) * comb(3, 2)
@@ -90,7 +90,7 @@ def test_arrival_orders_are_the_distinct_sequences():
 def test_partition_probability_by_order_by_hand():
     """Blocks A (2 customers) and B (1): order AAB has alpha / ((1 + alpha)(2^r + alpha));
     ABA and BAA both have alpha / ((1 + alpha)(2 + alpha))."""
-    from pcrp.seating import order_probability
+    from pcrp.model.seating import order_probability
 
     a, r = 0.7, 1.6
     assert order_probability((0, 0, 1), a, r) == pytest.approx(a / ((1 + a) * (2**r + a)))
@@ -103,7 +103,7 @@ def test_crp_partition_probability_is_the_same_for_every_order(sizes):
     """Exchangeability of the CRP: every order has alpha^K prod (n_k - 1)! / prod_{i<N} (alpha + i)."""
     from math import factorial, prod
 
-    from pcrp.seating import arrival_orders, order_probability
+    from pcrp.model.seating import arrival_orders, order_probability
 
     a = 1.3
     n = sum(sizes)
@@ -115,7 +115,7 @@ def test_crp_partition_probability_is_the_same_for_every_order(sizes):
 def test_pcrp_partition_probability_depends_on_the_order_by_hand():
     """Blocks A (3 customers) and B (1) under the pCRP: the numerators agree (alpha 1^r 2^r), the
     denominators differ with the order, so the pCRP is not exchangeable."""
-    from pcrp.seating import order_probability
+    from pcrp.model.seating import order_probability
 
     a, r = 0.7, 1.5
     by_hand = {
@@ -133,7 +133,7 @@ def test_table_summary_and_simulation():
     """table_summary by hand; simulate_tables against the exact process at r = 1.5, N = 30 (mean K, largest
     share and singletons over 400 seatings each within 4 standard errors, as above); its K is the last K of
     simulate_k_growth on the same random numbers; reproducible per seed."""
-    from pcrp.seating import simulate_tables, table_summary
+    from pcrp.model.seating import simulate_tables, table_summary
 
     assert table_summary(np.array([0, 0, 0, 1, 2, 2])) == (3, 0.5, 1)
     runs = 400
@@ -149,9 +149,9 @@ def test_table_summary_and_simulation():
 def test_one_customer_choice_is_algorithm_1_full_conditional():
     """Posterior = normalised prior weight x predictive; the predictive is the NIW Student-t of the
     cluster without the point; CRP and pCRP differ only in the prior weights."""
-    from pcrp import niw_math
+    from pcrp.model import niw_math
     from pcrp.model import CRP, PowerCRP, resolve_niw
-    from pcrp.one_customer import seating_choice
+    from pcrp.teaching.one_customer import seating_choice
 
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(0, 1, (12, 2)), rng.normal(4, 1, (5, 2))]
@@ -185,7 +185,7 @@ def test_pitman_yor_gamma_ratio_equals_the_recursion(alpha, sigma):
     """Two independent computations of the Pitman-Yor E[K_N]: the Gamma-ratio closed form and the recursion
     E[K_{N+1}] = E[K_N] + (alpha + sigma E[K_N]) / (alpha + N) of expected_k, to 1e-10 up to N = 5000."""
     from pcrp.model import PitmanYor
-    from pcrp.seating import expected_k, pitman_yor_expected_k
+    from pcrp.model.seating import expected_k, pitman_yor_expected_k
 
     np.testing.assert_allclose(pitman_yor_expected_k(alpha, sigma, 5000), expected_k(PitmanYor(alpha, sigma), 5000),
                                rtol=1e-10)
@@ -203,7 +203,7 @@ def test_seating_matches_the_closed_form_expected_k_at_the_registry_defaults():
     unluckily seeded). Where every run gives the same K (sd = 0) the bound is 1e-9. The check can fail:
     test_the_closed_form_check_catches_a_seating_with_the_wrong_v shows it. The pCRP, which has no closed form,
     is checked against the exact propagation in test_pcrp_simulation_matches_the_exact_process_and_grows_fewer_tables_than_crp."""
-    from pcrp.seating import growth, simulate_k_growth_prior
+    from pcrp.model.seating import growth, simulate_k_growth_prior
 
     runs, n_max = 400, 300
     checked = 0
@@ -225,7 +225,7 @@ def test_the_closed_form_check_catches_a_seating_with_the_wrong_v(monkeypatch):
     """A seating that gives every customer the new-table weight of V_300 (all the customers to come) instead of V_n
     (those seated so far) misses the MFM's closed form by far more than the 4 SE above (measured: mean K_10 1.01
     against 1.69 for the correct seating, about 18 SE)."""
-    from pcrp import seating
+    from pcrp.model import seating
     from pcrp.model import MFM
 
     prior, runs = MFM(), 400
@@ -240,7 +240,7 @@ def test_the_closed_form_check_catches_a_seating_with_the_wrong_v(monkeypatch):
 def test_growth_says_what_is_known_for_each_prior():
     """growth(): exact curve where known, the limit of the bounded priors, and no closed form for the pCRP."""
     from pcrp.model import MFM, CRP, PitmanYor, PowerCRP, SparseFiniteMixture
-    from pcrp.seating import crp_expected_k, growth, pitman_yor_expected_k
+    from pcrp.model.seating import crp_expected_k, growth, pitman_yor_expected_k
 
     crp = growth(CRP(2.0), 200)
     np.testing.assert_allclose(crp.exact, crp_expected_k(2.0, 200))
@@ -261,7 +261,7 @@ def test_growth_says_what_is_known_for_each_prior():
 def test_informative_point_is_where_the_priors_disagree_most():
     """contrast() by hand from seating_choice, and the point it picks is the argmax of the total variation."""
     from pcrp.model import CRP, PowerCRP, resolve_niw
-    from pcrp.one_customer import contrast, informative_point, seating_choice
+    from pcrp.teaching.one_customer import contrast, informative_point, seating_choice
 
     rng = np.random.default_rng(2)
     X = np.r_[rng.normal(0, 1, (15, 2)), rng.normal(2.5, 1, (6, 2))]
@@ -286,8 +286,8 @@ def test_the_default_one_customer_point_is_informative_on_old_faithful():
     draw and 0.836 in this one: whether it is contested depends on the draw, so it is not asserted.)"""
     from pcrp import data
     from pcrp.model import CRP, PowerCRP, resolve_niw
-    from pcrp.one_customer import contrast
-    from pcrp.chains import run_chain as run
+    from pcrp.teaching.one_customer import contrast
+    from pcrp.runs.chains import run_chain as run
 
     ds = data.old_faithful()
     niw = resolve_niw(ds.X)
@@ -305,7 +305,7 @@ def test_the_one_seating_predictive_is_the_ratio_of_the_priors_partition_weights
     proportional to V_{n+1}(K') prod W(sizes') of the partition it makes, for every prior (the pCRP's unknown
     normaliser cancels); with k_max = 3 and 3 tables a new one has probability 0."""
     from pcrp.model import make_prior
-    from pcrp.seating import seating_log_probabilities
+    from pcrp.model.seating import seating_log_probabilities
 
     prior = make_prior(prior_name, **params)
     sizes = np.array([3, 1, 2])

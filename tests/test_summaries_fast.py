@@ -8,10 +8,10 @@ import pytest
 def test_the_estimator_checks_its_memory_plan_before_sampling(monkeypatch):
     """With 50 MiB free, a fit of 4 chains of 100,000 points (up to 4 x 335 kept draws of the automatic budget:
     512 MiB of draws) is refused before any chain runs, naming the plan's parts and what to do."""
-    from pcrp import dtypes
-    from pcrp.compiling import compile_kernels
+    from pcrp.basics import dtypes
+    from pcrp.runs.compiling import compile_kernels
     from pcrp.estimator import PCRPMixture
-    from pcrp.sampler import SamplerError
+    from pcrp.sampling.sampler import SamplerError
 
     compile_kernels(dim=1)  # first: with an empty numba cache the compiling warm-up's sampler meets the 50 MiB too
     monkeypatch.setattr(dtypes, "available_memory", lambda: 50 * 2**20)
@@ -44,7 +44,7 @@ def _nmi_vi_by_unique(true, pred):
 
 
 def test_sorted_codes_number_labels_as_np_unique():
-    from pcrp.summary import sorted_codes
+    from pcrp.summaries.summary import sorted_codes
 
     rng = np.random.default_rng(0)
     for labels in (rng.integers(0, 7, 500), rng.integers(0, 7, 500) * 1000, rng.integers(-3, 4, 500),
@@ -57,7 +57,7 @@ def test_sorted_codes_number_labels_as_np_unique():
 def test_nmi_vi_and_metric_summary_give_the_same_bits_as_before():
     """The true labels coded once and the draws coded by bincount give exactly the figures of the sort-based
     coding (the same contingency tables in the same order)."""
-    from pcrp.summary import mean_and_mcse, metric_summary, nmi_vi
+    from pcrp.summaries.summary import mean_and_mcse, metric_summary, nmi_vi
 
     rng = np.random.default_rng(1)
     true = rng.integers(0, 4, 3000) * 3

@@ -14,8 +14,8 @@ from pcrp.app import explorer_settings as es
 from pcrp.app.fair_share import ServerBusy
 from pcrp.app.live_chain import PAUSED, RUNNING
 from pcrp.app.live_runs import contrasting_starts, live_specs, new_run
-from pcrp.compiling import warm_up
-from pcrp.errors import SamplerError
+from pcrp.runs.compiling import warm_up
+from pcrp.basics.errors import SamplerError
 from pcrp.model import PRIORS, ModelError, resolve_niw
 
 state = st.session_state

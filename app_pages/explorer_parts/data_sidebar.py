@@ -8,7 +8,7 @@ from app_pages.explorer_parts.session import bind, number, remember
 from app_pages.shared import inert
 from pcrp import data
 from pcrp.app import explorer_settings as es
-from pcrp.projection import id_like_columns
+from pcrp.data.projection import id_like_columns
 
 state = st.session_state
 

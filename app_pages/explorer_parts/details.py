@@ -13,10 +13,10 @@ from app_pages.explorer_parts.live_panel import chain_label, run_prior
 from app_pages.explorer_parts.row_notes import group_prior, reference_group
 from app_pages.shared import guarded, inert, owned_download
 from pcrp import plots
-from pcrp.collapse import judge_chains, kept_clusters
-from pcrp.json_text import dumps
-from pcrp.posterior import summarise
-from pcrp.summary import nmi, rhat_warnings, vi
+from pcrp.analyses.collapse import judge_chains, kept_clusters
+from pcrp.basics.json_text import dumps
+from pcrp.analyses.posterior import summarise
+from pcrp.summaries.summary import nmi, rhat_warnings, vi
 
 state = st.session_state
 
@@ -24,7 +24,7 @@ PLOT_CONFIG = {"displayModeBar": False}
 
 
 def posterior_summaries(run):
-    """pcrp.posterior summaries of every prior's chains, computed once per run and kept draw count."""
+    """pcrp.analyses.posterior summaries of every prior's chains, computed once per run and kept draw count."""
     cache = state.setdefault("posterior_cache", {})
     out = {}
     for group in run.groups:
@@ -101,7 +101,7 @@ def posterior_tab(run):
 
 
 def collapse_section(run, group, summaries):
-    """For a tuned row (the pCRP's) beside a reference row (the CRP's): pcrp.collapse's verdict against the clusters of the CRP's point estimate on
+    """For a tuned row (the pCRP's) beside a reference row (the CRP's): pcrp.analyses.collapse's verdict against the clusters of the CRP's point estimate on
     the same data, in words (red when it collapsed or its chains disagree)."""
     crp = reference_group(run)
     if group_prior(run, group).tuned is None or crp is None or crp not in summaries:
@@ -152,7 +152,7 @@ def downloads(group, summary):
     c = st.columns(2)
     c[0].download_button("chains (RESULT.npz)", owned_download(lambda: summary.chains.npz_bytes()),
                          f"{stem}_chains.npz", key=f"dl-npz-{group}", on_click="ignore",
-                         help="The command line's result format: pcrp.chains.ChainSet.load reads it.")
+                         help="The command line's result format: pcrp.runs.chains.ChainSet.load reads it.")
     c[1].download_button("traces (NetCDF)", owned_download(lambda: summary.chains.netcdf_bytes()), f"{stem}_traces.nc",
                          key=f"dl-nc-{group}", on_click="ignore",
                          help="K and the log joint as (chain, draw) in an xarray Dataset (ArviZ: "

@@ -19,11 +19,11 @@ from app_pages.shared import guarded, inert, registry, render_slot, session_owne
 from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view
 from pcrp.app.live_frames import RowFeed, RowLayout
 from pcrp.app.live_chain import PAUSED, RUNNING
-from pcrp.density import predictive_density
+from pcrp.analyses.density import predictive_density
 from pcrp.model import PRIORS
 from pcrp.plots.palette import PALETTE, ROW_COLOURS, ROW_MARKDOWN_COLOURS, TINY_GREY
-from pcrp.projection import pca_projection
-from pcrp.summary import MIN_DRAWS, agreement, nmi_vi
+from pcrp.data.projection import pca_projection
+from pcrp.summaries.summary import MIN_DRAWS, agreement, nmi_vi
 
 state = st.session_state
 # Asked between the server's frames. The page plays each frame's new sweeps back over the next FRAME_SECONDS (the
@@ -125,7 +125,7 @@ NMI_EVERY_SECONDS = 1.0
 def nmi_now(run, group, first):
     """NMI of the labels of ``first`` (the snapshot of ``group``'s first chain) against the true classes, recomputed
     at most every NMI_EVERY_SECONDS while its chain runs (a button pressed while a live frame is drawn waits for the
-    frame). pcrp.summary.nmi_vi's bincount, not scikit-learn's sort: 29 ms a call at N = 100,000 in a profile of the
+    frame). pcrp.summaries.summary.nmi_vi's bincount, not scikit-learn's sort: 29 ms a call at N = 100,000 in a profile of the
     live fragment."""
     cache = state.setdefault("nmi_cache", {})
     key = (run.token, group)

@@ -11,7 +11,7 @@ from app_pages.shared import keep_browser_key
 from pcrp.app import explorer_settings as es
 from pcrp.app.live_params import chains_cap, default_chains
 from pcrp.model import PRIORS, WITHIN_SCALE, resolve_niw
-from pcrp.summary import oracle_alpha
+from pcrp.summaries.summary import oracle_alpha
 
 state = st.session_state
 
@@ -54,7 +54,7 @@ def on_tuned_change(row):
 
 def builtin_r_matches(name, values):
     """Whether the data settings in ``values`` are those the built-in r of data set ``name`` was chosen on."""
-    from pcrp.cv import builtin_r_table
+    from pcrp.analyses.cv import builtin_r_table
 
     chosen = builtin_r_table()[name]["data"]
     if name in ("sim1", "sim2"):
@@ -67,8 +67,8 @@ def builtin_r_matches(name, values):
 
 def r_origin(values):
     """(r, one short line, the full provenance) of the r a pCRP row gets when the visitor has not chosen one:
-    the cross-validated r shipped for a built-in data set, or pcrp's default for a CSV (pcrp.cv.builtin_r)."""
-    from pcrp.cv import builtin_r, builtin_r_table
+    the cross-validated r shipped for a built-in data set, or pcrp's default for a CSV (pcrp.analyses.cv.builtin_r)."""
+    from pcrp.analyses.cv import builtin_r, builtin_r_table
 
     name = values["data"]
     r, provenance = builtin_r(name if name != "csv" else None)

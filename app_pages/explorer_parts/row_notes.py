@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from pcrp.app import live_view
-from pcrp.collapse import judge, live_reference
+from pcrp.analyses.collapse import judge, live_reference
 from pcrp.model import PRIORS
 from pcrp.plots.palette import COLOUR_NAMES
 
@@ -47,7 +47,7 @@ REFERENCE_FRAMES = 50  # the CRP row's latest replay frames after burn-in that t
 
 
 def live_crp_reference(run, crp_snaps):
-    """The clusters the CRP row keeps so far: pcrp.collapse.live_reference of its first chain's latest replay frames
+    """The clusters the CRP row keeps so far: pcrp.analyses.collapse.live_reference of its first chain's latest replay frames
     after burn-in (and its partition now); None before the burn-in ends. Cached per run and frame count: it
     changes only when a frame is added."""
     first = crp_snaps[0]
@@ -65,7 +65,7 @@ def live_crp_reference(run, crp_snaps):
 
 def collapse_notes(run, groups):
     """{group: text} for each tuned row (the pCRP's) that has collapsed below the clusters the CRP row keeps on the same data
-    (pcrp.collapse: a chain's mean K after burn-in more than half a cluster below the clusters of the point
+    (pcrp.analyses.collapse: a chain's mean K after burn-in more than half a cluster below the clusters of the point
     estimate of the CRP row's latest frames, :func:`live_crp_reference`, counting clusters of at least 2% of the
     points); empty without a CRP row or before the burn-in ends. Disagreeing chains are the R-hat badge's to say."""
     crp = reference_group(run)

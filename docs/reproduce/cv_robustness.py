@@ -5,7 +5,7 @@ Subcommands (run from the repository root):
     python docs/reproduce/cv_robustness.py design OUT.json SIMS SEEDS [NS]
         For each simulation of SIMS (e.g. sim2,sim1) and data seed of SEEDS (e.g. 101,...,110): cross validation of r
         on the CV sample as reproduce draws it (N = 200, seed + 1000; 5 folds x 3 repeats, 2,000 sweeps per fit, the
-        robust rule, pcrp.cv.DEFAULT_GRID), then on the fitted data (N of NS, default 300,2000; seed): 4 CRP chains
+        robust rule, pcrp.analyses.cv.DEFAULT_GRID), then on the fitted data (N of NS, default 300,2000; seed): 4 CRP chains
         and 4 pCRP chains at every grid r up to 1.45 (2,000 sweeps, burn-in 1,000, thin 5, reproduce's starts), the
         CRP's point estimate and its exact merge path, and the true labels' merge path. Resumable (the file is
         rewritten after each data set); minutes per data set.
@@ -44,7 +44,7 @@ def _path_dict(path):
 
 
 def _chains_summary(chains, truth):
-    from pcrp.summary import metric_summary, nmi_vi
+    from pcrp.summaries.summary import metric_summary, nmi_vi
 
     d = chains.diagnostics()
     return dict(mean_K=chains.K_after_burn_in.mean(axis=1).tolist(), p_k3=(chains.kept_K >= 3).mean(axis=1).tolist(),
@@ -56,12 +56,12 @@ def _chains_summary(chains, truth):
 
 def design(out_path, sims, seeds, ns=(300, 2000)):
     from pcrp import data as dm
-    from pcrp.chains import run_chains
-    from pcrp.cv import DEFAULT_GRID, cross_validate
+    from pcrp.runs.chains import run_chains
+    from pcrp.analyses.cv import DEFAULT_GRID, cross_validate
     from pcrp.model import CRP, PowerCRP, resolve_niw
-    from pcrp.partition import point_estimate
-    from pcrp.path import merge_path
-    from pcrp.run_spec import make_run_spec
+    from pcrp.summaries.partition import point_estimate
+    from pcrp.analyses.path import merge_path
+    from pcrp.runs.run_spec import make_run_spec
 
     try:
         with open(out_path) as f:
@@ -111,9 +111,9 @@ def _grid():
 
 
 def _collapsed(s, reference=3, rhat_limit=1.05):
-    """The check's verdict on a design fit (pcrp.collapse.judge with the check's R-hat limit): a chain's mean K more
+    """The check's verdict on a design fit (pcrp.analyses.collapse.judge with the check's R-hat limit): a chain's mean K more
     than half a cluster below the reference, or the chains disagree."""
-    from pcrp.collapse import judge
+    from pcrp.analyses.collapse import judge
 
     agree = ((s["settled_K"] and s["agree_K"]) or (not s["settled_K"] and not s["rhat_K"] > rhat_limit)) \
         and not s["rhat_lj"] > rhat_limit
@@ -121,7 +121,7 @@ def _collapsed(s, reference=3, rhat_limit=1.05):
 
 
 def _reference(fit):
-    from pcrp.collapse import kept_clusters
+    from pcrp.analyses.collapse import kept_clusters
 
     return kept_clusters(np.repeat(np.arange(len(fit["crp_sizes"])), fit["crp_sizes"]))
 
@@ -139,7 +139,7 @@ def final_r(entry, fit, rule):
         i -= 1
     if rule == "none":
         return grid[i]
-    if rule == "verified":  # as pcrp.cv.check_with_chains: the largest r <= the proposal holding at r and one above
+    if rule == "verified":  # as pcrp.analyses.cv.check_with_chains: the largest r <= the proposal holding at r and one above
         i = grid.index(round(proposal, 2))
         while i > 0:
             if ok[grid[i]] and (i + 1 >= len(grid) or ok[grid[i + 1]]):
@@ -218,7 +218,7 @@ def diagnose(design_path):
 def thresholds():
     from pcrp import data as dm
     from pcrp.model import resolve_niw
-    from pcrp.path import merge_path
+    from pcrp.analyses.path import merge_path
 
     lines = ["| simulation | N | r* mean | SD | min | max |", "|---|---|---|---|---|---|"]
     for sim in ("sim2", "sim1"):
@@ -231,7 +231,7 @@ def thresholds():
 
 
 def fresh(out_dir):
-    from pcrp.reproduce import EXPERIMENTS
+    from pcrp.experiments.reproduce import EXPERIMENTS
 
     with open(os.path.join(out_dir, "tables_by_seed.csv")) as f:
         rows = list(csv.DictReader(f))

@@ -17,7 +17,7 @@ import functools
 import math
 from dataclasses import dataclass
 
-from ..errors import SettingError
+from ..basics.errors import SettingError
 from ..model import DEFAULT_PRIOR, PRIORS, ModelError
 from .live_params import DEFAULT_ROW_COUNT, LIVE_DEMO, LIVE_PARAMS, ROWS, chains_cap, default_chains
 
@@ -35,7 +35,7 @@ OPEN_STEP = 1e-3
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting: kind is 'number' (declared by ``param``, a :class:`pcrp.params.Param`), 'row' (a row's prior's
+    """One setting: kind is 'number' (declared by ``param``, a :class:`pcrp.basics.params.Param`), 'row' (a row's prior's
     parameter, checked against that prior's declaration by :func:`from_query`; ``integer``: whole numbers for every
     prior that has it), 'bool', 'choice' or 'digits' (a set of digits 0-9); run_key: the name under which a run's
     config records it ("" for settings that are not the run's, such as the pace)."""
@@ -120,7 +120,7 @@ def _row_default_priors():
     return {**first, **{row: others[i % len(others)] for i, row in enumerate(ROWS[2:])}}
 
 
-CHOOSE_R_PRIOR = DEFAULT_PRIOR  # the prior whose tuned parameter the Choose r page cross-validates (pcrp.cv's)
+CHOOSE_R_PRIOR = DEFAULT_PRIOR  # the prior whose tuned parameter the Choose r page cross-validates (pcrp.analyses.cv's)
 SLIDER_STEP = 0.01  # a row's tuned parameter (the pCRP's r) is a slider with this step; the others number boxes
 # The slider spans the tuned parameter's cross-validation grid (the registry's tune_grid) with room beyond it, from
 # its lower bound to SLIDER_ROOM x the grid's top: a display span, not a bound (a value outside it, from the address

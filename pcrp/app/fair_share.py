@@ -15,7 +15,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ..compute import describe_seconds, describe_work
+from ..sampling.compute import describe_seconds, describe_work
 from .live_runs import RELOAD_SECONDS
 
 LOG = logging.getLogger(__name__)

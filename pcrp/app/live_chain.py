@@ -1,7 +1,7 @@
 """One chain in a background thread that can be watched, paused, stepped and stopped: the live app's engine.
 
-Nothing here knows about Streamlit. A :class:`LiveChain` runs chain ``c`` of a :class:`pcrp.run_spec.RunSpec` (its
-prior, NIW, start, seed and moves) in its own thread. The thread only calls :meth:`pcrp.sampler.Sampler.step` (numba
+Nothing here knows about Streamlit. A :class:`LiveChain` runs chain ``c`` of a :class:`pcrp.runs.run_spec.RunSpec` (its
+prior, NIW, start, seed and moves) in its own thread. The thread only calls :meth:`pcrp.sampling.sampler.Sampler.step` (numba
 kernels release the GIL) and writes into the buffers its :class:`pcrp.app.live_storage.StoragePlan` fixed, under a
 lock; readers take :meth:`LiveChain.snapshot`, whose arrays are views of the parts already written (never copies of
 the whole history). Kernel calls of all chains share ``COMPUTE_SLOTS``, one per core.
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compute import COMPUTE_SLOTS, lower_thread_priority
-from ..dtypes import label_dtype
-from ..sampler import Sampler
+from ..sampling.compute import COMPUTE_SLOTS, lower_thread_priority
+from ..basics.dtypes import label_dtype
+from ..sampling.sampler import Sampler
 from .live_storage import SPLIT_MERGE_COUNTS
 
 LOG = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ SETTLE_SECONDS = 2.0  # Pause and Stop wait at most this long for a kernel call 
 
 
 # Kernel calls of all live chains of the process (and of every visitor's cross-validation fits) share
-# pcrp.compute.COMPUTE_SLOTS, one per usable core. Chains beyond that wait their turn (first come, first served)
+# pcrp.sampling.compute.COMPUTE_SLOTS, one per usable core. Chains beyond that wait their turn (first come, first served)
 # between calls instead of all being runnable at once: with 16 chains on 2 cores, the operating system otherwise
 # preempted threads while they held the GIL and the web server's event loop answered after seconds
 # (bench/load_test.py). The cores bound the chains' total speed either way; the slots only decide which
@@ -90,7 +90,7 @@ class LiveChain:
     """
 
     def __init__(self, X, spec, chain, plan, *, should_stop=None):
-        """Chain ``chain`` (0-based) of ``spec`` (a :class:`pcrp.run_spec.RunSpec`) on X (N, d), storing what
+        """Chain ``chain`` (0-based) of ``spec`` (a :class:`pcrp.runs.run_spec.RunSpec`) on X (N, d), storing what
         ``plan`` (its :class:`pcrp.app.live_storage.StoragePlan`) fixes."""
         self.sampler = Sampler(X, spec.prior, spec.niw, split_merge=spec.split_merge, init=spec.inits[chain],
                                seed=spec.chain_seeds[chain])

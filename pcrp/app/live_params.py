@@ -1,7 +1,7 @@
 """The live demo's settings, declared once: :data:`LIVE_PARAMS` (name, default, bounds, meaning) and the demo's
 preset :data:`LIVE_DEMO`.
 
-A setting that is a run's is the run's own declaration (:data:`pcrp.run_spec.RUN_PARAMS`: burn-in, thinning). The
+A setting that is a run's is the run's own declaration (:data:`pcrp.runs.run_spec.RUN_PARAMS`: burn-in, thinning). The
 live demo declares its own parameter only where it needs its own range, and says why: the sweeps a live run may
 hold, the chains per row a browser's share allows, a seed the browser's number box holds exactly, and the built-in
 data sets' sizes. Each prior's parameters are the registry's (:data:`pcrp.model.PRIORS`). The Explorer's widgets and
@@ -9,8 +9,8 @@ its address (:mod:`pcrp.app.explorer_settings`) read these declarations; nothing
 """
 
 from ..data import APP_MAX_ROWS, MAX_CLUSTER_COLUMNS, MNIST_BUNDLED, MNIST_N, MNIST_PER_DIGIT, SIMULATION_N
-from ..params import Declarations, Param
-from ..run_spec import RUN_PARAMS
+from ..basics.params import Declarations, Param
+from ..runs.run_spec import RUN_PARAMS
 from .fair_share import SHARE_PER_BROWSER
 
 ROWS = (1, 2, 3, 4, 5)  # every row the Explorer can show, top to bottom (the "rows" setting says how many it does)

@@ -1,7 +1,7 @@
 """A live run: one press of Start, the chains of each row's prior on the same data, settings and seed.
 
 Nothing here knows about Streamlit. A :class:`LiveRun` holds one :class:`pcrp.app.live_chain.LiveChain` per chain of
-each prior's :class:`pcrp.run_spec.RunSpec` (:func:`live_specs` builds them; the specs are the run's description and
+each prior's :class:`pcrp.runs.run_spec.RunSpec` (:func:`live_specs` builds them; the specs are the run's description and
 its config), and one :class:`pcrp.app.live_storage.StoragePlan` fixed from them before it starts.
 
 Lifetime. A run belongs to the sessions that :meth:`LiveRun.adopt` it (the app adopts it on every script run of the
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..compute import usable_cpus, work_cost
-from ..errors import SamplerError
+from ..sampling.compute import usable_cpus, work_cost
+from ..basics.errors import SamplerError
 from .live_chain import LIVE_STATES, PAUSED, RUNNING, SETTLE_SECONDS, LiveChain
 from .live_storage import SESSION_BUDGET_BYTES, StoragePlan, plan_storage
 
@@ -37,7 +37,7 @@ class LiveRun:
     token: an unguessable id, the run's name inside this server (never shown, never in an address);
     browser: the key of the browser that started it (see :meth:`RunRegistry.latest_for`), or None;
     address: the network address it came from, as :func:`visitor_address` groups it, or None;
-    cost: its estimated core-seconds of sampling (:func:`pcrp.compute.work_cost`), counted in its visitor's share.
+    cost: its estimated core-seconds of sampling (:func:`pcrp.sampling.compute.work_cost`), counted in its visitor's share.
     A run that none of its owner's sessions has drawn for RECLAIM_SECONDS is reclaimed by the registry: paused,
     its chains no longer count in the server's pool, and only its owner's Resume (:meth:`RunRegistry.readmit`)
     brings it back.
@@ -204,10 +204,10 @@ class LiveRun:
         return {name: chain.snapshot() for name, chain in self.chains.items()}
 
     def chain_set(self, group):
-        """The chains of one prior as a :class:`pcrp.chains.ChainSet`, cut to the sweeps and kept draws
+        """The chains of one prior as a :class:`pcrp.runs.chains.ChainSet`, cut to the sweeps and kept draws
         that every one of them has (chains stopped or paused at different sweeps), or None before any
         draw is kept. Copies: safe to keep after the run goes on."""
-        from ..chains import ChainSet
+        from ..runs.chains import ChainSet
 
         chains = [self.chains[name] for name in self.groups[group]]
         snaps = [chain.snapshot() for chain in chains]
@@ -245,10 +245,10 @@ def chain_name(group, index):
 
 
 def live_specs(dataset, priors, niw, *, iters, burn_in, thin, seed, inits=("kmeans:10",), split_merge=True):
-    """{name: :class:`pcrp.run_spec.RunSpec`} of a live run: one spec per prior {name: prior} on ``dataset.X``, all
+    """{name: :class:`pcrp.runs.run_spec.RunSpec`} of a live run: one spec per prior {name: prior} on ``dataset.X``, all
     with the same NIW, fixed budget (``iters`` sweeps, ``burn_in``), thinning, starts (one chain per start) and
     seed. Raises SamplerError (or ModelError) naming a bad setting."""
-    from ..run_spec import data_description, make_run_spec
+    from ..runs.run_spec import data_description, make_run_spec
 
     return {name: make_run_spec(dataset.X, prior=prior, niw=niw, n_chains=len(inits), init=list(inits), iters=iters,
                                 burn_in=burn_in, thin=thin, seed=seed, split_merge=split_merge,
@@ -257,7 +257,7 @@ def live_specs(dataset, priors, niw, *, iters, burn_in, thin, seed, inits=("kmea
 
 
 def new_run(dataset, specs, *, config=None, budget=SESSION_BUDGET_BYTES):
-    """A :class:`LiveRun` of the :class:`pcrp.run_spec.RunSpec` of each prior {name: spec}, all on ``dataset.X`` with
+    """A :class:`LiveRun` of the :class:`pcrp.runs.run_spec.RunSpec` of each prior {name: spec}, all on ``dataset.X`` with
     the same fixed schedule, NIW, starts and seed (chain c of every prior has the same start and seed), so the priors
     differ only in the seating rule. Its storage plan comes from the specs (:func:`plan_storage`); each group's config
     is its spec as stored (with the thinning raised when the kept draws would exceed ``budget``). Not started yet.

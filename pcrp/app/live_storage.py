@@ -1,5 +1,5 @@
-"""What a live run stores, fixed before it starts, from its :class:`pcrp.run_spec.RunSpec` and that spec's one memory
-plan (:func:`pcrp.memory_plan.run_memory_plan`).
+"""What a live run stores, fixed before it starts, from its :class:`pcrp.runs.run_spec.RunSpec` and that spec's one memory
+plan (:func:`pcrp.runs.memory_plan.run_memory_plan`).
 
 A live run of C chains holds, per chain, the record a batch run holds (K and the log joint at every sweep and the
 kept label draws: ``spec.memory.parts["draws"]``), and what only a live view needs: up to ``REPLAY_FRAMES`` states for
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import record_bytes
-from ..errors import SamplerError
-from ..sampler import keep_schedule
+from ..basics.dtypes import record_bytes
+from ..basics.errors import SamplerError
+from ..sampling.sampler import keep_schedule
 
 SESSION_BUDGET_BYTES = 200 * 2**20  # every buffer of one run (all its chains)
 REPLAY_FRAMES = 200  # states kept for replay, spread evenly over the run
@@ -27,7 +27,7 @@ SPLIT_MERGE_COUNTS = 4  # int64 split-merge totals stored with each kept draw (p
 class StoragePlan:
     """What one run stores, fixed before it starts.
 
-    spec: the :class:`pcrp.run_spec.RunSpec` of one prior's chains with the thinning stored (at least the requested
+    spec: the :class:`pcrp.runs.run_spec.RunSpec` of one prior's chains with the thinning stored (at least the requested
     one, raised to fit the budget); iters, burn_in, thin: its schedule; n_chains: chains of the whole run (every
     prior's); kept_sweeps (n_kept,) and replay_sweeps (n_frames,): 1-based sweeps whose labels are stored; bytes: the
     memory of every buffer of all chains; budget: the bytes allowed.

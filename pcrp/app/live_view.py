@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..plots.palette import MARKDOWN_TEXT_COLOURS, rank_by_size
-from ..summary import sorted_codes
+from ..summaries.summary import sorted_codes
 
 DISPLAY_COLUMNS = 300  # trace points drawn: about one per two pixel columns of a projector-wide chart
 DISPLAY_POINTS = 2000  # points drawn in a cluster view; larger data sets show a fixed random subset

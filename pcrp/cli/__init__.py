@@ -20,7 +20,7 @@ with ``add_parser(sub)`` and ``command(args, argv)``; the flags made from declar
 
 Errors exit with status 2 and one line on stderr, never a traceback; Ctrl-C at any point prints
 "pcrp: interrupted." and exits with status 130 (:mod:`pcrp.cli.interrupt`). Every file is written whole or not at
-all (:func:`pcrp.files.atomic_write`): an earlier file survives a full disk.
+all (:func:`pcrp.basics.files.atomic_write`): an earlier file survives a full disk.
 
 Only the standard library is imported with this module, and only the chosen subcommand's module and flags are
 built: ``pcrp --help`` imports no numpy, and the library (numpy, numba, scipy, ...: seconds) loads inside the
@@ -46,8 +46,8 @@ COMMANDS = {
 }
 # The user errors printed as one line with status 2, by module and class name: a module not yet imported cannot
 # have raised its error, so none is imported to catch it.
-USER_ERRORS = (("pcrp.cli.arguments", "CliError"), ("pcrp.errors", "SettingError"), ("pcrp.cv", "CVError"),
-               ("pcrp.path", "PathError"), ("pcrp.data", "DataError"))
+USER_ERRORS = (("pcrp.cli.arguments", "CliError"), ("pcrp.basics.errors", "SettingError"), ("pcrp.analyses.cv", "CVError"),
+               ("pcrp.analyses.path", "PathError"), ("pcrp.data", "DataError"))
 
 
 def _module(name):

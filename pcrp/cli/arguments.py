@@ -1,14 +1,14 @@
 """The command line's arguments: flags made from declarations, and the words and numbers they take.
 
 Every flag's default, bounds and help come from a declaration: a run's settings from
-:data:`pcrp.run_spec.RUN_PARAMS`, each prior's parameters from the registry (:data:`pcrp.model.PRIORS`), the NIW's
+:data:`pcrp.runs.run_spec.RUN_PARAMS`, each prior's parameters from the registry (:data:`pcrp.model.PRIORS`), the NIW's
 from :data:`pcrp.model.NIW_PARAMS`, the data options' defaults from :func:`pcrp.data.load`'s signature (:func:`data_defaults`), and the other
 subcommands' from their modules. Nothing here types a default or a bound of its own.
 """
 
 import argparse
 
-from ..errors import SettingError
+from ..basics.errors import SettingError
 
 
 class CliError(SettingError):
@@ -93,7 +93,7 @@ def niw_from_args(args, X):
 
 
 def add_parallel_options(p):
-    from ..run_spec import RUN_PARAMS
+    from ..runs.run_spec import RUN_PARAMS
 
     param = RUN_PARAMS["n_jobs"]
     p.add_argument("--n-jobs", type=whole, default=param.default,
@@ -103,8 +103,8 @@ def add_parallel_options(p):
 
 
 def check_n_jobs(n_jobs):
-    """--n-jobs: 1 to the core count, or -1 for all cores (its declaration in pcrp.run_spec.RUN_PARAMS)."""
-    from ..run_spec import RUN_PARAMS
+    """--n-jobs: 1 to the core count, or -1 for all cores (its declaration in pcrp.runs.run_spec.RUN_PARAMS)."""
+    from ..runs.run_spec import RUN_PARAMS
 
     n_jobs = RUN_PARAMS["n_jobs"].check(n_jobs, "the run", CliError, name="--n-jobs")
     if n_jobs == 0:
@@ -121,7 +121,7 @@ def check_parallel(args):
 
 
 def flag(name):
-    return "--" + name.replace("_", "-")  # the flag of a prior parameter (pcrp.params.Param.flag)
+    return "--" + name.replace("_", "-")  # the flag of a prior parameter (pcrp.basics.params.Param.flag)
 
 
 def r_value(text):
@@ -167,7 +167,7 @@ def prior_from_args(args):
     note on where its tuned parameter came from (None for priors without one, or one given on the command line).
 
     The tuned parameter (the pCRP's r), when not given, is the cross-validated value shipped for a built-in data
-    set (:func:`pcrp.cv.builtin_r`), else the registry default, with a sentence saying which. A flag that the
+    set (:func:`pcrp.analyses.cv.builtin_r`), else the registry default, with a sentence saying which. A flag that the
     chosen prior does not use is a CliError naming the prior's own flags."""
     from ..model import PRIORS, make_prior
 
@@ -185,7 +185,7 @@ def prior_from_args(args):
              for name, value in given.items()}
     note = None
     if spec.tuned and spec.tuned not in given:
-        from ..cv import builtin_r
+        from ..analyses.cv import builtin_r
 
         given[spec.tuned], note = builtin_r(args.data)
     return make_prior(spec.name, **given), note
@@ -202,7 +202,7 @@ DATA_OPTIONS = {
 
 
 def add_declared_options(p, declarations, names, preset=None, defaults_words=None):
-    """One flag per parameter in ``names`` of ``declarations`` (a :class:`pcrp.params.Declarations`): its flag, a
+    """One flag per parameter in ``names`` of ``declarations`` (a :class:`pcrp.basics.params.Declarations`): its flag, a
     float or whole-number type, its default (from ``preset`` when it holds the name, else the declaration's) and its
     help (meaning, bounds, default; ``defaults_words`` {name: words} for a default the owner resolves). The value is
     checked against the declaration by the owner when the command runs."""
@@ -258,7 +258,7 @@ def add_data_options(p):
 def load_data(args):
     """The data set the data options name; options not given are left to :func:`pcrp.data.load`'s defaults."""
     from .. import data as data_mod
-    from ..sampler import check_seed
+    from ..sampling.sampler import check_seed
 
     for option, (attr, users) in DATA_OPTIONS.items():
         if getattr(args, attr) is not None and args.data not in users:
@@ -283,7 +283,7 @@ def print_notes(notes):
         print(f"note: {note}", file=sys.stderr)
 
 
-# The run settings `pcrp run` takes, each a flag made from its declaration (pcrp.run_spec.RUN_PARAMS).
+# The run settings `pcrp run` takes, each a flag made from its declaration (pcrp.runs.run_spec.RUN_PARAMS).
 RUN_FLAGS = ("n_chains", "iters", "burn_in", "thin", "max_iters", "seed", "n_jobs", "split_merge")
 # Words for the defaults a run resolves itself (the declaration's default is None).
 RESOLVED_DEFAULTS = {"iters": "none: the automatic budget", "burn_in": "half of --iters",
@@ -294,9 +294,9 @@ def add_run_options(p, names=RUN_FLAGS):
     """One flag per run setting in ``names``, made from its declaration (bounds, default and meaning in the help);
     a flag defaults to None, which the run specification resolves to the declared default. ``--budget auto`` (the
     default) and ``--no-split-merge`` are the two words that are not numbers."""
-    from ..budget import AUTO_ESS
-    from ..run_spec import RUN_PARAMS
-    from ..summary import RHAT_THRESHOLD
+    from ..runs.budget import AUTO_ESS
+    from ..runs.run_spec import RUN_PARAMS
+    from ..summaries.summary import RHAT_THRESHOLD
 
     for name in names:
         param = RUN_PARAMS[name]
@@ -315,7 +315,7 @@ def add_run_options(p, names=RUN_FLAGS):
 def run_settings(args, names=RUN_FLAGS):
     """{setting: value} of the run flags given on the command line, each checked against its declaration and
     named as typed in the message; the others are left to the run specification's defaults."""
-    from ..run_spec import RUN_PARAMS
+    from ..runs.run_spec import RUN_PARAMS
 
     out = {}
     for name in names:

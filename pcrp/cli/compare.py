@@ -1,7 +1,7 @@
 """``pcrp compare``: the pCRP against the other priors and scikit-learn's BayesianGaussianMixture.
 
-Its defaults are compare's declarations (:data:`pcrp.compare.COMPARE_PARAMS`); its methods are the registered priors
-and scikit-learn's BayesianGaussianMixture (:func:`pcrp.compare.compare_methods`)."""
+Its defaults are compare's declarations (:data:`pcrp.experiments.compare.COMPARE_PARAMS`); its methods are the registered priors
+and scikit-learn's BayesianGaussianMixture (:func:`pcrp.experiments.compare.compare_methods`)."""
 
 import sys
 
@@ -13,8 +13,8 @@ OUT_DEFAULT = "compare-output"  # the output folder, relative to where the comma
 
 
 def add_parser(sub, help_line):
-    from ..compare import COMPARE_PARAMS, DATA_SETS, compare_methods, prior_methods
-    from ..run_spec import RUN_PARAMS
+    from ..experiments.compare import COMPARE_PARAMS, DATA_SETS, compare_methods, prior_methods
+    from ..runs.run_spec import RUN_PARAMS
 
     methods = compare_methods()
     priors = ", ".join(spec.label + (f" ({spec.tuned} chosen on each data set by cross validation and checked on all "
@@ -40,8 +40,8 @@ def command(args, argv=None):
     import os
     import time
 
-    from ..compare import COMPARE_PARAMS, DATA_SETS, compare_methods, run_comparison, write_report as report
-    from ..compute import describe_machine
+    from ..experiments.compare import COMPARE_PARAMS, DATA_SETS, compare_methods, run_comparison, write_report as report
+    from ..sampling.compute import describe_machine
 
     data_sets = names(args.data_sets, DATA_SETS, "--data-sets")
     methods = names(args.methods, compare_methods(), "--methods")

@@ -1,7 +1,7 @@
 """``pcrp cv``: cross-validate the pCRP's power r on a data set and print the curve and the proposed r.
 
-Its defaults are the settings the shipped r of the built-in data sets were made with (:data:`pcrp.cv.BUILTIN_R_SETTINGS`),
-the registry's grid of the tuned power (:data:`pcrp.cv.DEFAULT_GRID`) and its concentration (:data:`pcrp.model.ALPHA`).
+Its defaults are the settings the shipped r of the built-in data sets were made with (:data:`pcrp.analyses.cv.BUILTIN_R_SETTINGS`),
+the registry's grid of the tuned power (:data:`pcrp.analyses.cv.DEFAULT_GRID`) and its concentration (:data:`pcrp.model.ALPHA`).
 """
 
 import sys
@@ -17,7 +17,7 @@ CV_BYTES_PER_FIT = 1024
 
 
 def add_parser(sub, help_line):
-    from ..cv import BUILTIN_R_SETTINGS, CHECK_CHAINS, CV_PARAMS, CV_RULES, DEFAULT_GRID
+    from ..analyses.cv import BUILTIN_R_SETTINGS, CHECK_CHAINS, CV_PARAMS, CV_RULES, DEFAULT_GRID
 
     p = sub.add_parser(
         "cv", help=help_line,
@@ -54,10 +54,10 @@ def add_parser(sub, help_line):
 def command(args, argv=None):
     import csv
 
-    from ..collapse import mean_k_per_chain
-    from ..cv import CHECK_CHAINS, CV_PARAMS, check_cv_settings, cross_validate
-    from ..dtypes import check_memory
-    from ..json_text import dumps
+    from ..analyses.collapse import mean_k_per_chain
+    from ..analyses.cv import CHECK_CHAINS, CV_PARAMS, check_cv_settings, cross_validate
+    from ..basics.dtypes import check_memory
+    from ..basics.json_text import dumps
     CV_PARAMS.check("seed", args.seed, "--seed")
     check_parallel(args)
     r_grid = floats(args.r_grid, "--r-grid")
@@ -86,7 +86,7 @@ def command(args, argv=None):
     print(f"cross validation proposes r = {result.chosen_r:g}: {result.blow_up.reason}")
     chosen, check = result.chosen_r, None
     if not args.no_chain_check:
-        from ..cv import check_with_chains
+        from ..analyses.cv import check_with_chains
 
         print(f"checking it with {CHECK_CHAINS} chains on all the data ...", file=sys.stderr, flush=True)
         chosen, check = check_with_chains(ds.X, result.chosen_r, r_grid, niw_from_args(args, ds.X),

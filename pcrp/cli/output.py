@@ -10,7 +10,7 @@ def _refuse_special_target(path, shown, option, suffix):
     """CliError when ``path`` is in /dev or names a device, a named pipe or a socket (folders are refused with
     their own message): results go to regular files only, replaced whole once complete. ``suffix`` None: an
     output folder."""
-    from ..files import output_problem
+    from ..basics.files import output_problem
 
     problem = output_problem(path)
     if problem and not problem.startswith("is a folder"):
@@ -74,8 +74,8 @@ def cannot_write(path, err):
 
 
 def write_text(path, writer):
-    """Write the text file ``path`` through ``writer(f)``, whole or not at all (:func:`pcrp.files.atomic_write`)."""
-    from ..files import atomic_write
+    """Write the text file ``path`` through ``writer(f)``, whole or not at all (:func:`pcrp.basics.files.atomic_write`)."""
+    from ..basics.files import atomic_write
 
     try:
         atomic_write(path, writer, "w")
@@ -84,7 +84,7 @@ def write_text(path, writer):
 
 
 def write_report(writer, results, out_dir, **kwargs):
-    """``writer(results, out_dir, **kwargs)`` (the report writer of pcrp.reproduce or pcrp.compare): the report's
+    """``writer(results, out_dir, **kwargs)`` (the report writer of pcrp.experiments.reproduce or pcrp.experiments.compare): the report's
     path, an OSError as one line."""
     try:
         return writer(results, out_dir, **kwargs)

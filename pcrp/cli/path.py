@@ -1,6 +1,6 @@
 """``pcrp path``: the exact merge path over r, from a CRP point estimate (or given labels).
 
-Its defaults are the declarations of the CRP start, :data:`pcrp.path.PATH_PARAMS`."""
+Its defaults are the declarations of the CRP start, :data:`pcrp.analyses.path.PATH_PARAMS`."""
 
 from .arguments import add_data_options, add_declared_options, add_niw_options, load_data, niw_from_args, print_notes
 from .output import output_file, write_text
@@ -8,7 +8,7 @@ from .output import output_file, write_text
 
 
 def add_parser(sub, help_line):
-    from ..path import PATH_PARAMS
+    from ..analyses.path import PATH_PARAMS
 
     p = sub.add_parser(
         "path", help=help_line,
@@ -41,8 +41,8 @@ def add_parser(sub, help_line):
 
 
 def command(args, argv=None):
-    from ..json_text import dumps
-    from ..path import crp_start, merge_path, merge_probabilities, path_table, read_labels
+    from ..basics.json_text import dumps
+    from ..analyses.path import crp_start, merge_path, merge_probabilities, path_table, read_labels
 
     out = output_file(args.out, "--out", ".json", add_suffix=False)
     ds = load_data(args)
@@ -61,7 +61,7 @@ def command(args, argv=None):
     path = merge_path(ds.X, labels, niw, alpha=args.alpha, config={**data_config, **start_config})
     sampler = None
     if args.with_run:
-        from ..chains import ChainSet
+        from ..runs.chains import ChainSet
 
         sampler = merge_probabilities(path, ChainSet.load(args.with_run))
     write_text(out, lambda f: f.write(dumps(path.as_dict(sampler=sampler))))

@@ -1,6 +1,6 @@
 """``pcrp reproduce``: run the paper's experiments and write tables and figures.
 
-Its settings are the protocols of :mod:`pcrp.reproduce` (``FULL``, ``QUICK``: presets over its declarations,
+Its settings are the protocols of :mod:`pcrp.experiments.reproduce` (``FULL``, ``QUICK``: presets over its declarations,
 ``REPRODUCE_PARAMS``)."""
 
 import sys
@@ -13,7 +13,7 @@ OUT_DEFAULT = "reproduce-output"  # the output folder, relative to where the com
 
 
 def add_parser(sub, help_line):
-    from ..reproduce import EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_PARAMS
+    from ..experiments.reproduce import EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_PARAMS
 
     p = sub.add_parser(
         "reproduce", help=help_line,
@@ -48,8 +48,8 @@ def command(args, argv=None):
     import time
     from dataclasses import replace
 
-    from ..reproduce import EXPERIMENTS, FULL, QUICK, REPRODUCE_PARAMS, run_over_seeds, seed_rows
-    from ..reproduce import write_report as report
+    from ..experiments.reproduce import EXPERIMENTS, FULL, QUICK, REPRODUCE_PARAMS, run_over_seeds, seed_rows
+    from ..experiments.reproduce import write_report as report
 
     keys = [k.strip() for k in args.experiments.split(",") if k.strip()]
     unknown = [k for k in keys if k not in EXPERIMENTS]

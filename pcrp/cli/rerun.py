@@ -22,9 +22,9 @@ def add_parser(sub, help_line):
 def command(args, argv=None):
     """Run again exactly what a result file's specification records, on the same data (checked by its
     fingerprint), and write a new result."""
-    from ..chains import ChainSet
-    from ..partition import DEFAULT_LOSS
-    from ..run_spec import RunSpec, data_fingerprint
+    from ..runs.chains import ChainSet
+    from ..summaries.partition import DEFAULT_LOSS
+    from ..runs.run_spec import RunSpec, data_fingerprint
     from .run import sample_and_report
 
     source = Path(args.result).expanduser()

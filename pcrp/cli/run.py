@@ -11,8 +11,8 @@ from .progress import RunProgress, progress_bar
 
 def add_parser(sub, help_line):
     from ..model import NIW_PARAMS
-    from ..partition import DEFAULT_LOSS, LOSSES
-    from ..run_spec import DEFAULT_INITS
+    from ..summaries.partition import DEFAULT_LOSS, LOSSES
+    from ..runs.run_spec import DEFAULT_INITS
 
     niw_defaults = " ".join(f"{param.name}: {param.help}" for param in NIW_PARAMS.values())
     p = sub.add_parser(
@@ -44,8 +44,8 @@ def add_parser(sub, help_line):
 
 
 def command(args, argv=None):
-    from ..run_spec import data_description, make_run_spec
-    from ..sampler import parse_init, start_clusters
+    from ..runs.run_spec import data_description, make_run_spec
+    from ..sampling.sampler import parse_init, start_clusters
 
     settings = run_settings(args)
     tune_here = tuned_by_cv(args)
@@ -86,11 +86,11 @@ def tuned_by_cv(args):
 
 
 def choose_r_for_run(args, ds, prior, settings):
-    """--r cv: (the prior with its tuned parameter chosen for ``ds`` by pcrp.cv.choose_r, where it came from, the
+    """--r cv: (the prior with its tuned parameter chosen for ``ds`` by pcrp.analyses.cv.choose_r, where it came from, the
     reference (clusters, phrase) the check used)."""
-    from ..cv import choose_r
+    from ..analyses.cv import choose_r
     from ..model import make_prior
-    from ..run_spec import RUN_PARAMS
+    from ..runs.run_spec import RUN_PARAMS
 
     print("choosing r for these data: cross validation, then a check on all of them ...", file=sys.stderr,
           flush=True)
@@ -100,7 +100,7 @@ def choose_r_for_run(args, ds, prior, settings):
             bar.total = total
             bar.update(done - bar.n)
 
-        # without --seed the choice is seeded as pcrp.cv.choose_r states (the run then draws its own seed)
+        # without --seed the choice is seeded as pcrp.analyses.cv.choose_r states (the run then draws its own seed)
         r, details = choose_r(ds.X, standardize=ds.standardized, niw=niw_overrides(args), alpha=prior.alpha,
                               seed=settings.get("seed", defaults_of(choose_r)["seed"]),
                               n_jobs=settings.get("n_jobs", RUN_PARAMS["n_jobs"].default), progress=progress)
@@ -111,13 +111,13 @@ def choose_r_for_run(args, ds, prior, settings):
 
 
 def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True, reference=None):
-    """Print the run's header, sample with progress, summarise (:func:`pcrp.run_summary.summarise_run`), write
+    """Print the run's header, sample with progress, summarise (:func:`pcrp.analyses.run_summary.summarise_run`), write
     RESULT.npz and print the summary. A fit under a prior with a tuned parameter (the pCRP) is judged against the
-    clusters the reference prior (the CRP) keeps on the same data (pcrp.collapse): ``reference`` (clusters,
-    phrase) when --r cv's check made one, else :func:`pcrp.run_summary.reference_fit` after the run."""
-    from ..chains import run_chains
-    from ..compiling import compile_kernels, warm_up
-    from ..run_summary import (judged_against_reference, reference_fit, saved_arrays, summarise_run,
+    clusters the reference prior (the CRP) keeps on the same data (pcrp.analyses.collapse): ``reference`` (clusters,
+    phrase) when --r cv's check made one, else :func:`pcrp.analyses.run_summary.reference_fit` after the run."""
+    from ..runs.chains import run_chains
+    from ..runs.compiling import compile_kernels, warm_up
+    from ..analyses.run_summary import (judged_against_reference, reference_fit, saved_arrays, summarise_run,
                                summary_lines)
 
     for line in spec.describe():

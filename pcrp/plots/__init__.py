@@ -1,5 +1,5 @@
 """Plotly figure builders: plain data in, ``go.Figure`` out. No Streamlit here, and no maths:
-summaries are computed in :mod:`pcrp.summary`, :mod:`pcrp.density`, :mod:`pcrp.partition` (and friends) and passed in.
+summaries are computed in :mod:`pcrp.summaries.summary`, :mod:`pcrp.analyses.density`, :mod:`pcrp.summaries.partition` (and friends) and passed in.
 
 One module per subject; everything is re-exported here, so ``from pcrp import plots`` and
 ``plots.k_trace(...)`` work. Side-by-side panels share axis ranges: pass the same ``y_range`` /

@@ -1,4 +1,4 @@
-"""The comparison's one figure: NMI and mean K of every method on every data set (pcrp.compare)."""
+"""The comparison's one figure: NMI and mean K of every method on every data set (pcrp.experiments.compare)."""
 
 import numpy as np
 from plotly.subplots import make_subplots
@@ -8,7 +8,7 @@ from .style import LAYOUT, colour
 
 def compare_figure(rows, title="CRP, pCRP, the alternatives and scikit-learn's BayesianGaussianMixture"):
     """Two panels sharing the data sets as x: NMI (top) and mean K (bottom), one marker per method with the spread
-    between data seeds as error bars, and the true K as a black dash. ``rows``: :func:`pcrp.compare.table_rows`
+    between data seeds as error bars, and the true K as a black dash. ``rows``: :func:`pcrp.experiments.compare.table_rows`
     (dicts with data, method, nmi, nmi spread, k, k spread, and optionally true_k)."""
     data = list(dict.fromkeys(r["data"] for r in rows))
     methods = list(dict.fromkeys(r["method"] for r in rows))

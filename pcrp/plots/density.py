@@ -1,8 +1,8 @@
 """Posterior density figures (paper Fig. 5): the mixture density with weighted components dashed.
 
-Drawing only: the densities come from :mod:`pcrp.density` (including the marginal model used to show
+Drawing only: the densities come from :mod:`pcrp.analyses.density` (including the marginal model used to show
 the first two axes of higher-dimensional data). Given the run's seating ``prior`` the figures draw the
-model's predictive density (:func:`pcrp.density.predictive_density`: the prior's seating weights and the
+model's predictive density (:func:`pcrp.analyses.density.predictive_density`: the prior's seating weights and the
 new-cluster term, drawn grey and dashed); without it the plug-in density (weights N_k / N, no new-cluster
 term), and the title says "plug-in".
 """
@@ -10,7 +10,7 @@ term), and the title says "plug-in".
 import numpy as np
 import plotly.graph_objects as go
 
-from ..density import averaged_density, grid_1d, grid_2d, mixture_density, predictive_density, project
+from ..analyses.density import averaged_density, grid_1d, grid_2d, mixture_density, predictive_density, project
 from .clusters import cluster_scatter
 from .palette import DATA_GREY, NEW_CLUSTER_GREY as NEW_CLUSTER_COLOUR, PALETTE
 from .style import LAYOUT, side_by_side
@@ -49,7 +49,7 @@ def _add_new_2d(fig, gx, gy, new, name="new cluster"):
 
 
 def add_new_cluster_term(fig, panel):
-    """Draw a :class:`pcrp.density.DensityPanel`'s new-cluster term w_new t_0(x) on ``fig`` (the figure of
+    """Draw a :class:`pcrp.analyses.density.DensityPanel`'s new-cluster term w_new t_0(x) on ``fig`` (the figure of
     :func:`pcrp.plots.posterior_density` for that panel), grey and dotted: a line in 1-D, its contour at 30%
     of its peak in 2-D. Nothing when the panel has none (the plug-in). Returns ``fig``."""
     if panel.new_component is None:

@@ -1,6 +1,6 @@
 """Figures of the guided lesson, sized for a 1280 x 800 projector and read from the back of a room (18 px text).
 
-Plain data in, figures out: the numbers are :mod:`pcrp.lesson`'s. The restaurant is the Rich get richer page's
+Plain data in, figures out: the numbers are :mod:`pcrp.teaching.lesson`'s. The restaurant is the Rich get richer page's
 Vega-Lite drawing in larger type; E[K_N] is its Plotly figure; the rest are small Plotly figures of their own.
 """
 

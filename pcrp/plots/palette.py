@@ -58,7 +58,7 @@ def rgba(hex_colour, alpha):
 def rank_by_size(labels):
     """(N,) int64: the rank of each point's cluster by size (0 = the largest; clusters of equal size by label), the
     order colours follow. ``labels``: (N,) integer labels."""
-    from ..summary import sorted_codes  # (a bincount for integer labels: this runs at every live frame)
+    from ..summaries.summary import sorted_codes  # (a bincount for integer labels: this runs at every live frame)
 
     codes, n_ids = sorted_codes(labels)
     order = np.argsort(-np.bincount(codes, minlength=n_ids), kind="stable")

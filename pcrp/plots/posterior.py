@@ -1,14 +1,14 @@
 """Figures of the posterior over partitions: averaged density, similarity matrix, point estimate, diagnostics.
 
-Inputs are summaries computed by the library (:func:`pcrp.density.density_panel`,
-:func:`pcrp.partition.similarity_matrix`, :func:`pcrp.partition.point_estimate`,
-:meth:`pcrp.chains.ChainSet.diagnostics`); these functions only draw.
+Inputs are summaries computed by the library (:func:`pcrp.analyses.density.density_panel`,
+:func:`pcrp.summaries.partition.similarity_matrix`, :func:`pcrp.summaries.partition.point_estimate`,
+:meth:`pcrp.runs.chains.ChainSet.diagnostics`); these functions only draw.
 """
 
 import numpy as np
 import plotly.graph_objects as go
 
-from ..partition import similarity_order
+from ..summaries.partition import similarity_order
 from .clusters import cluster_scatter
 from .palette import BLACK, DATA_GREY, HEADER_FILL, RED, WARNING_FILL, colour, rgba
 from .style import LAYOUT, cluster_colours, plain_text
@@ -22,7 +22,7 @@ def _component_colours(labels, n_components):
 
 
 def posterior_density(panel, labels, columns, title):
-    """The posterior mean density of a :class:`pcrp.density.DensityPanel` with the point estimate's
+    """The posterior mean density of a :class:`pcrp.analyses.density.DensityPanel` with the point estimate's
     weighted components dashed: 1-D with the pointwise credible band and a histogram of the data;
     2-D as contours over the points coloured by the point estimate ``labels`` (N,)."""
     colours = _component_colours(labels, panel.components.shape[0])
@@ -88,7 +88,7 @@ def similarity_heatmap(psm, labels, title, max_points=600):
 
 def point_estimate_scatter(X, labels, confidence, columns, title):
     """The point-estimate partition (cluster_scatter) with each point's opacity its ``confidence`` (N,):
-    the mean co-clustering probability with its cluster (:func:`pcrp.partition.cluster_confidence`)."""
+    the mean co-clustering probability with its cluster (:func:`pcrp.summaries.partition.cluster_confidence`)."""
     fig = cluster_scatter(X, labels, columns, title)
     opacity = np.clip(np.asarray(confidence, dtype=float), 0.15, 1.0)
     fig.update_traces(marker_opacity=opacity, hovertext=[f"P(with its cluster) = {c:.2f}" for c in confidence])
@@ -137,7 +137,7 @@ ROW_PX, HEADER_PX = 26, 30  # one line per cell (the columns are wide enough for
 
 def diagnostics_table(diagnostics, title="MCMC diagnostics", threshold=1.01):
     """A table of R-hat, bulk/tail ESS and mean (MCSE) per quantity, pooled and per chain; R-hat cells
-    above ``threshold`` in red. ``diagnostics``: :meth:`pcrp.chains.ChainSet.diagnostics`."""
+    above ``threshold`` in red. ``diagnostics``: :meth:`pcrp.runs.chains.ChainSet.diagnostics`."""
     rows = []
     for name, diag in diagnostics.items():
         if not isinstance(diag, dict):

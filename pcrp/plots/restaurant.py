@@ -2,7 +2,7 @@
 statistic for several priors, and one customer's choice.
 
 The restaurant is Vega-Lite (an animation: only its data change between frames, so it updates in place); the
-others are static Plotly figures. Plain data in, figures out: the seating itself is :mod:`pcrp.seating`.
+others are static Plotly figures. Plain data in, figures out: the seating itself is :mod:`pcrp.model.seating`.
 """
 
 import numpy as np

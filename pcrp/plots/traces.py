@@ -3,7 +3,7 @@
 import numpy as np
 import plotly.graph_objects as go
 
-from ..summary import k_posterior
+from ..summaries.summary import k_posterior
 from .palette import BLUE, PALETTE
 from .style import LAYOUT, side_by_side
 

@@ -1,0 +1,136 @@
+"""Declared parameters: a name, a default, bounds and a one-line meaning, stated once and read everywhere.
+
+A prior's parameters (:data:`pcrp.model.PRIORS`) and a run's settings (:mod:`pcrp.runs.run_spec`) are each a
+:class:`Param`. The command line's flags, the estimator's parameters and constraint table, the app's widgets,
+validation and display are all made from these declarations, so a bound or a default is typed in one place.
+Every parameter has finite bounds: a value of 1e308 is refused with the reason, never run.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import SettingError
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared parameter, as plain data.
+
+    name: as typed in code and on the command line (``k_max`` is ``--k-max``); label: as shown ("power r").
+    default: its value when not given (None: "not set", resolved by the owner, e.g. the automatic budget).
+    low, high: finite bounds; low_closed / high_closed: whether the bound itself is allowed.
+    integer: a whole number. help: one line, its meaning. why_high: why the upper bound exists (said when a value
+    exceeds it). constraint: a condition involving other parameters (checked by the owner), or "".
+    """
+
+    name: str
+    label: str
+    default: object
+    low: float
+    high: float
+    low_closed: bool
+    high_closed: bool
+    help: str
+    integer: bool = False
+    why_high: str = ""
+    constraint: str = ""
+    cli: str = ""  # the command-line flag when it is not --name (e.g. --chains for n_chains)
+
+    def __post_init__(self):
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
+            raise ValueError(f"Param {self.name}: bounds must be finite with low < high")
+
+    @property
+    def flag(self):
+        """The command-line flag: ``--k-max`` for ``k_max`` (or ``cli`` when given)."""
+        return self.cli or "--" + self.name.replace("_", "-")
+
+    def interval(self):
+        """The bounds as text, e.g. "(0, 1000]"."""
+        return f"{'[' if self.low_closed else '('}{self.low:g}, {self.high:g}{']' if self.high_closed else ')'}"
+
+    def contains(self, number):
+        """Whether the float ``number`` lies within the bounds."""
+        return ((number > self.low or (number == self.low and self.low_closed))
+                and (number < self.high or (number == self.high and self.high_closed)))
+
+    def check(self, value, owner, error=SettingError, name=None):
+        """``value`` as a float (an int if ``integer``) within the bounds, else ``error`` naming the parameter
+        (as ``name``, e.g. its command-line flag, when given), the value, the bounds, the parameter's meaning and
+        what to do. ``owner`` names whose parameter it is in the message ("the pCRP", "the run")."""
+        where = f"{self.label} of {owner}, in {self.interval()}. {self.help}"
+        name = name or self.name
+        if isinstance(value, (bool, np.bool_, str, bytes)):
+            raise error(f"{name} must be a number (got {value!r}): {where}")
+        try:  # an integer stays exact (a seed may exceed 2^53); Python compares int and float exactly
+            number = int(value) if isinstance(value, (int, np.integer)) else float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise error(f"{name} must be a number (got {value!r}): {where}") from None
+        kind = "whole number" if self.integer else "finite number"
+        low = f"{'>=' if self.low_closed else '>'} {self.low:g}"
+        shown = str(number) if isinstance(number, int) and abs(number) < 1e15 else f"{number:g}"
+        if not math.isfinite(number) or number < self.low or (number == self.low and not self.low_closed):
+            raise error(f"{name} must be a {kind} {low} (got {shown}): {where}")
+        if number > self.high or (number == self.high and not self.high_closed):
+            bound = "at most" if self.high_closed else "below"
+            raise error(f"{name} must be {bound} {self.high:g} (got {shown}): {self.why_high or where}")
+        if self.integer:
+            if number != int(number):
+                raise error(f"{name} must be a whole number (got {shown}): {where}")
+            return int(number)
+        return float(number)
+
+    def describe(self):
+        """One line for help texts: label, bounds, default and meaning."""
+        default = "" if self.default is None else f", default {self.default:g}"
+        constraint = f", {self.constraint}" if self.constraint else ""
+        return f"{self.label} in {self.interval()}{constraint}{default}{' (a whole number)' if self.integer else ''}"
+
+
+class Declarations(dict):
+    """One owner's declared parameters, {name: :class:`Param`} in the order declared: a prior's, the NIW's, a run's,
+    cross validation's, the r path's, reproduce's, compare's, the live demo's. ``owner`` names them in messages
+    ("cross validation"); ``error`` is the SettingError subclass their checks raise.
+
+    Presets (the paper's protocol, the live demo, a quick check) are :meth:`preset` dicts over these names: values,
+    checked against the bounds declared here, never new bounds.
+    """
+
+    def __init__(self, owner, *params, error=SettingError):
+        super().__init__((p.name, p) for p in params)
+        if len(self) != len(params):
+            raise ValueError(f"{owner}: two parameters share a name")
+        self.owner = owner
+        self.error = error
+
+    def defaults(self):
+        """{name: default} of every parameter."""
+        return {name: p.default for name, p in self.items()}
+
+    def check(self, name, value, shown=None):
+        """``value`` of parameter ``name`` within its bounds (see :meth:`Param.check`); the message names it as
+        ``shown`` when given (a command-line flag)."""
+        if name not in self:
+            raise self.error(f"{self.owner} has no setting {name!r}; its settings are: {', '.join(self)}.")
+        return self[name].check(value, self.owner, self.error, name=shown)
+
+    def resolve(self, **values):
+        """Every parameter's value: the given one checked (None: not given), else its default (left as None when
+        the default is None, for the owner to resolve)."""
+        unknown = set(values) - set(self)
+        if unknown:
+            raise self.error(f"{self.owner} has no setting {', '.join(sorted(unknown))}; its settings are: "
+                             f"{', '.join(self)}.")
+        out = {}
+        for name, p in self.items():
+            value = values.get(name)
+            if value is None:
+                value = p.default
+            out[name] = None if value is None else self.check(name, value)
+        return out
+
+    def preset(self, **values):
+        """A named set of values over these declarations (checked now: a preset never carries its own bounds)."""
+        return {name: value for name, value in self.resolve(**values).items() if name in values}

@@ -1,0 +1,1 @@
+"""Many runs, compared and written up: the paper's experiments (reproduce), the priors compared, report writers."""

@@ -1,0 +1,1 @@
+"""The lesson and the teaching views built on the layers below (one customer's choice)."""
