@@ -1,24 +1,26 @@
-"""pcrp.summaries.mcmc_diagnostics against ArviZ, the reference it replaces in the summaries (ArviZ's import costs more than a
-short run): the same R-hat, ESS and MCSE, the same nan where a figure is undefined.
+"""pcrp.summaries.diagnostics: ArviZ's R-hat, ESS and MCSE (arviz-stats' array functions) behind pcrp's conventions.
 
-Tolerance 1e-9 relative: the two compute the same sums in the same order except the normal quantile (the standard
-library's against SciPy's, both accurate to about 1e-16) and the FFT length's rounding, so they differ by a few
-units in the last place (4e-15 at most on these cases when written); a wrong tie rule, split, quantile or Geyer
-truncation moves the figures by far more than 1e-9."""
+Each test names one convention of the wrapper and fails when it breaks: which of ArviZ's figures each function is
+(method, tail probabilities), a (D,) array read as one chain, nan where a figure is undefined, constant values
+without a NumPy warning, a float returned, and the import made only when a figure is asked for."""
 
 import logging
+import subprocess
+import sys
 import warnings
 
 import numpy as np
 import pytest
 
-from pcrp.summaries import mcmc_diagnostics
+from pcrp.summaries import diagnostics
 
 az = pytest.importorskip("arviz")
 
+FUNCTIONS = ("rhat_rank", "ess_bulk", "ess_tail", "mcse_mean")
+
 
 def _arviz(fn, values, **kwargs):
-    """ArviZ's figure on (C, D) values through its NumPy path, quietly (it logs a warning where undefined)."""
+    """ArviZ 0.x's figure on (C, D) values through its NumPy path, quietly (it logs a warning where undefined)."""
     flag = az.Numba.numba_flag
     az.Numba.disable_numba()
     logging.disable(logging.WARNING)
@@ -66,57 +68,95 @@ FIGURES = [
 
 
 @pytest.mark.parametrize("name, reference, kwargs", FIGURES, ids=[f[0] for f in FIGURES])
-@pytest.mark.parametrize("seed", range(3))
-def test_each_figure_equals_arvizs(name, reference, kwargs, seed):
-    ours_fn = getattr(mcmc_diagnostics, name)
-    for values in _cases(seed):
-        ours, theirs = ours_fn(values), _arviz(reference, values, **kwargs)
-        assert np.isnan(ours) == np.isnan(theirs), (values.shape, ours, theirs)
-        if not np.isnan(theirs):
-            assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-12), values.shape
+def test_each_function_is_the_arviz_figure_it_names(name, reference, kwargs):
+    """Each function is ArviZ 0.x's figure of that name (the method, the tail's 5% and 95% quantiles), with the same
+    nan, on 180 arrays with ties, short and odd lengths, one chain, constant chains and a NaN: one code, so equal to
+    rounding (a wrong method, probability or axis moves the figures by far more than 1e-12)."""
+    ours_fn = getattr(diagnostics, name)
+    for seed in range(3):
+        for values in _cases(seed):
+            ours, theirs = ours_fn(values), _arviz(reference, values, **kwargs)
+            assert np.isnan(ours) == np.isnan(theirs), (values.shape, ours, theirs)
+            if not np.isnan(theirs):
+                assert ours == pytest.approx(theirs, rel=1e-12, abs=1e-12), values.shape
 
 
-def test_one_chain_is_read_as_one_chain():
-    """A (D,) array is one chain: R-hat undefined, ESS and MCSE as of its (1, D) form."""
+def test_a_1d_array_is_one_chain():
+    """A (D,) array is one chain: R-hat undefined, ESS and MCSE those of its (1, D) form."""
     chain = np.random.default_rng(0).normal(size=200).cumsum()
-    assert np.isnan(mcmc_diagnostics.rhat_rank(chain))
-    assert mcmc_diagnostics.ess_bulk(chain) == mcmc_diagnostics.ess_bulk(chain[None])
-    assert mcmc_diagnostics.ess_bulk(chain) == pytest.approx(_arviz(az.ess, chain, method="bulk"), rel=1e-9)
+    assert np.isnan(diagnostics.rhat_rank(chain))
+    for name in FUNCTIONS[1:]:
+        value = getattr(diagnostics, name)(chain)
+        assert np.isfinite(value) and value == getattr(diagnostics, name)(chain[None])
 
 
-def test_rank_normalise_averages_tied_ranks():
-    """Ties share their average rank: the four values (1, 2, 2, 3) have ranks 1, 2.5, 2.5, 4, so the two 2s get
-    the same z, symmetric about the middle, and the whole is symmetric."""
-    z = mcmc_diagnostics.rank_normalise(np.array([[1.0, 2.0], [2.0, 3.0]]))
-    assert z[0, 1] == z[1, 0] == pytest.approx(0.0, abs=1e-15)
-    assert z[0, 0] == pytest.approx(-z[1, 1], rel=1e-15) and z[0, 0] < 0
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_fewer_than_min_draws_per_chain_is_nan(name):
+    """4 draws per chain (MIN_DRAWS) give a figure, 3 give nan, and so do none."""
+    values = np.random.default_rng(1).normal(size=(3, 4))
+    assert np.isfinite(getattr(diagnostics, name)(values))
+    assert np.isnan(getattr(diagnostics, name)(values[:, :-1]))
+    assert np.isnan(getattr(diagnostics, name)(np.empty((3, 0))))
 
 
-def test_normal_quantile_matches_the_standard_library_and_scipy():
-    """pcrp.model.special_functions.normal_quantile is AS 241 vectorised, the algorithm of statistics.NormalDist.inv_cdf:
-    equal to it within 4 units in the last place (both round the same rational functions, in another order), and to
-    scipy's ndtri within 1e-14 relative (another algorithm, accurate to about 1e-16), over the central region, both
-    tails to 1e-300 and the boundaries of the three approximations (|p - 1/2| = 0.425, r = 5); 0, 1 and values
-    outside [0, 1] give -inf, inf and nan. A wrong coefficient moves some region by far more."""
-    import statistics
-
-    from scipy.special import ndtri
-
-    from pcrp.model.special_functions import normal_quantile
-
-    rng = np.random.default_rng(0)
-    p = np.concatenate([rng.uniform(size=20_000), 10.0 ** -rng.uniform(0, 300, 5_000),
-                        1 - 10.0 ** -rng.uniform(0, 16, 5_000), [0.075, 0.925, np.exp(-25), 0.5]])
-    p = p[(p > 0) & (p < 1)]
-    z = normal_quantile(p)
-    expected = np.array([statistics.NormalDist().inv_cdf(v) for v in p])
-    assert np.all(np.abs(z - expected) <= 4 * np.spacing(np.abs(expected)) + 1e-300)
-    assert np.allclose(z, ndtri(p), rtol=1e-14, atol=0)
-    edges = normal_quantile(np.array([0.0, 1.0, -0.5, 1.5, np.nan]))
-    assert edges[0] == -np.inf and edges[1] == np.inf and np.isnan(edges[2:]).all()
+def test_rhat_needs_two_chains():
+    values = np.random.default_rng(2).normal(size=(2, 100))
+    assert np.isfinite(diagnostics.rhat_rank(values))
+    assert np.isnan(diagnostics.rhat_rank(values[:1]))
 
 
-def test_fft_length_is_the_next_5_smooth_number():
-    scipy_fftpack = pytest.importorskip("scipy.fftpack")
-    for n in range(1, 5000):
-        assert mcmc_diagnostics._next_regular(n) == scipy_fftpack.next_fast_len(n)
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_a_nan_anywhere_gives_nan(name):
+    values = np.random.default_rng(3).normal(size=(2, 100))
+    values[1, 57] = np.nan
+    assert np.isnan(getattr(diagnostics, name)(values))
+
+
+def test_constant_values_give_their_figures_without_a_warning():
+    """Constant values (a K that never moves): R-hat nan (0/0, no RuntimeWarning), ESS every draw, MCSE 0."""
+    values = np.full((2, 50), 3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(diagnostics.rhat_rank(values))
+        assert diagnostics.ess_bulk(values) == diagnostics.ess_tail(values) == 100.0
+        assert diagnostics.mcse_mean(values) == 0.0
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_each_figure_is_a_python_float(name):
+    """A float, not a 0-d array: the figures go into JSON (the result's config) and f-strings."""
+    assert type(getattr(diagnostics, name)(np.random.default_rng(4).normal(size=(2, 30)))) is float
+
+
+def _run(script):
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.splitlines()[-1]
+
+
+def test_arviz_stats_is_imported_when_a_figure_is_asked_for():
+    """Importing the summaries (the live view, the budget) loads no arviz-stats, nor does a figure that is
+    undefined by its shape; the first defined figure does."""
+    script = ("import sys\nimport numpy as np\nimport pcrp.summaries.summary, pcrp.runs.budget\n"
+              "from pcrp.summaries import diagnostics as d\n"
+              "before = 'arviz_stats' in sys.modules\n"
+              "short = np.isnan(d.ess_bulk(np.ones((2, 3))))\n"
+              "after_short = 'arviz_stats' in sys.modules\n"
+              "d.ess_bulk(np.arange(40.0).reshape(2, 20))\n"
+              "print(before, short, after_short, 'arviz_stats.base' in sys.modules)")
+    assert _run(script) == "False True False True"
+
+
+def test_the_background_import_loads_arviz_stats_and_a_failed_one_is_raised_by_the_first_figure():
+    """import_in_background imports arviz-stats in a thread; if that import fails, the first figure raises the
+    error (nothing is hidden or computed without ArviZ)."""
+    script = ("import sys\nfrom pcrp.summaries import diagnostics as d\n"
+              "d.import_in_background()\nd._background[0].join()\n"
+              "print('arviz_stats.base' in sys.modules)")
+    assert _run(script) == "True"
+    script = ("import sys\nimport numpy as np\nsys.modules['arviz_stats'] = None  # as if not installed\n"
+              "from pcrp.summaries import diagnostics as d\n"
+              "d.import_in_background()\n"
+              "try:\n    d.rhat_rank(np.arange(40.0).reshape(2, 20))\nexcept ModuleNotFoundError:\n"
+              "    print('raised')\nelse:\n    print('no error')")
+    assert _run(script) == "raised"

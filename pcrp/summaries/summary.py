@@ -5,8 +5,8 @@ Metric conventions (stated in the app next to every number):
   scikit-learn's ``average_method="geometric"``); 1 for identical partitions.
 - VI = H(U | V) + H(V | U) in bits (log base 2, the authors' choice); 0 for identical partitions.
 
-Diagnostics and standard errors are ArviZ's definitions, computed on (chain, draw) arrays by
-:mod:`pcrp.summaries.mcmc_diagnostics` (NumPy, checked against ArviZ in the tests, without ArviZ's 1.3-1.5 s import):
+Diagnostics and standard errors are ArviZ's, computed on (chain, draw) arrays by its own code (arviz-stats' array
+functions, through :mod:`pcrp.summaries.diagnostics`, which imports them on first use):
 - R-hat: rank-normalised split R-hat (Vehtari et al. 2021), ArviZ's ``rhat(method="rank")``.
 - ESS: bulk and tail effective sample sizes, in draws, ``ess(method="bulk" | "tail")``.
 - MCSE: Monte Carlo standard error of the mean, sd / sqrt(ESS of the mean), ``mcse(method="mean")``.
@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from . import mcmc_diagnostics
-from .mcmc_diagnostics import MIN_DRAWS
+from . import diagnostics
+from .diagnostics import MIN_DRAWS
 
 
 def nmi(true, pred):
@@ -132,12 +132,12 @@ def _chain_draw(values):
 def mean_and_mcse(values):
     """(mean, MCSE of the mean) of (chain, draw) or (draw,) values, pooling the chains.
 
-    The MCSE is ArviZ's ``mcse(method="mean")`` (:func:`pcrp.summaries.mcmc_diagnostics.mcse_mean`): 0 for constant values,
+    The MCSE is ArviZ's ``mcse(method="mean")`` (:func:`pcrp.summaries.diagnostics.mcse_mean`): 0 for constant values,
     nan with fewer than 4 draws per chain (too few to estimate the autocorrelation).
     """
     values = _chain_draw(values)
     mean = float(values.mean()) if values.size else float("nan")
-    return mean, mcmc_diagnostics.mcse_mean(values)
+    return mean, diagnostics.mcse_mean(values)
 
 
 # A quantity is "settled" in a chain when at least this share of the chain's draws equal its most common value (a
@@ -171,13 +171,13 @@ def chain_diagnostics(values):
     def stats(v, rhat):
         mean, mcse = mean_and_mcse(v)
         return {"mean": mean, "mcse": mcse, "rhat": rhat,
-                "ess_bulk": mcmc_diagnostics.ess_bulk(v), "ess_tail": mcmc_diagnostics.ess_tail(v)}
+                "ess_bulk": diagnostics.ess_bulk(v), "ess_tail": diagnostics.ess_tail(v)}
 
     agreed = agreement(values)
     out = stats(values, agreed["rhat"])
     half = n_draws // 2
     halves = [np.vstack([chain[:half], chain[half:2 * half]]) for chain in values]
-    out["per_chain"] = [{**stats(chain[None], mcmc_diagnostics.rhat_rank(two)), **settled}
+    out["per_chain"] = [{**stats(chain[None], diagnostics.rhat_rank(two)), **settled}
                         for chain, two, settled in zip(values, halves, agreed["per_chain"] or [{}] * len(values))]
     out["settled"], out["agree"] = agreed["settled"], agreed["agree"]
     return out
@@ -193,7 +193,7 @@ def agreement(values):
     """
     values = _chain_draw(values)
     settled = [_settled_value(chain) for chain in values] if values.shape[1] else []
-    out = {"rhat": mcmc_diagnostics.rhat_rank(values),
+    out = {"rhat": diagnostics.rhat_rank(values),
            "settled": bool(settled) and all(share >= SETTLED_SHARE for share, _ in settled),
            "per_chain": [{"settled_share": float(share), "settled_value": value} for share, value in settled]}
     out["agree"] = chains_agree(out)
