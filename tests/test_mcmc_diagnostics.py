@@ -145,18 +145,3 @@ def test_arviz_stats_is_imported_when_a_figure_is_asked_for():
               "d.ess_bulk(np.arange(40.0).reshape(2, 20))\n"
               "print(before, short, after_short, 'arviz_stats.base' in sys.modules)")
     assert _run(script) == "False True False True"
-
-
-def test_the_background_import_loads_arviz_stats_and_a_failed_one_is_raised_by_the_first_figure():
-    """import_in_background imports arviz-stats in a thread; if that import fails, the first figure raises the
-    error (nothing is hidden or computed without ArviZ)."""
-    script = ("import sys\nfrom pcrp.summaries import diagnostics as d\n"
-              "d.import_in_background()\nd._background[0].join()\n"
-              "print('arviz_stats.base' in sys.modules)")
-    assert _run(script) == "True"
-    script = ("import sys\nimport numpy as np\nsys.modules['arviz_stats'] = None  # as if not installed\n"
-              "from pcrp.summaries import diagnostics as d\n"
-              "d.import_in_background()\n"
-              "try:\n    d.rhat_rank(np.arange(40.0).reshape(2, 20))\nexcept ModuleNotFoundError:\n"
-              "    print('raised')\nelse:\n    print('no error')")
-    assert _run(script) == "raised"

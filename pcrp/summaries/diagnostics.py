@@ -4,7 +4,8 @@ Rank-normalised split R-hat, bulk and tail effective sample sizes and the Monte 
 (Vehtari, Gelman, Simpson, Carpenter & Buerkner 2021, "Rank-normalization, folding, and localization: an improved
 R-hat", Bayesian Analysis 16(2)) come from arviz-stats' array functions, ``arviz_stats.base.array_stats``
 (``rhat(method="rank")``, ``ess(method="bulk" | "tail")``, ``mcse(method="mean")``: ArviZ's documented interface on
-NumPy arrays, the same code as ArviZ 0.x's; tests/test_cli.py checks a run's printed figures against ``az.summary``).
+NumPy arrays, the same code as ArviZ 0.x's; tests/test_chains.py checks the figures a run prints against
+``az.summary`` of its export).
 This module only fixes pcrp's conventions around them:
 
 - values are (C, D) or (D,), one chain; each function returns a float;
@@ -12,45 +13,17 @@ This module only fixes pcrp's conventions around them:
   among the values (arviz-stats does the same; the wrapper keeps it so whatever its version);
 - no NumPy warning for constant values (R-hat 0/0 is nan; MCSE 0; ESS the number of draws).
 
-Importing arviz-stats takes about 0.7 s on top of what a run already loads (SciPy's stats, signal and optimize, and
-xarray with pandas when xarray is installed: its package ``__init__`` imports them), so nothing imports it before a
-figure is asked for, and :func:`import_in_background` lets a run start that import while it loads its kernels and
-samples (docs/speed.md, Start-up).
+Importing arviz-stats takes about 0.75 s on top of what a run already loads (scipy.signal, scipy.stats and
+scipy.optimize for its array functions; xarray with pandas, which its package ``__init__`` imports whenever xarray is
+installed, and ArviZ 0.x installs it), so it is imported when the first defined figure is asked for, not with this
+module: ``import pcrp``, ``pcrp --help`` and the live view's first frames do not pay it; a run pays it once, at the
+budget's first judgement (docs/speed.md, Start-up).
 """
-
-import threading
 
 import numpy as np
 
 MIN_DRAWS = 4  # fewer draws per chain than this: no diagnostic (too few to estimate an autocorrelation)
 TAIL_PROBS = (0.05, 0.95)  # the tail ESS is the smaller ESS of these two quantiles' indicators (ArviZ's default)
-
-_background = []  # the thread of import_in_background, once started
-
-
-def import_in_background():
-    """Start importing arviz-stats in a daemon thread (once per process) so that the first figure need not wait
-    for all of it. A failed import there is left for the first figure to raise."""
-    if _background or "arviz_stats.base" in __import__("sys").modules:
-        return
-
-    def load():
-        try:
-            import arviz_stats.base  # noqa: F401
-        except Exception:
-            pass
-
-    thread = threading.Thread(target=load, name="pcrp-import-arviz-stats", daemon=True)
-    _background.append(thread)
-    thread.start()
-
-
-def _array_stats():
-    if _background:
-        _background[0].join()  # the main thread's import waits here, not on a module lock half-way through
-    from arviz_stats.base import array_stats
-
-    return array_stats
 
 
 def _as_chains(values):
@@ -67,8 +40,10 @@ def _figure(name, values, min_chains=1, **kwargs):
     values = _as_chains(values)
     if _undefined(values, min_chains):
         return float("nan")
+    from arviz_stats.base import array_stats
+
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float(getattr(_array_stats(), name)(values, chain_axis=0, draw_axis=1, **kwargs))
+        return float(getattr(array_stats, name)(values, chain_axis=0, draw_axis=1, **kwargs))
 
 
 def rhat_rank(values):
