@@ -5,14 +5,14 @@
 Each figure is the median (and range) of ``--runs`` fresh processes that run as the console script does
 (``python -c`` calling ``pcrp.cli.console``, or ``main`` in a tree before it, with this tree first on PYTHONPATH,
 from a folder outside it).
-"Outside sampling" is the process's wall time minus the seconds the run's chains sampled (the chains'
-``wall_seconds``, which the run prints rounded as "time: sampling X s", read here unrounded): Python's start,
-imports, loading the cached kernels, the starts, the summaries (with the reference fit) and writing the file.
-One run before the figures loads the kernels into numba's cache, so no figure counts compiling. The last
-columns say whether scikit-learn and ArviZ were imported by the run. In trees that imported ArviZ in the
-background (before pcrp.summaries.mcmc_diagnostics), the chains' seconds include waiting for that import at the budget's
-first judgement, so their "sampling" is mostly that wait: compare their wall times. With ``--base-tree`` the rounds alternate
-between that tree and this one (A/B in one run) and the ratios are printed.
+"Outside sampling" is the process's wall time minus the seconds the run's chains swept: the chains'
+``wall_seconds`` (the run prints them rounded as "time: sampling X s"; read here unrounded) less the budget's
+judgements inside them (R-hat, ESS and modes at its checkpoints, timed here), since the first judgement imports
+arviz-stats (about 0.75 s, against 0.04 s for the 20 sweeps of 272 points). So "outside sampling" is Python's start,
+imports (arviz-stats included), loading the cached kernels, the starts, the judgements, the summaries (with the
+reference fit) and writing the file. One run before the figures loads the kernels into numba's cache, so no figure
+counts compiling. The last columns say whether scikit-learn, ArviZ and arviz-stats were imported by the run. With
+``--base-tree`` the rounds alternate between that tree and this one (A/B in one run) and the ratios are printed.
 """
 
 import argparse
@@ -30,21 +30,31 @@ ROOT = Path(__file__).resolve().parents[1]
 # the console script's entry (pcrp.cli.console: main, then gc.freeze before the teardown); main in trees before it
 ENTRY = "import pcrp.cli\nentry = getattr(pcrp.cli, 'console', pcrp.cli.main)\n"
 HELP = "import sys\n" + ENTRY + "sys.argv[1:] = ['--help']\nsys.exit(entry())"
-# the main run's chains (the first run_chains call; a second one is the reference fit, part of the summaries)
+# the main run's sweeps (the first run_chains call, less its judgements; a second call is the reference fit,
+# part of the summaries)
 RUN = """
-import json, sys
+import json, sys, time
 import pcrp.runs.chains
-sampled = []
+sampled, judging = [], []
+plain_judge = pcrp.runs.chains.judge
+def timed_judge(*args, **kwargs):
+    started = time.perf_counter()
+    try:
+        return plain_judge(*args, **kwargs)
+    finally:
+        judging.append(time.perf_counter() - started)
+pcrp.runs.chains.judge = timed_judge
 plain = pcrp.runs.chains.run_chains
 def timed(*args, **kwargs):
+    before = len(judging)
     chains = plain(*args, **kwargs)
-    sampled.append(chains.wall_seconds)
+    sampled.append(chains.wall_seconds - sum(judging[before:]))
     return chains
 pcrp.runs.chains.run_chains = timed
 """ + ENTRY + """
 sys.argv[1:] = ['run', 'old-faithful', '--iters', '20', '--seed', '0', '--out', 'r.npz']
 rc = entry()
-loaded = {name: any(m.split('.')[0] == name for m in sys.modules) for name in ('sklearn', 'arviz')}
+loaded = {name: any(m.split('.')[0] == name for m in sys.modules) for name in ('sklearn', 'arviz', 'arviz_stats')}
 print(json.dumps({'rc': rc, 'sampling': sampled[0], **loaded}), file=sys.stderr)
 """
 
@@ -61,13 +71,14 @@ def fresh_process(tree, code, folder):
 
 
 def one_round(tree, folder):
-    """{'help': s, 'run wall': s, 'sampling': s, 'outside': s, 'sklearn': bool, 'arviz': bool} of one fresh
-    process each."""
+    """{'help': s, 'run wall': s, 'sampling': s, 'outside': s, 'sklearn': bool, 'arviz': bool, 'arviz_stats': bool}
+    of one fresh process each."""
     help_wall, _ = fresh_process(tree, HELP, folder)
     run_wall, err = fresh_process(tree, RUN, folder)
     report = json.loads(err.strip().splitlines()[-1])
     return {"help": help_wall, "run wall": run_wall, "sampling": report["sampling"],
-            "outside": run_wall - report["sampling"], "sklearn": report["sklearn"], "arviz": report["arviz"]}
+            "outside": run_wall - report["sampling"],
+            **{m: report.get(m, False) for m in ("sklearn", "arviz", "arviz_stats")}}
 
 
 def spread(values):
@@ -96,7 +107,7 @@ def main():
           "  imported")
     for name, results in rounds.items():
         column = {key: [r[key] for r in results] for key in results[0]}
-        imported = ", ".join(f"{m} {'yes' if any(column[m]) else 'no'}" for m in ("sklearn", "arviz"))
+        imported = ", ".join(f"{m} {'yes' if any(column[m]) else 'no'}" for m in ("sklearn", "arviz", "arviz_stats"))
         print(f"{name:10s} {spread(column['help']):>20s} {spread(column['run wall']):>20s} "
               f"{spread(column['sampling']):>20s} {spread(column['outside']):>20s}  {imported}")
     if args.base_tree:
