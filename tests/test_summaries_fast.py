@@ -1,4 +1,4 @@
-"""The summaries' speed-ups change no number (the MCMC diagnostics against ArviZ: tests/test_mcmc_diagnostics.py)."""
+"""The summaries' speed-ups change no number (the MCMC diagnostics are ArviZ's code: tests/test_mcmc_diagnostics.py)."""
 
 import numpy as np
 import pytest

@@ -10,7 +10,8 @@ This module only fixes pcrp's conventions around them:
 
 - values are (C, D) or (D,), one chain; each function returns a float;
 - nan where the figure is undefined: fewer than MIN_DRAWS draws per chain, fewer than 2 chains for R-hat, a NaN
-  among the values (arviz-stats does the same; the wrapper keeps it so whatever its version);
+  among the values (arviz-stats 0.3 to 0.8 give the same nan; the wrapper states the rule itself, and needs
+  no import for it);
 - no NumPy warning for constant values (R-hat 0/0 is nan; MCSE 0; ESS the number of draws).
 
 Importing arviz-stats takes about 0.75 s on top of what a run already loads (scipy.signal, scipy.stats and
