@@ -70,11 +70,15 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         ``prior__alpha`` and ``prior__r``, and ``set_params(prior__r=1.3)`` and ``GridSearchCV(...,
         {"prior__r": [1.1, 1.5]})`` change them. This is the one route for a prior's parameters.
 
-        A prior is an immutable value (compared with ``==``, shared between clones), so ``set_params(prior__r=v)``
-        replaces it with ``prior.with_params(r=v)``, a copy checked against the declared bounds at once (a value out
-        of bounds, or a parameter the prior does not have, is a ValueError naming the prior's parameters). A prior
-        given by name has no parameters to set: ``set_params(prior__r=...)`` on it is a ValueError saying to give a
-        prior object. Choose the pCRP's r for your data with :func:`pcrp.analyses.cv.cross_validate`.
+        A prior is an immutable value (compared with ``==``, hashed, shared between clones), so
+        ``set_params(prior__r=v)`` replaces it with ``make_prior(prior.name, **{**prior.get_params(), "r": v})``, a
+        copy checked against the declared bounds at once (a value out of bounds, or a parameter the prior does not
+        have, is a ValueError naming the prior's parameters; a grid with such a value stops there, before any fit).
+        A prior given by name has no parameters to set: ``set_params(prior__r=...)`` on it is a ValueError saying to
+        give a prior object. Why an object rather than a ``prior_params`` dict: the parameters are then single
+        parameters to scikit-learn (a grid over ``prior__r`` alone, ``cv_results_["param_prior__r"]``), the prior
+        and its values cannot disagree (an object is checked when built), and the estimator's signature stays
+        fixed whatever is registered. Choose the pCRP's r for your data with :func:`pcrp.analyses.cv.cross_validate`.
     standardize : bool, default=True
         Z-score every column before sampling (as ``pcrp run`` does for CSV files); False uses X as given.
     n_chains : int, default=4
@@ -192,7 +196,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     def set_params(self, **params):
         """Set parameters, scikit-learn's way; ``prior__NAME=value`` replaces ``prior`` with
-        ``prior.with_params(NAME=value)`` (a prior is immutable), after the other parameters are set (so
+        a copy of it with NAME = value (a prior is immutable; see ``prior``), after the other parameters are set (so
         ``set_params(prior=PowerCRP(), prior__r=1.5)`` works, as scikit-learn orders nested parameters)."""
         nested = {key.partition("__")[2]: value for key, value in params.items() if key.startswith("prior__")}
         super().set_params(**{key: value for key, value in params.items() if not key.startswith("prior__")})
@@ -465,7 +469,9 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
 def _prior_with(prior, params):
     """``prior`` with the nested parameters {name: value} of ``set_params(prior__name=value)`` changed: a checked
-    copy (:meth:`pcrp.model.GibbsPrior.with_params`). A prior given by name has none to change."""
+    copy, built and checked by :func:`pcrp.model.make_prior` (each value against its declared bounds; a parameter
+    the prior does not have is a ModelError naming its parameters; None takes the registry default). A prior given
+    by name has none to change."""
     if isinstance(prior, str):
         given = ", ".join(f"{key}={value!r}" for key, value in params.items())
         raise ValueError(f"prior is the name {prior!r}, which has no parameters to set ({', '.join(params)}): give "
@@ -473,4 +479,4 @@ def _prior_with(prior, params):
                          f"PCRPMixture(prior=pcrp.model.make_prior({prior!r}, {given})).")
     if not isinstance(prior, GibbsPrior):
         raise TypeError(f"prior must be a prior object to set its parameters ({', '.join(params)}); got {prior!r}.")
-    return prior.with_params(**params)
+    return make_prior(prior.name, **{**prior.get_params(), **params})

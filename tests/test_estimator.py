@@ -151,7 +151,7 @@ def test_a_prior_s_parameters_nest_as_prior__name_and_set_params_replaces_the_pr
     pipe = make_pipeline(StandardScaler(), PCRPMixture(prior=CRP()))
     pipe.set_params(pcrpmixture__prior__alpha=2.0)
     assert pipe.get_params()["pcrpmixture__prior__alpha"] == 2.0 and pipe[-1].prior == CRP(alpha=2.0)
-    with pytest.raises(TypeError, match=r"A prior cannot be changed in place .*with_params\(r=2\)"):
+    with pytest.raises(TypeError, match=r"A prior cannot be changed in place .*make_prior\('pcrp', alpha=1.0, r=2\)"):
         prior.set_params(r=2)
 
 

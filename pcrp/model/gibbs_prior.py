@@ -123,27 +123,19 @@ class GibbsPrior:
 
     # scikit-learn's parameter protocol, as an immutable value: PCRPMixture(prior=PowerCRP(r=1.3)) shows the
     # prior's parameters as prior__alpha, prior__r in get_params(deep=True), and its set_params(prior__r=1.5)
-    # replaces the prior with with_params(r=1.5). A prior is never changed in place: it is compared by value (==),
-    # hashed, cached by value (the MFM's tables) and shared between clones.
+    # replaces the prior with make_prior("pcrp", alpha=1.0, r=1.5), a checked copy. A prior is never changed in
+    # place: it is compared by value (==), hashed, cached by value (the MFM's tables) and shared between clones.
     def get_params(self, deep=True):
         """{parameter: value} of this prior, in the order declared (its dataclass fields; ``name`` is not one).
         ``deep`` is scikit-learn's argument: a prior holds no objects with parameters of their own."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.init}
 
-    def with_params(self, **params):
-        """A copy with ``params`` changed, checked as :func:`pcrp.model.make_prior` checks them (each against its
-        declared bounds; a parameter this prior does not have is a ModelError naming its parameters; None takes
-        the registry default)."""
-        from .registry import make_prior
-
-        return make_prior(self.name, **{**self.get_params(), **params})
-
     def set_params(self, **params):
-        """Refused: a prior is an immutable value (see :meth:`with_params`, which returns a changed copy)."""
-        shown = ", ".join(f"{key}={value!r}" for key, value in params.items())
+        """Refused, saying what to do instead: a prior is an immutable value."""
+        shown = ", ".join(f"{key}={value!r}" for key, value in {**self.get_params(), **params}.items())
         raise TypeError(f"A prior cannot be changed in place ({type(self).__name__} is immutable and compared by "
-                        f"value): use prior.with_params({shown}), a checked copy, or an estimator's "
-                        f"set_params(prior__NAME=value), which replaces its prior with that copy.")
+                        f"value): build the changed one, pcrp.make_prior({self.name!r}, {shown}), or use an "
+                        f"estimator's set_params(prior__NAME=value), which replaces its prior with that.")
 
     def __sklearn_clone__(self):
         """scikit-learn's clone of an immutable value is the value itself."""
