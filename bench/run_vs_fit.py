@@ -23,8 +23,9 @@ FIT = """
 from pcrp.analyses.cv import builtin_r
 from pcrp.data import load
 from pcrp.estimator import PCRPMixture
+from pcrp.model import PowerCRP
 ds = load({data!r}, n={n})
-PCRPMixture(r=builtin_r({data!r})[0], standardize=False, random_state=1).fit(ds.X)
+PCRPMixture(prior=PowerCRP(r=builtin_r({data!r})[0]), standardize=False, random_state=1).fit(ds.X)
 """
 
 

@@ -6,107 +6,53 @@
 >>> model.predict_proba(X_new)              # (M, K): which of the K clusters each new point belongs to
 >>> model.predict_new_cluster_proba(X_new)  # (M,): the probability that it would open a new cluster
 >>> model.chains_.diagnostics()["K"]["rhat"]; model.modes_; model.stop_reason_
->>> PCRPMixture(prior="mfm", gamma=1.0, lam=2.0)           # any prior of pcrp.model.PRIORS
+>>> PCRPMixture(prior=PowerCRP(r=1.7))                  # a prior object: its parameters nest as prior__r
+>>> PCRPMixture(prior=make_prior("mfm", gamma=1.0, lam=2.0))   # any prior of pcrp.model.PRIORS
+>>> GridSearchCV(PCRPMixture(prior=PowerCRP(r=1.1)), {"prior__r": [1.1, 1.5]})
 
-Follows scikit-learn's conventions: keyword-only parameters stored as given and checked at fit against a
-declarative constraint table; everything resolved at fit has a trailing underscore. The parameters are not typed
-here: the priors' parameters come from the registry (:data:`pcrp.model.PRIORS`, one parameter per name used by any
-prior, None = the chosen prior's default) and the run settings from their declarations
-(:data:`pcrp.runs.run_spec.RUN_PARAMS`), so a new prior's parameters appear here by themselves. ``fit`` builds a
-:class:`pcrp.runs.run_spec.RunSpec` through :func:`pcrp.runs.run_spec.make_run_spec`, as ``pcrp run`` does, and runs it
-with :func:`pcrp.runs.chains.run_chains`. The data are z-scored by default (``standardize=True``, as ``pcrp run``
-does for CSV files) with :func:`pcrp.data.standardize`; the NIW defaults are resolved from the data the sampler
-sees (stored in ``niw_``, in those units), while every attribute and prediction is in the units of X.
+Follows scikit-learn's conventions: keyword-only parameters stored as given, nothing else in ``__init__``; an
+object-valued parameter nests its own parameters (``prior__r``, as GaussianProcessRegressor's
+``kernel__length_scale``); everything resolved at fit has a trailing underscore. The parameters are checked at fit
+by pcrp's own declarations (:data:`pcrp.runs.run_spec.RUN_PARAMS`, :data:`ESTIMATOR_PARAMS`, the NIW's and each
+prior's), the same checks ``pcrp run`` makes, with its messages. ``fit`` builds a
+:class:`pcrp.runs.run_spec.RunSpec` through :func:`pcrp.runs.run_spec.make_run_spec`, as ``pcrp run`` does, and
+runs it with :func:`pcrp.runs.chains.run_chains`. The data are z-scored by default (``standardize=True``, as
+``pcrp run`` does for CSV files) with :func:`pcrp.data.standardize`; the NIW defaults are resolved from the data the
+sampler sees (stored in ``niw_``, in those units), while every attribute and prediction is in the units of X.
 """
 
-import inspect
 import sys
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .analyses.density import seating_log_predictive
-from .model import DEFAULT_PRIOR, NIW_PARAMS, PRIORS
+from .basics.errors import SettingError
+from .basics.params import Declarations, Param
+from .model import DEFAULT_PRIOR, PRIORS, GibbsPrior, make_prior
 from .summaries.partition import DEFAULT_LOSS, LOSSES
-from .runs.run_spec import RUN_PARAMS, make_run_spec
+from .runs.run_spec import MAX_SWEEPS, RUN_PARAMS, check_setting, make_run_spec
 from .runs.compiling import compile_kernels
 
 
-# The run settings the estimator takes (seed is random_state, scikit-learn's name).
-RUN_PARAMETERS = ("n_chains", "iters", "burn_in", "max_iters", "thin", "split_merge", "n_jobs")
-_CLOSED = {(True, True): "both", (True, False): "left", (False, True): "right", (False, False): "neither"}
-# The estimator's own parameters with their defaults, after the prior's and the run's.
-_OWN_DEFAULTS = {"standardize": True, "init": None, "loss": DEFAULT_LOSS, "m0": None, "kappa0": None, "nu0": None,
-                 "S0": None, "n_predict_draws": 200, "psm": False, "verbose": 0, "random_state": None}
-
-
-def _interval(params, kind=Real):
-    """The widest scikit-learn Interval of the declared :class:`pcrp.basics.params.Param` s (one name may belong to
-    several priors; each prior checks its own bounds at fit). Prior parameters are Real (k_max = 10.0 is a whole
-    number to the prior); run settings Integral."""
-    low = min(p.low for p in params)
-    high = max(p.high for p in params)
-    low_closed = any(p.low == low and p.low_closed for p in params)
-    high_closed = any(p.high == high and p.high_closed for p in params)
-    if kind is Integral:
-        low, high = int(low), int(high)
-    return Interval(kind, low, high, closed=_CLOSED[(low_closed, high_closed)])
-
-
-def prior_parameter_names():
-    """Every prior parameter name in the registry now, in first-seen order (("alpha", "r", "sigma", "gamma", "lam",
-    "k_max") with the built-in priors)."""
-    names = []
-    for spec in PRIORS.values():
-        names += [p.name for p in spec.params if p.name not in names]
-    return tuple(names)
-
-
-def parameter_defaults():
-    """{parameter: default} of PCRPMixture, in order: the prior, its parameters (None = the chosen prior's default),
-    the run settings, then the estimator's own. Read from the registry each time, so that a prior registered after
-    this module was imported has its parameters here (max_iters: None, the declared cap, so that it can be left out
-    with a fixed ``iters``)."""
-    return {"prior": DEFAULT_PRIOR, **{name: None for name in prior_parameter_names()},
-            **{name: None if name == "max_iters" else RUN_PARAMS[name].default for name in RUN_PARAMETERS},
-            **_OWN_DEFAULTS}
-
-
-def parameter_constraints():
-    """scikit-learn's constraint table of PCRPMixture's parameters, from the registry and the declarations now."""
-    defaults = parameter_defaults()
-    return {
-        "prior": [StrOptions(set(PRIORS))],
-        **{name: [_interval([p for spec in PRIORS.values() for p in spec.params if p.name == name]), None]
-           for name in prior_parameter_names()},
-        "standardize": ["boolean"],
-        **{name: [_interval([RUN_PARAMS[name]], Integral)] + ([None] if defaults[name] is None else [])
-           for name in RUN_PARAMETERS},
-        "split_merge": ["boolean", _interval([RUN_PARAMS["split_merge"]], Integral)],
-        "init": [str, list, tuple, None],
-        "loss": [StrOptions(set(LOSSES))],
-        "m0": ["array-like", None],
-        "kappa0": [_interval([NIW_PARAMS["kappa0"]]), None],
-        "nu0": [Real, None],  # nu0 > d - 1 depends on the data: checked by pcrp.model.NIW
-        "S0": ["array-like", _interval([NIW_PARAMS["S0"]]), None],
-        "n_predict_draws": [Interval(Integral, 1, None, closed="left")],
-        "psm": ["boolean"],
-        "verbose": ["verbose"],
-        "random_state": ["random_state"],
-    }
-
-
-def _init_signature(defaults):
-    """The keyword-only __init__ signature scikit-learn reads an estimator's parameters from."""
-    return inspect.Signature(
-        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
-           for name, default in defaults.items()])
+# The run settings the estimator takes, checked by their declarations (seed is random_state, scikit-learn's name).
+RUN_SETTINGS = ("n_chains", "iters", "burn_in", "max_iters", "thin", "split_merge", "n_jobs")
+# The estimator's own numeric parameters (its booleans, loss, init and random_state are checked by kind in fit).
+ESTIMATOR_PARAMS = Declarations(
+    "PCRPMixture",
+    Param("n_predict_draws", "draws averaged by the predictions", 200, 1, MAX_SWEEPS, True, True,
+          "Kept draws, evenly spaced over all chains, that predict_proba and score_samples average (all of them "
+          "when fewer are kept).", integer=True,
+          why_high="more draws than a chain's cap of sweeps are never kept; each draw costs a pass over the data."),
+    Param("verbose", "verbosity", 0, 0, 10, True, True,
+          "0 silent; 1 or more the run's header, a progress bar and its summary, on stderr.", integer=True,
+          why_high="there is one level of detail: every value from 1 prints the same."),
+    error=SettingError,
+)
 
 
 class PCRPMixture(ClusterMixin, BaseEstimator):
@@ -115,13 +61,24 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    prior : str, default=pcrp.model.DEFAULT_PRIOR ("pcrp")
-        Seating prior, a key of :data:`pcrp.model.PRIORS` ("crp", "pcrp", "py", "mfm", "sfm").
-    alpha, r, sigma, gamma, lam, k_max, ... : float or None, default=None
-        The prior's parameters, one per name in the registry (crp: alpha; pcrp: alpha, r; py: alpha, sigma; mfm:
-        gamma, lam; sfm: gamma, k_max). None takes the registry default of the chosen prior (pcrp: alpha 1,
-        r 1.1). A parameter the chosen prior does not have, given a value, is a ValueError naming the prior's
-        parameters. Choose the pCRP's r for your data with :func:`pcrp.analyses.cv.cross_validate`.
+    prior : str or prior object, default=pcrp.model.DEFAULT_PRIOR ("pcrp")
+        The seating prior. A name of :data:`pcrp.model.PRIORS` ("crp", "pcrp", "py", "mfm", "sfm", or a prior
+        registered with :func:`pcrp.register_prior` / :func:`pcrp.register_gcrp`, at any time) takes that prior's
+        registry defaults (pcrp: alpha 1, r 1.1). A prior object carries its parameters:
+        ``pcrp.model.PowerCRP(alpha=1.0, r=1.7)`` or ``pcrp.model.make_prior("mfm", gamma=1.0, lam=2.0)``. Its
+        parameters nest, as a kernel's do in GaussianProcessRegressor: ``get_params(deep=True)`` shows
+        ``prior__alpha`` and ``prior__r``, and ``set_params(prior__r=1.3)`` and ``GridSearchCV(...,
+        {"prior__r": [1.1, 1.5]})`` change them. This is the one route for a prior's parameters.
+
+        A prior is an immutable value (compared with ``==``, hashed, shared between clones), so
+        ``set_params(prior__r=v)`` replaces it with ``make_prior(prior.name, **{**prior.get_params(), "r": v})``, a
+        copy checked against the declared bounds at once (a value out of bounds, or a parameter the prior does not
+        have, is a ValueError naming the prior's parameters; a grid with such a value stops there, before any fit).
+        A prior given by name has no parameters to set: ``set_params(prior__r=...)`` on it is a ValueError saying to
+        give a prior object. Why an object rather than a ``prior_params`` dict: the parameters are then single
+        parameters to scikit-learn (a grid over ``prior__r`` alone, ``cv_results_["param_prior__r"]``), the prior
+        and its values cannot disagree (an object is checked when built), and the estimator's signature stays
+        fixed whatever is registered. Choose the pCRP's r for your data with :func:`pcrp.analyses.cv.cross_validate`.
     standardize : bool, default=True
         Z-score every column before sampling (as ``pcrp run`` does for CSV files); False uses X as given.
     n_chains : int, default=4
@@ -142,8 +99,16 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         Starts per chain, cycled ('one', 'random:K', 'kmeans:K'); None = :data:`pcrp.runs.run_spec.DEFAULT_INITS`.
     loss : {"vi", "binder"}, default="vi"
         Loss whose posterior expectation the point estimate ``labels_`` minimises.
-    m0, kappa0, nu0, S0 : NIW hyperparameters in the units the sampler sees (standardised units when
-        ``standardize``), default None = the data-driven defaults.
+    m0 : array-like of shape (d,) or None, default=None
+        NIW prior mean of the cluster means, in the units the sampler sees (standardised units when
+        ``standardize``); None: the data's mean.
+    kappa0 : float or None, default=None
+        NIW prior strength of m0, in pseudo-points; None: the data-driven default (0.25).
+    nu0 : float or None, default=None
+        Inverse-Wishart degrees of freedom, > d - 1; None: d + 3.
+    S0 : float, array-like of shape (d, d), or None, default=None
+        Inverse-Wishart scale (a float means that times the identity), sampler units; None: the data-driven
+        default.
     n_predict_draws : int >= 1, default=200
         Kept draws (evenly spaced over all chains) averaged by predict_proba and score_samples.
     psm : bool, default=False
@@ -159,6 +124,11 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seed of the chains and of the point-estimate search (``pcrp run --seed S`` = ``random_state=S``); None
         draws a fresh seed, recorded in ``seed_``.
+
+    Every parameter is checked when ``fit`` starts, by the declarations ``pcrp run`` checks too (each bound is
+    declared once: :data:`pcrp.runs.run_spec.RUN_PARAMS`, :data:`ESTIMATOR_PARAMS`, the NIW's and the prior's), with
+    pcrp's messages: a value out of bounds is a ValueError naming the parameter, the value, the range and why; a
+    value of the wrong kind (``standardize="yes"``, ``prior=3``) a TypeError.
 
     Attributes
     ----------
@@ -179,49 +149,60 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     chains_ : :class:`pcrp.runs.chains.ChainSet`, the chains (diagnostics, InferenceData, save).
     spec_ : :class:`pcrp.runs.run_spec.RunSpec`, the run as specified (rerun it with ``run_chains(X_sampler, spec_)``).
     stop_reason_ : str, why the chains stopped (converged, the cap, or a fixed budget) with the R-hat and ESS.
-    niw_ : :class:`pcrp.model.NIW`, resolved NIW hyperparameters (sampler units); prior_: the seating prior.
+    niw_ : :class:`pcrp.model.NIW`, resolved NIW hyperparameters (sampler units).
+    prior_ : the seating prior the chains ran with (the prior object, or the named prior at its defaults).
     center_, scale_ : (d,) the standardisation, X_sampler = (X - center_) / scale_ (0 and 1 when off).
     n_iter_ : int, sweeps run per chain. seed_ : int, the seed the chains were spawned from.
     timing_ : {"sampling": s, "summaries": s}, wall-clock seconds of fit's two stages.
     summary_ : :class:`pcrp.analyses.run_summary.RunSummary`, the run's summary as ``pcrp run`` makes it (diagnostics
         included).
     n_features_in_ : int.
+
+    Examples
+    --------
+    >>> from pcrp.model import PowerCRP
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> search = GridSearchCV(PCRPMixture(prior=PowerCRP(r=1.1), iters=100, random_state=0),
+    ...                       {"prior__r": [1.1, 1.5]}, cv=3).fit(X)   # scored by the predictive density
+    >>> search.best_params_, search.best_estimator_.prior_
     """
 
-    # Made from the registry when it changes (_follow_registry): a prior registered after this module was
-    # imported is a choice of ``prior`` and its parameters are parameters here.
-    _registry_version = None
-    _parameter_constraints = {}
+    def __init__(self, *, prior=DEFAULT_PRIOR, standardize=True, n_chains=RUN_PARAMS["n_chains"].default,
+                 iters=RUN_PARAMS["iters"].default, burn_in=RUN_PARAMS["burn_in"].default, max_iters=None,
+                 thin=RUN_PARAMS["thin"].default, split_merge=RUN_PARAMS["split_merge"].default, init=None,
+                 loss=DEFAULT_LOSS, m0=None, kappa0=None, nu0=None, S0=None,
+                 n_predict_draws=ESTIMATOR_PARAMS["n_predict_draws"].default, psm=False,
+                 n_jobs=RUN_PARAMS["n_jobs"].default, verbose=ESTIMATOR_PARAMS["verbose"].default,
+                 random_state=None):
+        self.prior = prior
+        self.standardize = standardize
+        self.n_chains = n_chains
+        self.iters = iters
+        self.burn_in = burn_in
+        self.max_iters = max_iters
+        self.thin = thin
+        self.split_merge = split_merge
+        self.init = init
+        self.loss = loss
+        self.m0 = m0
+        self.kappa0 = kappa0
+        self.nu0 = nu0
+        self.S0 = S0
+        self.n_predict_draws = n_predict_draws
+        self.psm = psm
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.random_state = random_state
 
-    def __init__(self, **params):
-        defaults = self._follow_registry()
-        unknown = sorted(set(params) - set(defaults))
-        if unknown:
-            raise TypeError(f"PCRPMixture got unexpected keyword argument(s) {', '.join(unknown)}; its parameters "
-                            f"are {', '.join(defaults)}.")
-        for name, default in defaults.items():
-            setattr(self, name, params.get(name, default))
-
-    @classmethod
-    def _follow_registry(cls):
-        """Remake the parameter table, the constraints and the __init__ signature (scikit-learn reads an
-        estimator's parameters from it) when the registry has changed since they were made; returns
-        {parameter: default}."""
-        defaults = parameter_defaults()
-        if cls._registry_version != PRIORS.version:
-            cls._parameter_constraints = parameter_constraints()
-            cls.__init__.__signature__ = _init_signature(defaults)
-            cls._registry_version = PRIORS.version
-        return defaults
-
-    @classmethod
-    def _get_param_names(cls):
-        cls._follow_registry()
-        return super()._get_param_names()
-
-    def _validate_params(self):
-        self._follow_registry()  # a prior unregistered since __init__ is refused by name
-        super()._validate_params()
+    def set_params(self, **params):
+        """Set parameters, scikit-learn's way; ``prior__NAME=value`` replaces ``prior`` with
+        a copy of it with NAME = value (a prior is immutable; see ``prior``), after the other parameters are set (so
+        ``set_params(prior=PowerCRP(), prior__r=1.5)`` works, as scikit-learn orders nested parameters)."""
+        nested = {key.partition("__")[2]: value for key, value in params.items() if key.startswith("prior__")}
+        super().set_params(**{key: value for key, value in params.items() if not key.startswith("prior__")})
+        if nested:
+            self.prior = _prior_with(self.prior, nested)
+        return self
 
     def __repr__(self, N_CHAR_MAX=700):
         """scikit-learn's representation (the parameters given), and once fitted a line with the prior, N, K,
@@ -247,9 +228,47 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
             out += f"<table><caption>fitted</caption>{rows}</table>"
         return out
 
-    def _prior_params(self):
-        """{parameter: value} of the chosen prior given here (None = the registry default)."""
-        return {name: getattr(self, name) for name in prior_parameter_names() if getattr(self, name) is not None}
+    def _checked_prior(self):
+        """The prior the chains will run with: the named prior at its registry defaults, or the prior object
+        given (registered now: a prior registered at any time works; one removed since is refused by name)."""
+        prior = self.prior
+        if isinstance(prior, str):
+            return make_prior(prior)  # a ModelError naming the registered priors when it is not one
+        if not isinstance(prior, GibbsPrior):
+            raise TypeError(f"prior must be the name of a registered prior ({', '.join(PRIORS)}) or a prior object "
+                            f"such as pcrp.model.PowerCRP(r=1.3) or pcrp.model.make_prior('mfm', lam=2.0) (got "
+                            f"{prior!r}).")
+        spec = prior.spec  # a ModelError naming the prior when it is no longer registered
+        if not isinstance(prior, spec.cls):
+            raise SettingError(f"The prior {prior.name!r} was registered anew since this prior object was built: "
+                               f"build it again (pcrp.model.make_prior({prior.name!r}, ...)).")
+        return prior
+
+    def _check_params(self):
+        """Check every parameter against pcrp's declarations, before the data are read: ValueError (pcrp's
+        SettingError, naming the parameter, the value, the range and why) or TypeError. The prior's parameters
+        were checked when the prior was built; the NIW's are checked against the data by make_run_spec."""
+        for name in ("standardize", "psm"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False (got {getattr(self, name)!r}).")
+        for name in RUN_SETTINGS:
+            value = getattr(self, name)
+            if name == "split_merge" and isinstance(value, (bool, np.bool_)):
+                value = int(value)
+            if value is not None:
+                check_setting(name, value)
+        if self.random_state is not None and not isinstance(self.random_state, np.random.RandomState):
+            RUN_PARAMS.check("seed", self.random_state, shown="random_state")
+        ESTIMATOR_PARAMS.check("n_predict_draws", self.n_predict_draws)
+        verbose = self.verbose
+        ESTIMATOR_PARAMS.check("verbose", int(verbose) if isinstance(verbose, (bool, np.bool_)) else verbose)
+        if not isinstance(self.loss, str) or self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {', '.join(LOSSES)} (got {self.loss!r}).")
+        if not (self.init is None or isinstance(self.init, str)
+                or (isinstance(self.init, (list, tuple)) and all(isinstance(i, str) for i in self.init))):
+            raise TypeError(f"init must be a start ('one', 'random:K', 'kmeans:K'), a list of them, or None (got "
+                            f"{self.init!r}).")
+        return self._checked_prior()
 
     def _standardise(self, X):
         """(center, scale): :func:`pcrp.data.standardize` on the non-constant columns; a constant column
@@ -267,27 +286,27 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     def _to_sampler_units(self, X):
         return np.require((X - self.center_) / self.scale_, np.float64, ["C", "W"])
 
-    def _spec(self, Z):
+    def _spec(self, Z, prior=None):
         """The :class:`pcrp.runs.run_spec.RunSpec` of a fit on Z (the data as the sampler sees them)."""
         niw = {k: v for k, v in dict(m0=self.m0, kappa0=self.kappa0, nu0=self.nu0, S0=self.S0).items()
                if v is not None}
         init = list(self.init) if isinstance(self.init, (list, tuple)) else self.init
-        return make_run_spec(Z, prior=self.prior, prior_params=self._prior_params(), niw=niw, init=init,
-                             seed=self._seed(), standardize=self.standardize, similarity=self.psm,
+        return make_run_spec(Z, prior=self._checked_prior() if prior is None else prior, niw=niw, init=init,
+                             seed=self._seed(), standardize=bool(self.standardize), similarity=bool(self.psm),
                              data={"data": "X given to PCRPMixture.fit"},
-                             **{name: getattr(self, name) for name in RUN_PARAMETERS})
+                             **{name: getattr(self, name) for name in RUN_SETTINGS})
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Run the chains on X (N, d) and summarise them (:func:`pcrp.analyses.run_summary.summarise_run`, as ``pcrp run``
-        does). ``y`` is ignored."""
+        does). ``y`` is ignored. The parameters are checked first (see the class's notes)."""
         from .runs.chains import run_chains
         from .analyses.run_summary import summarise_run, summary_lines
 
+        prior = self._check_params()
         X = validate_data(self, X, dtype=np.float64)
         self.center_, self.scale_ = self._standardise(X)
         Z = self._to_sampler_units(X)  # the kernels take writable C arrays (one compiled signature)
-        self.spec_ = self._spec(Z)
+        self.spec_ = self._spec(Z, prior)
         self.prior_, self.niw_, self.seed_ = self.spec_.prior, self.spec_.niw, self.spec_.seed
         if self.verbose:
             print("\n".join(self.spec_.describe()), file=sys.stderr)
@@ -447,4 +466,17 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         return self.chains_.to_inference_data(observed=self._Z)
 
 
-PCRPMixture._follow_registry()  # the parameter table of the priors registered at import, for tools that read the class
+
+def _prior_with(prior, params):
+    """``prior`` with the nested parameters {name: value} of ``set_params(prior__name=value)`` changed: a checked
+    copy, built and checked by :func:`pcrp.model.make_prior` (each value against its declared bounds; a parameter
+    the prior does not have is a ModelError naming its parameters; None takes the registry default). A prior given
+    by name has none to change."""
+    if isinstance(prior, str):
+        given = ", ".join(f"{key}={value!r}" for key, value in params.items())
+        raise ValueError(f"prior is the name {prior!r}, which has no parameters to set ({', '.join(params)}): give "
+                         f"a prior object instead, set_params(prior=pcrp.model.make_prior({prior!r}, {given})), or "
+                         f"PCRPMixture(prior=pcrp.model.make_prior({prior!r}, {given})).")
+    if not isinstance(prior, GibbsPrior):
+        raise TypeError(f"prior must be a prior object to set its parameters ({', '.join(params)}); got {prior!r}.")
+    return make_prior(prior.name, **{**prior.get_params(), **params})

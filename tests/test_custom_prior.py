@@ -112,14 +112,16 @@ def test_pcrp_run_refuses_a_value_outside_its_bounds(registered, csv5, tmp_path,
 
 
 def test_pcrp_mixture_fits_a_prior_registered_before_it_is_imported():
-    """In a fresh process (pcrp.estimator makes its parameters from the registry when imported)."""
+    """In a fresh process: registered, then pcrp.estimator imported."""
     code = textwrap.dedent(f"""
         import sys; sys.path.insert(0, {str(EXAMPLE)!r})
         import numpy as np, shifted_crp
         shifted_crp.register()
         from pcrp.estimator import PCRPMixture
+        from pcrp.model import make_prior
         X = np.random.default_rng(0).normal(size=(30, 2))
-        m = PCRPMixture(prior="shifted_crp", theta=2.0, iters=60, n_chains=2, random_state=0).fit(X)
+        prior = make_prior("shifted_crp", theta=2.0)
+        m = PCRPMixture(prior=prior, iters=60, n_chains=2, random_state=0).fit(X)
         print(m.prior_.label(), m.labels_.shape)
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
@@ -129,19 +131,29 @@ def test_pcrp_mixture_fits_a_prior_registered_before_it_is_imported():
 
 
 def test_pcrp_mixture_fits_a_prior_registered_after_it_is_imported():
-    from pcrp.estimator import PCRPMixture  # imported first: the order of a notebook that registers a prior later
+    """The order of a notebook that imports the estimator, then registers a prior: nothing of the estimator is
+    made from the registry at import (its signature is fixed; a prior object carries its own parameters), so the
+    prior works at once, by name and as an object whose parameters nest (prior__theta)."""
+    from pcrp.estimator import PCRPMixture  # imported first
 
     shifted_crp.register()
     try:
         X = np.random.default_rng(0).normal(size=(30, 2))
-        model = PCRPMixture(prior="shifted_crp", theta=2.0, iters=60, n_chains=2, random_state=0)
-        assert clone(model).get_params()["theta"] == 2.0  # scikit-learn sees theta as a parameter
+        model = PCRPMixture(prior=make_prior("shifted_crp", theta=2.0), iters=60, n_chains=2, random_state=0)
+        assert clone(model).get_params()["prior__theta"] == 2.0  # scikit-learn sees theta as a nested parameter
         assert model.fit(X).prior_.theta == 2.0
+        assert model.set_params(prior__theta=3.0).fit(X).prior_ == make_prior("shifted_crp", theta=3.0)
+        with pytest.raises(ModelError, match=r"theta must be at most 1000 \(got 1001\)"):
+            model.set_params(prior__theta=1001.0)
+        by_name = PCRPMixture(prior="shifted_crp", iters=60, n_chains=2, random_state=0).fit(X)
+        assert by_name.prior_ == make_prior("shifted_crp")  # its declared defaults
     finally:
         pcrp.unregister_prior("shifted_crp")
-    # once unregistered, the prior is refused by name at fit, and its parameter is no longer one
-    with pytest.raises(ValueError, match="shifted_crp"):
+    # once unregistered, the prior is refused by name at fit, as an object or by its name
+    with pytest.raises(ValueError, match="No prior 'shifted_crp' is registered"):
         model.fit(X)
+    with pytest.raises(ValueError, match="Unknown prior 'shifted_crp'"):
+        by_name.fit(X)
     with pytest.raises(TypeError, match="theta"):
         PCRPMixture(prior="crp", theta=2.0)
 
@@ -287,7 +299,7 @@ def test_a_bad_g_crp_registration_is_refused_saying_why(name, label, params, fun
 
 def test_the_registry_counts_its_changes():
     """PRIORS.version moves on with every registration and removal, so that what is made from the registry (the
-    Explorer's settings, the estimator's parameters) can tell that it is stale."""
+    Explorer's settings) can tell that it is stale."""
     start = PRIORS.version
     shifted_crp.register()
     assert PRIORS.version == start + 1
@@ -369,9 +381,11 @@ def test_an_installed_package_s_prior_is_in_the_explorer_rows_and_pcrp_mixture(t
         import numpy as np
         import pcrp.app.explorer_settings as es
         from pcrp.estimator import PCRPMixture
+        from pcrp.model import make_prior
         print("shifted_crp" in es.BY_NAME[es.prior_key(1)].choices, es.row_key("theta", 2) in es.BY_NAME)
         X = np.random.default_rng(0).normal(size=(30, 2))
-        m = PCRPMixture(prior="shifted_crp", theta=2.0, iters=60, n_chains=2, random_state=0).fit(X)
+        prior = make_prior("shifted_crp", theta=2.0)
+        m = PCRPMixture(prior=prior, iters=60, n_chains=2, random_state=0).fit(X)
         print(m.prior_.label())
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,

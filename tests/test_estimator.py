@@ -7,16 +7,17 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pcrp.estimator import PCRPMixture
-from pcrp.model import resolve_niw
+from pcrp.model import CRP, PowerCRP, make_prior, resolve_niw
 from pcrp.summaries.partition import point_estimate
 
 # Short chains keep the ~46 checks fast; the checks test the API, not the statistics.
 QUICK = dict(n_chains=2, iters=30, burn_in=10, thin=2, random_state=0)
 
 
-# Every check of scikit-learn's suite runs; the only skip is sklearn's own array-API check, which
-# skips itself unless SCIPY_ARRAY_API=1 (the estimator works on NumPy arrays only).
-@parametrize_with_checks([PCRPMixture(**QUICK)])
+# Every check of scikit-learn's suite runs, with a prior by name and with a prior object (whose parameters nest:
+# clone, get_params and set_params see them); the only skip is sklearn's own array-API check, which skips itself
+# unless SCIPY_ARRAY_API=1 (the estimator works on NumPy arrays only).
+@parametrize_with_checks([PCRPMixture(**QUICK), PCRPMixture(prior=PowerCRP(r=1.3), **QUICK)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -30,7 +31,8 @@ def blobs():
 @pytest.fixture(scope="module")
 def fitted(blobs):
     X, _ = blobs
-    return PCRPMixture(r=1.3, n_chains=2, iters=300, burn_in=100, thin=4, psm=True, random_state=2).fit(X)
+    return PCRPMixture(prior=PowerCRP(r=1.3), n_chains=2, iters=300, burn_in=100, thin=4, psm=True,
+                       random_state=2).fit(X)
 
 
 def test_no_similarity_matrix_unless_asked(blobs):
@@ -108,6 +110,80 @@ def test_defaults_are_those_of_pcrp_run():
     assert spec.prior.params() == {"prior": "pcrp", "alpha": 1.0, "r": DEFAULT_R} and est.standardize is True
 
 
+def test_the_signature_is_explicit_and_init_stores_what_it_is_given():
+    """scikit-learn reads the parameters from __init__'s signature: explicit keywords, no **kwargs, nothing
+    rewritten; the defaults are the declared ones."""
+    import inspect
+
+    from pcrp.runs.run_spec import RUN_PARAMS
+
+    signature = inspect.signature(PCRPMixture)
+    assert all(p.kind is p.KEYWORD_ONLY for p in signature.parameters.values())
+    assert "__signature__" not in vars(PCRPMixture.__init__) and not hasattr(PCRPMixture, "_parameter_constraints")
+    assert signature.parameters["n_chains"].default == RUN_PARAMS["n_chains"].default
+    prior = PowerCRP(r=1.7)
+    assert PCRPMixture(prior=prior, n_chains="anything").get_params(deep=False)["n_chains"] == "anything"
+    assert PCRPMixture(prior=prior).prior is prior
+    assert "prior" in PCRPMixture.__doc__ and all(f"{name} :" in PCRPMixture.__doc__ for name in signature.parameters)
+
+
+def test_a_prior_s_parameters_nest_as_prior__name_and_set_params_replaces_the_prior():
+    """As GaussianProcessRegressor's kernel__length_scale: get_params(deep=True) shows prior__alpha and prior__r;
+    set_params(prior__r=v) puts a checked copy in place of the prior (a prior is immutable, compared by value),
+    so a clone, or the prior another estimator shares, is untouched."""
+    from sklearn.base import clone
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    prior = PowerCRP(alpha=1.0, r=1.1)
+    model = PCRPMixture(prior=prior, n_chains=2)
+    params = model.get_params(deep=True)
+    assert params["prior"] is prior and params["prior__alpha"] == 1.0 and params["prior__r"] == 1.1
+    twin = clone(model)
+    assert twin.prior == prior and twin.get_params(deep=True)["prior__r"] == 1.1
+    assert model.set_params(prior__r=1.5, n_chains=3) is model
+    assert model.prior == PowerCRP(alpha=1.0, r=1.5) and model.n_chains == 3
+    assert prior.r == 1.1 and twin.prior.r == 1.1  # replaced, not changed in place
+    # a new prior and its parameter in one call: the prior is set first, as scikit-learn orders nested parameters
+    model.set_params(prior=make_prior("mfm"), prior__lam=3.0)
+    assert model.prior == make_prior("mfm", lam=3.0) and model.get_params()["prior__lam"] == 3.0
+    # in a pipeline, the step's name goes first
+    pipe = make_pipeline(StandardScaler(), PCRPMixture(prior=CRP()))
+    pipe.set_params(pcrpmixture__prior__alpha=2.0)
+    assert pipe.get_params()["pcrpmixture__prior__alpha"] == 2.0 and pipe[-1].prior == CRP(alpha=2.0)
+    with pytest.raises(TypeError, match=r"A prior cannot be changed in place .*make_prior\('pcrp', alpha=1.0, r=2\)"):
+        prior.set_params(r=2)
+
+
+def test_a_prior_given_by_name_has_no_nested_parameters():
+    model = PCRPMixture(prior="pcrp")
+    assert not any(key.startswith("prior__") for key in model.get_params(deep=True))
+    message = (r"prior is the name 'pcrp', which has no parameters to set \(r\): give a prior object instead, "
+               r"set_params\(prior=pcrp.model.make_prior\('pcrp', r=1.3\)\)")
+    with pytest.raises(ValueError, match=message):
+        model.set_params(prior__r=1.3)
+    assert model.prior == "pcrp"
+    with pytest.raises(ValueError, match="Invalid parameter 'r' for estimator"):
+        model.set_params(r=1.3)  # the old route: a prior's parameter is not one of the estimator's
+
+
+def test_grid_search_over_r():
+    """GridSearchCV over prior__r on two blobs: cv_results_ holds both values of r and the refit estimator ran
+    with the best one (scored by score, the mean log predictive density of the held-out points)."""
+    from sklearn.model_selection import GridSearchCV
+
+    X, _ = make_blobs(n_samples=60, centers=[[-4, 0], [4, 0]], cluster_std=1.0, random_state=3)
+    base = PCRPMixture(prior=PowerCRP(r=1.1), n_chains=2, iters=40, burn_in=10, thin=2, n_jobs=1, random_state=0)
+    search = GridSearchCV(base, {"prior__r": [1.1, 1.5]}, cv=2).fit(X)
+    assert list(search.cv_results_["param_prior__r"]) == [1.1, 1.5]
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+    best = search.best_params_["prior__r"]
+    assert best == [1.1, 1.5][int(np.argmax(search.cv_results_["mean_test_score"]))]
+    assert search.best_estimator_.prior == PowerCRP(r=best) and search.best_estimator_.prior_.r == best
+    assert search.best_estimator_.chains_.config["r"] == best and search.best_estimator_.n_clusters_ == 2
+    assert base.prior == PowerCRP(r=1.1) and not hasattr(base, "labels_")  # the search fitted clones
+
+
 @pytest.mark.parametrize("prior,params,expected", [
     ("crp", {}, dict(alpha=1.0)),
     ("py", dict(sigma=0.5), dict(alpha=1.0, sigma=0.5)),
@@ -115,7 +191,8 @@ def test_defaults_are_those_of_pcrp_run():
     ("sfm", dict(k_max=5), dict(gamma=0.01, k_max=5)),
 ])
 def test_every_prior_of_the_registry(blobs, prior, params, expected):
-    model = PCRPMixture(prior=prior, **params, **QUICK).fit(blobs[0][:40])
+    """A prior by name (its registry defaults) or as an object carrying its parameters."""
+    model = PCRPMixture(prior=make_prior(prior, **params) if params else prior, **QUICK).fit(blobs[0][:40])
     assert model.prior_.params() == {"prior": prior, **expected}
     assert model.chains_.config["prior"] == prior
 
@@ -124,10 +201,15 @@ def test_every_prior_of_the_registry(blobs, prior, params, expected):
     ("crp", dict(r=1.2), r"The CRP prior \(crp\) has no parameter r .*its parameters are: alpha"),
     ("pcrp", dict(r=1.1, k_max=4), r"has no parameter k_max \(k_max belongs to sfm\)"),
     ("mfm", dict(alpha=1.0), r"MFM prior \(mfm\) has no parameter alpha.*gamma in .*lam in"),
+    ("pcrp", dict(alpha=-0.5), r"alpha must be a finite number > 0 \(got -0.5\): concentration alpha of the pCRP"),
+    ("pcrp", dict(r="x"), r"r must be a number \(got 'x'\): power r of the pCRP"),
 ])
-def test_a_parameter_the_prior_lacks_is_refused_even_at_another_priors_default(blobs, prior, params, message):
+def test_a_parameter_the_prior_lacks_or_a_value_out_of_bounds_is_refused_when_set(prior, params, message):
+    """set_params(prior__NAME=value) builds the checked copy at once, so the prior is never left invalid."""
+    model = PCRPMixture(prior=make_prior(prior), **QUICK)
     with pytest.raises(ValueError, match=message):
-        PCRPMixture(prior=prior, **params, **QUICK).fit(blobs[0][:20])
+        model.set_params(**{f"prior__{name}": value for name, value in params.items()})
+    assert model.prior == make_prior(prior)
 
 
 def test_the_estimator_and_pcrp_run_give_the_same_summary(tmp_path):
@@ -189,8 +271,8 @@ def test_predictive_integrates_to_one_and_new_table_mass_matches_the_seating_rul
     (integral 0.98) or averaging P(new | x) without weighting each draw by p_s(x) (off by 3e-3) fails."""
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(-1, 0.6, 12), rng.normal(1, 0.6, 12)])[:, None]
-    model = PCRPMixture(alpha=2.0, r=1.2, n_chains=2, iters=400, burn_in=50, thin=5, n_predict_draws=20,
-                        random_state=1).fit(X)
+    model = PCRPMixture(prior=PowerCRP(alpha=2.0, r=1.2), n_chains=2, iters=400, burn_in=50, thin=5,
+                        n_predict_draws=20, random_state=1).fit(X)
     assert model.chains_.kept_K.max() - model.chains_.kept_K.min() >= 3  # the draws do disagree
     grid = np.linspace(-30, 30, 20_001)[:, None]
     assert model.predict_proba(grid[::1000]).sum(axis=1) == pytest.approx(np.ones(21))
@@ -216,19 +298,29 @@ def test_binder_loss_and_reproducibility(blobs):
     assert c.chains_.config["chain_seeds"] != a.chains_.config["chain_seeds"]
 
 
-@pytest.mark.parametrize("params,message", [
-    (dict(alpha=-0.5), r"alpha must be a finite number > 0 \(got -0.5\): concentration alpha of the pCRP"),
-    (dict(alpha="x"), "'alpha' parameter of PCRPMixture must be"),
-    (dict(prior="dp"), "'prior' parameter of PCRPMixture must be a str among"),
-    (dict(loss="ari"), "'loss' parameter of PCRPMixture must be a str among"),
-    (dict(iters=20, burn_in=20), r"burn_in \(20\) must be smaller than iters \(20\)"),
-    (dict(iters=20, burn_in=10, thin=11), r"thin \(11\) leaves no draws to keep"),
-    (dict(nu0=0.5), r"nu0 must be > d - 1 = 1"),
-    (dict(init=["one", "kmeans:x"]), "init must be 'one', 'random:K' or 'kmeans:K'"),
+@pytest.mark.parametrize("params,error,message", [
+    (dict(prior="dp"), ValueError, r"Unknown prior 'dp'; choose one of: crp, pcrp, py, mfm, sfm"),
+    (dict(prior=3), TypeError, r"prior must be the name of a registered prior \(crp, pcrp, .*\) or a prior object"),
+    (dict(loss="ari"), ValueError, r"loss must be one of vi, binder \(got 'ari'\)"),
+    (dict(standardize="yes"), TypeError, r"standardize must be True or False \(got 'yes'\)"),
+    (dict(n_chains="x"), ValueError, r"n_chains must be a number \(got 'x'\): chains of the run"),
+    (dict(n_chains=0), ValueError, r"n_chains must be a whole number >= 1 \(got 0\)"),
+    (dict(n_predict_draws=0), ValueError, r"n_predict_draws must be a whole number >= 1 \(got 0\)"),
+    (dict(verbose=-1), ValueError, r"verbose must be a whole number >= 0 \(got -1\)"),
+    (dict(random_state=-1), ValueError, r"random_state must be a whole number >= 0 \(got -1\): seed of the run"),
+    (dict(init=3), TypeError, r"init must be a start \('one', 'random:K', 'kmeans:K'\), a list of them, or None"),
+    (dict(iters=20, burn_in=20), ValueError, r"burn_in \(20\) must be smaller than iters \(20\)"),
+    (dict(iters=20, burn_in=10, thin=11), ValueError, r"thin \(11\) leaves no draws to keep"),
+    (dict(nu0=0.5), ValueError, r"nu0 must be > d - 1 = 1"),
+    (dict(init=["one", "kmeans:x"]), ValueError, "init must be 'one', 'random:K' or 'kmeans:K'"),
 ])
-def test_bad_parameters_are_refused_with_a_message(blobs, params, message):
-    with pytest.raises(ValueError, match=message):
-        PCRPMixture(**{**QUICK, **params}).fit(blobs[0][:20])
+def test_bad_parameters_are_refused_at_fit_with_pcrp_s_message(blobs, params, error, message):
+    """Stored as given, checked when fit starts by the declarations `pcrp run` checks (no constraint table of
+    scikit-learn's private API: each bound is declared once, in pcrp)."""
+    model = PCRPMixture(**{**QUICK, **params})
+    with pytest.raises(error, match=message):
+        model.fit(blobs[0][:20])
+    assert not hasattr(model, "labels_")
 
 
 def test_the_estimator_prints_the_summary_pcrp_run_prints(tmp_path, capsys):

@@ -18,7 +18,7 @@ Its parameters, their bounds and defaults live once, in its :class:`PriorSpec`; 
 :mod:`pcrp.model.priors`, the registry (and registering a prior of your own) in :mod:`pcrp.model.registry`.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -120,6 +120,26 @@ class GibbsPrior:
     def _validate(self):
         for p in self.spec.params:
             object.__setattr__(self, p.name, p.check(getattr(self, p.name), f"the {self.spec.label}", ModelError))
+
+    # scikit-learn's parameter protocol, as an immutable value: PCRPMixture(prior=PowerCRP(r=1.3)) shows the
+    # prior's parameters as prior__alpha, prior__r in get_params(deep=True), and its set_params(prior__r=1.5)
+    # replaces the prior with make_prior("pcrp", alpha=1.0, r=1.5), a checked copy. A prior is never changed in
+    # place: it is compared by value (==), hashed, cached by value (the MFM's tables) and shared between clones.
+    def get_params(self, deep=True):
+        """{parameter: value} of this prior, in the order declared (its dataclass fields; ``name`` is not one).
+        ``deep`` is scikit-learn's argument: a prior holds no objects with parameters of their own."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+
+    def set_params(self, **params):
+        """Refused, saying what to do instead: a prior is an immutable value."""
+        shown = ", ".join(f"{key}={value!r}" for key, value in {**self.get_params(), **params}.items())
+        raise TypeError(f"A prior cannot be changed in place ({type(self).__name__} is immutable and compared by "
+                        f"value): build the changed one, pcrp.make_prior({self.name!r}, {shown}), or use an "
+                        f"estimator's set_params(prior__NAME=value), which replaces its prior with that.")
+
+    def __sklearn_clone__(self):
+        """scikit-learn's clone of an immutable value is the value itself."""
+        return self
 
     def params(self):
         """{"prior": name, parameter: value, ...}: what results files record."""
