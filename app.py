@@ -13,6 +13,7 @@ visit to a deep link such as /choose_r after a restart would run that page witho
 import streamlit as st
 
 from app_pages.shared import guarded
+from pcrp.app import warm_up
 
 PAGES = [  # (file, title in the navigation; the address is the file's name, e.g. /choose_r)
     ("app_pages/explorer.py", "Explorer: priors live"),
@@ -26,6 +27,7 @@ PAGES = [  # (file, title in the navigation; the address is the file's name, e.g
 def run():
     """The shell around every page: wide layout, navigation (the first page is the default) and the paper."""
     st.set_page_config(page_title="pcrp: powered Chinese restaurant process", layout="wide")
+    warm_up.start()  # the kernels compile in a separate process, once per server process (no page waits on it)
     # Streamlit's own "Stop" in the header only stops redrawing, not the chains: the pages have one Stop.
     # Less empty space above the page, so the live comparison fits a 1280 x 800 projector.
     st.html("<style>[data-testid='stStatusWidget'] {display: none;} "

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import inert, session_work
+from app_pages.shared import inert, sampler_ready, session_work
 from pcrp import data, plots
 from pcrp.sampling.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds, expected_clusters
 from pcrp.analyses.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_PAGE, CHOOSE_R_START_CHAINS, CV_PARAMS, CVError,
@@ -13,7 +13,6 @@ from pcrp.runs.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
 from pcrp.analyses.k_over_r import k_over_r
 from pcrp.analyses.path import PathError, crp_start, describe_r, merge_path
-from pcrp.runs.compiling import warm_up
 from pcrp.basics.errors import SamplerError
 
 state = st.session_state
@@ -113,7 +112,9 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
     (cv_result, choose_r_k, choose_r_path). ``work``: the run's estimated core-seconds, checked against the budget;
     ``settings``: from settings_form."""
     folds, iters, burn_in, seed, repeats = (settings[k] for k in ("folds", "iters", "burn_in", "seed", "repeats"))
-    bar = st.progress(0.0, text="Preparing the sampler…")
+    if not sampler_ready():
+        return
+    bar = st.progress(0.0, text="Starting…")
     stages = ("cross validation", "clusters for each r", "merge path", "check on all the data")
 
     def show(stage, fraction):
@@ -128,7 +129,6 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
                 f"These settings need about {describe_seconds(work)} of sampling, more than the "
                 f"{describe_seconds(CHOOSE_R_BUDGET)} a run of this page may use: use fewer values of r (a larger "
                 "step), fewer folds or repeats, or fewer sweeps per fit.")
-        warm_up()
         schedule = dict(iters=int(iters), burn_in=int(burn_in), seed=int(seed))
         result = cross_validate(
             ds.X, standardize=ds.standardized, r_grid=grid, folds=int(folds), repeats=int(repeats),

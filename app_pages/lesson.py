@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages.shared import guarded, inert
+from app_pages.shared import guarded, inert, sampler_ready
 from pcrp.teaching import lesson
 from pcrp.app import explorer_settings as es
 from pcrp.app.live_view import TINY_SHARE
@@ -160,6 +160,8 @@ def step_growth(seed):
 
 
 def step_crp(seed):
+    if not sampler_ready():  # chains: the kernels' separate compile first (once per installation)
+        return None
     facts = old_faithful(seed)
     say(lesson.sentence(3, facts))
     crp = facts.crp
@@ -172,6 +174,8 @@ def step_crp(seed):
 
 
 def step_pcrp(seed):
+    if not sampler_ready():  # chains: the kernels' separate compile first (once per installation)
+        return None
     facts = old_faithful(seed)
     say(lesson.sentence(4, facts))
     crp, pcrp = facts.crp, facts.pcrp
@@ -186,6 +190,8 @@ def step_pcrp(seed):
 
 
 def step_threshold(seed):
+    if not sampler_ready():  # chains: the kernels' separate compile first (once per installation)
+        return None
     facts = merge_threshold(seed)
     say(lesson.sentence(5, facts))
     st.plotly_chart(lplots.kept_over_r(facts.r_axis, facts.kept(), facts.r_star,
@@ -276,7 +282,8 @@ def page():
     with guarded(f"step {step} of the lesson"):
         with st.spinner("Computing this step's numbers…"):
             values = STEP_PAGES[info.key](seed)
-        explorer_link(link, values, present)
+        if values is not None:  # None: the step could not compute (the reason is on the page)
+            explorer_link(link, values, present)
     st.iframe(KEYS_SCRIPT, height=1)  # same-origin: may reach the page (see KEYS_CODE)
 
 

@@ -5,14 +5,13 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import session_work
+from app_pages.shared import sampler_ready, session_work
 from pcrp.sampling.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds
 from pcrp.analyses.cv import CVError
 from pcrp.experiments.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_BUDGET, SPREAD_MULT, TOLERANCE, claims,
                             data_seeds, display_seed_rows, extra_lines, figures, reproduce_work, run_over_seeds,
                             seed_disagreement_lines, seed_gap_lines, versus_lines)
 from pcrp.experiments.reproduce.methods import extra_methods_text
-from pcrp.runs.compiling import warm_up
 from pcrp.basics.errors import SamplerError
 
 state = st.session_state
@@ -75,7 +74,9 @@ def choices():
 
 def run_experiment(key, mode, protocol, seed, n_sets, extra):
     """Run one experiment over its data sets with a progress bar; the result goes to the session."""
-    bar = st.progress(0.0, text="Preparing the sampler…")
+    if not sampler_ready():
+        return
+    bar = st.progress(0.0, text="Starting…")
 
     def progress(text, fraction):
         bar.progress(min(fraction, 1.0), text=f"{text} ({fraction:.0%} of the whole)")
@@ -88,7 +89,6 @@ def run_experiment(key, mode, protocol, seed, n_sets, extra):
                 f"This experiment needs about {describe_seconds(need)} of sampling, more than the "
                 f"{describe_seconds(REPRODUCE_BUDGET)} a run of this page may use: choose fewer data sets or the "
                 "quick protocol, or run it with the command line (`pcrp reproduce`), which has no such limit.")
-        warm_up()
         result = run_over_seeds(EXPERIMENTS[key], protocol, seed=int(seed), n_seeds=int(n_sets), extra=extra,
                                 progress=progress, work=ticket)
         state.setdefault("repro_results", {})[key] = (mode, int(seed), result)

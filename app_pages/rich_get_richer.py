@@ -6,7 +6,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from app_pages.shared import guarded, inert
+from app_pages.shared import guarded, inert, sampler_ready
 from pcrp import data, plots
 from pcrp.model import DEFAULT_PRIOR, PRIORS, ModelError, make_prior, resolve_niw
 from pcrp.teaching.one_customer import contrast, seating_choice
@@ -351,6 +351,8 @@ def one_customer_section(compared, seed):
              r"p(z_i = \text{new} \mid z_{-i}, X) \propto W(1)\frac{V_N(K + 1)}{V_N(K)}\, p(x_i)")
     c = st.columns([1, 3])
     dataset_name = c[0].radio("data", ["Old Faithful", "Sim 1"], key="rgr_choice_data")
+    if not sampler_ready():  # a chain: the kernels' separate compile first (once per installation)
+        return
     ds, niw, labels = posterior_state(dataset_name, seed)
     sizes = np.bincount(labels)
     smallest = int(np.flatnonzero(labels == np.argmin(np.where(sizes > 0, sizes, ds.n + 1)))[0])

@@ -12,11 +12,27 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from pcrp.app import warm_up
 from pcrp.sampling.compute import SessionWork
 from pcrp.app.browser_keys import COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
 from pcrp.app.fair_share import RunRegistry, SessionOwner, share_settings, visitor_address
 
 LOG = logging.getLogger("pcrp.app")
+
+
+def sampler_ready():
+    """Whether the kernels are ready, after waiting for their separate compile if it is still running (once per
+    installation: pcrp.app.warm_up), with what it is doing and for how long on the page; a page calls it before it
+    samples. False, with the reason shown, when the compile failed. The wait sleeps: other sessions run meanwhile."""
+    if warm_up.state().ready:
+        return True
+    box = st.empty()
+    final = warm_up.wait_until_ready(lambda w: box.info(w.describe(), icon="⏳"))
+    box.empty()
+    if final.error:
+        st.error(final.describe())
+        return False
+    return True
 
 
 @st.cache_resource(show_spinner=False)

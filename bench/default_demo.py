@@ -23,7 +23,6 @@ from pcrp.analyses.cv import builtin_r
 from pcrp.app.live_view import TINY_SHARE, cluster_counts
 from pcrp.model import make_prior, resolve_niw
 from pcrp.sampling.sampler import Sampler
-
 # The shipped cross-validated r of each data set (what the Explorer starts from), then fixed powers.
 CANDIDATES = ([(name, builtin_r(name)[0]) for name in ("old-faithful", "sim1", "sim2")]
               + [("old-faithful", 1.1), ("old-faithful", 1.3), ("sim1", 1.3), ("sim2", 1.1), ("sim2", 1.3)])

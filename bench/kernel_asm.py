@@ -17,8 +17,6 @@ from numba.core.caching import NullCache
 from pcrp.kernels import gibbs
 from pcrp.model import CRP, resolve_niw
 from pcrp.sampling.sampler import Sampler
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--d", type=int, default=2)

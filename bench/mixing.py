@@ -48,8 +48,7 @@ import arviz as az  # noqa: E402
 
 from pcrp.data import mnist, old_faithful  # noqa: E402
 from pcrp.model import PowerCRP, resolve_niw  # noqa: E402
-from pcrp.sampling.sampler import Sampler  # noqa: E402
-
+from pcrp.sampling.sampler import Sampler
 STARTS = [(1, "one"), (2, "kmeans:10"), (3, "random:20"), (4, "kmeans:10")]
 
 CASES = {

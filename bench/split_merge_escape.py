@@ -29,7 +29,8 @@ def escape_sweeps(model, sampler, X, start, seeds, sweeps):
     for seed in seeds:
         chain = sampler.Sampler(X, model.PowerCRP(1.0, 1.4), niw, seed=seed, init=start)
         above = np.flatnonzero(np.asarray(chain.step(sweeps).log_joint) > ESCAPED)
-        out.append((int(above[0]) + 1 if above.size else None, int(chain.sm_stats[1])))
+        totals = chain.move_totals if hasattr(chain, "move_totals") else chain.sm_stats  # (an earlier tree)
+        out.append((int(above[0]) + 1 if above.size else None, int(totals[1])))
     return out
 
 

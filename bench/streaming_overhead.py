@@ -12,8 +12,6 @@ from pcrp.app.live_runs import LiveChain
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.runs.compiling import warm_up
 from pcrp.sampling.sampler import Sampler
-
-
 def batch_seconds(X, prior, niw, iters):
     s = Sampler(X, prior, niw, seed=0)
     start = time.perf_counter()

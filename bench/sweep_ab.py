@@ -35,9 +35,14 @@ def import_base(revision, folder):
         tar.extractall(folder, filter="data")
     (Path(folder) / "pcrp").rename(Path(folder) / "pcrp_base")
     sys.path.insert(0, str(folder))
+    import importlib
+
     import pcrp_base.model
-    import pcrp_base.sampler
-    return pcrp_base.model, pcrp_base.sampler
+    try:  # the layered tree (pcrp.sampling.sampler), or the flat one before it (pcrp.sampler)
+        sampler = importlib.import_module("pcrp_base.sampling.sampler")
+    except ModuleNotFoundError:
+        sampler = importlib.import_module("pcrp_base.sampler")
+    return pcrp_base.model, sampler
 
 
 def ab_arguments(description, base, rounds):

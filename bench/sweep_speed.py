@@ -27,9 +27,7 @@ from provenance import header, load_now  # noqa: E402
 from pcrp.data import old_faithful  # noqa: E402
 from pcrp.model import CRP, PRIORS, PowerCRP, make_prior, resolve_niw  # noqa: E402
 from pcrp.runs.chains import run_chain as run  # noqa: E402
-from pcrp.sampling.sampler import Sampler  # noqa: E402
-
-
+from pcrp.sampling.sampler import Sampler
 def shapes():
     rng = np.random.default_rng(0)
 

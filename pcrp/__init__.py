@@ -25,7 +25,7 @@ _LAZY = {
     **{name: "model.registry" for name in ("register_gcrp", "register_prior", "unregister_prior")},
     "Param": "basics.params",
     "point_estimate": "summaries.partition", "similarity_matrix": "summaries.partition",
-    "Chain": "sampling.sampler", "Sampler": "sampling.sampler", "run_chain": "runs.chains",
+    "Chain": "sampling.recorder", "Sampler": "sampling.sampler", "run_chain": "runs.chains",
     "PCRPMixture": "estimator",
     "RunSpec": "runs.run_spec", "make_run_spec": "runs.run_spec", "Budget": "runs.budget",
 }

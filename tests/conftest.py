@@ -19,3 +19,14 @@ def restore_main_module():
     yield
     if main is not None:
         sys.modules["__main__"] = main
+
+
+@pytest.fixture(autouse=True, scope="session")
+def kernels_compiled_apart():
+    """The app's kernels come from a compile in a separate process (pcrp.app.warm_up), which a page that samples
+    waits for. The tests start as a page that has been open a while: that compile has finished (the wait itself is
+    tested in tests/test_warm_up.py)."""
+    from pcrp.app import warm_up
+
+    state = warm_up.wait_until_ready(timeout=900)
+    assert not state.error, state.error

@@ -15,7 +15,9 @@ from pcrp.runs.chains import ChainFileError, ChainSet, run_chains
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.runs.run_spec import DEFAULT_INITS, chain_seeds, make_run_spec, resolve_inits
 from pcrp.runs.chains import run_chain as run
-from pcrp.sampling.sampler import Sampler, SamplerError, keep_schedule
+from pcrp.sampling.sampler import Sampler
+from pcrp.basics.errors import SamplerError
+from pcrp.sampling.recorder import keep_schedule
 from pcrp.summaries.summary import chain_diagnostics, mean_and_mcse, metric_summary, rhat_warnings
 
 

@@ -464,9 +464,10 @@ def test_seconds_per_sweep_excludes_compilation(csv_path, tmp_path, monkeypatch)
     """A cold numba cache compiles the sweep kernel at its first call (measured: 119 s of a 147 s run on the
     shared development machine, all counted as sweeps before the fix). Here a first call that takes 1 s
     stands in for compiling; 10 sweeps of 40 points take about 1 ms, so 0.5 s separates the two cases."""
-    from pcrp.kernels import gibbs
+    from pcrp.kernels import sweep
+    from pcrp.sampling import sampler
 
-    real = gibbs.gibbs_sweeps
+    real = sweep.run_sweeps
 
     class CompilesOnFirstCall:
         signatures = []
@@ -477,16 +478,10 @@ def test_seconds_per_sweep_excludes_compilation(csv_path, tmp_path, monkeypatch)
                 self.signatures.append("compiled")
             return real(*args)
 
-    from pcrp.sampling import sampler
-
-    monkeypatch.setattr(gibbs, "gibbs_sweeps", CompilesOnFirstCall())
-    warm = set(sampler.warm_dims)
-    sampler.warm_dims.clear()  # this process has compiled no kernel yet, as in a fresh one
-    try:
-        out = tmp_path / "r.npz"
-        assert main(["run", str(csv_path), "--iters", "10", "--burn-in", "5", "--out", str(out)]) == 0
-    finally:
-        sampler.warm_dims.update(warm)
+    monkeypatch.setattr(sweep, "run_sweeps", CompilesOnFirstCall())
+    monkeypatch.setattr(sampler, "_warm", False)  # this process has compiled no kernel yet, as in a fresh one
+    out = tmp_path / "r.npz"
+    assert main(["run", str(csv_path), "--iters", "10", "--burn-in", "5", "--out", str(out)]) == 0
     assert np.all(np.load(out)["seconds_per_sweep"] * 10 < 0.5)
 
 

@@ -24,10 +24,9 @@ import pytest
 
 from pcrp.model.exact import canonical, exact_posterior, k_distribution
 from pcrp.model import CRP, PowerCRP, SparseFiniteMixture, resolve_niw
-from pcrp.kernels import gibbs
+from pcrp.kernels import sweep
 from pcrp.runs.chains import run_chain as run
 from pcrp.sampling.sampler import Sampler
-
 SWEEPS = 50_000
 MIN_ESS = 10_000
 K_FACTOR = 4.0
@@ -74,9 +73,9 @@ def test_sampler_matches_exact_posterior(n, d, prior, moves):
 @pytest.mark.slow
 @pytest.mark.parametrize("n,d,prior,moves", [CASES[4], CASES[6]])
 def test_random_order_sweep_matches_exact_posterior(n, d, prior, moves, monkeypatch):
-    """The sweeps' other order (a random permutation each sweep, gibbs.SCAN_RANDOM; the cases above run the
+    """The sweeps' other order (a random permutation each sweep, sweep.SCAN_RANDOM; the cases above run the
     default, memory order from a random first point): the same bounds."""
-    monkeypatch.setattr(Sampler, "scan", gibbs.SCAN_RANDOM)
+    monkeypatch.setattr(Sampler, "scan", sweep.SCAN_RANDOM)
     assert_matches_exact(overlapping_data(n, d, seed=n + d), prior, moves)
 
 
@@ -101,7 +100,7 @@ VECTOR_CASES = [CASES[0], CASES[2], CASES[9],
 @pytest.mark.slow
 @pytest.mark.parametrize("n,d,prior,moves", VECTOR_CASES)
 def test_vector_passes_match_exact_posterior(n, d, prior, moves, monkeypatch):
-    """The sweep's vector passes (pcrp.kernels.gibbs), which N = 6-7 points never reach at their default of
+    """The sweep's vector pass (pcrp.kernels.sweep), which N = 6-7 points never reach at their default of
     VECTOR_FROM slots in use: from one slot on. The sparse finite mixture with k_max = 2 makes them meet the
     -inf new-block weight at K = 2, where the weights are remade relative to the largest."""
     monkeypatch.setattr(Sampler, "vector_from", 1)

@@ -68,9 +68,7 @@ def test_a_demo_link_carries_the_rows_priors_and_their_parameters():
 from pcrp.app import live_view  # noqa: E402
 from pcrp.data import simulation  # noqa: E402
 from pcrp.model import resolve_niw  # noqa: E402
-from pcrp.sampling.sampler import Sampler  # noqa: E402
-
-
+from pcrp.sampling.sampler import Sampler
 def majority(values, mask):
     found, counts = np.unique(values[mask], return_counts=True)
     return found[np.argmax(counts)]

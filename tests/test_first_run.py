@@ -1,5 +1,5 @@
-"""A newcomer's first minutes: the compile step is announced, and a fitted model and its chains say in a line
-what they are."""
+"""A newcomer's first minutes: a compile is announced while it happens, with the seconds it took, and a fitted
+model and its chains say in a line what they are."""
 
 import numpy as np
 import pytest
@@ -13,29 +13,37 @@ from pcrp.model import PowerCRP
 
 @pytest.fixture
 def first_run(monkeypatch):
-    """As if numba's cache were empty: kernels_need_compiling says so, and warm_up is recorded (not redone)."""
-    calls = []
-    monkeypatch.setattr(compiling, "kernels_need_compiling", lambda dim=2: True)
-    monkeypatch.setattr(compiling, "warm_up", lambda summaries=False, dim=2: calls.append((summaries, dim)))
-    return calls
+    """As if numba's cache were empty: the kernel groups compile something (a kernel made afresh for each call, which
+    numba has never seen), and the real groups run too (loaded from the cache)."""
+    from numba import njit
+
+    def compiles_afresh():
+        @njit
+        def afresh(x):
+            return x + 1
+
+        afresh(1)
+
+    monkeypatch.setattr(compiling, "KERNEL_GROUPS",
+                        (("the sweep and its split-merge moves", compiles_afresh),) + compiling.KERNEL_GROUPS)
 
 
-def test_the_first_pcrp_run_says_it_is_compiling_and_later_runs_do_not(first_run, tmp_path, capsys):
+def test_the_first_pcrp_run_says_what_it_compiles_with_the_seconds_measured(first_run, tmp_path, capsys):
     assert main(["run", "old-faithful", "--iters", "40", "--out", str(tmp_path / "a.npz")]) == 0
     err = capsys.readouterr().err
-    assert "compiling the sampler's kernels for d = 2 (once per installation and d, about" in err
-    assert "compiled in" in err
-    assert first_run[0] == (True, 2)  # the sweep (for Old Faithful's d) and the point estimate's kernels, one message
+    assert "compiling the sweep and its split-merge moves (once per installation) ...\n  compiled in " in err
+    assert err.count("compiling ") == 1  # the real groups came from the cache: nothing said
+    seconds = float(err.split("  compiled in ")[1].split(" s;")[0])
+    assert 0 <= seconds < 60  # this compile's own seconds (a few hundredths here), not a figure typed beforehand
 
 
 def test_the_first_fit_says_it_is_compiling(first_run, capsys):
     PCRPMixture(n_chains=1, iters=20, random_state=0).fit(old_faithful().X)
-    assert "compiling the sampler's kernels" in capsys.readouterr().err
+    assert "compiling the sweep and its split-merge moves (once per installation) ..." in capsys.readouterr().err
 
 
 def test_a_cached_run_says_nothing_about_compiling(tmp_path, capsys):
-    compiling.warm_up(summaries=True)  # this process has them now
-    assert not compiling.kernels_need_compiling(2)
+    compiling.compile_kernels()  # this process has them now
     assert main(["run", "old-faithful", "--iters", "40", "--out", str(tmp_path / "a.npz")]) == 0
     assert "compiling" not in capsys.readouterr().err
 

@@ -1,5 +1,5 @@
-"""The specialised sweep kernels against the general one, the vectorisable log and exp against libm, and the
-log joint after every sweep against a recomputation."""
+"""The kernels' pieces: the log joint after every sweep against a recomputation, the vectorisable log and exp
+against math.log and math.exp, the merged statistics of two clusters against a rebuild, the random numbers."""
 
 import math
 
@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from numba import njit
 
-from pcrp.kernels import libm
 from pcrp.kernels.vecmath import EXP_CEILING, exp_in_range, log_positive
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.sampling.sampler import Sampler
@@ -17,22 +16,6 @@ def mixture(n, d, seed):
     rng = np.random.default_rng(seed)
     centres = rng.normal(0, 3, (3, d))
     return centres[rng.integers(0, 3, n)] + rng.normal(size=(n, d))
-
-
-@pytest.mark.parametrize("d", [1, 2, 3, 5])
-def test_kernel_specialised_to_d_gives_the_general_kernels_chain(d):
-    """Same seed: the kernel compiled for this d and the general one (d read at run time) visit the same labels."""
-    X = mixture(150, d, seed=d)
-    chains = []
-    for general in (False, True):
-        s = Sampler(X, PowerCRP(1.0, 1.3), resolve_niw(X), seed=3, init="random:8", split_merge=2)
-        assert len(s._dims) == d
-        if general:
-            s._dims = ()
-        info = s.step(60)
-        chains.append((s.labels.copy(), info.K))
-    assert np.array_equal(chains[0][0], chains[1][0])
-    assert np.array_equal(chains[0][1], chains[1][1])
 
 
 @pytest.mark.parametrize("d", [1, 2])
@@ -56,7 +39,7 @@ def _apply(y, t, logs, exps):
         exps[i] = exp_in_range(t[i])
 
 
-def test_vectorisable_log_and_exp_are_within_one_ulp_of_libm():
+def test_vectorisable_log_and_exp_are_within_one_ulp_of_math_log_and_exp():
     """log over the sweep's range (y >= 1), exp from below -708 (0) up to EXP_CEILING, and their special values."""
     rng = np.random.default_rng(0)
     y = 1.0 + rng.exponential(1.0, 200_000) * 10.0 ** rng.uniform(-16, 8, 200_000)
@@ -82,66 +65,29 @@ def test_vectorisable_log_and_exp_are_within_one_ulp_of_libm():
     assert exps[5] == pytest.approx(math.exp(EXP_CEILING), rel=1e-15) and exps[6] == exps[7] == exps[5]  # clamped
 
 
-@njit(cache=True)
-def _apply_libm(y, t, logs, exps):
-    for i in range(y.shape[0]):
-        logs[i] = libm.log(y[i])
-        exps[i] = libm.exp(t[i])
-
-
-def _math_exp(v):
-    try:
-        return math.exp(v)
-    except OverflowError:
-        return math.inf
-
-
-def test_kernels_log_and_exp_give_the_bits_of_math_log_and_exp():
-    """The kernels call the C library's routines past their error wrappers (pcrp.kernels.libm): a wrong symbol
-    (log for exp, a routine of another precision, one that mishandles infinities or NaN) changes some bits."""
-    rng = np.random.default_rng(1)
-    y = np.concatenate([rng.exponential(1.0, 100_000) * 10.0 ** rng.uniform(-300, 300, 100_000),
-                        1.0 + rng.uniform(-1e-6, 1e-6, 10_000), [1.0, 5e-324, 1.7e308, np.inf, 2.0]])
-    t = np.concatenate([rng.uniform(-760.0, 720.0, 100_000), rng.uniform(-1e-6, 1e-6, 10_000),
-                        [0.0, -np.inf, np.inf, 709.7, 709.79]])
-    logs, exps = np.empty_like(y), np.empty_like(t)
-    _apply_libm(y, t, logs, exps)
-    assert np.array_equal(logs, [math.log(v) for v in y])
-    assert np.array_equal(exps, [_math_exp(v) for v in t])
-    specials = np.array([0.0, -1.0, np.nan, -np.inf])
-    logs, exps = np.empty(4), np.empty(4)
-    _apply_libm(specials, np.array([np.nan, -np.inf, 800.0, 1000.0]), logs, exps)
-    assert logs[0] == -np.inf and np.all(np.isnan(logs[1:]))
-    assert np.isnan(exps[0]) and exps[1] == 0.0 and exps[2] == np.inf and exps[3] == np.inf
-    assert libm.FUNCTIONS["log"] != libm.FUNCTIONS["exp"]
-
-
 @pytest.mark.parametrize("d", [1, 3])
 def test_merged_statistics_from_two_clusters_equal_a_rebuild_from_their_points(d):
-    """slots.merge_slots (the merge proposal's O(d^3) union) against the union rebuilt from the points."""
-    from pcrp.kernels import slots
+    """clusters.merge_into (the merge proposal's O(d^3) union) against the union rebuilt from the points."""
+    from pcrp.kernels import clusters
+    from pcrp.model import log_weight_table, prior_tables
     from pcrp.model.niw_math import kernel_tables
-    from pcrp.model import log_weight_table
+    from pcrp.sampling.sampler import base_measure, prior_slots, slots_for
 
     X = mixture(90, d, seed=20 + d)
     niw = resolve_niw(X)
-    tables = kernel_tables(90, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(CRP(1.0), 90))
+    tables = kernel_tables(90, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(CRP(1.0), 90),
+                           *prior_tables(CRP(1.0), 90))
+    base = base_measure(niw)
     labels = (np.arange(90) % 3 == 0).astype(np.int64)  # two clusters, of 60 and 30 points
-
-    def state(labels, K):
-        arrays = (np.zeros(K, dtype=np.int64), np.zeros((K, d)), np.zeros((K, d, d)), np.zeros(K))
-        slots.rebuild_all(X, labels, K, niw.m0, niw.S0, float(niw.kappa0), *arrays, np.zeros((slots.N_CONSTS, K)),
-                          tables)
-        return arrays
-
-    counts, means, precs, logdets = state(labels, 2)
-    merged = (np.zeros(3, dtype=np.int64), np.zeros((3, d)), np.zeros((3, d, d)), np.zeros(3))
-    assert slots.merge_slots(0, 1, d, counts, means, precs, niw.m0, niw.S0, float(niw.kappa0), 2, *merged)
-    expected = state(np.zeros(90, dtype=np.int64), 1)
-    assert merged[0][2] == expected[0][0] == 90
-    np.testing.assert_allclose(merged[1][2], expected[1][0], rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(merged[2][2], expected[2][0], rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(merged[3][2], expected[3][0], rtol=1e-10)
+    two = slots_for(X, labels, 2, base, tables)
+    merged = prior_slots(d, 8, base, tables)
+    assert clusters.merge_into(two, 0, 1, base, tables, merged, 2)
+    one = slots_for(X, np.zeros(90, dtype=np.int64), 1, base, tables)
+    assert merged.counts[2] == one.counts[0] == 90
+    np.testing.assert_allclose(merged.means[2], one.means[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(merged.precs[2], one.precs[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(merged.logdets[2], one.logdets[0], rtol=1e-10)
+    np.testing.assert_allclose(merged.consts[:, 2], one.consts[:, 0], rtol=1e-10)
 
 
 def test_fill_uniform_draws_what_uniform_draws():

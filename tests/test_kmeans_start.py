@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from pcrp.sampling.kmeans_start import kmeans_plusplus, kmeans_start, local_trials, nearest_seed
-from pcrp.sampling.sampler import initial_labels
-
+from pcrp.sampling.starts import initial_labels
 BIG = 2**30  # a working-memory budget that reads the data in one chunk
 
 

@@ -19,9 +19,8 @@ from pcrp.data import simulation
 from pcrp.model import CRP, NIW, PowerCRP, make_prior, resolve_niw
 from pcrp.runs.chains import run_chain as run
 from pcrp.runs.run_spec import RunSpec, make_run_spec
-from pcrp.sampling.sampler import SamplerError, label_dtype
-
-
+from pcrp.basics.errors import SamplerError
+from pcrp.basics.dtypes import label_dtype
 def wait_until(condition, seconds=30.0):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

@@ -8,15 +8,16 @@ import numpy as np
 import pytest
 
 from pcrp import data as data_mod
-from pcrp.kernels.niw import ROW_LOG_G_PROD, ROW_MARGINAL_CONST
+from pcrp.kernels.state import LOG_W, MARGINAL_CONST
 from pcrp.model import (ALPHA_MAX,
-    COND_MAX, NIW, NU0_MAX, R_MAX, CRP, ModelError, PowerCRP, check_niw_for_data, log_weight_table, resolve_niw,
+    COND_MAX, NIW, NU0_MAX, R_MAX, CRP, ModelError, PowerCRP, check_niw_for_data, log_weight_table, prior_tables, resolve_niw,
 )
 from pcrp.model.niw_math import kernel_tables
 from pcrp.runs.run_spec import check_schedule
 from pcrp.runs.chains import run_chain as run
-from pcrp.sampling.sampler import REFRESH_EVERY, Sampler, SamplerError, initial_labels
-
+from pcrp.sampling.sampler import REFRESH_EVERY, Sampler
+from pcrp.basics.errors import SamplerError
+from pcrp.sampling.starts import initial_labels
 N_LIMIT = data_mod.MAX_ROWS  # the bounds are stated for data sets up to this many points
 D_LIMIT = data_mod.MAX_CLUSTER_COLUMNS
 
@@ -50,9 +51,10 @@ def test_r_bound_keeps_the_prior_term_accurate_at_the_data_limit():
     relatively). A split-merge ratio or log joint off by 1e-3 nats changes an acceptance probability by 0.1%;
     a lost or doubled term (r log n, about 1.4e4 nats) fails by eight orders of magnitude."""
     n = N_LIMIT
-    table = kernel_tables(n, 1, 1.0, 3.0, np.eye(1), log_weight_table(PowerCRP(1.0, R_MAX), n))
+    prior = PowerCRP(1.0, R_MAX)
+    table = kernel_tables(n, 1, 1.0, 3.0, np.eye(1), log_weight_table(prior, n), *prior_tables(prior, n))
     exact = R_MAX * math.fsum(math.log(j) for j in range(1, n))
-    assert abs(table[n, ROW_LOG_G_PROD] - exact) < 1e-13 * exact
+    assert abs(table.per_count[n, LOG_W] - exact) < 1e-13 * exact
 
 
 @pytest.mark.slow
@@ -62,11 +64,11 @@ def test_nu0_bound_keeps_the_marginal_accurate_at_the_data_limit():
     Gamma_d(a + n/2) / Gamma_d(a) = prod_j prod_{i < n/2} (a - j/2 + i). Measured: 4e-7 at 1e7, 6e-6 at 1e8.
     S0 = I and kappa0 = 1 make the other terms exact up to about 1e-10."""
     n, d, nu0 = N_LIMIT, D_LIMIT, NU0_MAX
-    table = kernel_tables(n, d, 1.0, nu0, np.eye(d), log_weight_table(CRP(1.0), n))
+    table = kernel_tables(n, d, 1.0, nu0, np.eye(d), log_weight_table(CRP(1.0), n), *prior_tables(CRP(1.0), n))
     a = nu0 / 2
     gamma_ratio = math.fsum(math.log(a - j / 2 + i) for j in range(d) for i in range(n // 2))
     exact = -0.5 * n * d * math.log(math.pi) + gamma_ratio - 0.5 * d * math.log(1.0 + n)
-    assert abs(table[n, ROW_MARGINAL_CONST] - exact) < 1e-6
+    assert abs(table.per_count[n, MARGINAL_CONST] - exact) < 1e-6
 
 
 def test_m0_far_from_the_data_is_refused(blobs):
@@ -98,9 +100,9 @@ def test_rank_one_updates_stay_accurate_just_inside_the_condition_bound(blobs):
     info = s.step(REFRESH_EVERY - 1)
     assert np.all(np.isfinite(info.log_joint))
     K = s.K
-    cached = s.logdets[:K].copy()
+    cached = s.cluster_statistics()[3]
     s.refresh()
-    np.testing.assert_allclose(cached, s.logdets[:K], rtol=1e-6)
+    np.testing.assert_allclose(cached, s.cluster_statistics()[3], rtol=1e-6)
     with pytest.raises(ModelError):
         check_niw_for_data(NIW(niw.m0, niw.kappa0, niw.nu0, niw.S0 * 1e-4), blobs)
 

@@ -11,8 +11,6 @@ import pytest
 from pcrp.data import mnist
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from pcrp.sampling.sampler import Sampler
-
-
 def test_every_move_is_counted():
     """split_merge = 2: two moves after each sweep, each proposing a split or a merge
     (merges rejected before their allocation count too), however the sweeps are chunked."""
@@ -22,8 +20,8 @@ def test_every_move_is_counted():
         s = Sampler(X, CRP(1.0), resolve_niw(X), seed=0, split_merge=2)
         for n in chunks:
             s.step(n)
-        assert s.sm_stats[0] + s.sm_stats[2] == 200
-        assert s.sm_stats[1] > 0 and s.sm_stats[3] > 0  # splits and merges both accepted
+        assert s.move_totals[0] + s.move_totals[2] == 200
+        assert s.move_totals[1] > 0 and s.move_totals[3] > 0  # splits and merges both accepted
 
 
 def test_same_chain_whatever_the_chunking_while_slots_grow():
@@ -36,11 +34,11 @@ def test_same_chain_whatever_the_chunking_while_slots_grow():
     info_a = a.step(60)
     b = Sampler(X, CRP(30.0), niw, seed=9, init="one", split_merge=3)
     infos_b = [b.step(n) for n in [1] * 20 + [3] * 10 + [10]]
-    assert a.counts.shape[0] > 16 and b.counts.shape[0] > 16  # the slots did grow
+    assert a.slots.counts.shape[0] > 16 and b.slots.counts.shape[0] > 16  # the slots did grow
     assert np.array_equal(a.labels, b.labels)
     assert np.array_equal(info_a.K, np.concatenate([i.K for i in infos_b]))
     assert np.array_equal(info_a.log_joint, np.concatenate([i.log_joint for i in infos_b]))
-    assert np.array_equal(a.sm_stats, b.sm_stats)
+    assert np.array_equal(a.move_totals, b.move_totals)
 
 
 @pytest.mark.slow

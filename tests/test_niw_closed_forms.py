@@ -5,11 +5,9 @@ import pytest
 from scipy import stats
 
 from pcrp.model import niw_math
-from pcrp.kernels import gibbs
+from pcrp.kernels import clusters
 from pcrp.model import NIW, CRP, log_weight_table, resolve_niw
 from pcrp.sampling.sampler import Sampler
-
-
 def random_niw(d, rng):
     A = rng.normal(size=(d, d))
     return NIW(m0=rng.normal(size=d), kappa0=0.3, nu0=d + 2.5, S0=A @ A.T + d * np.eye(d))
@@ -51,7 +49,7 @@ def test_kernel_predictive_and_marginal_match_reference(d):
     niw = resolve_niw(X)
     labels = np.repeat([0, 1, 2, 3], 10)
     s = Sampler(X, CRP(1.0), niw, init=labels, seed=0)
-    log_pred = gibbs.log_predictive_all(X, s.counts, s.means, s.precs, s.logdets, s.tables, s.K)
+    log_pred = clusters.log_predictive(X, s.slots, s.K, s.data.tables)
     for k in range(4):
         block = X[labels == k]
         for i in (0, 17, 39):
@@ -97,18 +95,18 @@ def test_kernel_tables_rows_against_the_closed_forms(d):
     the mean and the scatter. Tolerance 1e-10 relative: both sides are a few double-precision operations."""
     from math import factorial, log
 
-    from pcrp.kernels.niw import (
-        ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_MARGINAL_CONST, ROW_NU, ROW_REMOVE_STEP, ROW_REMOVE_WEIGHT,
-        ROW_T_CONST, ROW_T_EXPONENT, ROW_T_SCALE,
+    from pcrp.kernels.state import (
+        ADD_STEP, LOG_G, LOG_W, MARGINAL_CONST, N_COLUMNS, NU, REMOVE_STEP, REMOVE_WEIGHT, T_CONST, T_EXPONENT,
+        T_SCALE,
     )
-    from pcrp.model import PowerCRP
+    from pcrp.model import PowerCRP, prior_tables
 
     rng = np.random.default_rng(40 + d)
     niw = random_niw(d, rng)
     m0, k0, nu0, S0 = niw.m0, niw.kappa0, niw.nu0, niw.S0
     prior = PowerCRP(0.8, 1.7)
-    tables = niw_math.kernel_tables(6, d, k0, nu0, S0, log_weight_table(prior, 6))
-    assert tables.shape == (8, 10)
+    tables = niw_math.kernel_tables(6, d, k0, nu0, S0, log_weight_table(prior, 6), *prior_tables(prior, 6)).per_count
+    assert tables.shape == (8, N_COLUMNS)
     X = rng.normal(size=(7, d))
     x = rng.normal(size=d)
     for n in range(1, 7):
@@ -116,41 +114,24 @@ def test_kernel_tables_rows_against_the_closed_forms(d):
         block = X[:n]
         m_n, kappa_n, nu_n, S_n = niw_math.posterior_params(block, m0, k0, nu0, S0)
         logdet_n = np.linalg.slogdet(S_n)[1]
-        assert row[ROW_LOG_G] == pytest.approx(1.7 * log(n), rel=1e-12, abs=1e-15)
-        assert row[ROW_LOG_G_PROD] == pytest.approx(1.7 * log(factorial(n - 1)), rel=1e-12, abs=1e-15)
-        assert row[ROW_NU] == nu0 + n
+        assert row[LOG_G] == pytest.approx(1.7 * log(n), rel=1e-12, abs=1e-15)
+        assert row[LOG_W] == pytest.approx(1.7 * log(factorial(n - 1)), rel=1e-12, abs=1e-15)
+        assert row[NU] == nu0 + n
         q = (x - m_n) @ np.linalg.solve(S_n, x - m_n)
-        predictive = row[ROW_T_CONST] - 0.5 * logdet_n - row[ROW_T_EXPONENT] * np.log1p(row[ROW_T_SCALE] * q)
+        predictive = row[T_CONST] - 0.5 * logdet_n - row[T_EXPONENT] * np.log1p(row[T_SCALE] * q)
         assert predictive == pytest.approx(niw_math.log_predictive(x, block, m0, k0, nu0, S0), rel=1e-10)
-        marginal = row[ROW_MARGINAL_CONST] - 0.5 * row[ROW_NU] * logdet_n
+        marginal = row[MARGINAL_CONST] - 0.5 * row[NU] * logdet_n
         assert marginal == pytest.approx(niw_math.log_marginal(block, m0, k0, nu0, S0), rel=1e-10)
         # adding x: m_{n+1} = m_n + (x - m_n) ADD_STEP; S_{n+1} = S_n + T_SCALE (x - m_n)(x - m_n)^T
         m_add, _, _, S_add = niw_math.posterior_params(np.vstack([block, x]), m0, k0, nu0, S0)
-        np.testing.assert_allclose(m_n + (x - m_n) * row[ROW_ADD_STEP], m_add, rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(S_n + row[ROW_T_SCALE] * np.outer(x - m_n, x - m_n), S_add, rtol=1e-10)
+        np.testing.assert_allclose(m_n + (x - m_n) * row[ADD_STEP], m_add, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(S_n + row[T_SCALE] * np.outer(x - m_n, x - m_n), S_add, rtol=1e-10)
         # removing the block's last point y: m_{n-1} = m_n + (m_n - y) REMOVE_STEP;
         # S_{n-1} = S_n - REMOVE_WEIGHT (y - m_n)(y - m_n)^T
         y = block[-1]
         m_less, _, _, S_less = niw_math.posterior_params(block[:-1], m0, k0, nu0, S0)
-        np.testing.assert_allclose(m_n + (m_n - y) * row[ROW_REMOVE_STEP], m_less, rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(S_n - row[ROW_REMOVE_WEIGHT] * np.outer(y - m_n, y - m_n), S_less,
+        np.testing.assert_allclose(m_n + (m_n - y) * row[REMOVE_STEP], m_less, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(S_n - row[REMOVE_WEIGHT] * np.outer(y - m_n, y - m_n), S_less,
                                    rtol=1e-9, atol=1e-12)
 
 
-def test_special_functions_equal_scipys():
-    """pcrp.model.special_functions (libm's lgamma, so that a run needs no scipy.special) against SciPy's gammaln and
-    multigammaln, on the arguments the tables meet (halves and degrees of freedom up to N = 2,000,000) and the
-    priors' (non-integers near 0, the poles' neighbours): equal to 1e-13 relative where the value is away from
-    0, 1e-14 absolute near the zeros of log Gamma at 1 and 2. A wrong offset (a - j instead of a - j/2) or a
-    missing d(d - 1)/4 log(pi) term is off by far more."""
-    from scipy.special import gammaln as scipy_gammaln, multigammaln as scipy_multigammaln
-
-    from pcrp.model.special_functions import gammaln, multigammaln
-
-    x = np.concatenate([np.linspace(0.01, 60, 6001), np.arange(0.5, 1e6, 997.5), [1.0, 2.0, 1e-3, 2e6 + 0.5]])
-    assert np.allclose(gammaln(x), scipy_gammaln(x), rtol=1e-13, atol=1e-14)
-    assert isinstance(gammaln(2.5), float) and gammaln(np.ones((2, 3))).shape == (2, 3)
-    for d in (1, 2, 3, 10):
-        a = x[x > (d - 1) / 2 + 0.01]
-        assert np.allclose(multigammaln(a, d), scipy_multigammaln(a, d), rtol=1e-13, atol=1e-14)
-        assert multigammaln(d + 0.5, d) == pytest.approx(float(scipy_multigammaln(d + 0.5, d)), rel=1e-14)

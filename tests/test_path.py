@@ -14,8 +14,6 @@ from pcrp.model import PowerCRP, resolve_niw
 from pcrp.analyses.path import (CAVEAT, Block, Merge, MergePath, PathError, critical_r, crp_start, describe_r, kept_by_range,
                        log_marginal, merge_path, merge_probabilities, merge_terms, path_table)
 from pcrp.sampling.sampler import Sampler
-
-
 def _points_log_m(X, niw):
     return niw_math.log_marginal(X, niw.m0, niw.kappa0, niw.nu0, niw.S0)
 

@@ -19,7 +19,7 @@ import pytest
 from scipy.special import gammaln, logsumexp
 
 from pcrp.model import niw_math
-from pcrp.kernels.niw import ROW_LOG_G, ROW_LOG_G_PROD
+from pcrp.kernels.state import LOG_G, LOG_W
 from pcrp.model.exact import exact_posterior, k_distribution, set_partitions
 from pcrp.model import (
     CRP, DEFAULT_R, LAM_MAX, MFM, PRIORS, ModelError, PitmanYor, PowerCRP, SparseFiniteMixture, log_weight_table,
@@ -27,8 +27,8 @@ from pcrp.model import (
 )
 from pcrp.model.niw_math import kernel_tables
 from pcrp.runs.chains import run_chain as run
-from pcrp.sampling.sampler import Sampler, SamplerError
-
+from pcrp.sampling.sampler import Sampler
+from pcrp.basics.errors import SamplerError
 NORMALISED = [CRP(0.7), CRP(2.5), PitmanYor(1.0, 0.4), PitmanYor(-0.2, 0.5), PitmanYor(3.0, 0.0), MFM(1.0, 1.0),
               MFM(0.3, 4.0), MFM(2.0, 0.2), SparseFiniteMixture(0.5, 3), SparseFiniteMixture(0.01, 10),
               SparseFiniteMixture(1.0, 1)]
@@ -60,16 +60,17 @@ def test_the_pcrp_eppf_is_unnormalised():
 
 @pytest.mark.parametrize("prior", ALL, ids=ids(ALL))
 def test_kernel_tables_are_the_prior_tables(prior):
-    """What the kernels get (kernel_tables' ROW_LOG_G / ROW_LOG_G_PROD and prior_tables' log_new / log_v) against
-    the prior's log W and log V: ROW_LOG_G = log W(n + 1) / W(n); log_v[K] + sum_k ROW_LOG_G_PROD[n_k] =
-    log V_N(K) + sum_k log W(n_k); log_new[K] = log W(1) V_N(K + 1) / V_N(K)."""
+    """What the kernels get (kernel_tables' LOG_G / LOG_W columns and prior_tables' log_new / log_v) against the
+    prior's log W and log V: LOG_G = log W(n + 1) / W(n); log_v[K] + sum_k LOG_W[n_k] = log V_N(K) + sum_k log W(n_k);
+    log_new[K] = log W(1) V_N(K + 1) / V_N(K)."""
     N = 12
     log_W, log_V = prior.tables(N)
-    tables = kernel_tables(N, 1, 1.0, 3.0, np.eye(1), log_weight_table(prior, N))
     log_new, log_v = prior_tables(prior, N)
+    tables = kernel_tables(N, 1, 1.0, 3.0, np.eye(1), log_weight_table(prior, N), log_new, log_v)
+    assert np.array_equal(tables.log_new, log_new) and np.array_equal(tables.log_v, log_v)
     n = np.arange(1, N + 1)
-    np.testing.assert_allclose(tables[n, ROW_LOG_G], log_W[n + 1] - log_W[n], rtol=1e-12, atol=1e-9)
-    np.testing.assert_allclose(tables[n, ROW_LOG_G_PROD], log_W[n] - log_W[1], rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(tables.per_count[n, LOG_G], log_W[n + 1] - log_W[n], rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(tables.per_count[n, LOG_W], log_W[n] - log_W[1], rtol=1e-12, atol=1e-9)
     K = np.arange(1, N + 1)
     finite = np.isfinite(log_V[K])
     np.testing.assert_allclose(log_v[K][finite], (log_V[K] + K * log_W[1])[finite], rtol=1e-12, atol=1e-9)

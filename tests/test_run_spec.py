@@ -175,8 +175,8 @@ def test_the_automatic_budgets_kept_draws_are_the_states_at_their_sweeps(monkeyp
     after the final burn-in, each the state a fresh sampler with the chain's seed and start reaches at that sweep
     (a store that kept a row at the wrong sweep, or shifted rows when compacting, fails here)."""
     from pcrp.runs import budget
-    from pcrp.sampling.sampler import Sampler, keep_schedule
-
+    from pcrp.sampling.sampler import Sampler
+    from pcrp.sampling.recorder import keep_schedule
     monkeypatch.setattr(budget, "AUTO_MAX_KEPT", 20)
     spec = make_run_spec(X, prior="pcrp", prior_params={"r": 1.5}, n_chains=2, init=["one", "kmeans:10"],
                          split_merge=0, max_iters=2500, thin=1, seed=3)

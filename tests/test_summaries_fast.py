@@ -4,16 +4,14 @@ import numpy as np
 import pytest
 
 
-
 def test_the_estimator_checks_its_memory_plan_before_sampling(monkeypatch):
     """With 50 MiB free, a fit of 4 chains of 100,000 points (up to 4 x 335 kept draws of the automatic budget:
     512 MiB of draws) is refused before any chain runs, naming the plan's parts and what to do."""
     from pcrp.basics import dtypes
     from pcrp.runs.compiling import compile_kernels
     from pcrp.estimator import PCRPMixture
-    from pcrp.sampling.sampler import SamplerError
-
-    compile_kernels(dim=1)  # first: with an empty numba cache the compiling warm-up's sampler meets the 50 MiB too
+    from pcrp.basics.errors import SamplerError
+    compile_kernels()  # first: with an empty numba cache the compiling warm-up's sampler meets the 50 MiB too
     monkeypatch.setattr(dtypes, "available_memory", lambda: 50 * 2**20)
     X = np.random.default_rng(0).normal(size=(100_000, 1))
     with pytest.raises(SamplerError, match=r"This run of 4 chain\(s\) of up to 20,000 sweeps of 100,000 points, with "

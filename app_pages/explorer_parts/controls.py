@@ -14,7 +14,7 @@ from pcrp.app import explorer_settings as es
 from pcrp.app.fair_share import ServerBusy
 from pcrp.app.live_chain import PAUSED, RUNNING
 from pcrp.app.live_runs import contrasting_starts, live_specs, new_run
-from pcrp.runs.compiling import warm_up
+from pcrp.app import warm_up
 from pcrp.basics.errors import SamplerError
 from pcrp.model import PRIORS, ModelError, resolve_niw
 
@@ -107,9 +107,7 @@ def start_run(data):
                   "priors": {k: p.params() for k, p in priors.items()}}
         specs = live_specs(ds, priors, niw, iters=S["sweeps"], burn_in=S["burn_in"], thin=S["thin"], seed=S["seed"],
                            inits=contrasting_starts(S["start"], S["chains"]), split_merge=S["split_merge"])
-        with st.spinner("Preparing the sampler (compiling on first use)…"):
-            warm_up(dim=ds.X.shape[1])
-            run = new_run(ds, specs, config=config)
+        run = new_run(ds, specs, config=config)
         run.browser, run.address = browser_key(), client_address()
         registry().add(run, replacing=state.get("run"))  # this tab's previous run is stopped below
     except (ModelError, SamplerError, ServerBusy) as err:
@@ -130,6 +128,11 @@ def start_run(data):
 # then show the new state (Pause disabled once paused, and so on). Callbacks may not draw, so their
 # feedback is queued (session.say) and shown as a toast by the live panel.
 def on_start(data):
+    if not warm_up.state().ready:  # the kernels' separate compile is still running: the live panel waits for it
+        warm_up.start()
+        state.start_pending = True
+        state.app_rerun = True
+        return
     error = start_run(data)
     if error:
         state.start_error = error

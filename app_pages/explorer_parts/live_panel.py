@@ -11,12 +11,12 @@ import time
 import numpy as np
 import streamlit as st
 
-from app_pages.explorer_parts.controls import changed_since, controls, current_config
+from app_pages.explorer_parts.controls import changed_since, controls, current_config, on_start
 from app_pages.explorer_parts.live_canvas import live_row, live_status
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
-from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view
+from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view, warm_up
 from pcrp.app.live_frames import RowFeed, RowLayout
 from pcrp.app.live_chain import PAUSED, RUNNING
 from pcrp.analyses.density import predictive_density
@@ -39,6 +39,7 @@ FRAME_SECONDS = 1.0
 # sweep), so the panel is not asked for frames: a rerun that the timer asks for while a slow callback runs made
 # Streamlit call the callback twice now and then (one press of One sweep, two sweeps).
 PAUSED_FRAME_SECONDS = None
+WAIT_FRAME_SECONDS = 0.5  # while a Start waits for the kernels' compile: its progress this often
 LABEL_WORK_SHARE = 0.1  # the partition-wide work of a frame may take this share of the time between its redos
 LABEL_WORK_MAX_SECONDS = 0.5  # ... but is redone at least this often (a cached point estimate's rare cost aside)
 # While a run is live its panel redraws itself (a fragment rerun), and Streamlit fades each element of a rerunning
@@ -453,6 +454,9 @@ def live_panel(data, presentation):
         run = state.get("run")
         S = settings()
         controls(run, data)
+        if state.get("start_pending"):
+            waiting_for_kernels(data)
+            return
         if run is None:
             labels = [PRIORS[S[es.prior_key(row)]].label for row in es.active_rows(S)]
             st.info(f"Press **Start** to run {' and '.join(labels) if len(labels) < 3 else ', '.join(labels)}"
@@ -495,6 +499,22 @@ def live_panel(data, presentation):
         st.rerun(scope="app")
 
 
+def waiting_for_kernels(data):
+    """A Start pressed before the kernels' separate compile finished (once per installation): what it waits for,
+    with measured figures, every frame; the run starts once they are ready."""
+    w = warm_up.state()
+    if w.ready:
+        state.start_pending = False
+        on_start(data)
+        st.rerun(scope="app")
+    elif w.error:
+        state.start_pending = False
+        st.error(w.describe())
+    else:
+        st.info(w.describe(), icon="⏳")
+        st.progress(w.groups_done / w.n_groups)
+
+
 def frame_seconds(run):
     """Seconds between frames of a live run: FRAME_SECONDS, or PAUSED_FRAME_SECONDS (none) when every chain is
     paused."""
@@ -504,8 +524,9 @@ def frame_seconds(run):
 def live_section(data, presentation):
     """The previous run's "changed since" note and the live panel (polling while the run is live)."""
     run = state.get("run")
-    state.polling = run is not None and run.live
-    state.frame_seconds = frame_seconds(run) if state.polling else None
+    state.polling = (run is not None and run.live) or bool(state.get("start_pending"))
+    state.frame_seconds = (frame_seconds(run) if run is not None and run.live else WAIT_FRAME_SECONDS) \
+        if state.polling else None
     if run is not None:
         session_owner().adopt(run)
         changed = changed_since(run.config, current_config(data))

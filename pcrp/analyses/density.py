@@ -26,11 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..kernels import gibbs
+from ..kernels import clusters
+from ..kernels.vecmath import LANES
 from ..basics.errors import ModelError
 from ..model import NIW
 from ..model.niw_math import kernel_tables, posterior_params
 from ..model.seating import seating_log_probabilities
+from ..sampling.sampler import base_measure, prior_slots, slots_for
 from ..summaries.summary import sorted_codes
 
 # Kept draws a density figure averages (evenly spaced), and the probability of its pointwise credible band.
@@ -77,31 +79,25 @@ class _Blocks:
         X = np.require(X, np.float64, ["C", "W"])  # writable C arrays: the kernels' one compiled signature
         N, d = X.shape
         labels, self.K = sorted_codes(labels)  # the blocks numbered as np.unique numbers them
-        # the Student-t rows only: the predictive never reads the seating-weight rows, so they are left at zero; and
-        # only up to the largest block (its rows are all a predictive reads: 16 ms a call at N = 100,000 for all N)
+        # the Student-t columns only: the predictive never reads the prior's, so they are left at zero; and only up
+        # to the largest block (its entries are all a predictive reads: 16 ms a call at N = 100,000 for all N)
         n_max = int(np.bincount(labels).max())
-        self.tables = kernel_tables(n_max, d, niw.kappa0, niw.nu0, niw.S0, np.zeros(n_max + 2))
-        self.counts = np.zeros(self.K, dtype=np.int64)
-        self.means = np.zeros((self.K, d))
-        self.precs = np.zeros((self.K, d, d))
-        self.logdets = np.zeros(self.K)
-        gibbs.rebuild_all(X, labels.astype(np.int64).reshape(-1), self.K, niw.m0, niw.S0, niw.kappa0,
-                          self.counts, self.means, self.precs, self.logdets)
-        self.niw = niw
+        zeros = np.zeros(n_max + 2)
+        self.tables = kernel_tables(n_max, d, niw.kappa0, niw.nu0, niw.S0, zeros, zeros, zeros)
+        base = base_measure(niw)
+        self.slots = slots_for(X, labels.astype(np.int64).reshape(-1), self.K, base, self.tables)
+        self.counts = self.slots.counts[:self.K]
+        self._prior = prior_slots(d, LANES, base, self.tables)
 
     def log_predictive(self, points):
         """(G, K) log t_k(x) at points (G, d)."""
         points = np.require(points, np.float64, ["C", "W"])
-        return gibbs.log_predictive_all(points, self.counts, self.means, self.precs, self.logdets, self.tables, self.K)
+        return clusters.log_predictive(points, self.slots, self.K, self.tables)
 
     def log_prior_predictive(self, points):
         """(G,) log t_0(x), the predictive of an empty cluster."""
         points = np.require(points, np.float64, ["C", "W"])
-        niw = self.niw
-        P0 = np.linalg.inv(niw.S0)[None]
-        logdet0 = np.array([np.linalg.slogdet(niw.S0)[1]])
-        return gibbs.log_predictive_all(points, np.zeros(1, np.int64), niw.m0[None].copy(), P0, logdet0,
-                                        self.tables, 1)[:, 0]
+        return clusters.log_predictive(points, self._prior, 1, self.tables)[:, 0]
 
 
 def mixture_density(points, X, labels, niw):

@@ -38,7 +38,7 @@ from ..model import PRIORS, make_prior
 from ..model.niw_math import log_marginal_of
 from ..basics.params import Declarations
 from ..runs.run_spec import RUN_PARAMS
-from ..model.special_functions import gammaln
+from scipy.special import gammaln
 
 
 # Stated in the JSON of pcrp path, its table and describe_r.

@@ -289,7 +289,7 @@ class LiveChain:
             self.log_joint[span] = info.log_joint
             is_kept, is_replay = kept_rows >= 0, replay_rows >= 0
             self.kept[kept_rows[is_kept]] = info.kept_labels[is_kept]
-            self.sm_at_kept[kept_rows[is_kept]] = info.kept_sm[is_kept]
+            self.sm_at_kept[kept_rows[is_kept]] = info.kept_moves[is_kept]
             self.replay[replay_rows[is_replay]] = info.kept_labels[is_replay]
             self.n_kept += int(is_kept.sum())
             self.n_replay += int(is_replay.sum())

@@ -16,8 +16,7 @@ import numpy as np
 
 from ..basics.dtypes import record_bytes
 from ..basics.errors import SamplerError
-from ..sampling.sampler import keep_schedule
-
+from ..sampling.recorder import keep_schedule
 SESSION_BUDGET_BYTES = 200 * 2**20  # every buffer of one run (all its chains)
 REPLAY_FRAMES = 200  # states kept for replay, spread evenly over the run
 SPLIT_MERGE_COUNTS = 4  # int64 split-merge totals stored with each kept draw (proposed and accepted splits, merges)

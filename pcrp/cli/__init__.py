@@ -13,8 +13,10 @@
              [--burn-in B] [--thin S] [--seed SEED] --out path.json
     pcrp compare [--data-sets KEY,..] [--methods M,..] [--seeds N] [--seed S] [--out DIR] [--n-jobs J]
              [--scheduler ADDRESS]
+    pcrp compile
 
-One module per subcommand (``pcrp.cli.run``, ``.rerun``, ``.cv``, ``.path``, ``.reproduce``, ``.compare``), each
+One module per subcommand (``pcrp.cli.run``, ``.rerun``, ``.cv``, ``.path``, ``.reproduce``, ``.compare``,
+``.compile``), each
 with ``add_parser(sub)`` and ``command(args, argv)``; the flags made from declarations are in
 :mod:`pcrp.cli.arguments`, output paths in :mod:`pcrp.cli.output`, progress in :mod:`pcrp.cli.progress`.
 
@@ -43,6 +45,7 @@ COMMANDS = {
     "reproduce": "run the paper's experiments and write tables and figures",
     "path": "the exact merge path over r: at which power the pCRP merges each pair of clusters",
     "compare": "the pCRP against the CRP, Pitman-Yor, MFM, the sparse finite mixture and scikit-learn's BGM",
+    "compile": "compile the sampler's kernels now (once per installation; the first run does it otherwise)",
 }
 # The user errors printed as one line with status 2, by module and class name: a module not yet imported cannot
 # have raised its error, so none is imported to catch it.

@@ -258,8 +258,7 @@ def add_data_options(p):
 def load_data(args):
     """The data set the data options name; options not given are left to :func:`pcrp.data.load`'s defaults."""
     from .. import data as data_mod
-    from ..sampling.sampler import check_seed
-
+    from ..sampling.starts import check_seed
     for option, (attr, users) in DATA_OPTIONS.items():
         if getattr(args, attr) is not None and args.data not in users:
             raise CliError(f"{option} applies only to the built-in data set{'s' if len(users) > 1 else ''} "

@@ -45,8 +45,7 @@ def add_parser(sub, help_line):
 
 def command(args, argv=None):
     from ..runs.run_spec import data_description, make_run_spec
-    from ..sampling.sampler import parse_init, start_clusters
-
+    from ..sampling.starts import parse_init, start_clusters
     settings = run_settings(args)
     tune_here = tuned_by_cv(args)
     if tune_here:
@@ -116,7 +115,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True,
     clusters the reference prior (the CRP) keeps on the same data (pcrp.analyses.collapse): ``reference`` (clusters,
     phrase) when --r cv's check made one, else :func:`pcrp.analyses.run_summary.reference_fit` after the run."""
     from ..runs.chains import run_chains
-    from ..runs.compiling import compile_kernels, warm_up
+    from ..runs.compiling import compile_kernels
     from ..analyses.run_summary import (judged_against_reference, reference_fit, saved_arrays, summarise_run,
                                summary_lines)
 
@@ -127,8 +126,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True,
     if r_note:
         print(f"  where r came from: {r_note}")
     sys.stdout.flush()
-    compile_kernels(dim=spec.dim)
-    warm_up(dim=spec.dim)
+    compile_kernels(sys.stderr)  # the first run of an installation compiles, and says so
     progress = RunProgress(spec, spec.prior.label())
     try:
         chains = run_chains(ds.X, spec, callback=progress.advance, on_block=progress.checkpoint)

@@ -210,7 +210,7 @@ def prior_tables(prior, N):
     log_new[K] = log W(1) V_N(K + 1) / V_N(K), the weight of a new block when the others form K blocks
         (0 at K = 0; -inf where K + 1 blocks are impossible);
     log_v[K] = log V_N(K) + K log W(1) (0 at K = 0), so that with the per-count row
-        ROW_LOG_G_PROD = log W(n) - log W(1) (kernel_tables) the log joint is log V_N(K) + sum_k log W(n_k) + ...
+        log_w[n] = log W(n) - log W(1) (kernel_tables) the log joint is log V_N(K) + sum_k log W(n_k) + ...
     """
     K = np.arange(N + 2)
     log_new = np.ascontiguousarray(prior.log_new_weight(N, K), dtype=np.float64)

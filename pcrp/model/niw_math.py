@@ -10,7 +10,7 @@ S_n = S0 + C + (kappa0 n / kappa_n)(xbar - m0)(xbar - m0)^T.
 
 import numpy as np
 
-from .special_functions import gammaln, multigammaln
+from scipy.special import gammaln, multigammaln
 
 
 def posterior_params(X, m0, kappa0, nu0, S0):
@@ -74,47 +74,40 @@ def log_marginal_of(n, S_n, kappa0, nu0, S0):
     )
 
 
-def kernel_tables(n_max, d, kappa0, nu0, S0, log_g):
-    """Per-count constants for the kernels, shape (n_max + 2, N_TABLE_ROWS).
+def kernel_tables(n_max, d, kappa0, nu0, S0, log_g, log_new, log_v):
+    """The constants the kernels read, per block size n = 0 .. n_max + 1 and per number of blocks K: a
+    :class:`pcrp.kernels.state.Tables`.
 
-    Row n holds the constants for a cluster of n points (n = 0 .. n_max + 1), so
-    that one cache line serves all look-ups for a cluster.
-    ``log_g`` (n_max + 2,) is the seating prior's log weight log g(n); entry 0 is
-    unused. Row meanings are the ``ROW_*`` constants of ``pcrp.kernels.niw``.
+    ``log_g`` (n_max + 2,): the seating prior's log g(n) = log W(n + 1) / W(n) (entry 0 unused);
+    ``log_new``, ``log_v`` (n_max + 2,): its per-K tables (:func:`pcrp.model.prior_tables`). The NIW's columns
+    are the closed forms above: the Student-t's constants, the marginal's, and the steps of the rank-one updates.
     """
-    from ..kernels.niw import (
-        N_TABLE_ROWS, ROW_ADD_STEP, ROW_LOG_G, ROW_LOG_G_PROD, ROW_MARGINAL_CONST, ROW_NU,
-        ROW_REMOVE_STEP, ROW_REMOVE_WEIGHT, ROW_T_CONST, ROW_T_EXPONENT, ROW_T_SCALE,
-    )
+    from ..kernels import state
 
     n = np.arange(n_max + 2, dtype=float)
     kappa_n = kappa0 + n
     nu_n = nu0 + n
     df = nu_n - d + 1
     _, logdet0 = np.linalg.slogdet(S0)
-    tables = np.empty((N_TABLE_ROWS, n_max + 2))  # filled by row, returned transposed
     log_g = np.asarray(log_g, dtype=float)
-    tables[ROW_LOG_G] = log_g
-    # sum_{j=1}^{n-1} log g(j); zero for n = 0 and n = 1
-    tables[ROW_LOG_G_PROD, 0] = 0.0
-    tables[ROW_LOG_G_PROD, 1:] = np.concatenate(([0.0], np.cumsum(log_g[1:-1])))
-    tables[ROW_T_CONST] = (
-        gammaln((df + d) / 2) - gammaln(df / 2)
-        - 0.5 * d * np.log(np.pi * (kappa_n + 1) / kappa_n)
-    )
-    tables[ROW_T_SCALE] = kappa_n / (kappa_n + 1)
-    tables[ROW_T_EXPONENT] = (df + d) / 2
-    tables[ROW_MARGINAL_CONST] = (
-        -0.5 * n * d * np.log(np.pi)
-        + multigammaln(nu_n / 2, d) - multigammaln(nu0 / 2, d)
-        + 0.5 * nu0 * logdet0 + 0.5 * d * (np.log(kappa0) - np.log(kappa_n))
-    )
-    tables[ROW_NU] = nu_n
-    tables[ROW_ADD_STEP] = 1.0 / (kappa_n + 1)
-    # kappa_{n-1} = kappa0 + (n - 1) for n >= 1, not kappa_n - 1: for n = 1 the latter rounds a tiny
-    # kappa0 to 0 (kappa0 = 1e-300). Row 0 is never used for a removal.
+    # kappa_{n-1} = kappa0 + (n - 1) for n >= 1, not kappa_n - 1: for n = 1 the latter rounds a tiny kappa0 to 0
+    # (kappa0 = 1e-300). Entry 0 is never used for a removal.
     kappa_less = np.where(n >= 1, kappa0 + (n - 1), 1.0)
-    tables[ROW_REMOVE_WEIGHT] = kappa_n / kappa_less
-    tables[ROW_REMOVE_STEP] = 1.0 / kappa_less
-    return np.ascontiguousarray(tables.T)
-
+    columns = dict(
+        log_g=log_g,
+        log_w=np.concatenate(([0.0, 0.0], np.cumsum(log_g[1:-1]))),  # sum_{j=1}^{n-1} log g(j); 0 at n = 0, 1
+        t_const=gammaln((df + d) / 2) - gammaln(df / 2) - 0.5 * d * np.log(np.pi * (kappa_n + 1) / kappa_n),
+        t_scale=kappa_n / (kappa_n + 1),
+        t_exponent=(df + d) / 2,
+        marginal_const=(-0.5 * n * d * np.log(np.pi) + multigammaln(nu_n / 2, d) - multigammaln(nu0 / 2, d)
+                        + 0.5 * nu0 * logdet0 + 0.5 * d * (np.log(kappa0) - np.log(kappa_n))),
+        nu=nu_n,
+        add_step=1.0 / (kappa_n + 1),
+        remove_weight=kappa_n / kappa_less,
+        remove_step=1.0 / kappa_less,
+    )
+    per_count = np.empty((n_max + 2, state.N_COLUMNS))
+    for name, values in columns.items():
+        per_count[:, getattr(state, name.upper())] = values
+    return state.Tables(per_count, np.ascontiguousarray(log_new, dtype=np.float64),
+                        np.ascontiguousarray(log_v, dtype=np.float64))

@@ -16,7 +16,7 @@ import numpy as np
 from ..basics.errors import ModelError
 from .gibbs_prior import SPECS, GibbsPrior, Growth, PriorSpec, _ints, _log_rising
 from ..basics.params import Param
-from .special_functions import gammaln
+from scipy.special import gammaln
 
 
 # R_MAX keeps the sampler's double-precision arithmetic meaningful for data sets up to the 10,000 points that

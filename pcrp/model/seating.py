@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from . import ALPHA, CRP, Growth, PowerCRP, log_weight_table  # noqa: F401  (Growth: seating.growth returns it)
-from .special_functions import gammaln
+from scipy.special import gammaln
 
 
 def power_rule(alpha, r):

@@ -28,12 +28,12 @@ from .budget import judge, stop_reason, storage_rows
 from ..basics.files import FileRefused, atomic_write, npz_bytes_needed, open_npz, read_npz_array
 from ..basics.json_text import dumps
 from .memory_plan import check_run_memory
-from .compiling import warm_up
 from ..basics.dtypes import check_memory, label_dtype
 from .result_file import (ARRAYS, ChainFileError, check_result_arrays, narrowest_labels, read_config,
                           write_npz)
-from ..sampling.sampler import (Chain, ChainRecorder, ChainStopped, Sampler, SamplerError, keep_schedule, sampler_dims,
-                      warm_dims)
+from ..sampling.recorder import Chain, ChainRecorder, ChainStopped, keep_schedule
+from ..sampling.sampler import Sampler, warm_up_sweeps
+from ..basics.errors import SamplerError
 
 SM_STATS = ("splits_proposed", "splits_accepted", "merges_proposed", "merges_accepted")
 
@@ -374,8 +374,7 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
 
         work.reserve(work_cost(N, spec.dim, spec.max_sweeps, chains=C),
                      f"{C} chain(s) of up to {spec.max_sweeps:,} sweeps")
-    if sampler_dims(spec.dim) not in warm_dims:
-        warm_up(dim=spec.dim)  # compile (or load from the cache) once, before the chains' threads start
+    warm_up_sweeps()  # compile (or load from the cache) once, before the chains' threads start
     stop = threading.Event()
     started = time.perf_counter()
     store = _LabelStore(spec)
@@ -437,7 +436,7 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
         labels=labels,
         kept_sweeps=keep_schedule(T, burn_in, thin),
         seconds_per_sweep=np.array([r.kernel_seconds / T for r in recorders]),
-        split_merge_stats=np.stack([r.sampler.sm_stats[:4].astype(np.int64) for r in recorders]),
+        split_merge_stats=np.stack([r.sampler.move_totals.copy() for r in recorders]),
         split_merge_history=history,
         config=config,
         wall_seconds=wall_seconds,

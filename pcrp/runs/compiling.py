@@ -1,58 +1,89 @@
-"""Compiling the kernels: numba compiles them on the first run of an installation (about COMPILE_SECONDS), and
-loads them from its cache afterwards. The first run says so once (:func:`compile_kernels`)."""
+"""Compiling the kernels, and saying so.
+
+numba compiles a kernel the first time an installation uses it and loads it from its cache afterwards (next to the
+kernels' source, or in NUMBA_CACHE_DIR). :func:`compile_kernels` compiles, or loads, every kernel a run, its
+summaries and the app use, group by group on tiny problems. A group that compiles says so when its first kernel
+starts compiling, then gives the seconds it took: numba's event API (``numba.core.event``, the "numba:compile"
+event, which a load from the cache does not send) tells when a compile starts, so a process whose kernels all come
+from the cache prints nothing, and every figure printed is measured, none typed.
+
+Who calls it: ``pcrp compile`` (the command a deployment runs once), the first ``pcrp run`` and estimator fit of an
+installation, and the app's server, which runs ``pcrp compile`` in a separate process at start so that no visitor's
+page waits on a compile (:mod:`pcrp.app.warm_up`).
+"""
 
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
-from ..kernels import gibbs
 from ..basics.dtypes import label_dtype
-from ..sampling.sampler import sampler_dims, warm_dims, warm_up_sweeps
+from ..sampling.sampler import warm_up_sweeps
 
 
-# Seconds the first run spends compiling the kernels (numba, cold cache) on a 2-core machine, as
-# docs/figures/compile_time.md records (`python bench/compile_time.py`: the sweep kernels, then a whole first run).
-# Compiling in a background thread at import saved nothing there: numba holds the GIL while it compiles.
-COMPILE_SECONDS = 15
+def _point_estimate():
+    """The point estimate's search, with and without zealous attempts, and the expected loss of a partition, for
+    label draws of each integer width they come in (16 and 32 bits as runs store them, 64 as users and the ranks
+    give them): the kernels that relabel draws compile once per width."""
+    from ..summaries.partition import expected_loss, point_estimate
+
+    draws = np.array([[0, 0, 1, 1, 2, 2], [0, 0, 0, 1, 1, 1]], dtype=label_dtype(6))
+    for dtype in (np.int16, np.int32, np.int64):
+        point_estimate(draws.astype(dtype), seed=0)
+        point_estimate(draws.astype(dtype), seed=0, zealous_attempts=0)
+        expected_loss(draws[0].astype(dtype), draws.astype(dtype))
 
 
-def kernels_need_compiling(dim=2):
-    """Whether the first sweep on data of ``dim`` columns will compile its sweep kernel (each d up to
-    pcrp.sampling.sampler.SPECIALISED_UP_TO has its own, the general one serves larger d) rather than load it from numba's
-    cache (best effort: True when the cache cannot be read)."""
-    dims = sampler_dims(dim)
-    if dims in warm_dims:
-        return False
+# (what the group is, the call that compiles or loads it), in the order a run needs them
+KERNEL_GROUPS = (
+    ("the sweep and its split-merge moves", warm_up_sweeps),
+    ("the point estimate's search", _point_estimate),
+)
+
+
+@contextmanager
+def watching_compiles(on_first=None):
+    """A list that receives the name of every kernel numba compiles (a load from its cache is no compile) while the
+    context is open, in any thread; ``on_first()`` is called when the first compile starts."""
+    from numba.core import event
+
+    compiled = []
+
+    class Watch(event.Listener):
+        def on_start(self, ev):
+            if not compiled and on_first is not None:
+                on_first()
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    watch = Watch()
+    event.register("numba:compile", watch)
     try:
-        index = gibbs.gibbs_sweeps._cache._cache_file._load_index()  # {} when missing or stale
-    except Exception:
-        return True
-    wanted = f"UniTuple(int64, {len(dims)})" if dims else "Tuple()"
-    return not any(wanted in str(key[0]) for key in index)
+        yield compiled
+    finally:
+        event.unregister("numba:compile", watch)
 
 
-def compile_kernels(stream=None, dim=2):
-    """Compile the kernels for data of ``dim`` columns now if this installation has not yet (numba's cache holds no
-    kernel for that d), saying so on ``stream`` (default stderr) before and after: about COMPILE_SECONDS once per
-    installation and d, nothing later."""
-    import sys
+def compile_kernels(stream=None, groups=None):
+    """Compile, or load from numba's cache, every group of kernels; returns [(group, seconds, kernels compiled)].
 
-    if not kernels_need_compiling(dim):
-        return
-    stream = stream or sys.stderr
-    print(f"compiling the sampler's kernels for d = {dim} (once per installation and d, about {COMPILE_SECONDS} s "
-          "on a 2-core machine) ...", file=stream, flush=True)
-    started = time.perf_counter()
-    warm_up(summaries=True, dim=dim)
-    print(f"compiled in {time.perf_counter() - started:.0f} s; later runs load them from numba's cache.",
-          file=stream, flush=True)
+    stream: where to say what compiles ("compiling the sweep and its split-merge moves (once per installation) ..."
+    when its first kernel starts, then "compiled in 6.1 s"); None prints nothing. Groups that load from the cache
+    print nothing. groups: [(name, call)], default KERNEL_GROUPS.
+    """
+    out = []
+    for name, call in groups or KERNEL_GROUPS:
+        def say():
+            if stream is not None:
+                print(f"compiling {name} (once per installation) ...", file=stream, flush=True)
 
-
-def warm_up(summaries=False, dim=2):
-    """Compile (or load from cache) the sweep kernel for data of ``dim`` columns on a tiny problem; about 0.3 s when
-    cached. ``summaries``: the point estimate's search kernels too (the first run compiles both)."""
-    warm_up_sweeps(dim)
-    if summaries:
-        from ..summaries.partition import point_estimate
-
-        point_estimate(np.array([[0, 0, 1, 1, 2, 2], [0, 0, 0, 1, 1, 1]], dtype=label_dtype(6)), seed=0)
+        started = time.perf_counter()
+        with watching_compiles(say) as compiled:
+            call()
+        seconds = time.perf_counter() - started
+        if compiled and stream is not None:
+            print(f"  compiled in {seconds:.1f} s; later runs load it from numba's cache", file=stream, flush=True)
+        out.append((name, seconds, len(compiled)))
+    return out

@@ -12,9 +12,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..basics.dtypes import label_dtype, record_bytes, state_bytes
-from ..sampling.sampler import start_clusters
-
-
+from ..sampling.starts import start_clusters
 @dataclass
 class MemoryPlan:
     """parts: bytes by what needs them (data, draws, samplers, summaries); total: the peak in bytes (the data

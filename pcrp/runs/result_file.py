@@ -9,8 +9,7 @@ import zipfile
 import numpy as np
 
 from ..basics.files import FileRefused
-from ..sampling.sampler import keep_schedule
-
+from ..sampling.recorder import keep_schedule
 # Keys of a saved ChainSet (RESULT.npz may hold more: see pcrp.cli).
 ARRAYS = ("K", "log_joint", "labels", "kept_sweeps", "seconds_per_sweep", "split_merge_stats",
           "split_merge_history")

@@ -30,8 +30,7 @@ from ..model import DEFAULT_PRIOR, NIW, PRIORS, GibbsPrior, make_prior, resolve_
 from ..basics.params import Declarations, Param
 from ..basics.dtypes import label_dtype
 from ..basics.errors import SamplerError
-from ..sampling.sampler import parse_init
-
+from ..sampling.starts import parse_init
 # Starts used per chain when none is given, cycled: k-means++ (a good start), everything in one cluster
 # (under-dispersed in K) and 20 random clusters (over-dispersed). Chains from such different starts show start
 # dependence instead of hiding it.

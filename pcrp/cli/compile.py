@@ -1,0 +1,25 @@
+"""``pcrp compile``: compile every kernel now, once per installation, so that no run or visitor waits on it."""
+
+
+def add_parser(sub, help_line):
+    sub.add_parser(
+        "compile", help=help_line,
+        description=("Compile (or load from numba's cache) every numba kernel that runs, their summaries and the app "
+                     "use, saying what compiles and how long it took. numba caches the result next to the kernels "
+                     "(or in NUMBA_CACHE_DIR), so this is paid once per installation: a deployment runs it once "
+                     "after installing, and the app runs it in a separate process when its server starts. A "
+                     "second call loads everything from the cache and compiles nothing."),
+    )
+
+
+def command(args, argv=None):
+    """Compile every kernel group, with progress on stdout, then a table of what each took."""
+    import sys
+
+    from ..runs.compiling import compile_kernels
+
+    rows = compile_kernels(sys.stdout)
+    for name, seconds, compiled in rows:
+        done = f"compiled ({compiled} functions)" if compiled else "loaded from numba's cache"
+        print(f"{name}: {done} in {seconds:.1f} s")
+    print(f"every kernel is ready ({sum(seconds for _, seconds, _ in rows):.1f} s in all)")

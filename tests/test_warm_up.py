@@ -1,0 +1,137 @@
+"""The kernels compiled out of the way: ``pcrp compile`` covers every kernel that runs, their summaries and the app
+use (after it, nothing compiles); the app runs it in a separate process and a Start pressed before it has finished
+waits for it, saying what it waits for, then runs (pcrp.app.warm_up)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pcrp.app import warm_up
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# What a run, its summaries and the app's pages compute, on small problems: every kernel they reach.
+EVERY_USE = textwrap.dedent("""
+    import numpy as np
+    from pcrp.runs.compiling import watching_compiles
+    with watching_compiles() as compiled:
+        from pcrp.analyses.cv import cross_validate
+        from pcrp.analyses.posterior import summarise
+        from pcrp.analyses.run_summary import summarise_run
+        from pcrp.data import old_faithful, simulation
+        from pcrp.model import make_prior, resolve_niw
+        from pcrp.runs.chains import run_chain, run_chains
+        from pcrp.runs.run_spec import make_run_spec
+        from pcrp.summaries.partition import point_estimate
+        X = old_faithful().X
+        spec = make_run_spec(X, prior="pcrp", iters=60, seed=1, n_chains=2)
+        chains = run_chains(X, spec)
+        summarise_run(chains, loss="vi", seed=1)
+        summarise(chains, X, resolve_niw(X), seed=1, scale=True)
+        for name in ("crp", "py", "mfm", "sfm"):
+            run_chain(X, make_prior(name), resolve_niw(X), iters=20, burn_in=10, seed=1, init="random:3")
+        wide = np.random.default_rng(0).normal(size=(40, 7))
+        run_chain(wide, make_prior("crp"), resolve_niw(wide), iters=20, burn_in=10, seed=1, split_merge=2)
+        cross_validate(simulation("sim2", 120, seed=0).X, r_grid=[1.05, 1.3], folds=2, repeats=1, iters=40,
+                       burn_in=20, thin=5, seed=0, n_jobs=1)
+        big = np.random.default_rng(1).integers(0, 3, size=(3, 25_000))
+        point_estimate(big, seed=0)
+    print("COMPILED", sorted(set(compiled)))
+""")
+
+
+@pytest.mark.slow
+def test_pcrp_compile_covers_every_kernel_a_run_and_the_app_use(tmp_path):
+    """In an empty numba cache, `pcrp compile` compiles and says so with measured seconds; afterwards a process that
+    samples every prior at d = 2 and d = 7, summarises, cross-validates and searches a large point estimate compiles
+    nothing (a kernel reached with new types, or one left out of KERNEL_GROUPS, fails here), and a second
+    `pcrp compile` loads everything from the cache."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": ROOT}
+    first = subprocess.run([sys.executable, "-m", "pcrp.cli", "compile"], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr
+    assert "compiling the sweep and its split-merge moves (once per installation) ..." in first.stdout
+    assert "compiling the point estimate's search (once per installation) ..." in first.stdout
+    assert "compiled in " in first.stdout and "every kernel is ready" in first.stdout
+    used = subprocess.run([sys.executable, "-c", EVERY_USE], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=900)
+    assert used.returncode == 0, used.stderr
+    assert "COMPILED []" in used.stdout, used.stdout
+    again = subprocess.run([sys.executable, "-m", "pcrp.cli", "compile"], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)
+    assert "compiling" not in again.stdout and again.stdout.count("loaded from numba's cache") == 2, again.stdout
+
+
+def fake_compile(lines, status=0):
+    """The argv of a stand-in for `pcrp compile`: prints ``lines`` (text, pause in seconds) and exits with
+    ``status``."""
+    script = "import sys, time\n" + "".join(f"print({text!r}, flush=True); time.sleep({pause})\n"
+                                            for text, pause in lines) + f"sys.exit({status})\n"
+    return [sys.executable, "-c", script]
+
+
+@pytest.fixture
+def fresh_compile(monkeypatch):
+    """A compile of this process that has not started yet (the real one has finished: tests/conftest.py)."""
+    monkeypatch.setattr(warm_up, "_COMPILE", warm_up._Compile())
+    return warm_up
+
+
+def test_the_compile_state_follows_its_progress_lines(fresh_compile):
+    assert not warm_up.state().started and not warm_up.state().ready
+    warm_up.start(fake_compile([("compiling the sweep and its split-merge moves (once per installation) ...", 0.6),
+                                ("  compiled in 6.1 s; later runs load it from numba's cache", 0.0),
+                                ("compiling the point estimate's search (once per installation) ...", 0.6)]))
+    deadline = time.monotonic() + 10
+    while "sweep" not in warm_up.state().group and time.monotonic() < deadline:
+        time.sleep(0.05)
+    doing = warm_up.state()
+    assert doing.started and not doing.ready and doing.groups_done == 0 and doing.n_groups == 2
+    assert doing.describe().startswith("Preparing the sampler, once per installation, in a separate process: "
+                                       "compiling the sweep and its split-merge moves (part 1 of 2), ")
+    while warm_up.state().groups_done < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "(part 2 of 2)" in warm_up.state().describe()
+    final = warm_up.wait_until_ready(timeout=30)
+    assert final.ready and not final.error and final.describe() == "The sampler is ready."
+
+
+def test_a_failed_compile_says_why(fresh_compile):
+    warm_up.start(fake_compile([("compiling the sweep and its split-merge moves (once per installation) ...", 0.0),
+                                ("numba.core.errors.TypingError: something broke", 0.0)], status=1))
+    final = warm_up.wait_until_ready(timeout=30)
+    assert not final.ready and "exited with status 1" in final.error and "something broke" in final.error
+    assert final.describe().startswith("The sampler could not be prepared: the compile exited with status 1")
+
+
+def test_a_start_pressed_during_the_compile_waits_for_it_then_runs(fresh_compile):
+    """The Explorer's Start before the kernels are ready: the page says what it waits for, where the class sees it,
+    and the run starts by itself once the compile is done."""
+    warm_up.start(fake_compile([("compiling the sweep and its split-merge moves (once per installation) ...", 3.0),
+                                ("  compiled in 3.0 s; later runs load it from numba's cache", 0.0)]))
+    at = AppTest.from_file(os.path.join(ROOT, "app_pages", "explorer.py"), default_timeout=60)
+    at.run()
+    at.select_slider(key="w_pace").set_value("full speed")
+    at.run()
+    at.button(key="start").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["start_pending"] and current_run(at) is None
+    waiting = " ".join(e.value for e in at.info)
+    assert "Preparing the sampler, once per installation, in a separate process: compiling the sweep" in waiting
+    deadline = time.monotonic() + 30
+    while current_run(at) is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+        at.run()
+    assert not at.exception, at.exception
+    assert current_run(at).groups and not at.session_state["start_pending"]
+    current_run(at).stop("the test ended")
+
+
+def current_run(at):
+    """The session's run, or None."""
+    return at.session_state["run"] if "run" in at.session_state else None
