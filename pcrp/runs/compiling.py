@@ -66,19 +66,41 @@ def watching_compiles(on_first=None):
         event.unregister("numba:compile", watch)
 
 
-def compile_kernels(stream=None, groups=None):
+def compile_kernels(stream=None, groups=None, separate=True):
     """Compile, or load from numba's cache, every group of kernels; returns [(group, seconds, kernels compiled)].
 
     stream: where to say what compiles ("compiling the sweep and its split-merge moves (once per installation) ..."
     when its first kernel starts, then "compiled in 6.1 s"); None prints nothing. Groups that load from the cache
     print nothing. groups: [(name, call)], default KERNEL_GROUPS.
+
+    separate: when the first group compiles (the cache is cold), the later groups compile at the same time in a
+    separate process (``pcrp compile --groups``), on the other core: numba compiles one function at a time in a
+    process, so this is what two cores buy. The later groups then load from the cache it filled (or compile here,
+    if it failed).
     """
+    groups = list(groups or KERNEL_GROUPS)
     out = []
-    for name, call in groups or KERNEL_GROUPS:
-        def say():
+    helper = []  # (process, its start) of the later groups' separate compile
+
+    for index, (name, call) in enumerate(groups):
+        def say(name=name, index=index):
             if stream is not None:
                 print(f"compiling {name} (once per installation) ...", file=stream, flush=True)
+            later = [i for i in range(index + 1, len(groups)) if groups[i] in KERNEL_GROUPS]
+            if separate and later and not helper:
+                helper.append((_compile_apart(KERNEL_GROUPS.index(groups[i]) + 1 for i in later), time.perf_counter()))
+                if stream is not None:
+                    print(f"compiling {_and(groups[i][0] for i in later)} (once per installation) in a separate "
+                          "process meanwhile ...", file=stream, flush=True)
 
+        if helper and index > 0 and helper[0][0].returncode is None:  # collect the separate compile, once
+            process, _ = helper[0]
+            said, _ = process.communicate()
+            if stream is not None:
+                for line in said.splitlines():
+                    if line.lstrip().startswith("compiled in "):
+                        print(line.replace("compiled in", "compiled in the separate process in", 1), file=stream,
+                              flush=True)
         started = time.perf_counter()
         with watching_compiles(say) as compiled:
             call()
@@ -87,3 +109,18 @@ def compile_kernels(stream=None, groups=None):
             print(f"  compiled in {seconds:.1f} s; later runs load it from numba's cache", file=stream, flush=True)
         out.append((name, seconds, len(compiled)))
     return out
+
+
+def _compile_apart(numbers):
+    """``pcrp compile --groups N,..`` (1-based numbers of KERNEL_GROUPS) in a separate process (its output read
+    when it is collected)."""
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "pcrp.cli", "compile", "--groups", ",".join(map(str, numbers))],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def _and(names):
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
