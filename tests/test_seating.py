@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from pcrp.model.seating import crp_expected_k, seat, seating_probabilities, simulate_k_growth, three_customer_example
+from pcrp.model import CRP, PowerCRP
+from pcrp.model.seating import (crp_expected_k, order_probability_prior, seat_prior, seating_probabilities_prior,
+                                simulate_k_growth_prior, simulate_tables_prior, three_customer_example)
+
+
+def pcrp_or_crp(alpha, r):
+    """The pCRP at power r (the CRP at r = 1)."""
+    return CRP(alpha) if r == 1 else PowerCRP(alpha, r)
 
 
 def test_crp_simulation_matches_exact_expected_k():
@@ -12,7 +19,7 @@ def test_crp_simulation_matches_exact_expected_k():
     4 standard errors bounds a false alarm at about 6e-5 per N checked (normal approximation,
     400 runs); we check N = 10, 100 and 500."""
     runs = 400
-    sims = simulate_k_growth(alpha=1.5, r=1.0, n_max=500, n_runs=runs, seed=3)
+    sims = simulate_k_growth_prior(CRP(1.5), n_max=500, n_runs=runs, seed=3)
     exact = crp_expected_k(1.5, 500)
     for n in (10, 100, 500):
         se = sims[:, n - 1].std(ddof=1) / np.sqrt(runs)
@@ -53,7 +60,7 @@ def test_pcrp_simulation_matches_the_exact_process_and_grows_fewer_tables_than_c
     the CRP's by far more than that (2.85 against 3.99). A simulator that ignored r would sit at the CRP."""
     runs = 400
     exact, _, _ = exact_seating_summaries(1.0, 1.5, 30)
-    sims = simulate_k_growth(alpha=1.0, r=1.5, n_max=30, n_runs=runs, seed=5)
+    sims = simulate_k_growth_prior(PowerCRP(1.0, 1.5), n_max=30, n_runs=runs, seed=5)
     for n in (10, 20, 30):
         se = sims[:, n - 1].std(ddof=1) / np.sqrt(runs)
         assert abs(sims[:, n - 1].mean() - exact[n - 1]) < 4 * se
@@ -71,11 +78,11 @@ def test_three_customer_example_by_hand():
 
 def test_seating_uses_the_given_uniforms():
     u = np.array([0.1, 0.9, 0.2, 0.99])
-    labels = seat(4, alpha=1.0, r=1.0, uniforms=u)
+    labels = seat_prior(CRP(1.0), 4, u)
     assert labels[0] == 0
     # second customer: weights [1 (table 1), 1 (new)]; u = 0.9 -> new table
     assert labels[1] == 1
-    assert np.allclose(seating_probabilities([3, 1], 1.0, 2.0), np.array([9, 1, 1]) / 11)
+    assert np.allclose(seating_probabilities_prior(PowerCRP(1.0, 2.0), [3, 1]), np.array([9, 1, 1]) / 11)
 
 
 def test_arrival_orders_are_the_distinct_sequences():
@@ -90,12 +97,10 @@ def test_arrival_orders_are_the_distinct_sequences():
 def test_partition_probability_by_order_by_hand():
     """Blocks A (2 customers) and B (1): order AAB has alpha / ((1 + alpha)(2^r + alpha));
     ABA and BAA both have alpha / ((1 + alpha)(2 + alpha))."""
-    from pcrp.model.seating import order_probability
-
     a, r = 0.7, 1.6
-    assert order_probability((0, 0, 1), a, r) == pytest.approx(a / ((1 + a) * (2**r + a)))
-    assert order_probability((0, 1, 0), a, r) == pytest.approx(a / ((1 + a) * (2 + a)))
-    assert order_probability((1, 0, 0), a, r) == pytest.approx(a / ((1 + a) * (2 + a)))
+    assert order_probability_prior((0, 0, 1), pcrp_or_crp(a, r)) == pytest.approx(a / ((1 + a) * (2**r + a)))
+    assert order_probability_prior((0, 1, 0), pcrp_or_crp(a, r)) == pytest.approx(a / ((1 + a) * (2 + a)))
+    assert order_probability_prior((1, 0, 0), pcrp_or_crp(a, r)) == pytest.approx(a / ((1 + a) * (2 + a)))
 
 
 @pytest.mark.parametrize("sizes", [(3, 1), (2, 2, 1), (4, 2, 1)])
@@ -103,20 +108,18 @@ def test_crp_partition_probability_is_the_same_for_every_order(sizes):
     """Exchangeability of the CRP: every order has alpha^K prod (n_k - 1)! / prod_{i<N} (alpha + i)."""
     from math import factorial, prod
 
-    from pcrp.model.seating import arrival_orders, order_probability
+    from pcrp.model.seating import arrival_orders
 
     a = 1.3
     n = sum(sizes)
     eppf = a ** len(sizes) * prod(factorial(s - 1) for s in sizes) / prod(a + i for i in range(n))
-    crp = [order_probability(o, a, 1.0) for o in arrival_orders(sizes)]
+    crp = [order_probability_prior(o, CRP(a)) for o in arrival_orders(sizes)]
     assert crp == pytest.approx([eppf] * len(crp))
 
 
 def test_pcrp_partition_probability_depends_on_the_order_by_hand():
     """Blocks A (3 customers) and B (1) under the pCRP: the numerators agree (alpha 1^r 2^r), the
     denominators differ with the order, so the pCRP is not exchangeable."""
-    from pcrp.model.seating import order_probability
-
     a, r = 0.7, 1.5
     by_hand = {
         (0, 0, 0, 1): 1 / (1 + a) * 2**r / (2**r + a) * a / (3**r + a),
@@ -125,7 +128,7 @@ def test_pcrp_partition_probability_depends_on_the_order_by_hand():
         (1, 0, 0, 0): a / (1 + a) * 1 / (2 + a) * 2**r / (2**r + 1 + a),
     }
     for order, p in by_hand.items():
-        assert order_probability(order, a, r) == pytest.approx(p, rel=1e-12)
+        assert order_probability_prior(order, pcrp_or_crp(a, r)) == pytest.approx(p, rel=1e-12)
     assert by_hand[(0, 0, 0, 1)] < 0.6 * by_hand[(0, 1, 0, 0)]  # AAAB: 0.59 times as likely as ABAA
 
 
@@ -133,17 +136,17 @@ def test_table_summary_and_simulation():
     """table_summary by hand; simulate_tables against the exact process at r = 1.5, N = 30 (mean K, largest
     share and singletons over 400 seatings each within 4 standard errors, as above); its K is the last K of
     simulate_k_growth on the same random numbers; reproducible per seed."""
-    from pcrp.model.seating import simulate_tables, table_summary
+    from pcrp.model.seating import table_summary
 
     assert table_summary(np.array([0, 0, 0, 1, 2, 2])) == (3, 0.5, 1)
     runs = 400
-    sims = simulate_tables(1.0, 1.5, 30, runs, seed=4)
+    sims = simulate_tables_prior(PowerCRP(1.0, 1.5), 30, runs, seed=4)
     exact_k, exact_share, exact_singletons = exact_seating_summaries(1.0, 1.5, 30)
     for values, exact in ((sims["K"], exact_k[-1]), (sims["largest_share"], exact_share),
                           (sims["singletons"], exact_singletons)):
         assert abs(values.mean() - exact) < 4 * values.std(ddof=1) / np.sqrt(runs)
-    assert np.array_equal(sims["K"], simulate_k_growth(1.0, 1.5, 30, runs, seed=4)[:, -1])
-    assert np.array_equal(sims["K"], simulate_tables(1.0, 1.5, 30, runs, seed=4)["K"])
+    assert np.array_equal(sims["K"], simulate_k_growth_prior(PowerCRP(1.0, 1.5), 30, runs, seed=4)[:, -1])
+    assert np.array_equal(sims["K"], simulate_tables_prior(PowerCRP(1.0, 1.5), 30, runs, seed=4)["K"])
 
 
 def test_one_customer_choice_is_algorithm_1_full_conditional():

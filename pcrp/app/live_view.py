@@ -171,14 +171,6 @@ def display_subset(n_points, seed=0, limit=DISPLAY_POINTS):
     return np.sort(np.random.default_rng(seed).choice(n_points, size=limit, replace=False))
 
 
-def summary_line(K, burn_in):
-    """(mean K, max K) after burn-in, or (None, None) while still in burn-in."""
-    after = np.asarray(K)[burn_in:]
-    if after.size == 0:
-        return None, None
-    return float(after.mean()), int(after.max())
-
-
 _HEADING_TOKENS = re.compile(r"(\*\*|:[a-z]+\[|\])")
 
 

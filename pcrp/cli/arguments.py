@@ -15,9 +15,7 @@ class CliError(SettingError):
     """A user error: printed as one line, exit status 2."""
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse's own errors: one line, status 2
-        raise CliError(message)
+
 
 
 def floats(text, name):

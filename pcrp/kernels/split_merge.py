@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .clusters import add_point, copy_slot, empty_slot, log_marginal, merge_into, padded, scaled_form, set_from_sums
+from .clusters import add_point, copy_slot, empty_slot, log_marginal, merge_into, padded, rebuild, scaled_form
 from .rng import fill_uniform, randint, uniform
 from .state import EXPONENT, LOG_W, LOG_WEIGHT, N_CONSTS, SCALE, Slots
 from .vecmath import LANES, exp_in_range
@@ -101,7 +101,7 @@ def split_merge(data, labels, K, slots, scratch, exact_members, totals, rng):
     updates; nothing depends on the cluster statistics held before the move. (b) Each seating probability is
     1 / (1 + exp(-|la - lb|)) or its complement, and a side whose probability is below 2^-900 enters through its
     log, which does not underflow. (c) The target ratio uses exact marginal likelihoods: a split's sides are rebuilt
-    from their points (sums, then scatters about their means, O(d^3) once), a merge's union from merge_into. The
+    from their points (:func:`pcrp.kernels.clusters.rebuild`, O(d^3) once), a merge's union from merge_into. The
     score only changes how often a good split is proposed, not what is accepted; the exact-enumeration tests
     (N = 6-7 points) lower exact_members to reach the frozen phase.
 
@@ -206,13 +206,9 @@ def split_merge(data, labels, K, slots, scratch, exact_members, totals, rng):
     log_q = math.log(q_product) - q_scales * _LOG_RESCALE + log_q_tail
 
     n_frozen = n_members - n_exact
-    lanes = padded(n_frozen)
-    cols = np.empty((D, lanes))
-    live = np.zeros(lanes)
-    on_side_j = np.zeros(lanes)  # 1 where the member is seated on j's side
+    on_side_j = np.zeros(padded(n_frozen))  # 1 where a frozen member is seated on j's side
     if n_frozen > 0:
-        log_q += frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, cols, live, on_side_j,
-                                rng)
+        log_q += frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, on_side_j, rng)
         n_side_j = 0
         for t in range(n_frozen):
             n_side_j += np.int64(on_side_j[t])
@@ -221,7 +217,21 @@ def split_merge(data, labels, K, slots, scratch, exact_members, totals, rng):
 
     if is_split:
         totals[0] += 1
-        if not split_statistics(X, i, j, members, side, n_exact, cols, live, on_side_j, sides, base, tables):
+        # the two sides' exact statistics from their points (i and j first: each side's sums are kept about its
+        # first point), O(d^3) once, not the rank-one updates of the seating
+        points = np.empty((n_members + 2, D))
+        groups = np.empty(n_members + 2, dtype=np.int64)
+        for t in range(n_members + 2):
+            m = i if t == 0 else (j if t == 1 else members[t - 2])
+            for a in range(D):
+                points[t, a] = X[m, a]
+            if t < 2:
+                groups[t] = SIDE_I if t == 0 else SIDE_J
+            elif t - 2 < n_exact:
+                groups[t] = side[t - 2]
+            else:
+                groups[t] = SIDE_J if on_side_j[t - 2 - n_exact] > 0.5 else SIDE_I
+        if not rebuild(points, groups, 2, sides, base, tables):
             return K  # rounding left a side's scale matrix not positive definite: rejected
         log_split_target = (  # relative to the merged state's V(K): W(1) V(K + 1) / V(K) = exp(log_new[K])
             tables.log_new[K]
@@ -282,16 +292,17 @@ def split_merge(data, labels, K, slots, scratch, exact_members, totals, rng):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
-def frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, cols, live, on_side_j, rng):
+def frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, on_side_j, rng):
     """Seat the members after the exact phase against the two sides frozen as they stand (see split_merge): each
     side's Student-t read as a Gaussian, log g(n_s) + c_s - e_s k_s (x - m_s)^T S_s^{-1} (x - m_s). A split draws
-    each member's side with a uniform, a merge re-creates the current sides. Fills cols (d, lanes) with the
-    members' coordinates (padded with side i's mean), live (1 for a member, 0 for a pad) and on_side_j; returns the
-    log probability of the seatings. Every member is scored independently of the others, so the loops along the
+    each member's side with a uniform, a merge re-creates the current sides. Fills on_side_j (lanes,): 1 for a
+    member seated on j's side; returns the log probability of the seatings. Every member is scored independently of the others, so the loops along the
     members are vector code; sums are kept by lanes, each lane in order, which vectorises without reassociating a
     float sum."""
     D = X.shape[1]
-    lanes = cols.shape[1]
+    lanes = on_side_j.shape[0]
+    cols = np.empty((D, lanes))
+    live = np.zeros(lanes)  # 1 for a member, 0 for a pad
     frozen_mean = np.empty((2, D))
     score = np.empty((2, D, D))
     score_const = np.empty(2)
@@ -365,47 +376,3 @@ def frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, c
     for lane in range(LANES):
         log_q += lane_log_q[lane]
     return log_q
-
-
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
-def split_statistics(X, i, j, members, side, n_exact, cols, live, on_side_j, sides, base, tables):
-    """The two sides' exact statistics from their points, about a shift (each side's first point, i or j: no digits
-    lost to a far-away origin): the sums of x - shift and of its outer products, then each side's scatter about its
-    mean and its slot (O(d^3)). False when rounding left a side's scale matrix not positive definite."""
-    D = X.shape[1]
-    shift = np.empty((2, D))
-    for a in range(D):
-        shift[0, a] = X[i, a]
-        shift[1, a] = X[j, a]
-    first = np.zeros((2, D))
-    second = np.zeros((2, D, D))
-    for t in range(n_exact):
-        s = side[t]
-        m = members[t]
-        for a in range(D):
-            ea = X[m, a] - shift[s, a]
-            first[s, a] += ea
-            for b in range(a + 1):
-                second[s, a, b] += ea * (X[m, b] - shift[s, b])
-    for t in range(cols.shape[1]):  # the frozen members (pads have live 0)
-        if live[t] == 0.0:
-            continue
-        s = SIDE_J if on_side_j[t] > 0.5 else SIDE_I
-        for a in range(D):
-            ea = cols[a, t] - shift[s, a]
-            first[s, a] += ea
-            for b in range(a + 1):
-                second[s, a, b] += ea * (cols[b, t] - shift[s, b])
-    total = np.empty(D)
-    scatter = np.empty((D, D))
-    for r in range(2):
-        n = sides.counts[r]
-        for a in range(D):
-            total[a] = n * shift[r, a] + first[r, a]
-        for a in range(D):
-            for b in range(a + 1):
-                scatter[a, b] = second[r, a, b] - first[r, a] * first[r, b] / n
-                scatter[b, a] = scatter[a, b]
-        if not set_from_sums(sides, r, n, total, scatter, base, tables):
-            return False
-    return True

@@ -8,8 +8,7 @@ CRP, Pitman-Yor, MFM and sparse finite mixture the prior is projective, so the s
 exchangeable partition distribution at every n; the pCRP's seating process is order dependent for r != 1
 (unlike its Gibbs target for fixed N).
 
-The functions taking ``prior`` (``seat_prior``, ``simulate_k_growth_prior``, ...) work for every prior of
-:data:`pcrp.model.PRIORS`; the older ones taking ``alpha, r`` are the pCRP (CRP at r = 1).
+Every function takes a prior of :data:`pcrp.model.PRIORS` (``seat_prior``, ``simulate_k_growth_prior``, ...).
 :func:`expected_k` gives the exact E[K_N] where a closed form or a short recursion exists, :func:`growth` that
 curve with its limit and rate in words (what the teaching page draws).
 """
@@ -20,11 +19,6 @@ import numpy as np
 
 from . import ALPHA, CRP, Growth, PowerCRP, log_weight_table  # noqa: F401  (Growth: seating.growth returns it)
 from scipy.special import gammaln
-
-
-def power_rule(alpha, r):
-    """The prior of the (alpha, r) functions: the CRP at r = 1, else the pCRP."""
-    return CRP(alpha) if r == 1 else PowerCRP(alpha, r)
 
 
 def seating_log_probabilities(prior, sizes):
@@ -152,22 +146,6 @@ def growth(prior, n):
     return prior.growth(int(n))
 
 
-def seat(n_customers, alpha, r, uniforms):
-    """Seat customers one by one under the pCRP (the CRP at r = 1) using the given uniforms (n_customers,), so
-    CRP and pCRP can share random numbers. Returns table labels (n_customers,) int."""
-    return seat_prior(power_rule(alpha, r), n_customers, uniforms)
-
-
-def seating_probabilities(sizes, alpha, r):
-    """Probability of each occupied table (in order) and, last, of a new table, under the pCRP."""
-    return seating_probabilities_prior(power_rule(alpha, r), sizes)
-
-
-def simulate_k_growth(alpha, r, n_max, n_runs, seed=0):
-    """K_N for N = 1..n_max over ``n_runs`` independent pCRP seatings: array (n_runs, n_max)."""
-    return simulate_k_growth_prior(power_rule(alpha, r), n_max, n_runs, seed)
-
-
 def crp_expected_k(alpha, n):
     """Exact E[K_N] under the CRP: sum_{i=1}^{N} alpha / (alpha + i - 1), for N = 1..n."""
     i = np.arange(1, n + 1)
@@ -191,14 +169,6 @@ def table_summary(labels):
     return int(sizes.size), float(sizes.max() / sizes.sum()), int(np.sum(sizes == 1))
 
 
-def simulate_tables(alpha, r, n, n_runs, seed=0):
-    """K_N, largest-table share and singletons after ``n`` customers, over ``n_runs`` pCRP seatings.
-
-    Returns a dict of arrays (n_runs,): "K", "largest_share", "singletons".
-    """
-    return simulate_tables_prior(power_rule(alpha, r), n, n_runs, seed)
-
-
 def arrival_orders(block_sizes):
     """Every distinct arrival order of customers from blocks of the given sizes.
 
@@ -220,11 +190,3 @@ def arrival_orders(block_sizes):
 
     extend([])
     return out
-
-
-def order_probability(order, alpha, r):
-    """Probability that the sequential process seats customers arriving in ``order`` (tuple
-    of block indices) at tables that form exactly those blocks: each customer joins its
-    block's table, or opens it if it is the block's first customer. The pCRP (CRP at r = 1); any prior:
-    :func:`order_probability_prior`."""
-    return order_probability_prior(order, power_rule(alpha, r))

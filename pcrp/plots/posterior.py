@@ -95,11 +95,7 @@ def point_estimate_scatter(X, labels, confidence, columns, title):
     return fig
 
 
-def _fmt(value, digits=3):
-    if value is None:
-        return "—"
-    value = float(value)
-    return "—" if np.isnan(value) else ("inf" if np.isinf(value) else f"{value:.{digits}g}")
+
 
 
 def _undefined(value):

@@ -70,57 +70,46 @@ def compile_kernels(stream=None, groups=None, separate=True):
     """Compile, or load from numba's cache, every group of kernels; returns [(group, seconds, kernels compiled)].
 
     stream: where to say what compiles ("compiling the sweep and its split-merge moves (once per installation) ..."
-    when its first kernel starts, then "compiled in 6.1 s"); None prints nothing. Groups that load from the cache
-    print nothing. groups: [(name, call)], default KERNEL_GROUPS.
-
-    separate: when the first group compiles (the cache is cold), the later groups compile at the same time in a
-    separate process (``pcrp compile --groups``), on the other core: numba compiles one function at a time in a
-    process, so this is what two cores buy. The later groups then load from the cache it filled (or compile here,
-    if it failed).
+    when its first kernel starts, then "compiled in 6.1 s"); None prints nothing, and so do groups that load from the
+    cache. groups: [(name, call)], default KERNEL_GROUPS. separate: when the first group compiles (the cache is cold),
+    the later groups compile at the same time in a separate process (``pcrp compile --groups``) on the other core, and
+    load here from the cache it filled (numba compiles one function at a time per process).
     """
     groups = list(groups or KERNEL_GROUPS)
-    out = []
-    helper = []  # (process, its start) of the later groups' separate compile
+    out, apart = [], []  # apart: the separate process compiling the later groups, once started
+
+    def say(text):
+        if stream is not None:
+            print(text, file=stream, flush=True)
 
     for index, (name, call) in enumerate(groups):
-        def say(name=name, index=index):
-            if stream is not None:
-                print(f"compiling {name} (once per installation) ...", file=stream, flush=True)
-            later = [i for i in range(index + 1, len(groups)) if groups[i] in KERNEL_GROUPS]
-            if separate and later and not helper:
-                helper.append((_compile_apart(KERNEL_GROUPS.index(groups[i]) + 1 for i in later), time.perf_counter()))
-                if stream is not None:
-                    print(f"compiling {_and(groups[i][0] for i in later)} (once per installation) in a separate "
-                          "process meanwhile ...", file=stream, flush=True)
+        later = [KERNEL_GROUPS.index(group) + 1 for group in groups[index + 1:] if group in KERNEL_GROUPS]
 
-        if helper and index > 0 and helper[0][0].returncode is None:  # collect the separate compile, once
-            process, _ = helper[0]
-            said, _ = process.communicate()
-            if stream is not None:
-                for line in said.splitlines():
-                    if line.lstrip().startswith("compiled in "):
-                        print(line.replace("compiled in", "compiled in the separate process in", 1), file=stream,
-                              flush=True)
+        def first_compile(name=name, later=later):
+            say(f"compiling {name} (once per installation) ...")
+            if separate and later and not apart:
+                apart.append(_compile_apart(later))
+                say(f"compiling {' and '.join(KERNEL_GROUPS[n - 1][0] for n in later)} (once per installation) in a "
+                    "separate process meanwhile ...")
+
+        if apart and index > 0 and apart[0].returncode is None:  # wait for the separate compile, then load
+            for line in apart[0].communicate()[0].splitlines():
+                if line.lstrip().startswith("compiled in "):
+                    say(line.replace("compiled in", "compiled in the separate process in", 1))
         started = time.perf_counter()
-        with watching_compiles(say) as compiled:
+        with watching_compiles(first_compile) as compiled:
             call()
         seconds = time.perf_counter() - started
-        if compiled and stream is not None:
-            print(f"  compiled in {seconds:.1f} s; later runs load it from numba's cache", file=stream, flush=True)
+        if compiled:
+            say(f"  compiled in {seconds:.1f} s; later runs load it from numba's cache")
         out.append((name, seconds, len(compiled)))
     return out
 
 
 def _compile_apart(numbers):
-    """``pcrp compile --groups N,..`` (1-based numbers of KERNEL_GROUPS) in a separate process (its output read
-    when it is collected)."""
+    """``pcrp compile --groups N,..`` (1-based numbers of KERNEL_GROUPS) in a separate process, read when done."""
     import subprocess
     import sys
 
     return subprocess.Popen([sys.executable, "-m", "pcrp.cli", "compile", "--groups", ",".join(map(str, numbers))],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-
-
-def _and(names):
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -233,9 +233,7 @@ def _loss_table(loss, n_max):
     return x * (x - 1) / 2
 
 
-def _xlog2x(n_max):
-    """Table of x log2 x for x = 0 .. n_max (0 at x = 0)."""
-    return _loss_table("vi", n_max)
+
 
 
 # Points per block while DrawTables writes its (N, S) cells from (S, N) draws.
