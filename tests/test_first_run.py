@@ -50,7 +50,7 @@ def test_a_cached_run_says_nothing_about_compiling(tmp_path, capsys):
 def test_a_fitted_model_and_its_chains_say_what_they_are_in_a_line():
     model = PCRPMixture(prior=PowerCRP(r=1.7), random_state=0).fit(old_faithful().X)
     text = repr(model)
-    assert text.startswith("PCRPMixture(prior=PowerCRP(alpha=1.0, r=1.7, name='pcrp'), random_state=0)")
+    assert text.startswith("PCRPMixture(prior=PowerCRP(alpha=1.0, r=1.7), random_state=0)")
     assert "fitted: prior pCRP (alpha=1, r=1.7); N 272; K 2;" in text and "R-hat K" in text and "stopped" in text
     chains = repr(model.chains_)
     assert chains.startswith("ChainSet(prior: pCRP") and "stopped: converged" in chains and len(chains) < 400

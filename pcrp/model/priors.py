@@ -101,7 +101,7 @@ class CRP(GibbsPrior):
     """Chinese restaurant process: W(n) = (n - 1)!, V_N(K) = alpha^K / alpha^(N); g(n) = n."""
 
     alpha: float = ALPHA.default
-    name: str = field(default="crp", init=False)
+    name: str = field(default="crp", init=False, repr=False)
 
     def __post_init__(self):
         self._validate()
@@ -133,7 +133,7 @@ class PowerCRP(GibbsPrior):
 
     alpha: float = ALPHA.default
     r: float = R.default
-    name: str = field(default="pcrp", init=False)
+    name: str = field(default="pcrp", init=False, repr=False)
 
     def __post_init__(self):
         self._validate()
@@ -168,7 +168,7 @@ class PitmanYor(GibbsPrior):
 
     alpha: float = PY_ALPHA.default
     sigma: float = SIGMA.default
-    name: str = field(default="py", init=False)
+    name: str = field(default="py", init=False, repr=False)
 
     def __post_init__(self):
         self._validate()
@@ -271,7 +271,7 @@ class MFM(_DirichletBlocks):
 
     gamma: float = MFM_GAMMA.default
     lam: float = LAM.default
-    name: str = field(default="mfm", init=False)
+    name: str = field(default="mfm", init=False, repr=False)
 
     def __post_init__(self):
         self._validate()
@@ -301,7 +301,7 @@ class SparseFiniteMixture(_DirichletBlocks):
 
     gamma: float = SFM_GAMMA.default
     k_max: int = K_MAX.default
-    name: str = field(default="sfm", init=False)
+    name: str = field(default="sfm", init=False, repr=False)
 
     def __post_init__(self):
         self._validate()

@@ -278,7 +278,7 @@ def _reduce(self):
 def _prior_class(name, params, base, fns):
     """A frozen dataclass over ``base`` with one field per parameter (its default) and ``name``."""
     fields = [(p.name, int if p.integer else float, field(default=p.default)) for p in params]
-    fields.append(("name", str, field(default=name, init=False)))
+    fields.append(("name", str, field(default=name, init=False, repr=False)))
     class_name = "".join(part.capitalize() for part in name.split("_")) or "Prior"
     cls = make_dataclass(class_name, fields, bases=(base,), frozen=True,
                          namespace={"__post_init__": _post_init, "__reduce__": _reduce, "_fns": fns,
