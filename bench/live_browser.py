@@ -93,15 +93,19 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(port, app_root=ROOT, profile=None):
+def start_server(port, app_root=ROOT, profile=None, env=None, log=None):
     """Serve ``app_root``'s app on ``port``; with ``profile`` (a path), its live fragment under cProfile
-    (bench/fragment_profile.py writes the statistics there)."""
+    (bench/fragment_profile.py writes the statistics there). env: variables added to the server's environment
+    (e.g. NUMBA_CACHE_DIR); log: a path that receives the server's output (default: discarded)."""
     launcher = ([str(ROOT / "bench" / "fragment_profile.py"), str(Path(profile).resolve()), "--"] if profile
                 else ["-m", "streamlit"])
+    out = open(log, "w") if log else subprocess.DEVNULL
     proc = subprocess.Popen([sys.executable, *launcher, "run", "serve.py", "--server.port", str(port),
                              "--server.headless", "true", "--server.address", "127.0.0.1"], cwd=app_root,
-                            env={**os.environ, "PYTHONPATH": str(app_root)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            env={**os.environ, **(env or {}), "PYTHONPATH": str(app_root)},
+                            stdout=out, stderr=subprocess.STDOUT if log else subprocess.DEVNULL)
+    if log:
+        out.close()  # the server holds its own copy
     wait_for_server(port, proc)
     return proc
 
