@@ -27,7 +27,7 @@ def sampler_ready():
     if warm_up.state().ready:
         return True
     box = st.empty()
-    final = warm_up.wait_until_ready(lambda w: box.info(w.describe(), icon="⏳"))
+    final = warm_up.wait_until_ready(lambda w: box.info(w.describe(), icon=":material/hourglass_top:"))
     box.empty()
     if final.error:
         st.error(final.describe())

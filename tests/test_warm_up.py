@@ -86,19 +86,23 @@ def fresh_compile(monkeypatch):
 
 def test_the_compile_state_follows_its_progress_lines(fresh_compile):
     assert not warm_up.state().started and not warm_up.state().ready
-    warm_up.start(fake_compile([("compiling the sweep and its split-merge moves (once per installation) ...", 0.6),
+    warm_up.start(fake_compile([("compiling the sweep and its split-merge moves (once per installation) ...", 0.0),
+                                ("compiling the point estimate's search (once per installation) in a separate "
+                                 "process meanwhile ...", 0.6),
                                 ("  compiled in 6.1 s; later runs load it from numba's cache", 0.0),
                                 ("compiling the point estimate's search (once per installation) ...", 0.6)]))
     deadline = time.monotonic() + 10
     while "sweep" not in warm_up.state().group and time.monotonic() < deadline:
         time.sleep(0.05)
     doing = warm_up.state()
+    assert doing.apart == "the point estimate's search"
     assert doing.started and not doing.ready and doing.groups_done == 0 and doing.n_groups == 2
-    assert doing.describe().startswith("Preparing the sampler, once per installation, in a separate process: "
-                                       "compiling the sweep and its split-merge moves (part 1 of 2), ")
+    assert doing.describe().startswith("Preparing the sampler, once per installation, in separate processes: "
+                                       "compiling the sweep and its split-merge moves, and the point estimate's "
+                                       "search beside it (0 of 2 parts done), ")
     while warm_up.state().groups_done < 1 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert "(part 2 of 2)" in warm_up.state().describe()
+    assert "(1 of 2 parts done)" in warm_up.state().describe()
     final = warm_up.wait_until_ready(timeout=30)
     assert final.ready and not final.error and final.describe() == "The sampler is ready."
 

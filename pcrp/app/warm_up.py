@@ -26,11 +26,13 @@ TAIL_LINES = 20  # the last lines of the compile's output kept for a failure's m
 @dataclass(frozen=True)
 class WarmUp:
     """Where the kernels' compile stands. ``group``: what is compiling now ("" before the first line and once done);
-    ``groups_done`` of ``n_groups``; ``seconds`` since it started; ``error``: why it failed, or ""."""
+    ``apart``: what compiles at the same time in a second process (""); ``groups_done`` of ``n_groups``; ``seconds``
+    since it started; ``error``: why it failed, or ""."""
 
     started: bool
     ready: bool
     group: str
+    apart: str
     groups_done: int
     n_groups: int
     seconds: float
@@ -43,8 +45,11 @@ class WarmUp:
         if self.ready:
             return "The sampler is ready."
         doing = f"compiling {self.group}" if self.group else "checking numba's cache"
-        return (f"Preparing the sampler, once per installation, in a separate process: {doing} "
-                f"(part {min(self.groups_done + 1, self.n_groups)} of {self.n_groups}), {self.seconds:.0f} s so far.")
+        where = "a separate process"
+        if self.apart and self.group:
+            doing, where = f"{doing}, and {self.apart} beside it", "separate processes"
+        return (f"Preparing the sampler, once per installation, in {where}: {doing} "
+                f"({self.groups_done} of {self.n_groups} parts done), {self.seconds:.0f} s so far.")
 
 
 class _Compile:
@@ -55,6 +60,7 @@ class _Compile:
         self.started_at = None
         self.finished = threading.Event()
         self.group = ""
+        self.apart = ""
         self.groups_done = 0
         self.error = ""
         self.tail = []
@@ -87,7 +93,11 @@ class _Compile:
     def _read(self, line):
         self.tail = (self.tail + [line])[-TAIL_LINES:]
         if line.startswith("compiling "):
-            self.group = line[len("compiling "):].split(" (once", 1)[0]
+            name = line[len("compiling "):].split(" (once", 1)[0]
+            if line.endswith("in a separate process meanwhile ..."):
+                self.apart = name
+            else:
+                self.group = name
         elif line.lstrip().startswith("compiled in "):
             self.groups_done += 1
             self.group = ""
@@ -109,7 +119,7 @@ class _Compile:
         started = self.started_at is not None
         done = self.finished.is_set()
         return WarmUp(started=started, ready=done and not self.error, group="" if done else self.group,
-                      groups_done=self.groups_done, n_groups=len(KERNEL_GROUPS),
+                      apart="" if done else self.apart, groups_done=self.groups_done, n_groups=len(KERNEL_GROUPS),
                       seconds=time.monotonic() - self.started_at if started else 0.0, error=self.error)
 
 
