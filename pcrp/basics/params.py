@@ -1,8 +1,8 @@
 """Declared parameters: a name, a default, bounds and a one-line meaning, stated once and read everywhere.
 
 A prior's parameters (:data:`pcrp.model.PRIORS`) and a run's settings (:mod:`pcrp.runs.run_spec`) are each a
-:class:`Param`. The command line's flags, the estimator's parameters and constraint table, the app's widgets,
-validation and display are all made from these declarations, so a bound or a default is typed in one place.
+:class:`Param`. The command line's flags, the app's widgets, the estimator's checks at fit, validation and display are all made
+from these declarations, so a bound or a default is typed in one place.
 Every parameter has finite bounds: a value of 1e308 is refused with the reason, never run.
 """
 

@@ -91,7 +91,7 @@ def copy_slot(source, src, target, dst):
         target.consts[r, dst] = source.consts[r, src]
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
 def add_point(x, slots, k, q, log_y, tables, work):
     """Add x (d,) to slot k, whose form of x (:func:`scaled_form`) is ``q`` with log y = ``log_y``:
     S_{n+1}^{-1} = S_n^{-1} - t_scale(n) w w^T / y with w = S_n^{-1} (x - m_n), log|S_{n+1}| = log|S_n| + log y.
@@ -118,7 +118,7 @@ def add_point(x, slots, k, q, log_y, tables, work):
     refresh_weights(slots, k, tables)
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
 def remove_point(x, slots, k, shrink, log_shrink, tables, work):
     """Take x (d,) out of slot k (n >= 2 points), where ``shrink`` = 1 - remove_weight(n) q > 0 for its form q
     and ``log_shrink`` its log: S_{n-1} = S_n - remove_weight(n) (x - m_n)(x - m_n)^T, so
