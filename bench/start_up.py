@@ -33,24 +33,27 @@ HELP = "import sys\n" + ENTRY + "sys.argv[1:] = ['--help']\nsys.exit(entry())"
 # the main run's sweeps (the first run_chains call, less its judgements; a second call is the reference fit,
 # part of the summaries)
 RUN = """
-import json, sys, time
-import pcrp.runs.chains
+import importlib, json, sys, time
+try:  # the layered tree, or the flat one before it
+    chains_module = importlib.import_module("pcrp.runs.chains")
+except ModuleNotFoundError:
+    chains_module = importlib.import_module("pcrp.chains")
 sampled, judging = [], []
-plain_judge = pcrp.runs.chains.judge
+plain_judge = chains_module.judge
 def timed_judge(*args, **kwargs):
     started = time.perf_counter()
     try:
         return plain_judge(*args, **kwargs)
     finally:
         judging.append(time.perf_counter() - started)
-pcrp.runs.chains.judge = timed_judge
-plain = pcrp.runs.chains.run_chains
+chains_module.judge = timed_judge
+plain = chains_module.run_chains
 def timed(*args, **kwargs):
     before = len(judging)
     chains = plain(*args, **kwargs)
     sampled.append(chains.wall_seconds - sum(judging[before:]))
     return chains
-pcrp.runs.chains.run_chains = timed
+chains_module.run_chains = timed
 """ + ENTRY + """
 sys.argv[1:] = ['run', 'old-faithful', '--iters', '20', '--seed', '0', '--out', 'r.npz']
 rc = entry()
