@@ -175,6 +175,9 @@ def test_step_4_says_what_the_power_did_as_the_numbers_say():
     assert "empties some extra tables, but 75% of the draws still hold extra clusters" in lesson.sentence(4, some)
     none = replace(facts, pcrp=replace(facts.pcrp, K=np.asarray([[3, 3, 4, 3]])))
     assert "does not empty the extra tables here" in lesson.sentence(4, none)
+    few = replace(facts, crp=replace(crp, K=np.asarray([[2, 2, 2, 3]])))  # the CRP holds as few extra as the pCRP
+    assert "does not empty the extra tables here (extra clusters in 25% of the draws against 25%)" \
+        in lesson.sentence(4, few)
     merged = replace(facts, pcrp=replace(facts.pcrp, K=np.asarray([[1, 1, 1, 2]])))
     assert "the power merges the real clusters in most draws" in lesson.sentence(4, merged)
     other = replace(facts, pcrp=replace(facts.pcrp, point=THREE))
