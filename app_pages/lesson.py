@@ -157,8 +157,21 @@ FIGURE_PX = 390  # a figure under a sentence of four lines at 1280 x 800 (Presen
 def legend(post, true_k, r=None):
     """A prior's legend entry beside its posterior of K: mean K ± 2 MCSE and the share of draws above K_true."""
     name = post.label if r is None else f"{post.label}, r = {r:g}"
-    return (f"{name}: mean K {post.mean_k:.2f} ± {2 * post.mcse:.2f}, K = {true_k} in {post.p_true:.0%}, "
+    return (f"{name}: mean K {post.mean_k:.2f} ± {2 * post.mcse:.2f} (dashed), K = {true_k} in {post.p_true:.0%}, "
             f"K > {true_k} in {post.p_above:.0%}")
+
+
+def sizes_title(sizes):
+    """A panel's short list of cluster sizes: '168, 95, 9 points'."""
+    return ", ".join(f"{n:,}" for n in sizes) + " points"
+
+
+def panes():
+    """(the figure's place, the terms' place): side by side on a projector (Present), where the page is wide; else
+    the terms under the figure, which then has the width the sidebar leaves."""
+    if state.get("lesson_present"):
+        return st.columns([3.2, 1])
+    return st.container(), st.container()
 
 
 def figure(fig, key):
@@ -168,7 +181,7 @@ def figure(fig, key):
 def show_restaurant(step, facts, seed):
     """Step 1: returns the Explorer's values."""
     say(lesson.sentence(step, facts))
-    left, right = st.columns([3.2, 1])
+    left, right = panes()
     with left:
         c = st.columns([1.6, 1.3, 4])
         c[0].button("Seat 10 more", key="lesson_seat", on_click=seat_more, icon=":material/group_add:",
@@ -185,7 +198,7 @@ def show_restaurant(step, facts, seed):
 
 def show_growth(step, facts, seed):
     say(lesson.sentence(step, facts))
-    left, right = st.columns([3.2, 1])
+    left, right = panes()
     with left:
         figure(lplots.k_growth(facts.labels, range(1, facts.n + 1), facts.means, facts.ses, facts.exact,
                                f"K_N: mean of {facts.seatings} seatings ± 2 SE; {facts.labels[0]} exact dashed"),
@@ -199,12 +212,12 @@ def show_growth(step, facts, seed):
 def show_crp(step, facts, seed):
     say(lesson.sentence(step, facts))
     crp = facts.crp
-    left, right = st.columns([3.2, 1])
+    left, right = panes()
     with left:
         figure(lplots.posterior_and_partitions(
             facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k)],
-            [(f"a draw: {lesson.points_text(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
-             (f"point estimate: {lesson.points_text(crp.point_sizes)}",
+            [(f"a draw: {sizes_title(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
+             (f"point estimate: {sizes_title(crp.point_sizes)}",
               lesson.matched_colours(crp.point, crp.point))],
             facts.true_k, height=FIGURE_PX), "lesson-crp")
     terms(right, step, facts)
@@ -216,13 +229,13 @@ def show_crp(step, facts, seed):
 def show_pcrp(step, facts, seed):
     say(lesson.sentence(step, facts))
     crp, pcrp = facts.crp, facts.pcrp
-    left, right = st.columns([3.2, 1])
+    left, right = panes()
     with left:
         figure(lplots.posterior_and_partitions(
             facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k),
                                      (legend(pcrp, facts.true_k, facts.r), *pcrp.k_posterior(), pcrp.mean_k)],
-            [(f"{crp.label} draw: {lesson.points_text(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
-             (f"{pcrp.label} draw: {lesson.points_text(pcrp.draw_sizes)}",
+            [(f"{crp.label} draw: {sizes_title(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
+             (f"{pcrp.label} draw: {sizes_title(pcrp.draw_sizes)}",
               lesson.matched_colours(pcrp.draw, crp.point))],
             facts.true_k, height=FIGURE_PX), "lesson-pcrp")
     terms(right, step, facts)
@@ -235,13 +248,13 @@ def show_pcrp(step, facts, seed):
 def show_threshold(step, facts, seed):
     say(lesson.sentence(step, facts))
     sizes = facts.sizes
-    left, right = st.columns([3.2, 1])
+    left, right = panes()
     with left:
         post = facts.posterior
         figure(lplots.merge_and_posterior(
             post[sizes[0]].r_grid, {n: post[n].mean_k for n in sizes}, facts.r_axis, facts.kept(), facts.r_star,
             {n: facts.just_above(n) for n in sizes}, {n: facts.merge_r(n) for n in sizes}, facts.line, facts.true_k,
-            facts.shipped, "Sim 1: one partition (merge path) against the posterior", height=FIGURE_PX + 20),
+            facts.shipped, "Sim 1: one partition against the posterior", height=FIGURE_PX + 20),
             "lesson-threshold")
     terms(right, step, facts)
     source(f"Run now at each N: a CRP fit ({lesson.PATH_CHAINS} chains, {lesson.PATH_SWEEPS} sweeps) and its merge "
@@ -252,7 +265,7 @@ def show_threshold(step, facts, seed):
 
 def show_choose(step, facts, seed):
     say(lesson.sentence(step, facts))
-    left, right = st.columns([3.2, 1])
+    left, right = panes()
     with left:
         figure(lplots.cv_curves(facts.r_grid, facts.loss, facts.loss_se, facts.log_pred, facts.log_pred_se,
                                 facts.proposed, float(facts.r_grid[0]),
@@ -270,7 +283,7 @@ def show_compare(step, facts, seed):
                 "`pcrp compare --out docs/compare` to make it.")
         return lesson.explorer_values(step, r=lesson.shipped_r(lesson.SIM1)[0])
     say(lesson.sentence(step, facts))
-    left, right = st.columns([3.2, 1])
+    left, right = panes()
     with left:
         figure(lplots.compare_counts(facts.against, (facts.nearer, facts.as_near, facts.farther),
                                      (facts.nmi_higher, facts.nmi_within, facts.nmi_lower), facts.nmi_margin,

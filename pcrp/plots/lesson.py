@@ -73,7 +73,8 @@ def share_text(percent):
 
 def posterior_and_partitions(X, columns, bars, panels, true_k, height=HEIGHT_PX):
     """Left: the posterior of K of one or more priors (``bars``: [(legend label, K values (M,), shares (M,), mean
-    K)]), grouped bars with each share written on its bar, K_true's bars outlined and each mean K a dashed line.
+    K)]), grouped bars with each share written on its bar, K_true's bars outlined and each mean K a dashed line
+    (the legend label says the mean).
     Right: the points coloured by cluster, one panel per (title, colours (N,), -1 = tiny) of ``panels``, sharing
     their axes."""
     from plotly.subplots import make_subplots
@@ -93,7 +94,7 @@ def posterior_and_partitions(X, columns, bars, panels, true_k, height=HEIGHT_PX)
                     text=[share_text(v) for v in y], textposition="outside", cliponaxis=False,
                     textfont=dict(size=FONT_PX - 3, color=colour(i)))
         fig.add_vline(x=mean_k, line=dict(color=colour(i), dash="dash", width=2), row=1, col=1)
-    fig.update_xaxes(title_text=f"K (outlined: K_true = {true_k}; dashed: mean)", dtick=1, row=1, col=1)
+    fig.update_xaxes(title_text=f"K (outlined: K_true = {true_k})", dtick=1, row=1, col=1)
     fig.update_yaxes(title_text="% of draws", range=[0, 112], row=1, col=1)
     for i, (_, colours) in enumerate(panels):
         _scatter(fig, X, colours, 1, i + 2)
