@@ -14,16 +14,18 @@ import streamlit as st
 from app_pages.shared import guarded, inert, sampler_ready
 from pcrp.teaching import lesson
 from pcrp.app import explorer_settings as es
-from pcrp.app.live_view import TINY_SHARE
 from pcrp.plots import lesson as lplots
 
 state = st.session_state
 COMPARISON = Path(__file__).resolve().parent.parent / "docs" / "compare" / "compare.json"  # `pcrp compare`'s run
 NO_TOOLBAR = {"displayModeBar": False}
 
-# Large type for the sentence a teacher reads out; presentation mode also hides the sidebar and the header.
+# Large type for the sentence a teacher reads out, smaller for the terms beside the figure; presentation mode also
+# hides the sidebar and the header.
 LESSON_CSS = """<style>
 .lesson-say {font-size: 24px; line-height: 1.35; margin: 0 0 0.3rem 0;}
+.lesson-terms {border-left: 3px solid #ddd; padding-left: 0.6rem;}
+.lesson-term {font-size: 15px; line-height: 1.3; margin: 0 0 0.45rem 0; color: #333;}
 .lesson-source {font-size: 16px; color: #555;}
 [data-testid='stMainBlockContainer'] h2 {padding: 0.2rem 0 0.2rem 0;}
 [data-testid='stMainBlockContainer'] {padding-top: 3.8rem;}
@@ -34,23 +36,31 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], hea
 [data-testid='stMainBlockContainer'] {padding: 0.6rem 1.5rem 0.5rem 1.5rem !important; max-width: 100% !important;}
 [data-testid='stMainBlockContainer'] p, [data-testid='stMainBlockContainer'] a,
 [data-testid='stCaptionContainer'] {font-size: 20px !important;}
-[data-testid='stMainBlockContainer'] p.lesson-say {font-size: 27px !important;}
+[data-testid='stMainBlockContainer'] p.lesson-say {font-size: 25px !important; line-height: 1.3 !important;}
+[data-testid='stMainBlockContainer'] p.lesson-term {font-size: 17px !important;}
+[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] p {font-size: 16px !important;}
 </style>"""
 
 # Keys: the right arrow (or Page Down, as a presenter's clicker sends) = Next, the left arrow (or Page Up) =
-# Previous. A listener added once to the page clicks the enabled button, so keys and buttons do the same; keys typed
-# into a field are the field's. (The Explorer's own keys, Space, the right arrow and R, click its buttons, which this
-# page does not have.)
+# Previous. A listener added once to the page clicks the enabled button, so keys and buttons do the same. Keys typed
+# into a field that takes them (text, numbers, a select box, a slider) are the field's; a switch, a check box or a
+# button that has the focus after a click (the Present switch) does not take arrows, so the keys still move the
+# lesson. (The Explorer's own keys, Space, the right arrow and R, click its buttons, which this page does not have.)
 KEYS = {"ArrowRight": "lesson_next", "PageDown": "lesson_next", "ArrowLeft": "lesson_prev", "PageUp": "lesson_prev"}
 KEYS_CODE = """
 (() => {
   const doc = document;
   const keys = %s;
+  const clickable = ['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'color', 'file'];
+  const takesKeys = (t) => {
+    if (!t || !t.tagName) return false;
+    if (t.isContentEditable || ['TEXTAREA', 'SELECT'].includes(t.tagName)) return true;
+    if (t.tagName === 'INPUT') return !clickable.includes((t.type || 'text').toLowerCase());
+    const role = t.getAttribute && t.getAttribute('role');
+    return ['slider', 'textbox', 'combobox', 'spinbutton', 'listbox', 'searchbox'].includes(role);
+  };
   doc.addEventListener('keydown', (e) => {
-    const t = e.target;
-    if (e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return;
-    if (t && (['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName) || t.isContentEditable ||
-              (t.getAttribute && t.getAttribute('role') === 'slider'))) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || takesKeys(e.target)) return;
     const b = keys[e.key] && doc.querySelector('.st-key-' + keys[e.key] + ' button');
     if (!b || b.disabled) return;
     e.preventDefault();
@@ -123,6 +133,15 @@ def comparison(path):
     return lesson.comparison(read_report(path))
 
 
+def compare_facts(seed):
+    return comparison(str(COMPARISON)) if COMPARISON.is_file() else None
+
+
+def restaurant_facts(seed):
+    state.setdefault("lesson_customers", lesson.LESSON_PARAMS["customers"].default)
+    return restaurant(state.lesson_customers, seed)
+
+
 # ----------------------------------------------------------------------------- the steps
 def seat_more():
     state.lesson_customers = min(state.lesson_customers + 10, lesson.LESSON_PARAMS["customers"].high)
@@ -132,111 +151,199 @@ def empty_restaurant():
     state.lesson_customers = lesson.LESSON_PARAMS["customers"].default
 
 
-def step_restaurant(seed):
-    """Step 1: returns (facts, Explorer values)."""
-    state.setdefault("lesson_customers", lesson.LESSON_PARAMS["customers"].default)
-    facts = restaurant(state.lesson_customers, seed)
-    say(lesson.sentence(1, facts))
-    c = st.columns([1.6, 1.3, 5])
-    c[0].button("Seat 10 more", key="lesson_seat", on_click=seat_more, icon=":material/group_add:",
-                disabled=state.lesson_customers >= lesson.LESSON_PARAMS["customers"].high)
-    c[1].button("Empty it", key="lesson_empty", on_click=empty_restaurant, icon=":material/restart_alt:")
-    st.vega_lite_chart(lplots.restaurant(facts.sizes, facts.probs,
-                                         f"{facts.label}, alpha = {facts.alpha:g}: {facts.customers} customers"),
-                       key="lesson-restaurant", width="content")
-    st.caption("Each circle is a table, its area its customers; under it, the chance that the next customer sits "
-               "there (the dashed circle: a new table).")
-    return lesson.explorer_values(1)
+FIGURE_PX = 390  # a figure under a sentence of four lines at 1280 x 800 (Present on), its source line included
 
 
-def step_growth(seed):
-    facts = k_growth(seed)
-    say(lesson.sentence(2, facts))
-    st.plotly_chart(lplots.k_growth(facts.labels, range(1, facts.n + 1), facts.means, facts.ses, facts.exact,
-                                    f"K_N: mean of {facts.seatings} seatings ± 2 SE; {facts.labels[0]} exact "
-                                    "dashed"),
-                    key="lesson-growth", width="stretch", config=NO_TOOLBAR, theme=None)
-    return lesson.explorer_values(2)
+def legend(post, true_k, r=None):
+    """A prior's legend entry beside its posterior of K: mean K ± 2 MCSE and the share of draws above K_true."""
+    name = post.label if r is None else f"{post.label}, r = {r:g}"
+    return (f"{name}: mean K {post.mean_k:.2f} ± {2 * post.mcse:.2f} (dashed), K = {true_k} in {post.p_true:.0%}, "
+            f"K > {true_k} in {post.p_above:.0%}")
 
 
-def step_crp(seed):
-    if not sampler_ready():  # chains: the kernels' separate compile first (once per installation)
-        return None
-    facts = old_faithful(seed)
-    say(lesson.sentence(3, facts))
+def sizes_title(sizes):
+    """A panel's short list of cluster sizes: '168, 95, 9 points'."""
+    return ", ".join(f"{n:,}" for n in sizes) + " points"
+
+
+def panes():
+    """(the figure's place, the terms' place): side by side on a projector (Present), where the page is wide; else
+    the terms under the figure, which then has the width the sidebar leaves."""
+    if state.get("lesson_present"):
+        return st.columns([3.2, 1])
+    return st.container(), st.container()
+
+
+def figure(fig, key):
+    st.plotly_chart(fig, key=key, width="stretch", config=NO_TOOLBAR, theme=None)
+
+
+def show_restaurant(step, facts, seed):
+    """Step 1: returns the Explorer's values."""
+    say(lesson.sentence(step, facts))
+    left, right = panes()
+    with left:
+        c = st.columns([1.6, 1.3, 4])
+        c[0].button("Seat 10 more", key="lesson_seat", on_click=seat_more, icon=":material/group_add:",
+                    disabled=state.lesson_customers >= lesson.LESSON_PARAMS["customers"].high)
+        c[1].button("Empty it", key="lesson_empty", on_click=empty_restaurant, icon=":material/restart_alt:")
+        st.vega_lite_chart(lplots.restaurant(facts.sizes, facts.probs,
+                                             f"{facts.label}, alpha = {facts.alpha:g}: {facts.customers} customers"),
+                           key="lesson-restaurant", width="content")
+    terms(right, step, facts)
+    source("Each circle is a table, its area its customers; under it, the chance that the next customer sits there "
+           "(the dashed circle: a new table).")
+    return lesson.explorer_values(step, r=lesson.shipped_r()[0])
+
+
+def show_growth(step, facts, seed):
+    say(lesson.sentence(step, facts))
+    left, right = panes()
+    with left:
+        figure(lplots.k_growth(facts.labels, range(1, facts.n + 1), facts.means, facts.ses, facts.exact,
+                               f"K_N: mean of {facts.seatings} seatings ± 2 SE; {facts.labels[0]} exact dashed"),
+               "lesson-growth")
+    terms(right, step, facts)
+    source(f"Run now: {facts.seatings} seatings of {facts.n:,} customers per prior (pcrp.model.seating); r = "
+           f"{facts.r:g} from {lesson.CV_FILE}.")
+    return lesson.explorer_values(step, r=facts.r)
+
+
+def show_crp(step, facts, seed):
+    say(lesson.sentence(step, facts))
     crp = facts.crp
-    st.plotly_chart(lplots.partitions(facts.X, facts.columns, [
-        (f"{crp.label}: last of {facts.sweeps} sweeps", lesson.matched_colours(crp, crp))]),
-        key="lesson-crp", width="stretch", config=NO_TOOLBAR, theme=None)
-    source(f"Run now: one {crp.label} chain, {facts.sweeps} sweeps, seed {facts.seed}, on the standardised data; "
-           f"grey points: clusters under {TINY_SHARE:.0%} of the points.")
-    return lesson.explorer_values(3, lesson.settings(seed=seed))
+    left, right = panes()
+    with left:
+        figure(lplots.posterior_and_partitions(
+            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k)],
+            [(f"a draw: {sizes_title(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
+             (f"point estimate: {sizes_title(crp.point_sizes)}",
+              lesson.matched_colours(crp.point, crp.point))],
+            facts.true_k, height=FIGURE_PX), "lesson-crp")
+    terms(right, step, facts)
+    source(f"Run now: {crp.chains} {crp.label} chains of {facts.sweeps} sweeps (seed {facts.seed}) on the "
+           "standardised data; the draw is the first chain's last kept one.")
+    return lesson.explorer_values(step, lesson.settings(seed=seed), r=facts.r)
 
 
-def step_pcrp(seed):
-    if not sampler_ready():  # chains: the kernels' separate compile first (once per installation)
-        return None
-    facts = old_faithful(seed)
-    say(lesson.sentence(4, facts))
+def show_pcrp(step, facts, seed):
+    say(lesson.sentence(step, facts))
     crp, pcrp = facts.crp, facts.pcrp
-    st.plotly_chart(lplots.partitions(facts.X, facts.columns, [
-        (f"{crp.label}: {lesson.points_text(crp.sizes)}", lesson.matched_colours(crp, crp)),
-        (f"{pcrp.label}, r = {facts.r:g}: {lesson.points_text(pcrp.sizes)}", lesson.matched_colours(pcrp, crp))]),
-        key="lesson-pcrp", width="stretch", config=NO_TOOLBAR, theme=None)
+    left, right = panes()
+    with left:
+        figure(lplots.posterior_and_partitions(
+            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k),
+                                     (legend(pcrp, facts.true_k, facts.r), *pcrp.k_posterior(), pcrp.mean_k)],
+            [(f"{crp.label} draw: {sizes_title(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
+             (f"{pcrp.label} draw: {sizes_title(pcrp.draw_sizes)}",
+              lesson.matched_colours(pcrp.draw, crp.point))],
+            facts.true_k, height=FIGURE_PX), "lesson-pcrp")
+    terms(right, step, facts)
     _, _, entry = lesson.shipped_r()
-    source(f"Same seed, start and {facts.sweeps} sweeps; one colour, one cluster in both panels. r = {facts.r:g} "
-           f"from pcrp/datasets/cv_r.json, made by `{entry['command']}` ({entry['date']}).")
-    return lesson.explorer_values(4, lesson.settings(seed=seed), r=facts.r)
+    source(f"Same seed, starts and {facts.sweeps} sweeps; one colour, one cluster in both draws. r = {facts.r:g} "
+           f"from {lesson.CV_FILE}, made by `{entry['command']}` ({entry['date']}).")
+    return lesson.explorer_values(step, lesson.settings(seed=seed), r=facts.r)
 
 
-def step_threshold(seed):
-    if not sampler_ready():  # chains: the kernels' separate compile first (once per installation)
-        return None
-    facts = merge_threshold(seed)
-    say(lesson.sentence(5, facts))
-    st.plotly_chart(lplots.kept_over_r(facts.r_axis, facts.kept(), facts.r_star,
-                                       "Sim 1: clusters the pCRP prefers on the exact merge path"),
-                    key="lesson-threshold", width="stretch", config=NO_TOOLBAR, theme=None)
-    source(f"Run now: a CRP fit ({lesson.PATH_CHAINS} chains, {lesson.PATH_SWEEPS} sweeps) of Sim 1 at each N, then "
-           "pcrp.analyses.path.merge_path; r* compares single partitions, not posterior mass.")
-    return lesson.explorer_values(5, r=facts.above)
+def show_threshold(step, facts, seed):
+    say(lesson.sentence(step, facts))
+    sizes = facts.sizes
+    left, right = panes()
+    with left:
+        post = facts.posterior
+        figure(lplots.merge_and_posterior(
+            post[sizes[0]].r_grid, {n: post[n].mean_k for n in sizes}, facts.r_axis, facts.kept(), facts.r_star,
+            {n: facts.just_above(n) for n in sizes}, {n: facts.merge_r(n) for n in sizes}, facts.line, facts.true_k,
+            facts.shipped, "Sim 1: one partition against the posterior", height=FIGURE_PX + 20),
+            "lesson-threshold")
+    terms(right, step, facts)
+    source(f"Run now at each N: a CRP fit ({lesson.PATH_CHAINS} chains, {lesson.PATH_SWEEPS} sweeps) and its merge "
+           f"path (pcrp.analyses.path), and one pCRP chain of {lesson.K_SWEEPS} sweeps per r "
+           f"(pcrp.analyses.k_over_r); Sim 1's r from {lesson.CV_FILE}.")
+    return lesson.explorer_values(step, r=facts.merge_r(max(sizes)))
 
 
-def step_choose(seed):
-    facts = lesson.cv_choice()
-    say(lesson.sentence(6, facts))
-    st.plotly_chart(lplots.cv_loss(facts.r_grid, facts.loss, facts.loss_se, facts.proposed,
-                                   f"Old Faithful: held-out loss, mean ± 1 SE over {facts.folds} folds × "
-                                   f"{facts.repeats} repeats"),
-                    key="lesson-choose", width="stretch", config=NO_TOOLBAR, theme=None)
-    source(f"From {lesson.CV_FILE}, made by `{facts.command}` ({facts.date}); the Choose r page runs it on your "
-           "data.")
-    return lesson.explorer_values(6, r=facts.used)
+def show_choose(step, facts, seed):
+    say(lesson.sentence(step, facts))
+    left, right = panes()
+    with left:
+        figure(lplots.cv_curves(facts.r_grid, facts.loss, facts.loss_se, facts.log_pred, facts.log_pred_se,
+                                facts.proposed, float(facts.r_grid[0]),
+                                None if facts.next_at is None else float(facts.r_grid[facts.next_at])),
+               "lesson-choose")
+    terms(right, step, facts)
+    source(f"Mean ± 1 SE over {facts.folds} folds × {facts.repeats} repeats, from {lesson.CV_FILE}, made by "
+           f"`{facts.command}` ({facts.date}); the Choose r page runs it on your data.")
+    return lesson.explorer_values(step, r=facts.used)
 
 
-def step_compare(seed):
-    if not COMPARISON.is_file():
+def show_compare(step, facts, seed):
+    if facts is None:
         st.info("The shipped comparison (docs/compare/compare.json) is not in this installation: run "
                 "`pcrp compare --out docs/compare` to make it.")
-        return lesson.explorer_values(7)
-    facts = comparison(str(COMPARISON))
-    say(lesson.sentence(7, facts))
-    st.plotly_chart(lplots.compare_counts(facts.against, facts.nearer, facts.as_near, facts.farther,
-                                          f"the pCRP's mean K against each method's, {facts.data_sets} labelled "
-                                          "data sets"),
-                    key="lesson-compare", width="stretch", config=NO_TOOLBAR, theme=None)
-    source(f"From docs/compare/compare.json, made by {facts.command}; the table: the Reproduce page.")
-    return lesson.explorer_values(7, rival=lesson.closest_rival(facts))
+        return lesson.explorer_values(step, r=lesson.shipped_r(lesson.SIM1)[0])
+    say(lesson.sentence(step, facts))
+    left, right = panes()
+    with left:
+        figure(lplots.compare_counts(facts.against, (facts.nearer, facts.as_near, facts.farther),
+                                     (facts.nmi_higher, facts.nmi_within, facts.nmi_lower), facts.nmi_margin,
+                                     facts.data_sets), "lesson-compare")
+    terms(right, step, facts)
+    source(f"From docs/compare/compare.json, made by `{facts.made_by}`; the table and how long it took: the "
+           "Reproduce page.")
+    return lesson.explorer_values(step, rival=lesson.closest_rival(facts), r=lesson.shipped_r(lesson.SIM1)[0])
 
 
-STEP_PAGES = {"restaurant": step_restaurant, "growth": step_growth, "crp": step_crp, "pcrp": step_pcrp,
-              "threshold": step_threshold, "choose": step_choose, "compare": step_compare}
+def waiting_old_faithful():
+    s = lesson.settings()
+    return (f"Running {s['chains']} CRP and {s['chains']} pCRP chains of {s['sweeps']} sweeps on Old Faithful, then "
+            "each prior's point estimate")
+
+
+def waiting_threshold():
+    from pcrp.model import PRIORS
+
+    grid = PRIORS[lesson.tuned_name()].tune_grid
+    sizes = " and ".join(f"{n:,}" for n in lesson.PATH_SIZES)
+    return (f"Fitting the CRP to Sim 1 at N = {sizes} for the merge path, then one pCRP chain for each of "
+            f"{len(grid)} values of r at each N")
+
+
+def waiting_growth():
+    s = lesson.settings()
+    return f"Seating {s['seatings']} × {s['growth_customers']} customers under the CRP and under the pCRP"
+
+
+class StepPage:
+    """A step of the page: ``facts(seed)`` (cached), ``show(step, facts, seed)`` (returns the Explorer's values),
+    ``waiting()``: what the class is told while the facts are computed (None: nothing to wait for), ``sampler``:
+    whether the facts run chains (the kernels' separate compile first)."""
+
+    def __init__(self, facts, show, waiting=None, sampler=False):
+        self.facts, self.show, self.waiting, self.sampler = facts, show, waiting, sampler
+
+
+STEP_PAGES = {"restaurant": StepPage(restaurant_facts, show_restaurant),
+              "growth": StepPage(k_growth, show_growth, waiting_growth),
+              "crp": StepPage(old_faithful, show_crp, waiting_old_faithful, sampler=True),
+              "pcrp": StepPage(old_faithful, show_pcrp, waiting_old_faithful, sampler=True),
+              "threshold": StepPage(merge_threshold, show_threshold, waiting_threshold, sampler=True),
+              "choose": StepPage(lambda seed: lesson.cv_choice(), show_choose),
+              "compare": StepPage(compare_facts, show_compare)}
 
 
 # ----------------------------------------------------------------------------- the frame
 def say(text):
     """The sentence to say, in large type (escaped: it is text, never markup)."""
     st.html(f"<p class='lesson-say'>{html.escape(text)}</p>")
+
+
+def terms(place, step, facts):
+    """The terms this step uses first, defined, in ``place`` (escaped text)."""
+    items = "".join(f"<p class='lesson-term'><b>{html.escape(term)}</b>: {html.escape(text)}</p>"
+                    for term, text in lesson.terms(step, facts))
+    if items:
+        place.html(f"<div class='lesson-terms'>{items}</div>")
 
 
 def source(text):
@@ -247,13 +354,13 @@ def source(text):
 def navigation(step, present):
     """Previous / Next, where we are and the Present switch; returns the place of the Explorer link (filled once the
     step knows its settings)."""
-    c = st.columns([1.3, 1.1, 1.5, 2.4, 1.5], vertical_alignment="center")
+    c = st.columns([1.3, 1.1, 1.5, 2.6, 1.3], vertical_alignment="center")
     c[0].button("Previous", key="lesson_prev", on_click=go_to, args=(step - 1,), disabled=step <= 1,
                 icon=":material/arrow_back:")
     c[1].button("Next", key="lesson_next", on_click=go_to, args=(step + 1,), disabled=step >= len(lesson.STEPS),
                 icon=":material/arrow_forward:", type="primary")
     c[2].markdown(f"**Step {step} of {len(lesson.STEPS)}**", help="The → and ← keys (or Page Down and Page Up, as a "
-                  "presenter's clicker sends) move between the steps.")
+                  "presenter's clicker sends) move between the steps, also right after a click on a switch or button.")
     state.lesson_present = present
     c[4].toggle("Present", key="lesson_present", on_change=toggle_present,
                 help="Hide the sidebar and the header, for a projector (or add &present=1 to the address).")
@@ -261,10 +368,34 @@ def navigation(step, present):
 
 
 def explorer_link(place, values, present):
-    """The Explorer in this step's settings, in a new tab (an address carries settings only, never a run)."""
+    """The Explorer in this step's settings, in a new tab (an address carries settings only, never a run); the label
+    names the r the step talks about."""
     values["present"] = present
     url = es.demo_link(lesson.explorer_address(st.context.url) or "/", values)
-    place.link_button("Open in the Explorer", url, icon=":material/open_in_new:")
+    r = values.get(lesson.explorer_r_key())
+    label = "Open in the Explorer" + (f" at r = {r:g}" if r is not None and r == r else "")
+    place.link_button(label, url, icon=":material/open_in_new:")
+
+
+def step_body(step, info, seed):
+    """The step under its title, in one place that the step's own content replaces as a whole: while its numbers
+    are computed the place says what is computed (never the previous step's content, greyed); returns the
+    Explorer's values, or None when the step could not compute (the reason is on the page)."""
+    page_of = STEP_PAGES[info.key]
+    body = st.empty()
+    if page_of.sampler:
+        with body.container():
+            if not sampler_ready():  # chains: the kernels' separate compile first (once per installation)
+                return None
+    if page_of.waiting is not None:
+        body.info(f"Step {step}: {page_of.waiting()}…", icon=":material/hourglass_top:")
+    try:
+        facts = page_of.facts(seed)
+    except BaseException:
+        body.empty()  # the guard's message, not a wait that never ends
+        raise
+    with body.container():
+        return page_of.show(step, facts, seed)
 
 
 def page():
@@ -280,9 +411,8 @@ def page():
     st.header(f"{step}. {info.title}", anchor=False)
     seed = lesson.LESSON_PARAMS["seed"].default
     with guarded(f"step {step} of the lesson"):
-        with st.spinner("Computing this step's numbers…"):
-            values = STEP_PAGES[info.key](seed)
-        if values is not None:  # None: the step could not compute (the reason is on the page)
+        values = step_body(step, info, seed)
+        if values is not None:
             explorer_link(link, values, present)
     st.iframe(KEYS_SCRIPT, height=1)  # same-origin: may reach the page (see KEYS_CODE)
 

@@ -19,12 +19,16 @@ STEP_SECONDS = 120  # a cold server compiles the sampler's kernels at the first 
 
 
 def wait_for_step(page, number):
+    """Until step ``number`` shows its own sentence (not a wait, not the previous step greyed) and its charts have
+    laid out."""
     from playwright.sync_api import expect
 
-    expect(page.get_by_text(f"Step {number} of ")).to_be_visible(timeout=STEP_SECONDS * 1000)
-    page.wait_for_timeout(500)
-    expect(page.get_by_text("Computing this step's numbers")).to_have_count(0, timeout=STEP_SECONDS * 1000)
-    expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=STEP_SECONDS * 1000)
+    from pcrp.teaching.lesson import STEPS
+
+    timeout = STEP_SECONDS * 1000
+    expect(page.get_by_role("heading", name=f"{number}. {STEPS[number - 1].title}")).to_be_visible(timeout=timeout)
+    expect(page.locator("p.lesson-say")).to_have_count(1, timeout=timeout)
+    expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=timeout)
     page.wait_for_timeout(2500)  # charts lay out
 
 

@@ -16,9 +16,10 @@ TINY_GREY = "#b0b0b0"
 
 
 def projector(fig, height=HEIGHT_PX, **layout):
-    """``fig`` with the lesson's type size and height (titles a little larger)."""
+    """``fig`` with the lesson's type size and height; annotations without a size of their own (the panels'
+    titles) at the lesson's size too."""
     fig.update_layout(font=dict(size=FONT_PX), height=height, **layout)
-    fig.update_annotations(font_size=FONT_PX)
+    fig.for_each_annotation(lambda a: a.update(font_size=FONT_PX) if a.font.size is None else None)
     return fig
 
 
@@ -42,6 +43,13 @@ def k_growth(labels, N, means, ses, exact, title):
     return projector(k_growth_priors(curves, title))
 
 
+def _scatter(fig, X, colours, row, col):
+    colours = np.asarray(colours)
+    fig.add_scatter(x=X[:, 0], y=X[:, 1], mode="markers", row=row, col=col, hoverinfo="skip", showlegend=False,
+                    marker=dict(size=8, line=dict(width=0.5, color="white"),
+                                color=[TINY_GREY if c < 0 else colour(c) for c in colours]))
+
+
 def partitions(X, columns, panels):
     """Old Faithful's points coloured by cluster, one panel per (title, colours (N,) colour indices, -1 = tiny)
     of ``panels``, side by side with shared axes."""
@@ -50,68 +58,171 @@ def partitions(X, columns, panels):
     X = np.asarray(X)
     fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[plain_text(t) for t, _ in panels],
                         shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.04)
+    fig.update_annotations(font_size=FONT_PX)
     for i, (_, colours) in enumerate(panels):
-        colours = np.asarray(colours)
-        fig.add_scatter(x=X[:, 0], y=X[:, 1], mode="markers", row=1, col=i + 1, hoverinfo="skip",
-                        marker=dict(size=10, line=dict(width=0.5, color="white"),
-                                    color=[TINY_GREY if c < 0 else colour(c) for c in colours]))
+        _scatter(fig, X, colours, 1, i + 1)
         fig.update_xaxes(title_text=plain_text(columns[0]), row=1, col=i + 1)
     fig.update_yaxes(title_text=plain_text(columns[1]), row=1, col=1)
     return projector(fig, showlegend=False, template=LAYOUT["template"], margin=dict(l=70, r=10, t=50, b=60))
 
 
-def kept_over_r(r_values, kept, r_star, title):
-    """Clusters the pCRP prefers on the exact merge path against r: one step line per N (``kept``: {N: (R,)
-    clusters at ``r_values`` (R,)}), each N's threshold ``r_star`` {N: r} a dashed vertical line."""
+def share_text(percent):
+    """A share of draws as written on its bar: '39%', '<1%' (some, under one percent) or '' (none)."""
+    return "" if percent <= 0 else ("<1%" if percent < 1 else f"{percent:.0f}%")
+
+
+def posterior_and_partitions(X, columns, bars, panels, true_k, height=HEIGHT_PX):
+    """Left: the posterior of K of one or more priors (``bars``: [(legend label, K values (M,), shares (M,), mean
+    K)]), grouped bars with each share written on its bar, K_true's bars outlined and each mean K a dashed line
+    (the legend label says the mean).
+    Right: the points coloured by cluster, one panel per (title, colours (N,), -1 = tiny) of ``panels``, sharing
+    their axes."""
+    from plotly.subplots import make_subplots
+
+    X = np.asarray(X)
+    n = len(panels)
+    fig = make_subplots(rows=1, cols=1 + n, column_widths=[0.36] + [0.64 / n] * n, horizontal_spacing=0.06,
+                        subplot_titles=["posterior of K"] + [plain_text(t) for t, _ in panels])
+    fig.update_annotations(font_size=FONT_PX - 1)  # the panels' titles (three side by side)
+    ks = sorted({int(k) for _, values, _, _ in bars for k in values})
+    for i, (label, values, shares, mean_k) in enumerate(bars):
+        share = dict(zip((int(k) for k in values), (float(p) for p in shares)))
+        y = [100 * share.get(k, 0.0) for k in ks]
+        fig.add_bar(x=ks, y=y, name=plain_text(label), marker_color=colour(i), row=1, col=1,
+                    marker_line=dict(color=["black" if k == true_k else colour(i) for k in ks],
+                                     width=[3 if k == true_k else 0 for k in ks]),
+                    text=[share_text(v) for v in y], textposition="outside", cliponaxis=False,
+                    textfont=dict(size=FONT_PX - 3, color=colour(i)))
+        fig.add_vline(x=mean_k, line=dict(color=colour(i), dash="dash", width=2), row=1, col=1)
+    fig.update_xaxes(title_text=f"K (outlined: K_true = {true_k})", dtick=1, row=1, col=1)
+    fig.update_yaxes(title_text="% of draws", range=[0, 112], row=1, col=1)
+    for i, (_, colours) in enumerate(panels):
+        _scatter(fig, X, colours, 1, i + 2)
+        fig.update_xaxes(title_text=plain_text(columns[0]), row=1, col=i + 2, matches="x2")
+        fig.update_yaxes(row=1, col=i + 2, matches="y2", showticklabels=i == 0)
+    fig.update_yaxes(title_text=plain_text(columns[1]), row=1, col=2, title_standoff=4)
+    return projector(fig, height=height, barmode="group", template=LAYOUT["template"],
+                     uniformtext=dict(minsize=FONT_PX - 4, mode="show"),
+                     legend=dict(orientation="v", x=0, xanchor="left", y=-0.2, yanchor="top",
+                                 font=dict(size=FONT_PX - 1)),
+                     showlegend=True, margin=dict(l=60, r=10, t=30, b=10))
+
+
+def merge_and_posterior(r_grid, mean_k, r_axis, kept, r_star, just_above, merge_r, line, true_k, shipped, title,
+                        height=HEIGHT_PX):
+    """Against r, per N (one colour each): the clusters the merge path's single partition prefers (a thin dotted
+    step line, ``kept`` {N: (R,)} at ``r_axis``), its r* (dashed), and the posterior's mean K (thick, ``mean_k``
+    {N: (G,)} at ``r_grid``), circled at the r just above r* and at the r where it falls below ``line``; those
+    numbers in a box, the line itself dotted, and the shipped r (``shipped``) grey."""
     fig = go.Figure()
-    for i, (n, k) in enumerate(kept.items()):
-        fig.add_scatter(x=r_values, y=k, mode="lines", name=f"N = {n:,}", line=dict(color=colour(i), width=4,
-                                                                                   shape="hv"))
-        r = r_star[n]
-        if np.isfinite(r):
-            fig.add_vline(x=r, line=dict(color=colour(i), dash="dash", width=2))
-            fig.add_annotation(x=r, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
-                               xanchor="right" if i == 0 else "left", text=f"r* = {r:.2f}",
-                               font=dict(color=colour(i)))
+    top = max(max(np.max(k) for k in kept.values()), max(np.max(m) for m in mean_k.values()))
+    rows = []
+    for i, n in enumerate(kept):
+        c = colour(i)
+        fig.add_scatter(x=r_axis, y=kept[n], mode="lines", name=f"one partition (merge path), N = {n:,}",
+                        line=dict(color=c, width=2, dash="dot", shape="hv"))
+        fig.add_scatter(x=r_grid, y=mean_k[n], mode="lines+markers", name=f"posterior mean K, N = {n:,}",
+                        line=dict(color=c, width=4), marker=dict(size=7))
+        if np.isfinite(r_star[n]):
+            fig.add_vline(x=r_star[n], line=dict(color=c, dash="dash", width=2))
+            fig.add_annotation(x=r_star[n], y=1.0, yref="paper", yanchor="bottom", showarrow=False,
+                               xanchor="right" if i == 0 else "left", text=f"r* = {r_star[n]:.2f}",
+                               font=dict(color=c))
+        marked = [r for r in (just_above[n], merge_r[n]) if np.isfinite(r)]
+        fig.add_scatter(x=marked, y=[_at(r_grid, mean_k[n], r) for r in marked], mode="markers", showlegend=False,
+                        hoverinfo="skip", marker=dict(size=18, color="rgba(0,0,0,0)", line=dict(color=c, width=3)))
+        row = f"N = {n:,}: r* {r_star[n]:.2f}"
+        if np.isfinite(just_above[n]):
+            row += f"; mean K {_at(r_grid, mean_k[n], just_above[n]):.1f} at r = {just_above[n]:g}"
+        row += (f"; below {line:g} from r = {merge_r[n]:g}" if np.isfinite(merge_r[n]) else
+                f"; never below {line:g}")
+        rows.append(f"<span style='color:{c}'>{plain_text(row)}</span>")
+    fig.add_annotation(x=0.99, xref="paper", y=0.97, yref="paper", xanchor="right", yanchor="top", showarrow=False,
+                       align="left", text="<br>".join(rows), bgcolor="rgba(255,255,255,0.9)", bordercolor="#ccc",
+                       borderwidth=1, font=dict(size=FONT_PX - 2))
+    fig.add_hline(y=line, line=dict(color="black", dash="dot", width=2))
+    fig.add_annotation(x=1.0, xref="paper", y=line, yanchor="top", xanchor="right", showarrow=False,
+                       text=f"{line:g}: the {true_k} true clusters less {true_k - line:g}", font=dict(size=FONT_PX - 3))
+    if np.isfinite(shipped):
+        fig.add_vline(x=shipped, line=dict(color=TINY_GREY, width=6))
+        fig.add_annotation(x=shipped, y=0.04, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
+                           text=f" Sim 1's cross-validated r = {shipped:g}", font=dict(color="#555", size=FONT_PX - 3))
     fig.update_xaxes(title_text="power r")
-    fig.update_yaxes(title_text="clusters kept", dtick=1, rangemode="tozero")
-    return projector(fig, title=dict(text=plain_text(title), y=0.98, yanchor="top"), template=LAYOUT["template"],
-                     legend=dict(orientation="h", x=1, xanchor="right", y=1.0, yanchor="bottom"),
-                     margin=dict(l=70, r=20, t=90, b=60))
+    fig.update_yaxes(title_text="clusters", dtick=1, range=[0, top + 0.5])
+    return projector(fig, height=height, title=dict(text=plain_text(title), y=0.98, yanchor="top"),
+                     template=LAYOUT["template"],
+                     legend=dict(orientation="h", x=0, xanchor="left", y=-0.3, yanchor="top",
+                                 font=dict(size=FONT_PX - 3)),
+                     margin=dict(l=70, r=20, t=70, b=10))
 
 
-def cv_loss(r_grid, loss, se, proposed, title):
-    """The held-out loss of cross validation against r (mean +- 1 SE), the proposed r a dashed red line."""
-    r_grid, loss, se = (np.asarray(v, dtype=float) for v in (r_grid, loss, se))
-    se = np.nan_to_num(se)
-    fig = go.Figure()
-    fig.add_scatter(x=np.r_[r_grid, r_grid[::-1]], y=np.r_[loss + se, (loss - se)[::-1]], fill="toself",
-                    fillcolor="rgba(31,119,180,0.2)", line=dict(width=0), hoverinfo="skip", showlegend=False)
-    fig.add_scatter(x=r_grid, y=loss, mode="lines+markers", line=dict(color=colour(0), width=3),
-                    marker=dict(size=9), showlegend=False)
-    fig.add_vline(x=proposed, line=dict(color=colour(3), dash="dash", width=3))
-    fig.add_annotation(x=proposed, y=1.0, yref="paper", yanchor="bottom", xanchor="right", showarrow=False,
+def _at(x, y, value):
+    return float(np.asarray(y)[int(np.argmin(np.abs(np.asarray(x) - value)))])
+
+
+def cv_curves(r_grid, loss, loss_se, log_pred, log_pred_se, proposed, first, jump, height=HEIGHT_PX):
+    """Cross validation against r, side by side: the held-out loss of eq. (5) and the held-out log predictive
+    density per point (mean +- 1 SE each), the proposed r a dashed red line, and the values at the grid's
+    ``first`` r, at ``proposed`` and (loss only) at ``jump`` (None: none) written beside their points."""
+    from plotly.subplots import make_subplots
+
+    r_grid = np.asarray(r_grid, dtype=float)
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+                        subplot_titles=("held-out loss, eq. (5) (lower is better)",
+                                        "held-out log predictive per point (higher is better)"))
+    fig.update_annotations(font_size=FONT_PX - 1)  # the panels' titles
+    panels = ((loss, loss_se, 2, (first, proposed) + ((jump,) if jump is not None else ())),
+              (log_pred, log_pred_se, 3, (first, proposed)))
+    for col, (values, se, digits, marked) in enumerate(panels, start=1):
+        values = np.asarray(values, dtype=float)
+        se = np.nan_to_num(np.asarray(se, dtype=float))
+        fig.add_scatter(x=np.r_[r_grid, r_grid[::-1]], y=np.r_[values + se, (values - se)[::-1]], fill="toself",
+                        fillcolor="rgba(31,119,180,0.2)", line=dict(width=0), hoverinfo="skip", showlegend=False,
+                        row=1, col=col)
+        fig.add_scatter(x=r_grid, y=values, mode="lines+markers", line=dict(color=colour(0), width=3),
+                        marker=dict(size=7), showlegend=False, row=1, col=col)
+        for j, r in enumerate(marked):
+            fig.add_annotation(x=r, y=_at(r_grid, values, r), text=f"{_at(r_grid, values, r):.{digits}f}",
+                               showarrow=True, arrowhead=0, ax=[25, -45, 45][j] if col == 1 else [20, -40][j],
+                               ay=[-40, -40, 0][j] if col == 1 else [25, 35][j], row=1, col=col,
+                               font=dict(size=FONT_PX - 2), bgcolor="rgba(255,255,255,0.85)")
+        fig.add_vline(x=proposed, line=dict(color=colour(3), dash="dash", width=3), row=1, col=col)
+        fig.update_xaxes(title_text="power r", row=1, col=col)
+    fig.add_annotation(x=proposed, y=1.0, xref="x", yref="y domain", yanchor="top", xanchor="right", showarrow=False,
                        text=f"proposed r = {proposed:g}", font=dict(color=colour(3)))
-    fig.update_xaxes(title_text="power r")
-    fig.update_yaxes(title_text="held-out loss (lower is better)")
-    return projector(fig, title=dict(text=plain_text(title), y=0.98, yanchor="top"), template=LAYOUT["template"],
-                     margin=dict(l=70, r=20, t=80, b=60))
+    return projector(fig, height=height, template=LAYOUT["template"], margin=dict(l=60, r=20, t=40, b=60))
 
 
 OUTCOMES = (("nearer the truth", "#2ca02c"), ("as near", "#b0b0b0"), ("farther", "#d62728"))
+NMI_OUTCOMES = ("higher", "within {margin:g}", "lower")
 
 
-def compare_counts(against, nearer, as_near, farther, title):
-    """One horizontal bar per method compared with the pCRP: on how many data sets the pCRP's mean K was nearer the
-    true number of clusters, as near, or farther (green, grey, red)."""
-    fig = go.Figure()
+def _coloured_key(names):
+    return " · ".join(f"<span style='color:{'#888' if c == '#b0b0b0' else c}'>{plain_text(name)}</span>"
+                      for name, (_, c) in zip(names, OUTCOMES))
+
+
+def compare_counts(against, k_counts, nmi_counts, nmi_margin, data_sets, height=HEIGHT_PX - 30):
+    """Per method compared with the pCRP, on how many of ``data_sets`` labelled data sets the pCRP's mean K was
+    nearer the true number of clusters, as near or farther (``k_counts``: three tuples), and its NMI higher, within
+    ``nmi_margin`` or lower (``nmi_counts``); green, grey, red, side by side, each count on its bar and the colours
+    named under each panel."""
+    from plotly.subplots import make_subplots
+
     labels = [plain_text(f"vs {m}") for m in against]
-    for (name, col), values in zip(OUTCOMES, (nearer, as_near, farther)):
-        fig.add_bar(y=labels, x=list(values), name=f"pCRP's K {name}", orientation="h", marker_color=col,
-                    text=[str(v) if v else "" for v in values], textposition="inside", insidetextanchor="middle")
+    panels = [("pCRP's mean K", k_counts, [name for name, _ in OUTCOMES])]
+    if nmi_counts and len(nmi_counts[0]):
+        panels.append(("pCRP's NMI", nmi_counts, [w.format(margin=nmi_margin) for w in NMI_OUTCOMES]))
+    fig = make_subplots(rows=1, cols=len(panels), shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=[f"{t}, {data_sets} labelled data sets" for t, _, _ in panels])
+    fig.update_annotations(font_size=FONT_PX)  # the panels' titles
+    for col, (_, counts, names) in enumerate(panels, start=1):
+        for name, (_, c), values in zip(names, OUTCOMES, counts):
+            fig.add_bar(y=labels, x=list(values), name=name, orientation="h", marker_color=c, row=1, col=col,
+                        text=[str(v) if v else "" for v in values], textposition="inside",
+                        insidetextanchor="middle", showlegend=False, textfont=dict(size=FONT_PX))
+        fig.update_xaxes(range=[0, data_sets], title_text=_coloured_key(names), row=1, col=col)
     fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title_text="labelled data sets")
-    return projector(fig, height=HEIGHT_PX - 30, barmode="stack", title=dict(text=plain_text(title), y=0.98, yanchor="top"),
-                     template=LAYOUT["template"],
-                     legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom", traceorder="normal"),
-                     margin=dict(l=170, r=20, t=100, b=60))
+    return projector(fig, height=height, barmode="stack", template=LAYOUT["template"],
+                     uniformtext=dict(minsize=FONT_PX - 4, mode="show"),
+                     margin=dict(l=150, r=20, t=40, b=30))

@@ -1,13 +1,19 @@
 """The guided lesson: seven steps a teacher runs in about five minutes, each with one live element and one sentence.
 
-Every number a step says is computed here when the step is shown (seating simulations, a CRP and a pCRP chain on
-Old Faithful, the exact merge path of Sim 1), or read from a shipped result file that names the command that made
-it (pcrp/datasets/cv_r.json through :func:`pcrp.analyses.cv.builtin_r_table`, docs/compare/compare.json through
-:func:`pcrp.experiments.compare.read_report`): no figure is typed into a sentence. Each step function returns plain data (a
-frozen dataclass) and :func:`sentence` turns it into the one sentence to say; the page (app_pages/lesson.py)
-arranges them and the figures are in :mod:`pcrp.plots.lesson`. Each step also names the Explorer's settings that
-show the same thing live (:func:`explorer_values`, written as an address by
-:func:`pcrp.app.explorer_settings.demo_link`).
+Every number a step says is computed here when the step is shown (seating simulations, CRP and pCRP chains on Old
+Faithful and their point estimates, the exact merge path of Sim 1 beside the sampled posterior of K for each r),
+or read from a shipped result file that names the command that made it (pcrp/datasets/cv_r.json through
+:func:`pcrp.analyses.cv.builtin_r_table`, docs/compare/compare.json through
+:func:`pcrp.experiments.compare.read_report`): no figure is typed into a sentence. Each step function returns plain
+data (a frozen dataclass) and :func:`sentence` turns it into the one sentence to say; each word that states a
+comparison or a verdict is chosen by the numbers of those facts (tests/test_lesson.py changes one number and
+watches the word change). :func:`terms` defines every term a student meets at the step where it first appears.
+The page (app_pages/lesson.py) arranges them and the figures are in :mod:`pcrp.plots.lesson`. Each step also names
+the Explorer's settings that show the same thing live, with the r the step talks about (:func:`explorer_values`,
+written as an address by :func:`pcrp.app.explorer_settings.demo_link`).
+
+Every r of the lesson is the shipped cross validation's (:func:`shipped_r`, the source the Explorer and the Rich get
+richer page read) or is computed by the step (step 5's r* and the r where the posterior merges).
 
 The CRP is the registry's over-clustering reference (``PriorSpec.reference``) and the pCRP its prior with a tuned
 power (``PriorSpec.tuned``); no prior is picked by its name.
@@ -31,24 +37,35 @@ LESSON_PARAMS = Declarations(
     Param("customers", "customers seated", 20, 1, 300, True, True,
           "Customers in the first step's restaurant (the page's button seats ten more).", integer=True),
     Param("growth_customers", "customers per simulated seating", 500, 10, 2000, True, True,
-          "N of the second step's seatings (about 0.3 s per prior for 40 seatings of 500 on one core).",
+          "N of the second step's seatings.",
           integer=True),
     Param("seatings", "simulated seatings per prior", 40, 2, 200, True, True,
           "Seatings averaged in the second step's E[K_N] curves.", integer=True),
     Param("sweeps", "sweeps per chain", 600, 50, 5000, True, True,
-          "Sweeps of the CRP and pCRP chains on Old Faithful (steps 3 and 4; about 0.1 s each once compiled).",
-          integer=True),
+          "Sweeps of each CRP and pCRP chain on Old Faithful (steps 3 and 4).", integer=True),
     Param("burn_in", "burn-in sweeps", 100, 0, 4999, True, True,
-          "Sweeps left out of the chains' mean K (steps 3 and 4).", integer=True),
+          "Sweeps left out of the posterior of K and of the point estimate (steps 3 and 4).", integer=True),
+    Param("chains", "chains per prior", 4, 2, 8, True, True,
+          "Chains from unlike starts per prior on Old Faithful (steps 3 and 4), pooled into its posterior of K; two "
+          "or more show whether they agree.", integer=True,
+          why_high="each chain is run when the step is shown, for every visitor who first opens it."),
     Param("seed", "seed", 0, 0, 10_000, True, True, "The random numbers of every live step.", integer=True),
     error=LessonError,
 )
 
 OLD_FAITHFUL = "old-faithful"  # the built-in data set of steps 3, 4 and 6 (pcrp.data.load, cv_r.json)
+# Old Faithful has no labels. The paper takes "a manual clustering that consists of two Gaussian components" (short
+# and long eruptions) as its ground truth (Lu, Li & Dunson, Sec. 4, Old Faithful): K_true of steps 3 and 4.
+OLD_FAITHFUL_TRUE_K = 2
+TRUE_K_SOURCE = ("two eruption types, short and long: the paper's ground truth for these data (a manual clustering "
+                 "of two Gaussian components)")
+OF_THIN = 5  # kept draws of steps 3 and 4 (the point estimate's): every 5th sweep after burn-in, as the run default
 SIM1 = "sim1"  # the built-in simulation of step 5 (three poorly separated 1-D Gaussians, true labels known)
 PATH_SIZES = (300, 2000)  # the paper's two N of Sim 1: the merge path's threshold at each (step 5)
 PATH_CHAINS, PATH_SWEEPS, PATH_BURN_IN, PATH_THIN = 2, 600, 200, 5  # the CRP fit the merge path starts from
-FADE_TOLERANCE = 0.05  # step 5 says r* "does not fade" unless the largest N's is lower than the smallest N's by more
+# Step 5's posterior of K for each r of the tuned grid: one pCRP chain per r on all the data
+# (pcrp.analyses.k_over_r, k-means start, the seeds shared between r).
+K_SWEEPS, K_BURN_IN = 600, 200
 CV_FILE = "pcrp/datasets/cv_r.json"  # where step 6's numbers come from (pcrp.analyses.cv.BUILTIN_R_FILE, shipped)
 
 
@@ -64,9 +81,9 @@ class Step:
 STEPS = (
     Step(1, "restaurant", "The restaurant: the rich get richer"),
     Step(2, "growth", "How many tables? The CRP keeps opening them"),
-    Step(3, "crp", "The CRP over-clusters Old Faithful"),
-    Step(4, "pcrp", "The pCRP's power empties the tiny tables"),
-    Step(5, "threshold", "Too large an r merges real clusters"),
+    Step(3, "crp", "Does the CRP over-cluster Old Faithful?"),
+    Step(4, "pcrp", "What the pCRP's power does to the extra tables"),
+    Step(5, "threshold", "How large an r merges real clusters?"),
     Step(6, "choose", "How r is chosen: cross validation"),
     Step(7, "compare", "Compared with what?"),
 )
@@ -211,84 +228,224 @@ def k_growth(growth_customers=None, seatings=None, seed=None):
 
 
 # ----------------------------------------------------------------------------- steps 3 and 4: Old Faithful
+MOST = 0.5  # "most draws": a share of the pooled draws above one half
+
+
 @dataclass(frozen=True)
-class ChainView:
-    """One chain on Old Faithful: its prior's label, K after each sweep (sweeps,), the last draw's labels (N,) and
-    mean K after burn-in."""
+class Posterior:
+    """One prior's chains on Old Faithful: its label, K (C, T) after each sweep of each chain, the burn-in, the
+    draw shown (N,) (the last kept draw of the first chain), the point estimate (N,) under VI loss
+    (:func:`pcrp.summaries.partition.point_estimate` of every kept draw of every chain, clusters numbered by size)
+    and the true number of clusters."""
 
     label: str
     K: np.ndarray
-    last: np.ndarray
     burn_in: int
+    draw: np.ndarray
+    point: np.ndarray
+    true_k: int
+
+    @property
+    def kept(self):
+        """(C, T - burn_in) K after burn-in: the posterior of K, chain by chain."""
+        return self.K[:, self.burn_in:]
+
+    @property
+    def chains(self):
+        return int(self.K.shape[0])
 
     @property
     def mean_k(self):
-        return float(self.K[self.burn_in:].mean())
+        return float(self.kept.mean())
 
     @property
-    def sizes(self):
-        """Cluster sizes of the last draw, largest first."""
-        return sorted((int(c) for c in np.bincount(self.last) if c), reverse=True)
+    def mcse(self):
+        """The Monte Carlo standard error of mean K (:func:`pcrp.summaries.summary.mean_and_mcse`, chains pooled)."""
+        from ..summaries.summary import mean_and_mcse
+
+        return float(mean_and_mcse(self.kept)[1])
+
+    def k_posterior(self):
+        """(values (M,), shares (M,)): the posterior of K, every sweep after burn-in of every chain pooled."""
+        values, counts = np.unique(self.kept, return_counts=True)
+        return values, counts / counts.sum()
+
+    def p(self, k):
+        """P(K = k): the share of the draws with ``k`` clusters."""
+        return float(np.mean(self.kept == k))
+
+    @property
+    def p_true(self):
+        return self.p(self.true_k)
+
+    @property
+    def p_above(self):
+        """P(K > K_true): the share of the draws holding extra clusters."""
+        return float(np.mean(self.kept > self.true_k))
+
+    @property
+    def p_below(self):
+        """P(K < K_true): the share of the draws that merged real clusters."""
+        return float(np.mean(self.kept < self.true_k))
+
+    @property
+    def draw_sizes(self):
+        """Cluster sizes of the draw shown, largest first."""
+        return _sizes(self.draw)
+
+    @property
+    def point_sizes(self):
+        return _sizes(self.point)
+
+    @property
+    def point_k(self):
+        return len(self.point_sizes)
+
+
+def _sizes(labels):
+    return sorted((int(c) for c in np.bincount(np.asarray(labels)) if c), reverse=True)
+
+
+def same_partition(a, b):
+    """Whether label vectors ``a`` and ``b`` (N,) make the same partition, whatever their cluster numbers."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    pairs = np.unique(np.stack([a, b]), axis=1)
+    return np.unique(pairs[0]).size == pairs.shape[1] == np.unique(pairs[1]).size
 
 
 @dataclass(frozen=True)
 class OldFaithful:
-    """Steps 3 and 4: a CRP and a pCRP chain (same data, seed, start and sweeps) on the standardised Old Faithful
-    X (N, 2), the pCRP at the shipped r."""
+    """Steps 3 and 4: CRP and pCRP chains (same data, seeds, starts and sweeps) on the standardised Old Faithful X
+    (N, 2), the pCRP at the shipped r, with the true number of clusters (:data:`OLD_FAITHFUL_TRUE_K`)."""
 
     X: np.ndarray
     columns: tuple
     sweeps: int
     seed: int
     r: float
-    crp: ChainView
-    pcrp: ChainView
+    crp: Posterior
+    pcrp: Posterior
+
+    @property
+    def true_k(self):
+        return self.crp.true_k
+
+    @property
+    def chains(self):
+        return self.crp.chains
+
+    @property
+    def same_point(self):
+        """Whether the two priors' point estimates are the same partition."""
+        return same_partition(self.crp.point, self.pcrp.point)
 
 
-def old_faithful(sweeps=None, burn_in=None, seed=None):
-    """Steps 3 and 4: one chain of each prior (:func:`pcrp.runs.chains.run_chain`, the Explorer's default start)."""
-    from ..runs.chains import run_chain
+def posterior_of(X, prior, niw, s):
+    """:class:`Posterior` of ``prior`` on X: ``s["chains"]`` chains from the run's unlike starts
+    (:func:`pcrp.runs.chains.run_chains`, one thread), their kept draws' point estimate under VI loss."""
+    from ..runs.chains import run_chains
+    from ..runs.run_spec import make_run_spec
+    from ..summaries.partition import point_estimate
+
+    spec = make_run_spec(X, prior=prior, niw=niw, n_chains=s["chains"], iters=s["sweeps"], burn_in=s["burn_in"],
+                         thin=OF_THIN, seed=s["seed"], n_jobs=1)
+    chains = run_chains(X, spec)
+    point = point_estimate(chains.labels, seed=s["seed"], n_jobs=1)
+    return Posterior(prior.spec.label, np.asarray(chains.K), s["burn_in"],
+                     np.asarray(chains.labels[0, -1], dtype=np.int64), np.asarray(point.labels, dtype=np.int64),
+                     OLD_FAITHFUL_TRUE_K)
+
+
+def old_faithful(sweeps=None, burn_in=None, chains=None, seed=None):
+    """Steps 3 and 4: ``chains`` chains of each prior, the CRP and the pCRP at Old Faithful's shipped r
+    (:func:`posterior_of`)."""
     from ..data import load
     from ..model import resolve_niw
 
-    s = settings(sweeps=sweeps, burn_in=burn_in, seed=seed)
-    if s["burn_in"] >= s["sweeps"]:
-        raise LessonError(f"burn_in ({s['burn_in']}) must be smaller than sweeps ({s['sweeps']}).")
+    s = settings(sweeps=sweeps, burn_in=burn_in, chains=chains, seed=seed)
+    if s["burn_in"] + OF_THIN > s["sweeps"]:
+        raise LessonError(f"burn_in ({s['burn_in']}) must leave at least {OF_THIN} sweeps of the {s['sweeps']} "
+                          "(one kept draw) for the point estimate.")
     ds = load(OLD_FAITHFUL)
     niw = resolve_niw(ds.X)
     r, _, _ = shipped_r()
-    views = []
-    for prior in (reference_prior(), tuned_prior(r)):
-        chain = run_chain(ds.X, prior, niw, iters=s["sweeps"], burn_in=s["sweeps"] - 1, seed=s["seed"])
-        views.append(ChainView(prior.spec.label, np.asarray(chain.K), np.asarray(chain.labels[-1], dtype=np.int64),
-                               s["burn_in"]))
-    return OldFaithful(ds.X, tuple(ds.columns), s["sweeps"], s["seed"], r, *views)
+    crp, pcrp = (posterior_of(ds.X, prior, niw, s) for prior in (reference_prior(), tuned_prior(r)))
+    return OldFaithful(ds.X, tuple(ds.columns), s["sweeps"], s["seed"], r, crp, pcrp)
 
 
-def matched_colours(view, reference):
-    """(N,) colour index per point of ``view``'s last draw, its clusters matched to those of ``reference`` (the
-    Explorer's rule, :func:`pcrp.app.live_view.matched_colours`: same colour, same cluster; tiny clusters -1)."""
+def matched_colours(labels, reference):
+    """(N,) colour index per point of partition ``labels`` (N,), its clusters matched to those of ``reference`` (N,)
+    (the Explorer's rule, :func:`pcrp.app.live_view.matched_colours`: same colour, same cluster; tiny clusters -1)."""
     from ..app.live_view import matched_colours as match, reference_colours
 
-    return match(view.last, reference_colours(reference.last))
+    return match(np.asarray(labels), reference_colours(np.asarray(reference)))
 
 
 # ----------------------------------------------------------------------------- step 5: the merge threshold
 @dataclass(frozen=True)
 class Threshold:
-    """Sim 1's merge path at each N of PATH_SIZES: ``paths`` {N: pcrp.analyses.path.MergePath} from a CRP fit, and
-    ``r_star`` {N: the r above which the pCRP prefers two real clusters (each at least ``share`` of the points)
-    merged}."""
+    """Sim 1 at each N of PATH_SIZES: the exact merge path of a CRP fit (``paths`` {N: pcrp.analyses.path.MergePath})
+    with ``r_star`` {N: the r above which that single partition prefers two real clusters (each at least ``share``
+    of the points) merged}, beside the sampled posterior of K for each r of the tuned grid (``posterior`` {N:
+    pcrp.analyses.k_over_r.KOverR}). ``fall``: a fit has merged real clusters when its mean K is more than this below
+    ``true_k`` (:data:`pcrp.analyses.collapse.FALL`). ``shipped``: Sim 1's cross-validated r and the N it was chosen
+    at (:func:`shipped_r`). ``about``: what Sim 1 is (:func:`pcrp.data.load`'s description)."""
 
     paths: dict
     r_star: dict
     share: float
-    above: float = field(default=float("nan"))  # the first r of the tuned grid above every r*: shown in the Explorer
-    r_axis: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (R,) powers the figure draws
+    posterior: dict
+    true_k: int
+    fall: float
+    shipped: float
+    shipped_n: int
+    about: str
+    r_axis: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (R,) powers the merge path is drawn at
+
+    @property
+    def sizes(self):
+        return tuple(self.paths)
+
+    @property
+    def line(self):
+        """The mean K below which the posterior has merged real clusters."""
+        return self.true_k - self.fall
 
     def kept(self):
-        """{N: (R,) clusters the pCRP prefers on the path at each r of ``r_axis``}."""
+        """{N: (R,) clusters the merge path's partition has at each r of ``r_axis``}."""
         return {n: np.array([p.n_clusters_at(r) for r in self.r_axis]) for n, p in self.paths.items()}
+
+    def mean_k_at(self, n, r):
+        """The posterior's mean K at N = ``n`` and the grid's r nearest ``r``."""
+        post = self.posterior[n]
+        return float(post.mean_k[int(np.argmin(np.abs(post.r_grid - r)))])
+
+    def just_above(self, n):
+        """The first r of the grid at or above r* at N = ``n`` (nan if none)."""
+        grid = self.posterior[n].r_grid
+        higher = grid[grid >= self.r_star[n] - 1e-9]
+        return float(higher[0]) if higher.size else float("nan")
+
+    def merge_r(self, n):
+        """The first r of the grid at which the posterior's mean K at N = ``n`` falls below :attr:`line` (nan if
+        none): where the merge shows in the posterior."""
+        post = self.posterior[n]
+        below = np.flatnonzero(post.mean_k < self.line)
+        return float(post.r_grid[below[0]]) if below.size else float("nan")
+
+    def merged_from(self):
+        """The r from which every r of the grid has the posterior merged at every N (nan if there is none)."""
+        starts = []
+        for n in self.sizes:
+            post = self.posterior[n]
+            held = post.mean_k >= self.line
+            if held[-1]:
+                return float("nan")
+            last_held = np.flatnonzero(held)
+            starts.append(float(post.r_grid[last_held[-1] + 1]) if last_held.size else float(post.r_grid[0]))
+        return max(starts)
 
 
 def real_merge_r(path, share):
@@ -302,15 +459,18 @@ def real_merge_r(path, share):
 
 
 def merge_threshold(seed=None):
-    """Step 5: the exact merge path of Sim 1 (:func:`pcrp.analyses.path.merge_path`) from a CRP fit's point estimate
-    (:func:`pcrp.analyses.path.crp_start`) at each N of PATH_SIZES."""
-    from ..analyses.collapse import MIN_SHARE
+    """Step 5 at each N of PATH_SIZES: the exact merge path of Sim 1 (:func:`pcrp.analyses.path.merge_path`) from a
+    CRP fit's point estimate (:func:`pcrp.analyses.path.crp_start`), and the sampled posterior of K for each r of the
+    tuned grid (:func:`pcrp.analyses.k_over_r.k_over_r`)."""
+    from ..analyses.collapse import FALL, MIN_SHARE
+    from ..analyses.k_over_r import k_over_r
     from ..data import load
     from ..model import PRIORS, resolve_niw
     from ..analyses.path import crp_start, merge_path
 
     s = settings(seed=seed)
-    paths, r_star = {}, {}
+    grid = np.asarray(PRIORS[tuned_name()].tune_grid, dtype=float)
+    paths, r_star, posterior = {}, {}, {}
     for n in PATH_SIZES:
         ds = load(SIM1, n=n)
         niw = resolve_niw(ds.X)
@@ -318,21 +478,26 @@ def merge_threshold(seed=None):
                           seed=s["seed"], n_jobs=1)
         paths[n] = merge_path(ds.X, start.labels, niw, config=start.config)
         r_star[n] = real_merge_r(paths[n], MIN_SHARE)
-    grid = np.asarray(PRIORS[tuned_name()].tune_grid, dtype=float)
-    higher = grid[grid > max(r_star.values())]
+        posterior[n] = k_over_r(ds.X, niw, grid, iters=K_SWEEPS, burn_in=K_BURN_IN, seed=s["seed"], n_jobs=1)
+        true_k, about = int(ds.true_k), str(ds.description)
+    shipped, _, entry = shipped_r(SIM1)
     axis = np.linspace(min(1.0, grid.min()), grid.max(), 300)
-    return Threshold(paths, r_star, MIN_SHARE, float(higher[0]) if higher.size else float("nan"), axis)
+    return Threshold(paths, r_star, MIN_SHARE, posterior, true_k, float(FALL), shipped, int(entry["data"]["n"]),
+                     about, axis)
 
 
 # ----------------------------------------------------------------------------- step 6: choosing r
 @dataclass(frozen=True)
 class Choice:
-    """The shipped cross validation of Old Faithful: r grid (G,), held-out loss and its SE (G,), cross validation's
-    proposal and the r used (the proposal after the check with chains), folds, repeats, command and date."""
+    """The shipped cross validation of Old Faithful: r grid (G,), the held-out loss of eq. (5) and its SE (G,), the
+    held-out log predictive density per point and its SE (G,), cross validation's proposal and the r used (the
+    proposal after the check with chains), folds, repeats, command and date."""
 
     r_grid: np.ndarray
     loss: np.ndarray
     loss_se: np.ndarray
+    log_pred: np.ndarray
+    log_pred_se: np.ndarray
     proposed: float
     used: float
     folds: int
@@ -350,21 +515,37 @@ class Choice:
         """Grid index just above the proposal (None at the grid's end)."""
         return self.at + 1 if self.at + 1 < self.r_grid.size else None
 
+    @property
+    def rise(self):
+        """The loss at the proposal less the loss at the grid's first r."""
+        return float(self.loss[self.at] - self.loss[0])
+
+    @property
+    def within_se(self):
+        """Whether the loss moved by at most one standard error (the larger of the two ends') from the grid's first
+        r to the proposal: cross validation cannot tell those r apart by the loss."""
+        return abs(self.rise) <= max(float(np.nan_to_num(self.loss_se[0])), float(np.nan_to_num(self.loss_se[self.at])))
+
 
 def cv_choice(name=OLD_FAITHFUL):
     """Step 6: read from the shipped cv_r.json (:func:`pcrp.analyses.cv.builtin_r_table`), nothing run."""
     used, proposed, entry = shipped_r(name)
     curve = entry["curve"]
-    return Choice(np.array([c["r"] for c in curve]), np.array([c["loss"] for c in curve]),
-                  np.array([c["loss_se"] for c in curve]), proposed, used, int(entry["cv"]["folds"]),
-                  int(entry["cv"]["repeats"]), str(entry["command"]), str(entry["date"]))
+
+    def column(key):
+        return np.array([c[key] for c in curve], dtype=float)
+
+    return Choice(column("r"), column("loss"), column("loss_se"), column("log_pred"), column("log_pred_se"), proposed,
+                  used, int(entry["cv"]["folds"]), int(entry["cv"]["repeats"]), str(entry["command"]),
+                  str(entry["date"]))
 
 
 # ----------------------------------------------------------------------------- step 7: compared with what
 @dataclass(frozen=True)
 class Comparison:
-    """The shipped comparison (:func:`pcrp.experiments.compare.read_report` of docs/compare/compare.json): per method compared
-    with the pCRP, on how many labelled data sets the pCRP's mean K was nearer the truth, as near, or farther."""
+    """The shipped comparison (:func:`pcrp.experiments.compare.read_report` of docs/compare/compare.json): per method
+    compared with the pCRP, on how many labelled data sets the pCRP's mean K was nearer the true number of clusters,
+    as near (within ``k_margin``) or farther, and its NMI higher, within ``nmi_margin`` or lower."""
 
     against: tuple
     nearer: tuple
@@ -372,6 +553,25 @@ class Comparison:
     farther: tuple
     data_sets: int
     command: str
+    nmi_higher: tuple = ()
+    nmi_within: tuple = ()
+    nmi_lower: tuple = ()
+    nmi_margin: float = float("nan")
+    k_margin: float = float("nan")
+
+    @property
+    def made_by(self):
+        """The command that made the report (the first `...` of its provenance), or the provenance."""
+        import re
+
+        found = re.match(r"\s*`([^`]+)`", self.command)
+        return found.group(1) if found else self.command
+
+    def k_counts(self, i):
+        return self.nearer[i], self.as_near[i], self.farther[i]
+
+    def nmi_counts(self, i):
+        return self.nmi_higher[i], self.nmi_within[i], self.nmi_lower[i]
 
     def beaten(self):
         """The methods the pCRP is nearer the truth than more often than farther from it."""
@@ -381,13 +581,42 @@ class Comparison:
         return [m for m, a, b in zip(self.against, self.nearer, self.farther) if a <= b]
 
 
+# The words of each outcome (better, equal, worse), as the first group says them and as the later ones do.
+K_WORDS = (("nearer the true number of clusters than", "nearer it than"),
+           ("as near the true number of clusters as", "as near it as"),
+           ("farther from the true number of clusters than", "farther from it than"))
+NMI_WORDS = (("higher than",) * 2, ("within {margin:g} of",) * 2, ("lower than",) * 2)
+
+
+def outcome(counts):
+    """(index of the largest of (better, equal, worse) ``counts``, whether it is more than half of them); ties go
+    to the middle outcome (equal) when it is among them, else to the worse."""
+    counts = tuple(int(c) for c in counts)
+    top = max(counts)
+    best = [i for i, c in enumerate(counts) if c == top]
+    i = best[0] if len(best) == 1 else (1 if 1 in best else 2)
+    return i, 2 * counts[i] > sum(counts)
+
+
 def comparison(report):
-    """Step 7 from ``report`` (the dict :func:`pcrp.experiments.compare.read_report` returns; its ``provenance`` names the
-    command)."""
+    """Step 7 from ``report`` (the dict :func:`pcrp.experiments.compare.read_report` returns; its ``provenance``
+    names the command). The margins are read from the report's column names ("NMI within 0.01") and
+    :data:`pcrp.experiments.compare.COMPARE_PARAMS` (k_margin)."""
+    import re
+
+    from ..experiments.compare import COMPARE_PARAMS
+
     rows = report["counts"]
-    return Comparison(tuple(r["against"] for r in rows), tuple(int(r["K nearer the truth"]) for r in rows),
-                      tuple(int(r["K as near"]) for r in rows), tuple(int(r["K farther"]) for r in rows),
-                      int(rows[0]["labelled data sets"]) if rows else 0, str(report["provenance"]))
+    nmi_key = next((k for k in (rows[0] if rows else {}) if k.startswith("NMI within")), None)
+    margin = float(re.sub(r"[^0-9.eE+-]", "", nmi_key.removeprefix("NMI within"))) if nmi_key else float("nan")
+
+    def column(key):
+        return tuple(int(r[key]) for r in rows) if key else ()
+
+    return Comparison(tuple(r["against"] for r in rows), column("K nearer the truth"), column("K as near"),
+                      column("K farther"), int(rows[0]["labelled data sets"]) if rows else 0,
+                      str(report["provenance"]), column("NMI higher"), column(nmi_key), column("NMI lower"),
+                      margin, float(COMPARE_PARAMS["k_margin"].default))
 
 
 def closest_rival(comp):
@@ -426,49 +655,140 @@ def _growth_sentence(facts):
             f"opened {facts.means[1][-1]:.1f} and only {facts.gain(1):.2f} more after N = {facts.half:,}.")
 
 
+def _point_clause(v, true_k):
+    """What the point estimate of ``v`` says beside its draws."""
+    where = f"its point estimate under VI loss has {v.point_k} cluster{'s' if v.point_k != 1 else ''} " \
+            f"({points_text(v.point_sizes)})"
+    if v.point_k == true_k:
+        return (f"{where}, so a loss-based summary already removes most of the extra clusters; the draws keep them"
+                if v.p_above > MOST else f"{where}, as its draws do")
+    return f"{where}: {'more' if v.point_k > true_k else 'fewer'} than the {true_k} true ones"
+
+
 def _crp_sentence(facts):
-    v = facts.crp
-    return (f"Over {facts.sweeps - v.burn_in:,} sweeps after burn-in on Old Faithful's {facts.X.shape[0]} eruptions "
-            f"the {v.label} held {v.mean_k:.1f} clusters on average, and its last draw has clusters of "
-            f"{points_text(v.sizes)}: the few-point clusters are over-clustering.")
+    v, k = facts.crp, facts.true_k
+    text = (f"On Old Faithful's {facts.X.shape[0]} eruptions (K_true = {k}), {v.chains} {v.label} chains put "
+            f"{v.p_true:.0%} of their draws on K = {k} and hold {v.mean_k:.2f} clusters on average "
+            f"(± {2 * v.mcse:.2f})")
+    if v.p_above > MOST:
+        text += (f": the posterior over-clusters, with extra clusters in {v.p_above:.0%} of the draws (the one shown: "
+                 f"{points_text(v.draw_sizes)})")
+    elif v.p_below > MOST:
+        text += f": the posterior merges the real clusters in {v.p_below:.0%} of the draws"
+    else:
+        text += (f": the posterior does not over-cluster, with extra clusters in only {v.p_above:.0%} of the "
+                 "draws")
+    return text + "; " + _point_clause(v, k) + "."
 
 
 def _pcrp_sentence(facts):
-    v, c = facts.pcrp, facts.crp
-    return (f"At r = {facts.r:g}, Old Faithful's cross-validated power, the {v.label} on the same data, seed and "
-            f"sweeps held {v.mean_k:.1f} clusters on average against the {c.label}'s {c.mean_k:.1f}, and its last "
-            f"draw has clusters of {points_text(v.sizes)}: a table's weight N_k^r makes a tiny table cost more "
-            "than its few points gain.")
-
-
-def _threshold_sentence(facts):
-    where = _and(f"r* = {facts.r_star[n]:.2f} at N = {n:,}" for n in facts.paths)
-    first, last = (facts.r_star[n] for n in (min(facts.paths), max(facts.paths)))
-    trend = "r* does not fade as N grows" if last >= first - FADE_TOLERANCE else "r* falls a little as N grows"
-    return (f"Starting from a CRP fit of Sim 1, the pCRP prefers two real clusters (each at least {facts.share:.0%} "
-            f"of the points) merged above {where}: {trend}, so a fixed r above it merges real clusters however many "
-            "points there are.")
-
-
-def _choice_sentence(facts):
-    text = (f"{facts.folds}-fold cross validation repeated {facts.repeats} times on Old Faithful keeps the held-out "
-            f"loss at {facts.loss[facts.at]:.2f} up to r = {facts.proposed:g}")
-    if facts.next_at is not None:
-        text += (f" and sees it jump to {facts.loss[facts.next_at]:.2f} at r = {facts.r_grid[facts.next_at]:g}, "
-                 "where real clusters start to merge")
-    text += f": it proposes r = {facts.proposed:g}, the last r before the jump"
-    if facts.used != facts.proposed:
-        text += f", and the check with chains steps down to r = {facts.used:g}"
+    v, c, k = facts.pcrp, facts.crp, facts.true_k
+    text = (f"At r = {facts.r:g}, cross validation's r for Old Faithful, {v.chains} {v.label} chains on the same data, "
+            f"starts and sweeps put {v.p_true:.0%} of their draws on K = {k} against the {c.label}'s {c.p_true:.0%} "
+            f"and hold {v.mean_k:.2f} clusters on average against {c.mean_k:.2f}: ")
+    if v.p_below > MOST:
+        text += f"the power merges the real clusters in most draws"
+    elif v.p_above < c.p_above and v.p_above <= MOST:
+        text += (f"the power empties the extra tables in the draws themselves (extra clusters in {v.p_above:.0%} of "
+                 f"them against {c.p_above:.0%})")
+    elif v.p_above < c.p_above:
+        text += (f"the power empties some extra tables, but {v.p_above:.0%} of the draws still hold extra clusters "
+                 f"(against {c.p_above:.0%})")
+    else:
+        text += (f"the power does not empty the extra tables here (extra clusters in {v.p_above:.0%} of the draws "
+                 f"against {c.p_above:.0%})")
+    if facts.same_point:
+        text += (f"; both point estimates under VI loss are the same partition ({points_text(v.point_sizes)}), so the "
+                 "power changes the draws more than that summary")
+    else:
+        text += (f"; the point estimates under VI loss differ ({c.label}: {points_text(c.point_sizes)}; {v.label}: "
+                 f"{points_text(v.point_sizes)})")
     return text + "."
 
 
+def _threshold_sentence(facts):
+    sizes = facts.sizes
+    n_text = _and(f"{n:,}" for n in sizes)
+    stars = _and(f"{facts.r_star[n]:.2f}" for n in sizes)
+    above = [facts.just_above(n) for n in sizes]
+    merge = [facts.merge_r(n) for n in sizes]
+    follows = [np.isfinite(m) and np.isfinite(a) and m <= a for m, a in zip(merge, above)]
+    text = (f"On Sim 1 at N = {n_text}, the merge path's single partition prefers two real clusters merged above "
+            f"r* = {stars}, ")
+    if not any(follows):
+        text += "but the posterior does not follow it: "
+    elif all(follows):
+        text += "and the posterior follows it: "
+    else:
+        text += f"and the posterior follows it at N = {_and(f'{n:,}' for n, f in zip(sizes, follows) if f)} only: "
+    text += (f"at r = {_and(f'{a:g}' for a in above)}, just above r*, the pCRP's draws hold "
+             f"{_and(f'{facts.mean_k_at(n, a):.1f}' for n, a in zip(sizes, above))} clusters on average, ")
+    if all(np.isfinite(merge)):
+        text += (f"and their mean K falls below {facts.line:g} (the {facts.true_k} true clusters less "
+                 f"{facts.fall:g}) only at r = {_and(f'{m:g}' for m in merge)}")
+    else:
+        text += f"and their mean K does not fall below {facts.line:g} at every N on the grid"
+    shipped = facts.shipped
+    below = [np.isfinite(m) and shipped < m for m in merge]
+    text += (f"; Sim 1's cross-validated r, {shipped:g} (chosen at N = {facts.shipped_n:,}), lies "
+             + ("below that at every N" if all(below) else
+                "at or above that" if not any(below) else
+                f"below that at N = {_and(f'{n:,}' for n, b in zip(sizes, below) if b)} only"))
+    start = facts.merged_from()
+    if np.isfinite(start):
+        text += f", and from r = {start:g} on every N merges real clusters"
+    return text + "."
+
+
+def _choice_sentence(facts):
+    lo, at = 0, facts.at
+    verb = "rises" if facts.rise > 0 else ("falls" if facts.rise < 0 else "stays")
+    text = (f"{facts.folds}-fold cross validation repeated {facts.repeats} times on Old Faithful scores the held-out "
+            f"loss of the paper's eq. (5): it {verb} from {facts.loss[lo]:.2f} at r = {facts.r_grid[lo]:g} to "
+            f"{facts.loss[at]:.2f} at r = {facts.proposed:g}, ")
+    se = max(float(np.nan_to_num(facts.loss_se[lo])), float(np.nan_to_num(facts.loss_se[at])))
+    text += (f"within one standard error ({se:.2f})" if facts.within_se else
+             f"by more than one standard error ({se:.2f})")
+    if facts.next_at is not None:
+        text += (f", and jumps to {facts.loss[facts.next_at]:.2f} at r = {facts.r_grid[facts.next_at]:g}, "
+                 "where real clusters start to merge")
+    text += f", so it proposes r = {facts.proposed:g}, the last r before the jump"
+    if facts.used != facts.proposed:
+        text += f" (the check with chains steps down to r = {facts.used:g})"
+    change = float(facts.log_pred[at] - facts.log_pred[lo])
+    if change < 0:
+        text += (f"; the held-out log predictive density gets worse meanwhile, from {facts.log_pred[lo]:.3f} to "
+                 f"{facts.log_pred[at]:.3f} per point: fewer clusters cost a little fit")
+    else:
+        text += (f"; the held-out log predictive density does not get worse meanwhile ({facts.log_pred[lo]:.3f} to "
+                 f"{facts.log_pred[at]:.3f} per point)")
+    return text + "."
+
+
+def _measure_clause(facts, counts_of, words):
+    """"nearer ... than the CRP's (15 of 17) and the Pitman-Yor's (15), farther ... than the MFM's (13)": the
+    methods grouped by the outcome most of their data sets had."""
+    groups = {}
+    for i, method in enumerate(facts.against):
+        counts = counts_of(i)
+        which, most = outcome(counts)
+        groups.setdefault(which, []).append((method, counts[which], most))
+    parts = []
+    for which in sorted(groups):
+        phrase = words[which][1 if parts else 0].format(margin=facts.nmi_margin)
+        names = []
+        for j, (method, count, most) in enumerate(groups[which]):
+            of = f" of {facts.data_sets}" if not names else ""
+            names.append(f"the {method}'s on {count}{of}" + ("" if most else " (short of a majority)"))
+        parts.append(f"{phrase} {_and(names)}")
+    return "; ".join(parts)
+
+
 def _compare_sentence(facts):
-    pairs = [f"the {m}'s on {a}" for m, a in zip(facts.against, facts.nearer)]
-    text = (f"Over {facts.data_sets} labelled data sets the pCRP's mean K was nearer the true number of clusters "
-            f"than {_and(pairs)}")
-    if facts.beaten() and facts.not_beaten():
-        text += (f": it fixes the over-clustering of the {_and(facts.beaten())}, and is no better than the "
-                 f"{_and(facts.not_beaten())}")
+    text = (f"Over {facts.data_sets} labelled data sets the pCRP's mean K was "
+            f"{_measure_clause(facts, facts.k_counts, K_WORDS)}")
+    if facts.nmi_higher:
+        text += f", and its NMI was {_measure_clause(facts, facts.nmi_counts, NMI_WORDS)}"
     return text + "."
 
 
@@ -484,22 +804,95 @@ def sentence(step, facts):
     return SENTENCES[STEPS[step - 1].key](facts)
 
 
+# ----------------------------------------------------------------------------- the terms of each step
+def terms(step, facts):
+    """[(term, definition)] of the terms a student meets first at step number ``step`` (shown beside its
+    figure). The definitions' numbers, if any, come from ``facts`` or the library."""
+    key = STEPS[step - 1].key
+    if key == "restaurant":
+        return [("CRP", "the Chinese restaurant process: the prior on clusterings of a Dirichlet-process mixture"),
+                ("table", "a cluster; a customer is a data point"),
+                ("alpha", f"the weight of a new table (here {facts.alpha:g}); a table of n customers weighs n")]
+    if key == "growth":
+        return [("K_N", "the number of tables after N customers"),
+                ("pCRP", f"the powered CRP: a table of n customers weighs n^r (r = {facts.r:g} here, cross "
+                         "validation's r for Old Faithful, step 6)")]
+    if key == "crp":
+        v = facts.crp
+        return [("K_true", f"{facts.true_k}: {TRUE_K_SOURCE}"),
+                ("posterior of K", f"the share of the draws with each number of clusters: {v.chains} chains from "
+                                   f"unlike starts, {facts.sweeps - v.burn_in:,} sweeps each after burn-in"),
+                ("±", "two Monte Carlo standard errors of the mean K (chains pooled)"),
+                ("point estimate (VI loss)", "the one partition whose expected variation of information to the "
+                                             "posterior's draws is smallest (pcrp.summaries.partition)"),
+                ("grey points", _tiny_text())]
+    if key == "pcrp":
+        return [("r", "the pCRP's power: a table of n customers weighs n^r, so a tiny table is much lighter "
+                      "beside a large one than under the CRP (r = 1)"),
+                ("cross validation's r", f"{facts.r:g}, shipped in {CV_FILE} (step 6 shows how it is chosen)")]
+    if key == "threshold":
+        return [("Sim 1", f"the paper's first simulation, K_true = {facts.true_k}: {_about_sim(facts.about)}"),
+                ("merge path", "start from a CRP fit's point estimate and merge, again and again, the pair of "
+                               "clusters the pCRP would merge at the smallest r (pcrp.analyses.path)"),
+                ("r*", f"for one fixed partition, the r above which the pCRP prefers a pair merged; a real merge "
+                       f"joins two clusters of at least {facts.share:.0%} of the points each. It compares single "
+                       "partitions, not posterior mass"),
+                ("mean K", f"clusters per draw, averaged over one pCRP chain per r ({K_SWEEPS - K_BURN_IN:,} "
+                           "sweeps after burn-in, pcrp.analyses.k_over_r)")]
+    if key == "choose":
+        return [("the loss, eq. (5)", "the sum over the held-out points' clusters of the square root of their "
+                                      "sum of squared distances to the cluster mean: lower when the held-out points "
+                                      "fall into compact groups"),
+                ("held-out log predictive", "the log density the fitted mixture puts on a held-out point, averaged "
+                                            "over the points: higher is better"),
+                ("cross validation", f"fit on {facts.folds - 1} of {facts.folds} folds, score the fold left out, "
+                                     "each fold in turn")]
+    if key == "compare":
+        from ..experiments.compare import BGM, COMPARE_PARAMS, prior_methods
+
+        methods = prior_methods()
+        seen = {m for m, spec in methods.items() if spec.reference or spec.tuned}  # the CRP and pCRP: steps 1, 2
+        out = [(m, methods[m].help) for m in facts.against if m in methods and m not in seen]
+        if BGM in facts.against:
+            out.append((BGM, "scikit-learn's BayesianGaussianMixture: a variational Dirichlet-process mixture of "
+                             f"{COMPARE_PARAMS['bgm_components'].default} components"))
+        out.append(("NMI", "normalised mutual information with the true labels (1: the same partition)"))
+        out.append(("as near", f"distances of the mean Ks to the truth within {facts.k_margin:g}"))
+        return out
+    return []
+
+
+def _about_sim(description):
+    """Sim 1's description (:func:`pcrp.data.load`) without its leading name."""
+    head, sep, rest = description.partition(": ")
+    return rest if sep and head.startswith("Sim") else description
+
+
+def _tiny_text():
+    from ..app.live_view import TINY_SHARE
+
+    return f"clusters under {TINY_SHARE:.0%} of the points"
+
+
 # ----------------------------------------------------------------------------- the Explorer's settings of a step
 def explorer_values(step, lesson_settings=None, *, r=None, rival=None, present=False):
     """The Explorer's settings ({name: value}, :mod:`pcrp.app.explorer_settings`) that show step ``step`` (a
-    :class:`Step` number) live: its data set, the CRP above the pCRP (or above ``rival``, a registry name, in step
-    7), the pCRP at ``r`` (steps 2, 4, 5, 6; None: the data set's own r), and the lesson's seed and sweeps
-    (``lesson_settings``: :func:`settings`). ``present``: the Explorer in presentation mode too."""
+    :class:`Step` number) live: its data set (Sim 1 at the largest N of PATH_SIZES in step 5, Sim 1 in step 7, Old
+    Faithful otherwise), the CRP above the pCRP (or above ``rival``, a registry name, in step 7), the pCRP at ``r``
+    (the r the step talks about; None: the Explorer's default), and in steps 3 and 4 the lesson's seed, sweeps and
+    chains (``lesson_settings``: :func:`settings`; chains capped at what the Explorer allows). ``present``: the
+    Explorer in presentation mode too."""
     from ..app import explorer_settings as es
 
     s = lesson_settings or settings()
     values = es.defaults()
     key = STEPS[step - 1].key
-    values["data"] = OLD_FAITHFUL if key in ("restaurant", "crp", "pcrp", "choose") else SIM1
+    values["data"] = SIM1 if key in ("threshold", "compare") else OLD_FAITHFUL
     if key == "threshold":
         values["sim_n"] = max(PATH_SIZES)
     if key in ("crp", "pcrp"):
-        values.update(sweeps=s["sweeps"], burn_in=s["burn_in"], seed=s["seed"])
+        values.update(sweeps=s["sweeps"], burn_in=s["burn_in"], seed=s["seed"],
+                      chains=min(s["chains"], int(es.LIVE_PARAMS["chains"].high)))
     rows = {1: reference_prior().name, 2: tuned_name()}
     if key == "compare" and rival is not None:
         rows[1] = rival
@@ -507,11 +900,17 @@ def explorer_values(step, lesson_settings=None, *, r=None, rival=None, present=F
         values[es.prior_key(row)] = name
         es.reset_row(values, row)
     if r is not None:
-        from ..model import PRIORS
-
-        values[es.row_key(PRIORS[tuned_name()].tuned, 2)] = float(r)
+        values[explorer_r_key()] = float(r)
     values["present"] = bool(present)
     return values
+
+
+def explorer_r_key():
+    """The Explorer's setting of the pCRP row's r (row 2)."""
+    from ..app import explorer_settings as es
+    from ..model import PRIORS
+
+    return es.row_key(PRIORS[tuned_name()].tuned, 2)
 
 
 def explorer_address(lesson_url):
