@@ -47,12 +47,13 @@ def introduction():
         "beliefs about the number and sizes of clusters, which the paper's loss (eq. 5) was not designed to tune.")
     st.markdown(
         "**What r does.** For a fixed clustering, raising r tips the balance towards fewer, larger clusters: every "
-        "pair of clusters has a *critical power* r\\* above which the pCRP prefers the two merged. r\\* compares a "
-        "per-point penalty for keeping clusters apart with the per-point likelihood gain of doing so, so it does not "
-        "fade as the data grow: **a fixed r above a data set's threshold merges real clusters at any N**, however many "
-        "points you have. On our Sim 1 (three clusters), r = 1.3 keeps only two at every N from 300 to 10,000 (mean "
-        "K 2.16 to 2.04), while r = 1.1, below its threshold, keeps about 3.6 at every N and the CRP's count grows "
-        "from about 5.4 to 7. So r has to be chosen for each data set; this page does it.")
+        "pair of clusters has a *critical power* r\\* above which the pCRP prefers that single partition with the "
+        "two merged (the *exact merge path* below computes r\\* for each merge of a CRP fit's clusters). r\\* "
+        "compares a per-point penalty for keeping clusters apart with the per-point likelihood gain of doing so, so "
+        "it does not fade as the data grow. r\\* is about single partitions, not posterior mass: the sampler can "
+        "keep the clusters a little above r\\* and merge them only further up, which is why this page shows the "
+        "clusters the sampler holds for each r beside the merge path. Where real clusters do merge, they merge at "
+        "any N, so r has to be chosen for each data set; this page does it.")
     st.markdown(
         "**How.** For each r on a grid, a pCRP chain is fitted on the training folds (the data's scaling and the "
         "prior are set from those folds alone); each held-out point then joins the existing cluster with the highest "
@@ -66,10 +67,10 @@ def introduction():
         "on all the data for each r, and the exact merge path, which shows at which r each pair of clusters of a "
         "CRP fit would be merged.")
     st.markdown(
-        "**Why not the largest r that looks safe.** An r just below where real clusters merge is fragile: on Sim 2 at "
-        "r = 1.30 the three true clusters and one cluster differ by only a few nats, so some chains fall to one "
-        "cluster. So the proposed r is the one before any repeat of the folds, or a quarter of the splits, sees the "
-        "loss jump; then four chains at that r run on all the data you will fit, from unlike starts, and where they "
+        "**Why not the largest r that looks safe.** An r just below where real clusters merge is fragile: there the "
+        "partition that keeps them and the one that merges them differ by only a few nats of log posterior, so some "
+        "chains fall to the merged one. So the proposed r is the one before any repeat of the folds, or a quarter of "
+        "the splits, sees the loss jump; then four chains at that r run on all the data you will fit, from unlike starts, and where they "
         "fall below the clusters a CRP fit keeps, or disagree, r steps down, keeping one grid step of margin below "
         "the largest r that holds (the r handed to the Explorer is that checked r).")
 
