@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 from app_pages.explorer_parts.controls import changed_since, controls, current_config, on_start
+from app_pages.explorer_parts.header import EMPTY_STYLE
 from app_pages.explorer_parts.live_canvas import live_row, live_status
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import settings
@@ -533,8 +534,7 @@ def live_section(data, presentation):
         if changed:
             st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
                        f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
-    if state.polling:
-        st.html(NO_FADE_CSS)
+    st.html(NO_FADE_CSS if state.polling else EMPTY_STYLE)  # always one element: see header.EMPTY_STYLE
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):
         st.fragment(live_panel, run_every=state.frame_seconds)(data, presentation)
