@@ -285,7 +285,7 @@ def row_density(run, group, labels, colours):
     return grid, density, comps[:-1], colours[first_point]
 
 
-def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note=""):
+def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note="", k_hist=None):
     """One prior of an ended run: a heading with its figures, then trace (every chain) | posterior of K (pooled) |
     clusters (the first chain now, or at the replayed sweep), as Vega-Lite charts. Rows share their x axes; only
     the last row labels them."""
@@ -301,7 +301,8 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
                                               marker_sweep=marker, **common),
                             key=f"trace-{group}", width="stretch", height=height)
     cols[1].vega_lite_chart(live_charts.k_histogram_chart(live_view.running_k_histogram([s.K for s in snaps], plan.burn_in),
-                                                    k_max=k_max, colour=colour, **common),
+                                                    k_max=k_max if k_hist is None else k_hist, colour=colour,
+                                                    **common),
                             key=f"khist-{group}", width="stretch", height=height)
     shown = live_view.display_subset(ds_run.n)
     xy, titles = view_coordinates(run)
@@ -388,7 +389,21 @@ def fresh_parts(run, groups, replay_index, presentation):
     return parts, True
 
 
-def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
+def histogram_top(run, groups, live):
+    """The top of the rows' posterior of K axes (pcrp.app.live_view.k_histogram_top). A live page plays each frame
+    back until the next, so a row that had no kept sweep at the previous frame may still show its burn-in."""
+    burn_in = run.plan.burn_in
+    after = {group: any(s.K.size > burn_in for s in snaps) for group, snaps in groups.items()}
+    kept = state.get("k_hist_after")
+    before = kept[1] if kept is not None and kept[0] == run.token else {}
+    state.k_hist_after = (run.token, after)
+    may_show = {group: not before.get(group, False) for group in groups} if live else \
+        {group: not after[group] for group in groups}
+    return live_view.k_histogram_top({group: [s.K for s in snaps] for group, snaps in groups.items()}, burn_in,
+                                     may_show)
+
+
+def canvas_row(run, group, snaps, k_max, k_hist, presentation, last, part, new):
     """One prior of a live run: its canvas row (trace | posterior of K | clusters) with its heading, sent the K values
     since the last frame and, when ``new``, the partition's colours and view from ``part`` (partition_parts'). The
     top row's canvas carries the column headers. The heading is text in the canvas row, not a markdown element: a
@@ -398,6 +413,7 @@ def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
     height, large, _ = row_geometry(run, presentation, last)
     feed = row_feed(run, index, group)
     frame = feed.frame([s.K for s in snaps], part["colours"] if new or feed.seq < 0 else None, k_max=k_max,
+                       k_hist=k_hist,
                        view=part["view"] if new or feed.seq < 0 else None, marker_sweep=part["marker"])
     live_row(f"canvas-{group}", feed, frame, height=height, columns=CHART_COLUMNS, font=18 if large else 12,
              x_axis=last, playback_seconds=FRAME_SECONDS, running=any(s.state == RUNNING for s in snaps),
@@ -421,17 +437,20 @@ def rows_and_replay(run, snaps, groups, presentation, frozen=False):
     state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,
                                int(np.ceil((k_top + 1) / 4) * 4))
     state.k_axis_run = run.token
+    k_hist = histogram_top(run, groups, live=run.live or frozen)
     if run.live or frozen:
         parts, new = fresh_parts(run, groups, replay_index, presentation)
         for index, (group, group_snaps) in enumerate(groups.items()):
-            canvas_row(run, group, group_snaps, k_max, presentation, index == len(groups) - 1, parts[group], new)
+            canvas_row(run, group, group_snaps, k_max, k_hist, presentation, index == len(groups) - 1, parts[group],
+                       new)
     else:
         column_headers(run, presentation)
         shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
         colours, notes = colours_and_notes(run, groups, shown)
         for index, (group, group_snaps) in enumerate(groups.items()):
             prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
-                      last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
+                      last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""),
+                      k_hist=k_hist)
     if run.plan.thin_raised:
         st.caption(run.plan.describe())
     if not run.running and not frozen and len(options) > 1:

@@ -78,6 +78,27 @@ def running_k_histogram(K, burn_in):
     return KHistogram(values, counts / counts.sum(), int(used.size), burn_in_only)
 
 
+HISTOGRAM_LEAST_TOP = 4  # the posterior of K's axis reaches at least K = 4
+
+
+def k_histogram_top(rows, burn_in, may_show_burn_in, least=HISTOGRAM_LEAST_TOP):
+    """The top of the posterior of K's axis that rows share: the largest K any row's histogram may show, plus one
+    (at least ``least``). It leaves out the burn-in's K values once they are no longer shown (a k-means start of 10
+    clusters would otherwise squeeze the kept K values into a third of the axis, their labels thinned to every other K).
+
+    rows: {row: [(T,) K trace per chain]}; may_show_burn_in: {row: whether its histogram may still show its burn-in
+    sweeps} (:func:`running_k_histogram` shows them while no sweep after burn-in exists; a live page plays each frame
+    back until the next one, so it may show them until a frame after the first kept sweep)."""
+    top = 0
+    for row, traces in rows.items():
+        traces = [np.asarray(k) for k in traces]
+        shown = [k[burn_in:] for k in traces if k.size > burn_in]
+        if may_show_burn_in.get(row, True) or not shown:
+            shown += [k[:burn_in] for k in traces]
+        top = max([top] + [int(v.max()) for v in shown if v.size])
+    return max(int(least), top + 1)
+
+
 TINY_SHARE = 0.02  # a cluster with fewer than this share of the points is "tiny" (grey, counted apart)
 TINY = -1  # the colour index of a tiny cluster's points
 
