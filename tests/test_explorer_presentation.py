@@ -239,3 +239,31 @@ def test_a_reload_keeps_the_owners_uploaded_data_and_another_browser_never_sees_
     stranger = session(None)
     assert stranger.session_state["run"] is None and stranger.session_state["dataset"] is None
     assert not any("private" in m.value for m in list(stranger.caption) + list(stranger.markdown))
+
+
+def test_the_r_hat_badge_says_chains_disagree_only_where_their_means_do():
+    """A pCRP on Old Faithful with mean K 2.02 read "R-hat 1.017: chains disagree". The badge now says: green "chains
+    agree" where the library does (R-hat at most 1.01), "(above 1.01: more sweeps would settle it)" where R-hat is
+    above 1.01 but at most 1.1 and the chains' means lie within 2 combined MCSEs, and "chains disagree" with the
+    chains' mean K (or "on the log joint") otherwise; never green above 1.01."""
+    from app_pages.explorer_parts.live_panel import rhat_text
+    from pcrp.app.live_view import ChainVerdict
+
+    def verdicts(k, log_joint, settled=False):
+        return {"K": (ChainVerdict(*k), settled), "log joint": (ChainVerdict(*log_joint), False)}
+
+    agree = ("agree", 1.004, (2.02, 2.01), (float("nan"),) * 2)
+    unsettled_k = ("unsettled", 1.017, (2.02, 2.01), (0.01, 0.01))
+    assert rhat_text(verdicts(agree, ("agree", 1.002))) == ":green[R-hat 1.004: chains agree]"
+    assert rhat_text(verdicts(unsettled_k, ("agree", 1.002))) == \
+        ":orange[R-hat 1.017 (above 1.01: more sweeps would settle it)]"
+    assert rhat_text(verdicts(("disagree", 1.3, (2.01, 3.05)), ("agree", 1.002))) == \
+        ":orange[R-hat 1.300: chains disagree, mean K 2.01 vs 3.05]"
+    assert rhat_text(verdicts(("disagree", 1.3, (2.0, 3.0, 2.5)), ("agree", 1.002))) == \
+        ":orange[R-hat 1.300: chains disagree, mean K 2.00 to 3.00]"
+    assert rhat_text(verdicts(agree, ("disagree", 1.2))) == ":orange[R-hat 1.200: chains disagree on the log joint]"
+    # a K that every chain holds at one value has a meaningless R-hat: the log joint's is shown
+    assert rhat_text(verdicts(("agree", 1.1, (2.0, 2.0)), ("agree", 1.003), settled=True)) == \
+        ":green[R-hat 1.003: chains agree]"
+    assert rhat_text(None) == "R-hat after a few kept draws"
+

@@ -59,3 +59,23 @@ def test_the_posterior_of_k_labels_its_k_values_in_every_row_and_names_the_axis_
         assert axis.get("labels", True) is not False
         assert axis["title"] == ("clusters K" if bottom else None)
 
+
+def test_chain_verdicts_call_chains_unsettled_only_where_the_library_flags_them_and_their_means_agree_within_mcse():
+    """The R-hat rule of the page: "agree" exactly where pcrp.summaries.summary.chains_agree does; above the threshold,
+    "unsettled" when R-hat is at most 1.1 and every two chains' means lie within 2 combined MCSEs, else
+    "disagree" (and always "disagree" for settled chains holding different values, or an unknown MCSE)."""
+    from pcrp.app.live_view import chain_verdict, means_within_mcse
+
+    assert means_within_mcse([2.02, 2.01], [0.01, 0.01]) and not means_within_mcse([2.02, 2.10], [0.01, 0.01])
+    assert not means_within_mcse([2.0, 2.0], [float("nan"), 0.1]) and not means_within_mcse([2.0], [0.1])
+    assert chain_verdict({"rhat": 1.004, "agree": True, "settled": False}, [(2.0, 0.01), (3.0, 0.01)]).state == "agree"
+    near = {"rhat": 1.017, "agree": False, "settled": False}
+    assert chain_verdict(near, [(2.02, 0.01), (2.01, 0.012)]).state == "unsettled"
+    assert chain_verdict(near, [(2.02, 0.01), (2.31, 0.012)]).state == "disagree"
+    assert chain_verdict({**near, "rhat": 1.15}, [(2.02, 0.01), (2.01, 0.012)]).state == "disagree"
+    settled = {"rhat": float("nan"), "agree": False, "settled": True}
+    assert chain_verdict(settled, [(2.0, 0.0), (2.0, 0.0)]).state == "disagree"
+    # the diagnostics table's per-chain means and MCSEs are read when none are given
+    table = {**near, "per_chain": [{"mean": 2.02, "mcse": 0.01}, {"mean": 2.01, "mcse": 0.01}]}
+    verdict = chain_verdict(table)
+    assert verdict.state == "unsettled" and verdict.means == (2.02, 2.01) and verdict.rhat == 1.017

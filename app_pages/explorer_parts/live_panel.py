@@ -24,7 +24,7 @@ from pcrp.analyses.density import predictive_density
 from pcrp.model import PRIORS
 from pcrp.plots.palette import PALETTE, ROW_COLOURS, ROW_MARKDOWN_COLOURS, TINY_GREY
 from pcrp.data.projection import pca_projection
-from pcrp.summaries.summary import MIN_DRAWS, agreement, nmi_vi
+from pcrp.summaries.summary import MIN_DRAWS, RHAT_THRESHOLD, agreement, nmi_vi
 
 state = st.session_state
 # Asked between the server's frames. The page plays each frame's new sweeps back over the next FRAME_SECONDS (the
@@ -142,7 +142,7 @@ RHAT_EVERY_SECONDS = 2.0
 
 def rhat_badge(run, group):
     """R-hat of K and of the log joint over the prior's chains, as a short coloured text (recomputed at
-    most every RHAT_EVERY_SECONDS while the chains run)."""
+    most every RHAT_EVERY_SECONDS while the chains run): see rhat_text."""
     if len(run.groups[group]) < 2:
         return ""
     cache = state.setdefault("rhat_cache", {})
@@ -153,15 +153,51 @@ def rhat_badge(run, group):
         chain_set = run.chain_set(group)
         value = None
         if chain_set is not None and chain_set.n_kept >= MIN_DRAWS:
-            K, log_joint = agreement(chain_set.K_after_burn_in), agreement(chain_set.log_joint_after_burn_in)
-            value = (K["rhat"], log_joint["rhat"], K["agree"] and log_joint["agree"])
+            value = chain_verdicts({"K": chain_set.K_after_burn_in, "log joint": chain_set.log_joint_after_burn_in})
         cache[key] = (now, value, run.running)
-    value = cache[key][1]
-    if value is None:
+    return rhat_text(cache[key][1])
+
+
+def chain_verdicts(quantities):
+    """{name: pcrp.app.live_view.ChainVerdict} of (chain, draw) values {name: array}: the library's agreement, and
+    where it finds none, the chains' means and MCSEs (only then: they take the time)."""
+    verdicts = {}
+    for name, values in quantities.items():
+        diag = agreement(values)
+        if diag["agree"] or diag["settled"]:  # (the means for the words; MCSEs would not change the verdict)
+            means = [(float(m), float("nan")) for m in np.asarray(values, dtype=float).mean(axis=1)]
+        else:
+            means = live_view.chain_means_and_mcse(values)
+        verdicts[name] = (live_view.chain_verdict(diag, means), bool(diag["settled"]))
+    return verdicts
+
+
+def rhat_text(verdicts):
+    """The R-hat badge of a row heading from chain_verdicts' result (None: too few kept draws). It shows the worse
+    R-hat of K's and the log joint's (that of a quantity every chain holds at one value says nothing and is left out)
+    and what it means:
+
+    - "chains agree": pcrp.summaries.summary.chains_agree on both (R-hat at most RHAT_THRESHOLD);
+    - "(above 1.01: more sweeps would settle it)": R-hat above the threshold but at most live_view.UNSETTLED_MAX_RHAT,
+      and on every such quantity the chains' means lie within live_view.MCSE_Z combined MCSEs of each other (R-hat
+      1.017 with mean K 2.02 and 2.01 in two chains): the library's verdict (pcrp.analyses.collapse, the diagnostics
+      table) still flags it, so the badge is not green, but "disagree" would claim more than the numbers show;
+    - "chains disagree", with the chains' mean K (or "on the log joint") otherwise."""
+    if verdicts is None:
         return "R-hat after a few kept draws"
-    worst = max((v for v in value[:2] if v is not None and np.isfinite(v)), default=float("nan"))
-    text = f"R-hat {worst:.3f}" if np.isfinite(worst) else "R-hat undefined"  # the worse of K's and the log joint's
-    return f":green[{text}: chains agree]" if value[2] else f":orange[{text}: chains disagree]"
+    rhats = [v.rhat for v, settled in verdicts.values() if not settled and np.isfinite(v.rhat)]
+    text = f"R-hat {max(rhats):.3f}" if rhats else "R-hat undefined"
+    states = {v.state for v, _ in verdicts.values()}
+    if states == {"agree"}:
+        return f":green[{text}: chains agree]"
+    if "disagree" not in states:
+        return f":orange[{text} (above {RHAT_THRESHOLD:g}: more sweeps would settle it)]"
+    k = verdicts["K"][0]
+    if k.state == "disagree":
+        low, high = min(k.means), max(k.means)
+        spread = f"{low:.2f} vs {high:.2f}" if len(k.means) == 2 else f"{low:.2f} to {high:.2f}"
+        return f":orange[{text}: chains disagree, mean K {spread}]"
+    return f":orange[{text}: chains disagree on the log joint]"
 
 
 TINY_WORDS = f"grey = tiny, < {live_view.TINY_SHARE:.0%} of points"
