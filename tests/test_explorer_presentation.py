@@ -267,3 +267,21 @@ def test_the_r_hat_badge_says_chains_disagree_only_where_their_means_do():
         ":green[R-hat 1.003: chains agree]"
     assert rhat_text(None) == "R-hat after a few kept draws"
 
+
+def test_the_posterior_summary_words_r_hat_as_the_badge_does():
+    """The Summarise panel's line for R-hat above 1.01: the library's "the chains disagree" where the chains' means
+    are apart (pcrp.summaries.summary.rhat_warnings), a line naming the means and their MCSEs where they agree
+    within them, none where R-hat is at most 1.01."""
+    from app_pages.explorer_parts.details import rhat_lines
+
+    def diag(rhat, means, mcses):
+        return {"rhat": rhat, "settled": False, "agree": rhat <= 1.01, "mean": float(np.mean(means)),
+                "per_chain": [{"mean": m, "mcse": e} for m, e in zip(means, mcses)]}
+
+    fine = diag(1.003, [1580.1, 1580.3], [0.4, 0.4])
+    near = rhat_lines({"K": diag(1.017, [2.02, 2.01], [0.01, 0.01]), "log_joint": fine})
+    assert len(near) == 1 and near[0].startswith("R-hat on K is 1.0170, above 1.01 (but not above 1.1)")
+    assert "2.020 ± 0.010, 2.010 ± 0.010" in near[0] and "disagree" not in near[0]
+    apart = rhat_lines({"K": diag(1.017, [2.02, 2.31], [0.01, 0.01]), "log_joint": fine})
+    assert len(apart) == 1 and "the chains disagree (chain means 2.02, 2.31)" in apart[0]
+    assert rhat_lines({"K": diag(1.004, [2.02, 2.01], [0.01, 0.01]), "log_joint": fine}) == []

@@ -359,10 +359,26 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
             cols[2].image(strip, output_format="PNG")
 
 
+def partition_colours(run, group, labels):
+    """(N,) colour indices of a partition ``labels`` of the run's data shown for row ``group`` outside its charts (the
+    posterior summary's point estimate, the cluster sizes and densities now): matched as the rows are, to the true
+    classes, else to the row's colours as last drawn, so that one cluster has one colour on the whole page (live,
+    stopped and summarised)."""
+    if run.dataset.labels is not None:
+        reference = live_view.reference_colours(run.dataset.labels)
+    else:
+        kept = state.get("shown_colours")
+        reference = kept[1].get(group) if kept is not None and kept[0] == run.token else None
+        if reference is None:
+            reference = live_view.reference_colours(labels)
+    return live_view.matched_colours(labels, reference)
+
+
 def colours_and_notes(run, groups, shown):
     """({group: (N,) matched colour per point}, {group: note on merged true classes or collapsed chains}) of the
     partitions ``shown`` {group: labels}."""
     colours = row_colours(run, shown)
+    state.shown_colours = (run.token, colours)  # (partition_colours matches the other figures to them)
     notes = merge_notes(run, shown)
     for group, text in collapse_notes(run, groups).items():
         notes[group] = f"{notes[group]} · {text}" if group in notes else text
