@@ -285,3 +285,29 @@ def test_the_posterior_summary_words_r_hat_as_the_badge_does():
     apart = rhat_lines({"K": diag(1.017, [2.02, 2.31], [0.01, 0.01]), "log_joint": fine})
     assert len(apart) == 1 and "the chains disagree (chain means 2.02, 2.31)" in apart[0]
     assert rhat_lines({"K": diag(1.004, [2.02, 2.01], [0.01, 0.01]), "log_joint": fine}) == []
+
+
+def test_what_to_watch_for_reads_r_from_the_shipped_table_and_says_when_the_row_runs_otherwise():
+    """The "What to watch for" line said "the pCRP at r = 1.1" while the row ran at 1.15. Its r now comes from
+    pcrp/datasets/cv_r.json (the one source of the pCRP row's caption and the Lesson), its figures were measured at
+    that r (WATCH_FOR_R, held to the table here: a new table asks for new figures), and where the row runs at
+    another r, or on other data settings, the line says that its figures are not this row's."""
+    from app_pages.explorer_parts.row_notes import WATCH_FOR, WATCH_FOR_R, watch_for
+    from pcrp.analyses.cv import builtin_r_table
+
+    table = builtin_r_table()
+    assert set(WATCH_FOR) == set(WATCH_FOR_R)
+    for name in WATCH_FOR:
+        shipped = table[name]["r"]
+        assert WATCH_FOR_R[name] == shipped, name
+        values = {**es.defaults(), "data": name, "r2": shipped}
+        line = watch_for(values)
+        assert f"r = {shipped:g}" in line and "Note" not in line, name
+        other = watch_for({**values, "r2": shipped + 0.05})
+        assert other.startswith(line) and \
+            f"Note: the pCRP row runs at r = {shipped + 0.05:g}, not the cross-validated {shipped:g}" in other, name
+    sim1 = {**es.defaults(), "data": "sim1", "r2": table["sim1"]["r"], "sim_n": 2000}
+    assert "Note: these figures are for Sim 1 at N = 300, data seed 0." in watch_for(sim1)
+    assert watch_for({**es.defaults(), "data": "csv"}) is None
+    assert watch_for({**es.defaults(), "data": "sim1", "prior2": "py"}) is None  # written for the CRP over the pCRP
+    assert watch_for({**es.defaults(), "data": "sim1", "rows": 3}) is None
