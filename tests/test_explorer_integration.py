@@ -280,3 +280,27 @@ def test_the_summary_figures_draw_each_cluster_in_the_colour_they_are_given():
     fig = plots.posterior_density(panel, labels, ["a"], "t", colour_index=colour_index)
     dashed = [t.line.color for t in fig.data if (t.name or "").startswith("cluster ")]
     assert dashed == [PALETTE[2], PALETTE[0], TINY_GREY][:len(dashed)] and len(dashed) >= 2
+
+
+def test_the_page_sends_the_same_style_elements_before_its_notices_in_every_state():
+    """A style-only st.html goes to the event container where st.toast puts its notices; one that came and went
+    (with polling, with Present) moved the notice after it, and the browser showed the notice again: "Started ..."
+    came back when the run ended. The elements before a notice are now the same whatever the run and Present."""
+    def styles_before_notices(at):
+        kinds = [type(e).__name__ for e in at._tree.children[2].children.values()]
+        return kinds[:kinds.index("Toast")] if "Toast" in kinds else kinds
+
+    at = fast(explorer())
+    idle = styles_before_notices(at)
+    assert idle and set(idle) == {"Html"}
+    at.button(key="start").click().run()
+    assert any(type(e).__name__ == "Toast" for e in at._tree.children[2].children.values())  # "Started ..."
+    assert styles_before_notices(at) == idle
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    at.run()
+    assert not at.exception, at.exception
+    assert styles_before_notices(at) == idle
+    at.toggle(key="w_present").set_value(True).run()
+    assert styles_before_notices(at) == idle
