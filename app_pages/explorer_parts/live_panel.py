@@ -583,7 +583,7 @@ def waiting_for_kernels(data):
         state.start_pending = False
         st.error(w.describe())
     else:
-        st.info(w.describe(), icon=":material/hourglass_top:")
+        st.info(w.describe() + " The run starts by itself when it is ready.", icon=":material/hourglass_top:")
         st.progress(w.groups_done / w.n_groups)
 
 
