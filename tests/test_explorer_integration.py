@@ -159,3 +159,148 @@ def test_the_default_demo_does_not_call_the_pcrp_collapsed():
     does not keep. The live note compared with the CRP's one draw and said COLLAPSED on the app's first screen."""
     _, heading = finished_run_headings({"pace": "full speed"})
     assert heading and "2 clusters" in heading[0] and "COLLAPSED" not in " ".join(heading), heading
+
+
+def plotly_figure(at, title_start):
+    """The one Plotly figure of the page whose title starts with ``title_start``, as a dict."""
+    import json
+
+    found = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+             if json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "").startswith(title_start)]
+    assert len(found) == 1, (title_start, len(found))
+    return found[0]
+
+
+def array(values):
+    """A Plotly figure's array as JSON gives it: a list, or {"dtype", "bdata": base64 of the bytes}."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+    return np.asarray(values)
+
+
+def test_the_summary_and_the_figures_below_the_rows_colour_each_cluster_as_the_rows_do():
+    """The figures below an ended run (cluster sizes now, density now, the point estimate) coloured clusters by size
+    (the largest blue) while the rows match them to the true classes (or to the top row), so a cluster changed colour
+    between the live and the stopped view. Now each takes its cluster's colour in the rows; on Sim 2 (three classes of
+    equal size) the largest cluster is seldom the first class."""
+    import numpy as np
+
+    from pcrp.app import live_view
+    from pcrp.plots.posterior import point_colours
+
+    at = fast(explorer({"data": "sim2", "seed": "3"}))
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    at.run()
+    assert not at.exception, at.exception
+    drawn = at.session_state["shown_colours"][1]  # the colours the rows were drawn in, per point
+    differs = False
+    for group, names in run.groups.items():
+        labels = run.snapshots()[names[0]].labels
+        ids, first, counts = np.unique(labels, return_index=True, return_counts=True)
+        by_size = first[np.argsort(-counts, kind="stable")]
+        bars = plotly_figure(at, f"{group}: cluster sizes now")["data"][0]["marker"]["color"]
+        assert bars == point_colours(drawn[group][by_size]), group
+        x = run.dataset.X[:, 0]  # Sim 2 is 1-D: each dashed component takes the colour of the cluster it draws
+        lines = [t for t in plotly_figure(at, f"{group}: predictive density now")["data"]
+                 if t.get("name", "").startswith("component")]
+        assert len(lines) == len(ids)
+        for line in lines:
+            peak = array(line["x"])[int(np.argmax(array(line["y"])))]
+            nearest = ids[np.argmin([abs(x[labels == k].mean() - peak) for k in ids])]
+            if (labels == nearest).sum() >= 0.1 * labels.size:  # (a tiny cluster's flat line peaks anywhere)
+                assert line["line"]["color"] == point_colours(drawn[group][labels == nearest][:1])[0], group
+        differs |= bars != point_colours(np.arange(len(ids)))  # (by size, the old colours, they would differ)
+    assert differs
+    at.button(key="summarise").click().run()
+    assert not at.exception, at.exception
+    truth = live_view.reference_colours(run.dataset.labels)
+    for group in run.groups:
+        summary = next(s for k, s in at.session_state["posterior_cache"].items() if k[1] == group)
+        figure = plotly_figure(at, f"{group}: posterior predictive density")  # (1-D: no point-estimate scatter)
+        lines = [t["line"]["color"] for t in figure["data"] if t.get("name", "").startswith("cluster ")]
+        point = summary.point.labels
+        first = np.unique(point, return_index=True)[1]  # the components' order
+        assert lines == point_colours(live_view.matched_colours(point, truth)[first][:len(lines)]), group
+
+
+def test_the_summary_says_that_the_rows_log_joints_are_not_comparable():
+    """The CRP's log joint (-454.2) stood beside the pCRP's (+1,580.1) with nothing saying that the pCRP's is known
+    only up to a constant. The panel now says so with both values, and the pCRP's table names it 'log joint + c'."""
+    at = fast(explorer())
+    at.button(key="start").click().run()
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    at.button(key="summarise").click().run()
+    assert not at.exception, at.exception
+    note = next(c.value for c in at.caption if "not comparable between rows" in c.value)
+    cache = at.session_state["posterior_cache"]
+    for group in ("CRP", "pCRP"):
+        summary = next(s for k, s in cache.items() if k[1] == group)
+        assert f"{group} {summary.diagnostics['log_joint']['mean']:+,.1f}" in note
+    assert "pCRP's is known only up to a constant c" in note
+    tables = {group: str(plotly_figure(at, f"{group}: MCMC diagnostics")["data"][0]["cells"]["values"][0])
+              for group in ("CRP", "pCRP")}
+    assert "log joint + c" in tables["pCRP"] and "log joint + c" not in tables["CRP"] and "log joint" in tables["CRP"]
+
+
+def test_the_summary_figures_draw_each_cluster_in_the_colour_they_are_given():
+    """The point estimate and the posterior density take the colours a page gives their clusters (the rows' colours),
+    not the colours of their size order; tiny clusters (colour -1) grey. Here the larger cluster is green and the
+    smaller blue, which size order would swap."""
+    import numpy as np
+
+    from pcrp import plots
+    from pcrp.analyses.density import density_panel
+    from pcrp.model import make_prior, resolve_niw
+    from pcrp.plots.palette import PALETTE, TINY_GREY
+    from pcrp.plots.posterior import point_colours
+
+    rng = np.random.default_rng(1)
+    X = np.concatenate([rng.normal(-3, 1, (60, 2)), rng.normal(3, 1, (40, 2)), [[9.0, 9.0]]])
+    labels = np.repeat([0, 1, 2], [60, 40, 1])
+    colour_index = np.repeat([2, 0, -1], [60, 40, 1])
+    assert point_colours([2, 0, -1]) == [PALETTE[2], PALETTE[0], TINY_GREY]
+    scatter = plots.point_estimate_scatter(X, labels, np.ones(101), ["a", "b"], "t", colour_index=colour_index)
+    assert list(scatter.data[0].marker.color) == point_colours(colour_index)
+    panel = density_panel(X, np.tile(labels, (3, 1)), labels, resolve_niw(X), prior=make_prior("pcrp"), max_draws=3)
+    fig = plots.posterior_density(panel, labels, ["a", "b"], "t", colour_index=colour_index)
+    assert list(fig.data[0].marker.color) == point_colours(colour_index)
+    dashed = [t.colorscale[0][1] for t in fig.data if (t.name or "").startswith("cluster ")]  # (contours)
+    assert dashed == [PALETTE[2], PALETTE[0], TINY_GREY][:len(dashed)] and len(dashed) >= 2
+    X1 = X[:, :1]
+    panel = density_panel(X1, np.tile(labels, (3, 1)), labels, resolve_niw(X1), prior=make_prior("pcrp"), max_draws=3)
+    fig = plots.posterior_density(panel, labels, ["a"], "t", colour_index=colour_index)
+    dashed = [t.line.color for t in fig.data if (t.name or "").startswith("cluster ")]
+    assert dashed == [PALETTE[2], PALETTE[0], TINY_GREY][:len(dashed)] and len(dashed) >= 2
+
+
+def test_the_page_sends_the_same_style_elements_before_its_notices_in_every_state():
+    """A style-only st.html goes to the event container where st.toast puts its notices; one that came and went
+    (with polling, with Present) moved the notice after it, and the browser showed the notice again: "Started ..."
+    came back when the run ended. The elements before a notice are now the same whatever the run and Present."""
+    def styles_before_notices(at):
+        kinds = [type(e).__name__ for e in at._tree.children[2].children.values()]
+        return kinds[:kinds.index("Toast")] if "Toast" in kinds else kinds
+
+    at = fast(explorer())
+    idle = styles_before_notices(at)
+    assert idle and set(idle) == {"Html"}
+    at.button(key="start").click().run()
+    assert any(type(e).__name__ == "Toast" for e in at._tree.children[2].children.values())  # "Started ..."
+    assert styles_before_notices(at) == idle
+    run = at.session_state["run"]
+    wait_for(lambda: not run.live)
+    at.run()
+    at.run()
+    assert not at.exception, at.exception
+    assert styles_before_notices(at) == idle
+    at.toggle(key="w_present").set_value(True).run()
+    assert styles_before_notices(at) == idle

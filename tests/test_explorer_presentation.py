@@ -239,3 +239,75 @@ def test_a_reload_keeps_the_owners_uploaded_data_and_another_browser_never_sees_
     stranger = session(None)
     assert stranger.session_state["run"] is None and stranger.session_state["dataset"] is None
     assert not any("private" in m.value for m in list(stranger.caption) + list(stranger.markdown))
+
+
+def test_the_r_hat_badge_says_chains_disagree_only_where_their_means_do():
+    """A pCRP on Old Faithful with mean K 2.02 read "R-hat 1.017: chains disagree". The badge now says: green "chains
+    agree" where the library does (R-hat at most 1.01), "(above 1.01: more sweeps would settle it)" where R-hat is
+    above 1.01 but at most 1.1 and the chains' means lie within 2 combined MCSEs, and "chains disagree" with the
+    chains' mean K (or "on the log joint") otherwise; never green above 1.01."""
+    from app_pages.explorer_parts.live_panel import rhat_text
+    from pcrp.app.live_view import ChainVerdict
+
+    def verdicts(k, log_joint, settled=False):
+        return {"K": (ChainVerdict(*k), settled), "log joint": (ChainVerdict(*log_joint), False)}
+
+    agree = ("agree", 1.004, (2.02, 2.01), (float("nan"),) * 2)
+    unsettled_k = ("unsettled", 1.017, (2.02, 2.01), (0.01, 0.01))
+    assert rhat_text(verdicts(agree, ("agree", 1.002))) == ":green[R-hat 1.004: chains agree]"
+    assert rhat_text(verdicts(unsettled_k, ("agree", 1.002))) == \
+        ":orange[R-hat 1.017 (above 1.01: more sweeps would settle it)]"
+    assert rhat_text(verdicts(("disagree", 1.3, (2.01, 3.05)), ("agree", 1.002))) == \
+        ":orange[R-hat 1.300: chains disagree, mean K 2.01 vs 3.05]"
+    assert rhat_text(verdicts(("disagree", 1.3, (2.0, 3.0, 2.5)), ("agree", 1.002))) == \
+        ":orange[R-hat 1.300: chains disagree, mean K 2.00 to 3.00]"
+    assert rhat_text(verdicts(agree, ("disagree", 1.2))) == ":orange[R-hat 1.200: chains disagree on the log joint]"
+    # a K that every chain holds at one value has a meaningless R-hat: the log joint's is shown
+    assert rhat_text(verdicts(("agree", 1.1, (2.0, 2.0)), ("agree", 1.003), settled=True)) == \
+        ":green[R-hat 1.003: chains agree]"
+    assert rhat_text(None) == "R-hat after a few kept draws"
+
+
+def test_the_posterior_summary_words_r_hat_as_the_badge_does():
+    """The Summarise panel's line for R-hat above 1.01: the library's "the chains disagree" where the chains' means
+    are apart (pcrp.summaries.summary.rhat_warnings), a line naming the means and their MCSEs where they agree
+    within them, none where R-hat is at most 1.01."""
+    from app_pages.explorer_parts.details import rhat_lines
+
+    def diag(rhat, means, mcses):
+        return {"rhat": rhat, "settled": False, "agree": rhat <= 1.01, "mean": float(np.mean(means)),
+                "per_chain": [{"mean": m, "mcse": e} for m, e in zip(means, mcses)]}
+
+    fine = diag(1.003, [1580.1, 1580.3], [0.4, 0.4])
+    near = rhat_lines({"K": diag(1.017, [2.02, 2.01], [0.01, 0.01]), "log_joint": fine})
+    assert len(near) == 1 and near[0].startswith("R-hat on K is 1.0170, above 1.01 (but not above 1.1)")
+    assert "2.020 ± 0.010, 2.010 ± 0.010" in near[0] and "disagree" not in near[0]
+    apart = rhat_lines({"K": diag(1.017, [2.02, 2.31], [0.01, 0.01]), "log_joint": fine})
+    assert len(apart) == 1 and "the chains disagree (chain means 2.02, 2.31)" in apart[0]
+    assert rhat_lines({"K": diag(1.004, [2.02, 2.01], [0.01, 0.01]), "log_joint": fine}) == []
+
+
+def test_what_to_watch_for_reads_r_from_the_shipped_table_and_says_when_the_row_runs_otherwise():
+    """The "What to watch for" line said "the pCRP at r = 1.1" while the row ran at 1.15. Its r now comes from
+    pcrp/datasets/cv_r.json (the one source of the pCRP row's caption and the Lesson), its figures were measured at
+    that r (WATCH_FOR_R, held to the table here: a new table asks for new figures), and where the row runs at
+    another r, or on other data settings, the line says that its figures are not this row's."""
+    from app_pages.explorer_parts.row_notes import WATCH_FOR, WATCH_FOR_R, watch_for
+    from pcrp.analyses.cv import builtin_r_table
+
+    table = builtin_r_table()
+    assert set(WATCH_FOR) == set(WATCH_FOR_R)
+    for name in WATCH_FOR:
+        shipped = table[name]["r"]
+        assert WATCH_FOR_R[name] == shipped, name
+        values = {**es.defaults(), "data": name, "r2": shipped}
+        line = watch_for(values)
+        assert f"r = {shipped:g}" in line and "Note" not in line, name
+        other = watch_for({**values, "r2": shipped + 0.05})
+        assert other.startswith(line) and \
+            f"Note: the pCRP row runs at r = {shipped + 0.05:g}, not the cross-validated {shipped:g}" in other, name
+    sim1 = {**es.defaults(), "data": "sim1", "r2": table["sim1"]["r"], "sim_n": 2000}
+    assert "Note: these figures are for Sim 1 at N = 300, data seed 0." in watch_for(sim1)
+    assert watch_for({**es.defaults(), "data": "csv"}) is None
+    assert watch_for({**es.defaults(), "data": "sim1", "prior2": "py"}) is None  # written for the CRP over the pCRP
+    assert watch_for({**es.defaults(), "data": "sim1", "rows": 3}) is None

@@ -148,3 +148,11 @@ def test_one_dimensional_rows_send_their_density_view_while_it_is_new_and_a_wron
     assert all("view" in fr for fr in frames[:OVERLAP - 1]) and "view" not in frames[-1]
     with pytest.raises(ValueError, match="expected 1 traces of K, got 2"):
         f.frame([[2], [3]], None, k_max=4)
+
+
+def test_a_frame_carries_the_top_of_the_posterior_of_k_axis_apart_from_the_traces():
+    """The trace's K axis keeps the burn-in's start (k_max); the posterior of K has its own top (k_hist), so that its
+    labels fit under every kept K value. Without one it is the trace's."""
+    f = feed(n_chains=1)
+    assert f.frame([[10, 3, 2]], None, k_max=12, k_hist=5)["k_hist"] == 5
+    assert f.frame([[10, 3, 2, 2]], None, k_max=12)["k_hist"] == 12

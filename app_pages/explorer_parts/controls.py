@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages.explorer_parts.model_sidebar import row_name
 from app_pages.explorer_parts.session import automatic_rows, bind, remember, say, settings
-from app_pages.shared import browser_key, client_address, registry, session_owner
+from app_pages.shared import browser_key, client_address, inert, registry, session_owner
 from pcrp.app import explorer_settings as es
 from pcrp.app.fair_share import ServerBusy
 from pcrp.app.live_chain import PAUSED, RUNNING
@@ -123,6 +123,11 @@ def start_run(data):
     return None
 
 
+def data_name(S, dataset):
+    """The data set's name as the sidebar says it ("Sim 1"), or an uploaded file's name as inert text."""
+    return es.SOURCE_LABELS[S["data"]] if S["data"] != "csv" else inert(dataset.name)
+
+
 # ----------------------------------------------------------------------------- controls
 # Buttons act in on_click callbacks, which run before the page is drawn again: the buttons below
 # then show the new state (Pause disabled once paused, and so on). Callbacks may not draw, so their
@@ -138,7 +143,9 @@ def on_start(data):
         state.start_error = error
     else:
         S = settings()
-        say(f"Started {' and '.join(state.run.groups)} on {data.dataset.name}, {S['chains']} chain(s) each: "
+        chains = (f"{S['chains']} chains" if S["chains"] > 1 else "one chain") + (" each" if len(state.run.groups) > 1
+                                                                                 else "")
+        say(f"Started {' and '.join(state.run.groups)} on {data_name(S, data.dataset)}, {chains}: "
             f"{S['sweeps']:,} sweeps at {S['pace']}.")
     state.app_rerun = True  # polling starts with a full redraw
 

@@ -9,14 +9,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.explorer_parts.live_panel import chain_label, run_prior
+from app_pages.explorer_parts.live_panel import chain_label, partition_colours, run_prior
 from app_pages.explorer_parts.row_notes import group_prior, reference_group
 from app_pages.shared import guarded, inert, owned_download
 from pcrp import plots
-from pcrp.analyses.collapse import judge_chains, kept_clusters
+from pcrp.analyses.collapse import judge, judge_chains, kept_clusters
+from pcrp.analyses.density import predictive_density
+from pcrp.app import live_view
 from pcrp.basics.json_text import dumps
 from pcrp.analyses.posterior import summarise
-from pcrp.summaries.summary import nmi, rhat_warnings, vi
+from pcrp.plots.posterior import mean_with_mcse, point_colours, recolour_points
+from pcrp.summaries.summary import RHAT_THRESHOLD, nmi, rhat_warnings, vi
 
 state = st.session_state
 
@@ -55,14 +58,18 @@ def posterior_tab(run):
     if not summaries:
         st.info("No draws kept yet: they start after the burn-in.")
         return
+    note = log_joint_note(run, summaries)
+    if note:
+        st.caption(note)
     cols = st.columns(len(summaries))
     for col, (group, summary) in zip(cols, summaries.items()):
         with col:
             st.markdown(f"**{chain_label(run, group)}**")
-            st.plotly_chart(plots.diagnostics_table(summary.diagnostics, title=f"{group}: MCMC diagnostics"),
+            normalised = group_prior(run, group).normalised
+            st.plotly_chart(plots.diagnostics_table(summary.diagnostics, title=f"{group}: MCMC diagnostics",
+                                                    names=None if normalised else {"log_joint": UNNORMALISED}),
                             key=f"diag-{group}", width="stretch", config=PLOT_CONFIG)
-            for line in rhat_warnings({"K": summary.diagnostics["K"],
-                                       "the log joint": summary.diagnostics["log_joint"]}):
+            for line in rhat_lines(summary.diagnostics):
                 st.warning(line)
             collapse_section(run, group, summaries)
             modes_section(group, summary)
@@ -79,7 +86,9 @@ def posterior_tab(run):
                                               title=f"{group}: digits per cluster of the point estimate")
                 elif ds_run.dim > 1:
                     fig = plots.point_estimate_scatter(ds_run.X, summary.point.labels, summary.confidence,
-                                                       ds_run.columns, f"{group}: point estimate (faint = unsure)")
+                                                       ds_run.columns, f"{group}: point estimate (faint = unsure)",
+                                                       colour_index=partition_colours(run, group,
+                                                                                      summary.point.labels))
                 else:
                     fig = None
                 if fig is not None:
@@ -91,7 +100,8 @@ def posterior_tab(run):
                                     key=f"psm-{group}", width="stretch", config=PLOT_CONFIG)
             point_labels = summary.point.labels if summary.point is not None else summary.chains.labels[0, -1]
             fig = plots.posterior_density(summary.density, point_labels, ds_run.columns,
-                                          f"{group}: {summary.density.density.label.split(' (')[0]} (mean over draws)")
+                                          f"{group}: {summary.density.density.label.split(' (')[0]} (mean over draws)",
+                                          colour_index=partition_colours(run, group, point_labels))
             plots.add_new_cluster_term(fig, summary.density)
             st.plotly_chart(fig, key=f"postdens-{group}", width="stretch", config=PLOT_CONFIG)
             st.caption(density_caption(summary.density))
@@ -100,9 +110,50 @@ def posterior_tab(run):
             downloads(group, summary)
 
 
+# A log joint known only up to a constant (the pCRP's: its seating prior has no normalising constant), as the
+# diagnostics table names it.
+UNNORMALISED = "log joint + c"
+
+
+def log_joint_note(run, summaries):
+    """Why the rows' log joints are not compared (a sentence), when two or more rows are summarised and one of them
+    has a prior without a normalising constant (the pCRP's): its log joint is log p(z, X) + c with c unknown, so its
+    value beside another row's (the CRP's -454.2 beside the pCRP's +1,580.1) says nothing about either."""
+    if len(summaries) < 2:
+        return ""
+    loose = [group for group in summaries if not group_prior(run, group).normalised]
+    if not loose:
+        return ""
+    values = ", ".join(f"{group} {summaries[group].diagnostics['log_joint']['mean']:+,.1f}" for group in summaries)
+    return (f"The log joints ({values}) are not comparable between rows: {' and '.join(loose)}'s is known only up "
+            f"to a constant c ('{UNNORMALISED}': its seating prior has no normalising constant). Compare a log joint "
+            "between the chains of one row (their modes, their R-hat), never between rows.")
+
+
+def rhat_lines(diagnostics):
+    """Warning lines for K and the log joint of one prior's chains (:meth:`ChainSet.diagnostics`), in the R-hat
+    badge's words (live_panel.rhat_text): the library's warning where the chains disagree
+    (pcrp.summaries.summary.rhat_warnings), a softer line where R-hat is above the threshold but the chains' means lie
+    within MCSE of each other (pcrp.app.live_view.chain_verdict), nothing where they agree."""
+    lines = []
+    for name, key in (("K", "K"), ("the log joint", "log_joint")):
+        verdict = live_view.chain_verdict(diagnostics[key])
+        if verdict.state == "disagree":
+            lines += rhat_warnings({name: diagnostics[key]})
+        elif verdict.state == "unsettled":
+            means = ", ".join(mean_with_mcse(m, e) for m, e in zip(verdict.means, verdict.mcses))
+            lines.append(f"R-hat on {name} is {verdict.rhat:.4f}, above {RHAT_THRESHOLD} (but not above "
+                         f"{live_view.UNSETTLED_MAX_RHAT}), and the chains' means ({means}) lie within "
+                         f"{live_view.MCSE_Z:g} Monte Carlo standard errors of each other: nothing here says that the "
+                         "chains settled in different places. More sweeps would settle R-hat; check again after them.")
+    return lines
+
+
 def collapse_section(run, group, summaries):
-    """For a tuned row (the pCRP's) beside a reference row (the CRP's): pcrp.analyses.collapse's verdict against the clusters of the CRP's point estimate on
-    the same data, in words (red when it collapsed or its chains disagree)."""
+    """For a tuned row (the pCRP's) beside a reference row (the CRP's): pcrp.analyses.collapse's verdict against the
+    clusters of the CRP's point estimate on the same data, in words (red when it collapsed or its chains disagree).
+    Chains whose R-hat is above the threshold while their means agree within MCSE (rhat_lines says so) are not
+    called disagreeing here either."""
     crp = reference_group(run)
     if group_prior(run, group).tuned is None or crp is None or crp not in summaries:
         return
@@ -110,11 +161,19 @@ def collapse_section(run, group, summaries):
     reference = kept_clusters(crp_summary.point.labels if crp_summary.point is not None
                               else crp_summary.chains.labels[0, -1])
     verdict = judge_chains(summary.chains, reference, summary.diagnostics, what=group, reference_name="the CRP row")
+    states = {live_view.chain_verdict(summary.diagnostics[key]).state for key in ("K", "log_joint")}
+    unsettled = verdict.disagree and "disagree" not in states
+    if unsettled:  # the collapse part of the verdict only
+        verdict = judge(verdict.chain_mean_k, agree=True, reference=reference, what=group,
+                        reference_name="the CRP row", prior=summary.chains.config["prior"],
+                        inits=list(getattr(summary.chains, "inits", []) or []) or None)
     if verdict.flagged:
         st.error(verdict.text)  # the library's sentence: numbers and the row's name
     else:
         st.caption(f"No collapse: every chain keeps the {reference} clusters of the CRP row's point estimate "
-                   "(clusters of at least 2% of the points), and the chains agree.")
+                   "(clusters of at least 2% of the points)"
+                   + (", and R-hat, above 1.01, needs more sweeps (above)." if unsettled else
+                      ", and the chains agree."))
 
 
 def modes_section(group, summary):
@@ -193,18 +252,22 @@ def details(run):
         cols = st.columns(len(firsts))
         size_max = max(int(np.bincount(s.labels).max()) for s in firsts.values()) * 1.05
         for col, (group, snap) in zip(cols, firsts.items()):
-            col.plotly_chart(plots.cluster_sizes(snap.labels, f"{group}: cluster sizes now", y_max=size_max),
+            fig = plots.cluster_sizes(snap.labels, f"{group}: cluster sizes now", y_max=size_max)
+            col.plotly_chart(recolour_sizes(fig, snap.labels, partition_colours(run, group, snap.labels)),
                              key=f"sizes-{group}", width="stretch", config=PLOT_CONFIG)
     with tabs[2]:
         cols = st.columns(len(firsts))
         for col, (group, snap) in zip(cols, firsts.items()):
             prior = run_prior(run, group)
+            colour_index = partition_colours(run, group, snap.labels)
             if ds_run.dim == 1:
                 fig = plots.density_1d(ds_run.X, snap.labels, run.niw, f"{group}: predictive density now",
                                        prior=prior)
+                recolour_components(fig, ds_run.X[:, 0], snap.labels, colour_index, prior, run.niw)
             else:
                 fig = plots.density_2d(ds_run.X, snap.labels, run.niw, ds_run.columns,
                                        f"{group}: predictive density now", prior=prior)
+                recolour_points(fig, colour_index)
             col.plotly_chart(fig, key=f"density-{group}", width="stretch", config=PLOT_CONFIG)
     with tabs[3]:
         if ds_run.raw is not None and ds_run.raw.shape[1] == 784:
@@ -229,6 +292,31 @@ def details(run):
     with tabs[5]:
         st.caption(run.plan.describe())
         st.json(run.config, expanded=False)
+
+
+def recolour_sizes(fig, labels, colour_index):
+    """plots.cluster_sizes' bars (largest first) in the colours their clusters have on the page (``colour_index``
+    (N,): partition_colours); bars of equal size are equal whichever cluster each shows."""
+    ids, first, counts = np.unique(labels, return_index=True, return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    fig.data[0].marker.color = point_colours(np.asarray(colour_index)[first[order]])
+    return fig
+
+
+def recolour_components(fig, x, labels, colour_index, prior, niw):
+    """plots.density_1d's dashed cluster components in the colours their clusters have on the page: each component
+    line is the cluster whose predictive term (pcrp.analyses.density.predictive_density, in np.unique order) it
+    draws."""
+    lines = [trace for trace in fig.data if (trace.name or "").startswith("component")]
+    if not lines:
+        return fig
+    _, comps = predictive_density(np.asarray(lines[0].x), x, np.asarray(labels), prior, niw)
+    first = np.unique(labels, return_index=True)[1]
+    colours = point_colours(np.asarray(colour_index)[first])
+    for line in lines:
+        k = int(np.argmin(np.abs(comps[:-1] - np.asarray(line.y)[None, :]).max(axis=1)))
+        line.line.color = colours[k]
+    return fig
 
 
 def traces_csv(chain):

@@ -23,13 +23,20 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], hea
 </style>"""
 
 
+# The live charts have no toolbar (fullscreen, export): four tab stops per chart, 24 in all, before the buttons.
+NO_TOOLBAR_CSS = ("<style>div:has(> [data-testid='stVegaLiteChart']) > [data-testid='stElementToolbar'] "
+                  "{display: none !important;}</style>")
+EMPTY_STYLE = "<style></style>"
+
+
 def page_top(S, presentation):
     """Styles, the title, and notes about the address or a run the server no longer keeps."""
-    # The live charts have no toolbar (fullscreen, export): four tab stops per chart, 24 in all, before the buttons.
-    st.html("<style>div:has(> [data-testid='stVegaLiteChart']) > [data-testid='stElementToolbar'] "
-            "{display: none !important;}</style>")
-    if presentation:
-        st.html(PRESENT_CSS)
+    st.html(NO_TOOLBAR_CSS)
+    # A style-only st.html goes to the page's event container, where st.toast puts its notices too; one that comes
+    # and goes (with Present, or with polling) moves the notices after it, and Streamlit's browser shows a moved
+    # notice again (the "Started ..." notice came back when a run ended). So every run of the page sends the same
+    # style elements, empty where they do not apply.
+    st.html(PRESENT_CSS if presentation else EMPTY_STYLE)
     if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
         state.run = None
         state.explorer_missing_run = True

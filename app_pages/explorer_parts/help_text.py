@@ -27,5 +27,7 @@ def how_to_read():
             f"- Each run stores at most {SESSION_BUDGET_BYTES // 2**20} MiB; a run stops a few seconds after its "
             "page is closed. Reloading the page brings your run back, in this browser only: the address holds "
             "settings, never a run, so a projected or shared address shows nobody your run or your data.\n"
-            "- **Keys**: Space = pause / resume (start when there is no run), → = one sweep, R = reset. **Present** "
-            "(or `?present=1` in the address) shows the comparison alone, in large type, for a projector.")
+            "- **Keys**: Space = pause / resume (start when there is no run), → or Page Down (a clicker) = one "
+            "sweep, R = reset. Space on a finished run (a new run) and R act at the second press; the first says so "
+            "at the top of the page. **Present** (or `?present=1` in the address) shows the comparison alone, in "
+            "large type, for a projector.")

@@ -1,8 +1,11 @@
-"""Keyboard shortcuts of the Explorer: Space = pause / resume (or start), Right arrow = one sweep, R = reset.
+"""Keyboard shortcuts of the Explorer: Space = pause / resume (or start), Right arrow or Page Down (a presenter's
+clicker) = one sweep, R = reset.
 
 A listener on the page (keys.js, added once, from an invisible same-origin component) clicks the enabled button, so
-keys and buttons do the same thing; keys typed into a field or on the pace slider are theirs. Space never reaches a
-focused button.
+keys and buttons do the same thing. Keys typed into a field are the field's, and so are those of a control reached
+with Tab (the pace slider's arrows, Space on the Present toggle); a control focused by a click keeps none, so the keys
+work after any click. Space never reaches a focused button. Space on a finished run (a new run) and R (reset) act at
+the second press: the first says so at the top of the page.
 """
 
 import json

@@ -23,7 +23,7 @@ function newState(frame) {
   const L = frame.layout;
   const n = L.total_sweeps;
   return {
-    feed: frame.feed, seq: -1, layout: L, kMax: frame.k_max, marker: null, view: null,
+    feed: frame.feed, seq: -1, layout: L, kMax: frame.k_max, kHist: frame.k_hist, marker: null, view: null,
     k: Array.from({length: L.n_chains}, () => new Uint16Array(n)), len: new Array(L.n_chains).fill(0),
     after: [], burn: [], nAfter: 0, nBurn: 0,
     x: decode(L.x, Float32Array), y: L.y ? decode(L.y, Float32Array) : null,
@@ -58,7 +58,7 @@ function apply(S, f) {
               components: f.view.components.map(c => decode(c, Float32Array)),
               colours: f.view.component_colours};
   }
-  S.kMax = f.k_max; S.marker = f.marker; S.seq = f.seq;
+  S.kMax = f.k_max; S.kHist = f.k_hist || f.k_max; S.marker = f.marker; S.seq = f.seq;
   return true;
 }
 
@@ -102,11 +102,13 @@ function fmt(v) {
 }
 
 // A plot area of w x h CSS px: the mapping of data to pixels. o: x/y domains, titles, whether the x axis is labelled
-// (only the bottom row), the font size, integer ticks.
+// (xAxis: its tick labels and title, only the bottom row; xLabels: its tick labels only), the font size, integer
+// ticks.
 function area(w, h, o) {
   const fs = o.font;
   const left = Math.round(fs * 3.6), right = Math.round(fs * 1.6), top = Math.round(fs * 0.6);
-  const bottom = o.xAxis ? Math.round(fs * 2.9) : 4;
+  // (without x labels: room for the lower half of the lowest y label)
+  const bottom = o.xAxis ? Math.round(fs * 2.9) : o.xLabels ? Math.round(fs * 1.6) : Math.round(fs * 0.6);
   const pw = Math.max(10, w - left - right), ph = Math.max(10, h - top - bottom);
   const X = v => left + (v - o.x[0]) / (o.x[1] - o.x[0]) * pw;
   const Y = v => top + ph - (v - o.y[0]) / (o.y[1] - o.y[0]) * ph;
@@ -125,10 +127,19 @@ function axes(ctx, m, o) {
     ctx.fillText(fmt(v), left - 4, py);
   }
   ctx.textAlign = "center"; ctx.textBaseline = "top";
-  for (const v of ticks(o.x[0], o.x[1], Math.max(2, Math.floor(pw / (fs * 5))), o.xInteger)) {
+  const labelled = o.xAxis || o.xLabels;
+  if (o.xTicks) {  // every value gets a tick mark below the axis, the labelled ones a grid line and their label
+    ctx.strokeStyle = INK;
+    for (const v of o.xTicks.marks) {
+      const px = Math.round(X(v)) + 0.5;
+      ctx.beginPath(); ctx.moveTo(px, top + ph); ctx.lineTo(px, top + ph + 3); ctx.stroke();
+    }
+    ctx.strokeStyle = GRID;
+  }
+  for (const v of o.xTicks ? o.xTicks.labels : ticks(o.x[0], o.x[1], Math.max(2, Math.floor(pw / (fs * 5))), o.xInteger)) {
     const px = Math.round(X(v)) + 0.5;
     ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, top + ph); ctx.stroke();
-    if (o.xAxis) ctx.fillText(fmt(v), px, top + ph + 3);
+    if (labelled) ctx.fillText(fmt(v), px, top + ph + 3);
   }
   if (o.xAxis && o.xTitle) ctx.fillText(o.xTitle, left + pw / 2, top + ph + fs + 6);
   if (o.yTitle) {
@@ -210,15 +221,36 @@ function drawTrace(canvas, ctx, w, h, S, o) {
   }
 }
 
+// The K values of the posterior of K's x axis [1, kMax]: a tick mark at every K, and labels at K = 1, 1 + step, ...
+// with the least step of 1, 2, 4, 8, ... at which the widest label fits between its neighbours (what Vega-Lite's
+// "parity" label overlap keeps of the ended run's chart, live_charts.k_histogram_chart).
+function kTicks(ctx, m, kMax, fs) {
+  ctx.font = `${fs}px ${FONT}`;
+  const perK = m.pw / Math.max(1, kMax), need = ctx.measureText(String(kMax)).width + 0.4 * fs;
+  let step = 1;
+  while (step * perK < need && step < kMax) step *= 2;
+  const marks = [], labels = [];
+  for (let k = 1; k <= kMax; k++) { marks.push(k); if ((k - 1) % step === 0) labels.push(k); }
+  return {marks, labels};
+}
+
+// Every row's posterior of K labels its K values (a class reads K = 2 from K = 3 in each row); only the bottom row,
+// whose x axes carry the titles, names the axis.
 function drawHistogram(canvas, ctx, w, h, S, o) {
-  const ao = {...o, x: [0.5, S.kMax + 0.5], y: [0, 1], yTitle: "share", xTitle: "clusters K", xInteger: true};
+  const top = S.kHist;
+  const ao = {...o, x: [0.5, top + 0.5], y: [0, 1], yTitle: "share", xTitle: "clusters K", xInteger: true,
+              xLabels: true};
   const m = area(w, h, ao);
+  ao.xTicks = kTicks(ctx, m, top, o.font);
   const burnOnly = S.nAfter === 0, counts = burnOnly ? S.burn : S.after, total = burnOnly ? S.nBurn : S.nAfter;
   const tops = [];  // each bar's top, to half a pixel: the picture
-  for (let k = 0; k <= S.kMax; k++) tops.push(total && counts[k] ? Math.round(2 * m.Y(counts[k] / total)) : "");
-  if (!changed(canvas, [S.kMax, burnOnly, tops.join(",")].join("|"))) return;
+  for (let k = 0; k <= top; k++) tops.push(total && counts[k] ? Math.round(2 * m.Y(counts[k] / total)) : "");
+  if (!changed(canvas, [top, burnOnly, tops.join(",")].join("|"))) return;
   ctx.clearRect(0, 0, w, h);
   axes(ctx, m, ao);
+  // where the K labels are (CSS px: [K, x] and the top of their line), read by the tests
+  canvas.dataset.kLabels = JSON.stringify(ao.xTicks.labels.map(k => [k, Math.round(m.X(k))]));
+  canvas.dataset.labelTop = String(Math.round(m.top + m.ph + 3));
   ctx.fillStyle = burnOnly ? BURN_BAR : S.layout.colour;
   const bw = 0.8 * (m.X(1) - m.X(0));
   tops.forEach((top, k) => { if (top !== "") ctx.fillRect(m.X(k) - bw / 2, top / 2, bw, m.Y(0) - top / 2); });

@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 from app_pages.explorer_parts.controls import changed_since, controls, current_config, on_start
+from app_pages.explorer_parts.header import EMPTY_STYLE
 from app_pages.explorer_parts.live_canvas import live_row, live_status
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import settings
@@ -23,7 +24,7 @@ from pcrp.analyses.density import predictive_density
 from pcrp.model import PRIORS
 from pcrp.plots.palette import PALETTE, ROW_COLOURS, ROW_MARKDOWN_COLOURS, TINY_GREY
 from pcrp.data.projection import pca_projection
-from pcrp.summaries.summary import MIN_DRAWS, agreement, nmi_vi
+from pcrp.summaries.summary import MIN_DRAWS, RHAT_THRESHOLD, agreement, nmi_vi
 
 state = st.session_state
 # Asked between the server's frames. The page plays each frame's new sweeps back over the next FRAME_SECONDS (the
@@ -141,7 +142,7 @@ RHAT_EVERY_SECONDS = 2.0
 
 def rhat_badge(run, group):
     """R-hat of K and of the log joint over the prior's chains, as a short coloured text (recomputed at
-    most every RHAT_EVERY_SECONDS while the chains run)."""
+    most every RHAT_EVERY_SECONDS while the chains run): see rhat_text."""
     if len(run.groups[group]) < 2:
         return ""
     cache = state.setdefault("rhat_cache", {})
@@ -152,15 +153,51 @@ def rhat_badge(run, group):
         chain_set = run.chain_set(group)
         value = None
         if chain_set is not None and chain_set.n_kept >= MIN_DRAWS:
-            K, log_joint = agreement(chain_set.K_after_burn_in), agreement(chain_set.log_joint_after_burn_in)
-            value = (K["rhat"], log_joint["rhat"], K["agree"] and log_joint["agree"])
+            value = chain_verdicts({"K": chain_set.K_after_burn_in, "log joint": chain_set.log_joint_after_burn_in})
         cache[key] = (now, value, run.running)
-    value = cache[key][1]
-    if value is None:
+    return rhat_text(cache[key][1])
+
+
+def chain_verdicts(quantities):
+    """{name: pcrp.app.live_view.ChainVerdict} of (chain, draw) values {name: array}: the library's agreement, and
+    where it finds none, the chains' means and MCSEs (only then: they take the time)."""
+    verdicts = {}
+    for name, values in quantities.items():
+        diag = agreement(values)
+        if diag["agree"] or diag["settled"]:  # (the means for the words; MCSEs would not change the verdict)
+            means = [(float(m), float("nan")) for m in np.asarray(values, dtype=float).mean(axis=1)]
+        else:
+            means = live_view.chain_means_and_mcse(values)
+        verdicts[name] = (live_view.chain_verdict(diag, means), bool(diag["settled"]))
+    return verdicts
+
+
+def rhat_text(verdicts):
+    """The R-hat badge of a row heading from chain_verdicts' result (None: too few kept draws). It shows the worse
+    R-hat of K's and the log joint's (that of a quantity every chain holds at one value says nothing and is left out)
+    and what it means:
+
+    - "chains agree": pcrp.summaries.summary.chains_agree on both (R-hat at most RHAT_THRESHOLD);
+    - "(above 1.01: more sweeps would settle it)": R-hat above the threshold but at most live_view.UNSETTLED_MAX_RHAT,
+      and on every such quantity the chains' means lie within live_view.MCSE_Z combined MCSEs of each other (R-hat
+      1.017 with mean K 2.02 and 2.01 in two chains): the library's verdict (pcrp.analyses.collapse, the diagnostics
+      table) still flags it, so the badge is not green, but "disagree" would claim more than the numbers show;
+    - "chains disagree", with the chains' mean K (or "on the log joint") otherwise."""
+    if verdicts is None:
         return "R-hat after a few kept draws"
-    worst = max((v for v in value[:2] if v is not None and np.isfinite(v)), default=float("nan"))
-    text = f"R-hat {worst:.3f}" if np.isfinite(worst) else "R-hat undefined"  # the worse of K's and the log joint's
-    return f":green[{text}: chains agree]" if value[2] else f":orange[{text}: chains disagree]"
+    rhats = [v.rhat for v, settled in verdicts.values() if not settled and np.isfinite(v.rhat)]
+    text = f"R-hat {max(rhats):.3f}" if rhats else "R-hat undefined"
+    states = {v.state for v, _ in verdicts.values()}
+    if states == {"agree"}:
+        return f":green[{text}: chains agree]"
+    if "disagree" not in states:
+        return f":orange[{text} (above {RHAT_THRESHOLD:g}: more sweeps would settle it)]"
+    k = verdicts["K"][0]
+    if k.state == "disagree":
+        low, high = min(k.means), max(k.means)
+        spread = f"{low:.2f} vs {high:.2f}" if len(k.means) == 2 else f"{low:.2f} to {high:.2f}"
+        return f":orange[{text}: chains disagree, mean K {spread}]"
+    return f":orange[{text}: chains disagree on the log joint]"
 
 
 TINY_WORDS = f"grey = tiny, < {live_view.TINY_SHARE:.0%} of points"
@@ -284,7 +321,7 @@ def row_density(run, group, labels, colours):
     return grid, density, comps[:-1], colours[first_point]
 
 
-def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note=""):
+def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last, colours, note="", k_hist=None):
     """One prior of an ended run: a heading with its figures, then trace (every chain) | posterior of K (pooled) |
     clusters (the first chain now, or at the replayed sweep), as Vega-Lite charts. Rows share their x axes; only
     the last row labels them."""
@@ -300,7 +337,8 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
                                               marker_sweep=marker, **common),
                             key=f"trace-{group}", width="stretch", height=height)
     cols[1].vega_lite_chart(live_charts.k_histogram_chart(live_view.running_k_histogram([s.K for s in snaps], plan.burn_in),
-                                                    k_max=k_max, colour=colour, **common),
+                                                    k_max=k_max if k_hist is None else k_hist, colour=colour,
+                                                    **common),
                             key=f"khist-{group}", width="stretch", height=height)
     shown = live_view.display_subset(ds_run.n)
     xy, titles = view_coordinates(run)
@@ -321,10 +359,26 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
             cols[2].image(strip, output_format="PNG")
 
 
+def partition_colours(run, group, labels):
+    """(N,) colour indices of a partition ``labels`` of the run's data shown for row ``group`` outside its charts (the
+    posterior summary's point estimate, the cluster sizes and densities now): matched as the rows are, to the true
+    classes, else to the row's colours as last drawn, so that one cluster has one colour on the whole page (live,
+    stopped and summarised)."""
+    if run.dataset.labels is not None:
+        reference = live_view.reference_colours(run.dataset.labels)
+    else:
+        kept = state.get("shown_colours")
+        reference = kept[1].get(group) if kept is not None and kept[0] == run.token else None
+        if reference is None:
+            reference = live_view.reference_colours(labels)
+    return live_view.matched_colours(labels, reference)
+
+
 def colours_and_notes(run, groups, shown):
     """({group: (N,) matched colour per point}, {group: note on merged true classes or collapsed chains}) of the
     partitions ``shown`` {group: labels}."""
     colours = row_colours(run, shown)
+    state.shown_colours = (run.token, colours)  # (partition_colours matches the other figures to them)
     notes = merge_notes(run, shown)
     for group, text in collapse_notes(run, groups).items():
         notes[group] = f"{notes[group]} · {text}" if group in notes else text
@@ -387,7 +441,21 @@ def fresh_parts(run, groups, replay_index, presentation):
     return parts, True
 
 
-def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
+def histogram_top(run, groups, live):
+    """The top of the rows' posterior of K axes (pcrp.app.live_view.k_histogram_top). A live page plays each frame
+    back until the next, so a row that had no kept sweep at the previous frame may still show its burn-in."""
+    burn_in = run.plan.burn_in
+    after = {group: any(s.K.size > burn_in for s in snaps) for group, snaps in groups.items()}
+    kept = state.get("k_hist_after")
+    before = kept[1] if kept is not None and kept[0] == run.token else {}
+    state.k_hist_after = (run.token, after)
+    may_show = {group: not before.get(group, False) for group in groups} if live else \
+        {group: not after[group] for group in groups}
+    return live_view.k_histogram_top({group: [s.K for s in snaps] for group, snaps in groups.items()}, burn_in,
+                                     may_show)
+
+
+def canvas_row(run, group, snaps, k_max, k_hist, presentation, last, part, new):
     """One prior of a live run: its canvas row (trace | posterior of K | clusters) with its heading, sent the K values
     since the last frame and, when ``new``, the partition's colours and view from ``part`` (partition_parts'). The
     top row's canvas carries the column headers. The heading is text in the canvas row, not a markdown element: a
@@ -397,6 +465,7 @@ def canvas_row(run, group, snaps, k_max, presentation, last, part, new):
     height, large, _ = row_geometry(run, presentation, last)
     feed = row_feed(run, index, group)
     frame = feed.frame([s.K for s in snaps], part["colours"] if new or feed.seq < 0 else None, k_max=k_max,
+                       k_hist=k_hist,
                        view=part["view"] if new or feed.seq < 0 else None, marker_sweep=part["marker"])
     live_row(f"canvas-{group}", feed, frame, height=height, columns=CHART_COLUMNS, font=18 if large else 12,
              x_axis=last, playback_seconds=FRAME_SECONDS, running=any(s.state == RUNNING for s in snaps),
@@ -420,17 +489,20 @@ def rows_and_replay(run, snaps, groups, presentation, frozen=False):
     state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,
                                int(np.ceil((k_top + 1) / 4) * 4))
     state.k_axis_run = run.token
+    k_hist = histogram_top(run, groups, live=run.live or frozen)
     if run.live or frozen:
         parts, new = fresh_parts(run, groups, replay_index, presentation)
         for index, (group, group_snaps) in enumerate(groups.items()):
-            canvas_row(run, group, group_snaps, k_max, presentation, index == len(groups) - 1, parts[group], new)
+            canvas_row(run, group, group_snaps, k_max, k_hist, presentation, index == len(groups) - 1, parts[group],
+                       new)
     else:
         column_headers(run, presentation)
         shown = {group: row_labels(group_snaps, replay_index)[0] for group, group_snaps in groups.items()}
         colours, notes = colours_and_notes(run, groups, shown)
         for index, (group, group_snaps) in enumerate(groups.items()):
             prior_row(run, index, group, group_snaps, replay_index, k_max, presentation,
-                      last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""))
+                      last=index == len(groups) - 1, colours=colours[group], note=notes.get(group, ""),
+                      k_hist=k_hist)
     if run.plan.thin_raised:
         st.caption(run.plan.describe())
     if not run.running and not frozen and len(options) > 1:
@@ -511,7 +583,7 @@ def waiting_for_kernels(data):
         state.start_pending = False
         st.error(w.describe())
     else:
-        st.info(w.describe(), icon=":material/hourglass_top:")
+        st.info(w.describe() + " The run starts by itself when it is ready.", icon=":material/hourglass_top:")
         st.progress(w.groups_done / w.n_groups)
 
 
@@ -533,8 +605,7 @@ def live_section(data, presentation):
         if changed:
             st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
                        f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
-    if state.polling:
-        st.html(NO_FADE_CSS)
+    st.html(NO_FADE_CSS if state.polling else EMPTY_STYLE)  # always one element: see header.EMPTY_STYLE
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):
         st.fragment(live_panel, run_every=state.frame_seconds)(data, presentation)

@@ -5,12 +5,62 @@ from the registry's fields (``reference``, ``tuned``), never a prior's name."""
 import numpy as np
 import streamlit as st
 
-from pcrp.app import live_view
+from pcrp.app import explorer_settings as es, live_view
 from pcrp.analyses.collapse import judge, live_reference
 from pcrp.model import PRIORS
 from pcrp.plots.palette import COLOUR_NAMES
 
 state = st.session_state
+
+# What to watch for on each built-in data set, for the default pair of rows (the CRP over the pCRP), with figures
+# measured at the data set's shipped r and data settings (pcrp/datasets/cv_r.json; "{r}" is filled from it):
+# bench/default_demo.py, 2,000 sweeps = 20 s at 100 sweeps/s, seeds 0-3, k-means start: Old Faithful CRP more
+# coloured clusters in 62% of sweeps, Sim 2 tiny clusters CRP 1.32, pCRP 0.37 (2026-12-04); MNIST: 2 chains of 2,000
+# sweeps. WATCH_FOR_R: the r each line's figures were measured at; a test holds it to the shipped r, so a new
+# cv_r.json asks for the figures to be measured again.
+WATCH_FOR = {
+    "old-faithful": "two eruption types. The CRP keeps opening extra clusters beside them (grey = tiny); in the "
+                    "first 20 s it shows more coloured clusters than the pCRP at r = {r} in about 6 sweeps of 10.",
+    "sim1": "three true clusters, one narrow and one wide. The CRP splits them into about 5 clusters; the pCRP at "
+            "r = {r} keeps about 3 + 1 tiny. At r = 1.3 the pCRP merges two true clusters (its row says which).",
+    "sim2": "three equal, well-separated clusters. Both rows find them; the CRP adds about 1.3 tiny clusters in "
+            "the tails at any moment, the pCRP at r = {r} about a quarter as many.",
+    "mnist": "handwritten digits in a low-dimensional embedding. The CRP splits digits into styles (about 7.5 "
+             "clusters for digits 1-4), the pCRP at r = {r} about 6.5; NMI compares each with the true digits.",
+}
+WATCH_FOR_R = {"old-faithful": 1.7, "sim1": 1.1, "sim2": 1.2, "mnist": 1.1}
+
+
+def watch_for(values):
+    """The "What to watch for" line of the data set and rows in ``values`` (the Explorer's settings), or None where
+    there is none (a CSV, rows other than the CRP over the pCRP). Its r is the data set's shipped one
+    (pcrp.analyses.cv.builtin_r, the same as the pCRP row's caption and the Lesson's), and where the pCRP row runs at
+    another r, or the data differ from those r was chosen on, the line says that its figures are not this row's."""
+    from pcrp.analyses.cv import builtin_r_table
+
+    from app_pages.explorer_parts.model_sidebar import builtin_r_matches
+
+    name = values["data"]
+    rows = es.active_rows(values)
+    default_pair = tuple(es.ROW_DEFAULT_PRIORS[row] for row in es.ROWS[:2])
+    if name not in WATCH_FOR or tuple(values[es.prior_key(row)] for row in rows) != default_pair:
+        return None
+    shipped = float(builtin_r_table()[name]["r"])
+    text = WATCH_FOR[name].format(r=f"{shipped:g}")
+    tuned = [es.tuned_key(values, row) for row in rows if es.tuned_key(values, row) is not None]
+    row_r = float(values[tuned[0]]) if tuned else shipped
+    notes = []
+    if not builtin_r_matches(name, values):
+        chosen = builtin_r_table()[name]["data"]
+        where = (f"N = {chosen['n']}, data seed {chosen['seed']}" if name in ("sim1", "sim2") else
+                 "the default data settings")
+        notes.append(f"these figures are for {es.SOURCE_LABELS[name]} at {where}")
+    if abs(row_r - shipped) > 1e-9:
+        notes.append(f"the pCRP row runs at r = {row_r:g}, not the cross-validated {shipped:g}, so expect other "
+                     "figures")
+    if notes:
+        text += " Note: " + "; ".join(notes) + "."
+    return text
 
 
 

@@ -97,8 +97,12 @@ def trace_chart(envelopes, *, burn_in, total_sweeps, k_max, colour, marker_sweep
 
 def k_histogram_chart(hist, *, k_max, colour, x_axis=True, presentation=False):
     """Posterior of K: share of sweeps after burn-in with each K; grey while only burn-in sweeps exist
-    (the page says so). hist: pcrp.app.live_view.KHistogram."""
+    (the page says so). hist: pcrp.app.live_view.KHistogram. Every row labels its K values (a tick at every K from 1
+    to ``k_max``, labels thinned to every second, fourth, ... K where they would overlap, as the live canvas does);
+    only the bottom row (``x_axis``) names the axis."""
     phase = "burn-in so far" if hist.burn_in_only else "after burn-in"
+    k_axis = {"values": list(range(1, int(k_max) + 1)), "format": "d", "labelOverlap": "parity",
+              "title": "clusters K" if x_axis else None}
     return {
         "height": "container", "width": "container", "config": _config(presentation), "usermeta": CANVAS,
         "datasets": {"hist": _records(k=hist.k, share=hist.share, phase=[phase] * len(hist.k))},
@@ -106,8 +110,7 @@ def k_histogram_chart(hist, *, k_max, colour, x_axis=True, presentation=False):
         "mark": {"type": "bar", "width": {"band": 0.8}},
         "encoding": {
             "x": {"field": "k", "type": "quantitative", "title": "clusters K",
-                  "scale": {"domain": [0.5, k_max + 0.5], "nice": False},
-                  "axis": {"tickMinStep": 1, "format": "d", **_x_axis(x_axis)}},
+                  "scale": {"domain": [0.5, k_max + 0.5], "nice": False}, "axis": k_axis},
             "y": {"field": "share", "type": "quantitative", "title": "share", "scale": {"domain": [0, 1]}},
             "color": {"field": "phase", "type": "nominal",
                       "scale": {"domain": ["after burn-in", "burn-in so far"], "range": [colour, BURN_IN_GREY]},

@@ -100,12 +100,12 @@ class RowFeed:
         """Start a new feed: its next OVERLAP frames are complete (the page lost its state, or asked for them)."""
         self.seq = -1
 
-    def frame(self, traces, colours, *, k_max, view=None, marker_sweep=None):
+    def frame(self, traces, colours, *, k_max, k_hist=None, view=None, marker_sweep=None):
         """The next frame of this row.
 
         traces: one (T_c,) K trace per chain (growing; earlier values never change); colours: (n,) colour
         indices of the displayed points now (matched_colours, TINY < 0), or None when unchanged since the last
-        frame; k_max: the top of the K axes; view: the clusters panel's drawing at 1-D, {"grid": (G,), "density":
+        frame; k_max: the top of the trace's K axis; k_hist: the top of the posterior of K's axis (default k_max); view: the clusters panel's drawing at 1-D, {"grid": (G,), "density":
         (G,), "components": (C, G), "component_colours": (C,)}, or None when unchanged; marker_sweep: the replayed
         sweep to mark on the trace, or None. Returns a JSON-ready dict."""
         if len(traces) != self.layout.n_chains:
@@ -118,6 +118,7 @@ class RowFeed:
         complete = self.seq < OVERLAP
         base = -1 if complete else self.seq - OVERLAP
         out = {"feed": self.feed, "seq": self.seq, "base": base, "k_max": int(k_max),
+               "k_hist": int(k_max if k_hist is None else k_hist),
                "marker": int(marker_sweep) if marker_sweep else None}
         if complete:
             out["layout"] = self.layout.as_dict()

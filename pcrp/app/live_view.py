@@ -78,6 +78,89 @@ def running_k_histogram(K, burn_in):
     return KHistogram(values, counts / counts.sum(), int(used.size), burn_in_only)
 
 
+MCSE_Z = 2.0  # chain means within this many of their combined Monte Carlo standard errors of each other agree
+# Above this R-hat chains are said to disagree whatever their means: the older rule of thumb for chains that have not
+# mixed (Gelman et al. 2013); between pcrp.summaries.summary.RHAT_THRESHOLD (Vehtari et al. 2021's 1.01) and this,
+# chains whose means agree within MCSE are "unsettled", not "disagreeing" (chain_verdict).
+UNSETTLED_MAX_RHAT = 1.1
+MCSE_MAX_DRAWS = 10_000  # draws per chain an MCSE is estimated from (evenly spaced; ArviZ's takes seconds at 100,000)
+
+
+def means_within_mcse(means, mcses, z=MCSE_Z):
+    """Whether every two chains' means lie within ``z`` of their combined MCSEs of each other,
+    |m_i - m_j| <= z sqrt(s_i^2 + s_j^2); False when an MCSE is not known (nan: too few draws)."""
+    means, mcses = np.asarray(means, dtype=float), np.asarray(mcses, dtype=float)
+    if means.size < 2 or not (np.all(np.isfinite(means)) and np.all(np.isfinite(mcses))):
+        return False
+    gap = np.abs(means[:, None] - means[None, :])
+    return bool(np.all(gap <= z * np.sqrt(mcses[:, None] ** 2 + mcses[None, :] ** 2) + 1e-12))
+
+
+def chain_means_and_mcse(values, max_draws=MCSE_MAX_DRAWS):
+    """[(mean, MCSE of the mean)] per chain of (chain, draw) ``values``, each MCSE from at most ``max_draws`` evenly
+    spaced draws of its chain (pcrp.summaries.summary.mean_and_mcse)."""
+    from ..summaries.summary import mean_and_mcse
+
+    values = np.asarray(values, dtype=float)
+    step = max(1, int(np.ceil(values.shape[1] / max_draws)))
+    return [(float(chain.mean()), mean_and_mcse(chain[::step])[1]) for chain in values]
+
+
+@dataclass(frozen=True)
+class ChainVerdict:
+    """What the page says about a prior's chains on one quantity (K, the log joint).
+
+    state: "agree" (pcrp.summaries.summary.chains_agree), "unsettled" (R-hat above the threshold but at most
+    UNSETTLED_MAX_RHAT, and the chains' means lie within MCSE_Z combined MCSEs of each other: nothing says that they
+    settled in different places; more sweeps would bring R-hat down) or "disagree" (R-hat higher, means further
+    apart, or settled chains holding different values);
+    rhat: the pooled R-hat (nan: undefined); means, mcses: per chain."""
+
+    state: str
+    rhat: float
+    means: tuple = ()
+    mcses: tuple = ()
+
+
+def chain_verdict(diag, means_and_mcse=None):
+    """The :class:`ChainVerdict` of one quantity. diag: {"rhat", "settled", "agree", ...} (pcrp.summaries.summary's
+    agreement or chain_diagnostics result); means_and_mcse: [(mean, MCSE)] per chain (default: from diag's
+    "per_chain" "mean" and "mcse"). Never "agree" where the library's verdict is not: "unsettled" only softens the
+    words of a disagreement that the chains' means do not show."""
+    rhat = diag.get("rhat")
+    rhat = float("nan") if rhat is None else float(rhat)
+    if means_and_mcse is None:
+        means_and_mcse = [(c.get("mean", float("nan")), c.get("mcse", float("nan"))) for c in diag.get("per_chain", [])]
+    means = tuple(float(m) for m, _ in means_and_mcse)
+    mcses = tuple(float(e) for _, e in means_and_mcse)
+    if diag.get("agree"):
+        return ChainVerdict("agree", rhat, means, mcses)
+    if not diag.get("settled") and rhat <= UNSETTLED_MAX_RHAT and means_within_mcse(means, mcses):
+        return ChainVerdict("unsettled", rhat, means, mcses)
+    return ChainVerdict("disagree", rhat, means, mcses)
+
+
+HISTOGRAM_LEAST_TOP = 4  # the posterior of K's axis reaches at least K = 4
+
+
+def k_histogram_top(rows, burn_in, may_show_burn_in, least=HISTOGRAM_LEAST_TOP):
+    """The top of the posterior of K's axis that rows share: the largest K any row's histogram may show, plus one
+    (at least ``least``). It leaves out the burn-in's K values once they are no longer shown (a k-means start of 10
+    clusters would otherwise squeeze the kept K values into a third of the axis, their labels thinned to every other K).
+
+    rows: {row: [(T,) K trace per chain]}; may_show_burn_in: {row: whether its histogram may still show its burn-in
+    sweeps} (:func:`running_k_histogram` shows them while no sweep after burn-in exists; a live page plays each frame
+    back until the next one, so it may show them until a frame after the first kept sweep)."""
+    top = 0
+    for row, traces in rows.items():
+        traces = [np.asarray(k) for k in traces]
+        shown = [k[burn_in:] for k in traces if k.size > burn_in]
+        if may_show_burn_in.get(row, True) or not shown:
+            shown += [k[:burn_in] for k in traces]
+        top = max([top] + [int(v.max()) for v in shown if v.size])
+    return max(int(least), top + 1)
+
+
 TINY_SHARE = 0.02  # a cluster with fewer than this share of the points is "tiny" (grey, counted apart)
 TINY = -1  # the colour index of a tiny cluster's points
 

@@ -10,22 +10,39 @@ import plotly.graph_objects as go
 
 from ..summaries.partition import similarity_order
 from .clusters import cluster_scatter
-from .palette import BLACK, DATA_GREY, HEADER_FILL, RED, WARNING_FILL, colour, rgba
+from .palette import BLACK, DATA_GREY, HEADER_FILL, RED, TINY_GREY, WARNING_FILL, colour, rgba
 from .style import LAYOUT, cluster_colours, plain_text
 
 
-def _component_colours(labels, n_components):
-    """Colour of each point-estimate component, matching cluster_scatter's colours (largest blue)."""
-    ids = np.unique(labels)
+def point_colours(colour_index):
+    """Colours of points (or clusters) from colour indices (n,): palette colour i (cycled), TINY_GREY for a negative
+    index (a tiny cluster), as the Explorer's live charts draw them (pcrp.app.live_view.matched_colours)."""
+    return [TINY_GREY if int(i) < 0 else colour(int(i)) for i in np.asarray(colour_index).reshape(-1)]
+
+
+def recolour_points(fig, colour_index, trace=0):
+    """Give the points of ``fig``'s trace ``trace`` (a cluster_scatter) the colours of ``colour_index`` (N,): the
+    colours a page shows these clusters in elsewhere. Returns ``fig``."""
+    fig.data[trace].marker.color = point_colours(colour_index)
+    return fig
+
+
+def _component_colours(labels, n_components, colour_index=None):
+    """Colour of each point-estimate component (in np.unique(labels) order): that of its cluster in
+    ``colour_index`` (N,) when given, else cluster_scatter's (largest blue)."""
+    ids, first = np.unique(labels, return_index=True)
+    if colour_index is not None:
+        return point_colours(np.asarray(colour_index)[first[:n_components]])
     _, rank = cluster_colours(labels)
     return [colour(rank[k]) for k in ids[:n_components]]
 
 
-def posterior_density(panel, labels, columns, title):
+def posterior_density(panel, labels, columns, title, colour_index=None):
     """The posterior mean density of a :class:`pcrp.analyses.density.DensityPanel` with the point estimate's
     weighted components dashed: 1-D with the pointwise credible band and a histogram of the data;
-    2-D as contours over the points coloured by the point estimate ``labels`` (N,)."""
-    colours = _component_colours(labels, panel.components.shape[0])
+    2-D as contours over the points coloured by the point estimate ``labels`` (N,). colour_index: (N,) the
+    clusters' colours as a page shows them elsewhere (pcrp.app.live_view.matched_colours); default: by size."""
+    colours = _component_colours(labels, panel.components.shape[0], colour_index)
     names = [plain_text(columns[a]) for a in panel.axes] if columns else [f"x{a + 1}" for a in panel.axes]
     dens = panel.density
     if panel.dim == 1:
@@ -46,6 +63,8 @@ def posterior_density(panel, labels, columns, title):
         fig.update_layout(title=title, xaxis_title=names[0], yaxis_title="density", showlegend=False, **LAYOUT)
         return fig
     fig = cluster_scatter(panel.X, labels, names, title)
+    if colour_index is not None:
+        recolour_points(fig, colour_index)
     fig.add_contour(x=panel.gx, y=panel.gy, z=dens.mean, contours_coloring="lines", showscale=False, ncontours=12,
                     line=dict(width=1), colorscale="Greys", name="posterior mean density")
     for k, comp in enumerate(panel.components):
@@ -86,10 +105,13 @@ def similarity_heatmap(psm, labels, title, max_points=600):
     return fig
 
 
-def point_estimate_scatter(X, labels, confidence, columns, title):
+def point_estimate_scatter(X, labels, confidence, columns, title, colour_index=None):
     """The point-estimate partition (cluster_scatter) with each point's opacity its ``confidence`` (N,):
-    the mean co-clustering probability with its cluster (:func:`pcrp.summaries.partition.cluster_confidence`)."""
+    the mean co-clustering probability with its cluster (:func:`pcrp.summaries.partition.cluster_confidence`).
+    colour_index: (N,) as in :func:`posterior_density`."""
     fig = cluster_scatter(X, labels, columns, title)
+    if colour_index is not None:
+        recolour_points(fig, colour_index)
     opacity = np.clip(np.asarray(confidence, dtype=float), 0.15, 1.0)
     fig.update_traces(marker_opacity=opacity, hovertext=[f"P(with its cluster) = {c:.2f}" for c in confidence])
     return fig
@@ -131,15 +153,17 @@ QUANTITY_NAMES = {"K": "K", "log_joint": "log joint"}
 ROW_PX, HEADER_PX = 26, 30  # one line per cell (the columns are wide enough for their texts)
 
 
-def diagnostics_table(diagnostics, title="MCMC diagnostics", threshold=1.01):
+def diagnostics_table(diagnostics, title="MCMC diagnostics", threshold=1.01, names=None):
     """A table of R-hat, bulk/tail ESS and mean (MCSE) per quantity, pooled and per chain; R-hat cells
-    above ``threshold`` in red. ``diagnostics``: :meth:`pcrp.runs.chains.ChainSet.diagnostics`."""
+    above ``threshold`` in red. ``diagnostics``: :meth:`pcrp.runs.chains.ChainSet.diagnostics`; names: {quantity:
+    its name in the table} over QUANTITY_NAMES (a log joint known only up to a constant says so)."""
+    names = {**QUANTITY_NAMES, **(names or {})}
     rows = []
     for name, diag in diagnostics.items():
         if not isinstance(diag, dict):
             continue
         for label, d in [("all chains", diag)] + [(f"chain {c + 1}", s) for c, s in enumerate(diag["per_chain"])]:
-            rows.append([QUANTITY_NAMES.get(name, name), label, mean_with_mcse(d["mean"], d["mcse"]),
+            rows.append([names.get(name, name), label, mean_with_mcse(d["mean"], d["mcse"]),
                          _fmt_rhat(d["rhat"]), _fmt_ess(d["ess_bulk"]), _fmt_ess(d["ess_tail"]), d["rhat"]])
     columns = list(zip(*rows)) if rows else [[]] * 7
     white = ["white"] * len(columns[6])
