@@ -13,6 +13,7 @@ import numpy as np
 from .csv_table import MISSING_TOKENS, TextInNumeric, read_csv_table
 from .dataset import DataError, finish_dataset
 from .limits import MAX_CLUSTER_COLUMNS
+from .projection import id_reason
 
 # guess_label_column: words in a column name that mark class labels, and the most classes it accepts.
 LABEL_WORDS = frozenset({
@@ -20,6 +21,11 @@ LABEL_WORDS = frozenset({
     "cluster", "clusters", "group", "groups", "cultivar", "digit", "diagnosis", "outcome", "truth", "type",
 })
 MAX_GUESSED_CLASSES = 20
+# Messages quote a column name or a cell up to QUOTED_CHARS characters (a longer one is cut, with its length) and
+# name at most LISTED_COLUMNS columns of a kind (then "and N more"), so that every message stays one short line
+# whatever the file holds.
+QUOTED_CHARS = 60
+LISTED_COLUMNS = 6
 
 
 def _name_words(name):
@@ -66,11 +72,87 @@ def guess_label_column(table):
     return None
 
 
-def listed_names(names):
+LISTED_NAMES = 12  # listed_names names at most this many columns, then "and N more"
+
+
+def listed_names(names, limit=LISTED_NAMES):
     """Column names as one line of a message: "a, b, c", with control characters (a quoted header may hold a
-    line break) shown as escapes such as \\n."""
-    return ", ".join("".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in name)
-                     for name in names)
+    line break) shown as escapes such as \\n; a name over QUOTED_CHARS characters is cut ("abc…"), and after
+    ``limit`` names the rest are counted ("and 38 more")."""
+    names = list(names)
+
+    def shown(name):
+        name = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in name)
+        return name if len(name) <= QUOTED_CHARS else name[:QUOTED_CHARS] + "…"
+
+    text = ", ".join(shown(name) for name in names[:limit])
+    return text + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def quoted(text, limit=QUOTED_CHARS):
+    """``text`` (a column name or a cell) as a message quotes it: Python's repr (control characters escaped), cut
+    after ``limit`` characters with its length ("'abc…' (12,345 characters)")."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+def quoted_list(names, limit=LISTED_COLUMNS):
+    """Column names quoted (:func:`quoted`) and listed, at most ``limit`` of them: "'a', 'b' and 3 more"."""
+    names = list(names)
+    shown = ", ".join(quoted(name) for name in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+# Why not_clustered says a column was left out, in its order.
+LEFT_OUT_WHY = ("text", "no values", "class labels", "like an identifier", "not chosen")
+
+
+def not_clustered(table, columns, label_column=None):
+    """(warning, note) about the columns of ``table`` that are neither clustered (``columns``) nor the label
+    column: each one line, or None when there is nothing to say.
+
+    warning: the columns of numbers left out because some of their cells are not numbers, named with the first
+    such cell and its line, and what to do: a reader most likely meant to cluster them, so a caller shows it as a
+    warning, not a note. note: every other column left out, grouped by why (:data:`LEFT_OUT_WHY`: text only, no
+    values, integer codes that look like class labels (:func:`guess_label_column`), distinct whole numbers like an
+    identifier (:func:`pcrp.data.projection.id_reason`), or not chosen). Names and cells are quoted and cut
+    (:func:`quoted`, :func:`quoted_list`)."""
+    skip = set(columns) | {label_column}
+    guessed = guess_label_column(table)
+    text_cells, why = [], {w: [] for w in LEFT_OUT_WHY}
+    for c in table.header:
+        if c in skip:
+            continue
+        values = table.numeric.get(c)
+        if isinstance(values, TextInNumeric):
+            text_cells.append(c)
+        elif values is None:
+            why["text"].append(c)
+        elif np.isnan(values).all():
+            why["no values"].append(c)
+        elif c == guessed:
+            why["class labels"].append(c)
+        elif id_reason(c, values):
+            why["like an identifier"].append(c)
+        else:
+            why["not chosen"].append(c)
+    warning = None
+    if text_cells:
+        first = table.numeric[text_cells[0]]
+        if len(text_cells) == 1:
+            others = f" (and {first.n_text - 1} other cell(s))" if first.n_text > 1 else ""
+            warning = (f"Column {quoted(text_cells[0])} is not clustered: its cell {quoted(first.cell)} on line "
+                       f"{first.line}{others} is not a number. Fix it (missing values may be left empty or written "
+                       "NA) to cluster this column.")
+        else:
+            warning = (f"Columns {quoted_list(text_cells)} are not clustered: some of their cells are not numbers "
+                       f"(the first: {quoted(first.cell)} on line {first.line} of {quoted(text_cells[0])}). Fix "
+                       "those cells (missing values may be left empty or written NA) to cluster these columns.")
+    groups = [f"{quoted_list(names)} ({w})" for w, names in why.items() if names]
+    note = f"Not clustered: {'; '.join(groups)}." if groups else None
+    return warning, note
 
 
 def default_columns(table, label_column=None):
@@ -115,12 +197,15 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
     columns: names to cluster on (default: :func:`default_columns`, whose notes
         are added to the data set's notes).
     label_column: optional column of true labels (text or numbers) for NMI / VI.
+    With ``columns`` given, the notes begin with what :func:`not_clustered` says of the other columns; its warning
+    (columns of numbers left out for their text cells) is also the data set's ``warnings``, which a reader must see.
     Rows with a missing value in a chosen column are dropped and counted in ``notes``;
     infinite values, text in a chosen column, a column with no value, constant
     columns (when standardising), values out of the arithmetic's range, too few
     rows, and too many columns raise DataError.
     """
     notes = list(table.notes)
+    chosen = columns is not None
     if label_column is not None and label_column not in table.header:
         raise DataError(f"There is no column {label_column!r} for labels; columns are: {listed_names(table.header)}.")
     if columns is None:
@@ -183,10 +268,13 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
     if n <= d:
         raise DataError(f"Only {n} usable rows for {d} columns; clustering needs more rows than columns. "
                         "Choose fewer columns or add rows.")
+    warning, note = not_clustered(table, columns, label_column)
+    if chosen:  # (without a choice, default_columns' notes have said what was left out)
+        notes = [n for n in (warning, note) if n] + notes
     return finish_dataset(
         name, X, columns, standardize_data=standardize_data,
         description=f"CSV data: {n} rows, columns {listed_names(columns)}",
-        labels=labels, label_names=label_names, notes=notes,
+        labels=labels, label_names=label_names, notes=notes, warnings=[warning] if warning else [],
         source={"kind": "csv", "columns": columns, "label_column": label_column},
     )
 

@@ -27,6 +27,8 @@ class Dataset:
     raw: optional (N, p) extra per-row data (MNIST pixels, 28 x 28 = 784).
     center, scale: (d,) so that original = X * scale + center.
     notes: what was dropped or assumed, for the user to read.
+    warnings: the notes a user must not miss, because the data are likely not what they meant (a column of numbers
+        left out for its text cells), whose columns ``notes`` name too; a front end shows them as warnings.
     """
 
     name: str
@@ -41,6 +43,7 @@ class Dataset:
     scale: np.ndarray = None
     notes: list = field(default_factory=list)
     source: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
 
     @property
     def n(self):
@@ -110,7 +113,7 @@ def check_arithmetic_range(X, columns):
 
 
 def finish_dataset(name, X, columns, *, standardize_data, description="", labels=None, label_names=None,
-            raw=None, notes=None, source=None):
+            raw=None, notes=None, source=None, warnings=None):
     X = np.ascontiguousarray(X, dtype=np.float64)
     if standardize_data:
         Z, center, scale = standardize(X, list(columns))
@@ -122,4 +125,5 @@ def finish_dataset(name, X, columns, *, standardize_data, description="", labels
         labels=None if labels is None else np.asarray(labels, dtype=np.int64),
         label_names=label_names, raw=raw, standardized=standardize_data,
         center=center, scale=scale, notes=list(notes or []), source=dict(source or {}),
+        warnings=list(warnings or []),
     )
