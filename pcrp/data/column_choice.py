@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .csv_table import MISSING_TOKENS, TextInNumeric, read_csv_table
-from .dataset import DataError, finish_dataset
+from .dataset import QUOTED_CHARS, DataError, finish_dataset, quoted
 from .limits import MAX_CLUSTER_COLUMNS
 from .projection import id_reason
 
@@ -21,10 +21,9 @@ LABEL_WORDS = frozenset({
     "cluster", "clusters", "group", "groups", "cultivar", "digit", "diagnosis", "outcome", "truth", "type",
 })
 MAX_GUESSED_CLASSES = 20
-# Messages quote a column name or a cell up to QUOTED_CHARS characters (a longer one is cut, with its length) and
-# name at most LISTED_COLUMNS columns of a kind (then "and N more"), so that every message stays one short line
-# whatever the file holds.
-QUOTED_CHARS = 60
+# Messages quote a column name or a cell up to QUOTED_CHARS characters (pcrp.data.dataset.quoted: a longer one is
+# cut, with its length) and name at most LISTED_COLUMNS columns of a kind (then "and N more"), so that every message
+# stays one short line whatever the file holds.
 LISTED_COLUMNS = 6
 
 
@@ -87,15 +86,6 @@ def listed_names(names, limit=LISTED_NAMES):
 
     text = ", ".join(shown(name) for name in names[:limit])
     return text + (f" and {len(names) - limit} more" if len(names) > limit else "")
-
-
-def quoted(text, limit=QUOTED_CHARS):
-    """``text`` (a column name or a cell) as a message quotes it: Python's repr (control characters escaped), cut
-    after ``limit`` characters with its length ("'abc…' (12,345 characters)")."""
-    text = str(text)
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
 def quoted_list(names, limit=LISTED_COLUMNS):
@@ -175,13 +165,14 @@ def default_columns(table, label_column=None):
             text_only.append(c)
         elif isinstance(values, TextInNumeric):
             others = f" and {values.n_text - 1} other cell(s)" if values.n_text > 1 else ""
-            notes.append(f"Column {c!r} was not clustered: its cell {values.cell!r} on line {values.line}{others} "
+            notes.append(f"Column {quoted(c)} was not clustered: its cell {quoted(values.cell)} on line {values.line}"
+                         f"{others} "
                          "is not a number. Fix those cells (missing values may be left empty or written NA) "
                          "to use it.")
         elif np.isnan(values).all():
-            notes.append(f"Column {c!r} was not clustered: it has no values (every cell is empty or missing).")
+            notes.append(f"Column {quoted(c)} was not clustered: it has no values (every cell is empty or missing).")
         elif c == guessed:
-            notes.append(f"Column {c!r} was not clustered: it looks like class labels "
+            notes.append(f"Column {quoted(c)} was not clustered: it looks like class labels "
                          f"({np.unique(values[~np.isnan(values)]).size} integer codes). Use it as the label "
                          "column to score the clusters against it, or choose the columns yourself to cluster it.")
         else:
@@ -207,7 +198,8 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
     notes = list(table.notes)
     chosen = columns is not None
     if label_column is not None and label_column not in table.header:
-        raise DataError(f"There is no column {label_column!r} for labels; columns are: {listed_names(table.header)}.")
+        raise DataError(f"There is no column {quoted(label_column)} for labels; columns are: "
+                        f"{listed_names(table.header)}.")
     if columns is None:
         columns, left_out = default_columns(table, label_column)
         notes += left_out
@@ -219,17 +211,17 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
         raise DataError("Choose at least one column to cluster.")
     for c in columns:
         if c not in table.header:
-            raise DataError(f"There is no column {c!r}; columns are: {listed_names(table.header)}.")
+            raise DataError(f"There is no column {quoted(c)}; columns are: {listed_names(table.header)}.")
         if c == label_column:
-            raise DataError(f"Column {c!r} is the label column; it cannot also be clustered.")
+            raise DataError(f"Column {quoted(c)} is the label column; it cannot also be clustered.")
         if c not in table.numeric:
-            raise DataError(f"Column {c!r} holds text, not numbers; deselect it (or use it as the label column).")
+            raise DataError(f"Column {quoted(c)} holds text, not numbers; deselect it (or use it as the label column).")
         if isinstance(table.numeric[c], TextInNumeric):
             bad = table.numeric[c]
-            raise DataError(f"Column {c!r} has a non-numeric cell {bad.cell!r} on line {bad.line}; "
+            raise DataError(f"Column {quoted(c)} has a non-numeric cell {quoted(bad.cell)} on line {bad.line}; "
                             "fix or remove that cell (missing values may be left empty or written NA).")
         if np.isnan(table.numeric[c]).all():
-            raise DataError(f"Column {c!r} has no values (every cell is empty or missing): deselect it.")
+            raise DataError(f"Column {quoted(c)} has no values (every cell is empty or missing): deselect it.")
     if len(columns) > MAX_CLUSTER_COLUMNS:
         raise DataError(f"{len(columns)} columns are selected; at most {MAX_CLUSTER_COLUMNS} can be clustered. "
                         "Choose fewer columns (or reduce them with PCA first).")
@@ -237,13 +229,13 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
     infinite = np.isinf(X)
     if infinite.any():
         row, col = np.argwhere(infinite)[0]
-        raise DataError(f"Column {columns[col]!r} has an infinite value on line {table.lines[row]}; "
+        raise DataError(f"Column {quoted(columns[col])} has an infinite value on line {table.lines[row]}; "
                         "replace it with a number or leave the cell empty to drop the row.")
     missing = np.isnan(X)
     keep = ~missing.any(axis=1)
     if not keep.any():
         worst = int(np.argmax(missing.sum(axis=0)))
-        raise DataError(f"Every row has a missing value in the chosen columns (most often in {columns[worst]!r}: "
+        raise DataError(f"Every row has a missing value in the chosen columns (most often in {quoted(columns[worst])}: "
                         f"{int(missing[:, worst].sum())} of {len(X)} rows); deselect that column or fill in "
                         "its missing values.")
     if not keep.all():
@@ -254,14 +246,14 @@ def dataset_from_table(table, *, columns=None, label_column=None, standardize_da
         tokens, codes = np.unique(table.column_text(table.header.index(label_column)), return_inverse=True)
         missing_label = np.array([t.lower() in MISSING_TOKENS for t in tokens], dtype=bool)[codes.reshape(-1)]
         if (missing_label & keep).any():
-            notes.append(f"Dropped {int((missing_label & keep).sum())} row(s) with no label in {label_column!r}.")
+            notes.append(f"Dropped {int((missing_label & keep).sum())} row(s) with no label in {quoted(label_column)}.")
         keep &= ~missing_label
         used, labels = np.unique(codes.reshape(-1)[keep], return_inverse=True)
         label_names = list(tokens[used])
     X = X[keep]
     n, d = X.shape
     if n == 0:
-        raise DataError(f"No row has both values in the chosen columns and a label in {label_column!r}; "
+        raise DataError(f"No row has both values in the chosen columns and a label in {quoted(label_column)}; "
                         "choose another label column (or none).")
     if n < 2:
         raise DataError(f"Only {n} usable row(s); clustering needs at least 2 rows.")
