@@ -254,7 +254,7 @@ def test_upload_good_then_bad_csv_leaves_no_data_in_use_and_a_second_file_gets_i
     at.button(key="use_csv").click().run()
     assert at.session_state["dataset"].n == 30 and at.session_state["dataset"].columns == ["a", "b"]
     line = [plain(m.value) for m in at.markdown if m.value.startswith("**Data in use:**")]
-    assert len(line) == 1 and "'good.csv'" in line[0] and "columns a, b;" in line[0], line  # the file, what Start uses
+    assert len(line) == 1 and "file 'good.csv'" in line[0] and "columns a, b (d = 2" in line[0], line  # the file, what Start uses
     other = "u,v,w\n" + "\n".join(f"{i % 3},{(i * 5) % 7},{(i * 3) % 11}" for i in range(20))
     at.file_uploader(key="upload").set_value(("other.csv", other.encode(), "text/csv")).run()
     columns = [m for m in at.multiselect if m.label == "Columns to cluster"]
@@ -288,7 +288,7 @@ def test_a_column_with_a_text_cell_is_a_warning_before_and_after_use_this_csv():
     assert at.session_state["dataset"].columns == ["a"]
     assert any(said in plain(w.value) for w in at.main.warning)
     line = [plain(m.value) for m in at.main.markdown if m.value.startswith("**Data in use:**")][0]
-    assert "'mixed.csv'" in line and "columns a;" in line and "d = 1" in line
+    assert "file 'mixed.csv'" in line and "columns a (d = 1, standardised)" in line
 
 
 def test_a_csv_without_a_header_keeps_its_first_row_and_the_page_says_so():

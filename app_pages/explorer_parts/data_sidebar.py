@@ -155,8 +155,8 @@ def csv_line(ds):
     """What an uploaded data set in use is, in one line: the file, its rows and the columns Start clusters."""
     label = ds.source.get("label_column")
     labels = f"; true labels from {inert(data.quoted(label))} ({ds.true_k} classes)" if label is not None else ""
-    return (f"**Data in use:** {inert(data.quoted(ds.name))}, {inert(ds.description)}; d = {ds.dim}"
-            f"{', standardised' if ds.standardized else ''}{labels}. Start clusters these columns.")
+    return (f"**Data in use:** file {inert(data.quoted(ds.name))} — {inert(ds.description)} (d = {ds.dim}"
+            f"{', standardised' if ds.standardized else ''}){labels}. Start clusters these columns.")
 
 
 def no_csv_line():
