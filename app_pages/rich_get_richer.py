@@ -1,4 +1,9 @@
-"""Rich get richer: the seating process under each prior of the registry, one customer at a time."""
+"""Rich get richer: the seating process under each prior of the registry, one customer at a time.
+
+The restaurant fills the first screen of a projector; the slower parts (the growth of K, exchangeability, one
+customer's choice in a real posterior) are drawn only when chosen under "Go further". The pCRP's r is a data set's
+own (pcrp.teaching.one_customer.data_r: the shipped cross-validated r): Old Faithful's in the restaurant, as in the
+lesson, and the shown data set's in the one-customer view."""
 
 import html
 import math
@@ -7,9 +12,10 @@ import numpy as np
 import streamlit as st
 
 from app_pages.shared import guarded, inert, sampler_ready
-from pcrp import data, plots
+from pcrp import plots
 from pcrp.model import DEFAULT_PRIOR, PRIORS, ModelError, make_prior, resolve_niw
-from pcrp.teaching.one_customer import contrast, seating_choice
+from pcrp.teaching.one_customer import (CHOICE_DATA, RESTAURANT_DATA, choice_data, contrast, data_r, seating_choice,
+                                        with_data_r)
 from pcrp.plots import restaurant as rplots
 from pcrp.plots.palette import colour
 from pcrp.runs.chains import run_chain
@@ -19,18 +25,21 @@ from pcrp.model.seating import (arrival_orders, growth, order_probability_prior,
 state = st.session_state
 
 # The page's default seed: its CRP posterior draw of Old Faithful (one_customer_section) has a point the CRP and the
-# pCRP seat differently (point 243: top probability 0.47, total variation 0.10), as a lesson needs; at seed 0 the
-# draw holds the two eruption types alone and every point's seat is nearly certain (tests/test_seating.py).
+# pCRP at Old Faithful's r seat differently (at r = 1.7: point 164, total variation 0.39, top probability 0.60), as a
+# lesson needs; at seed 0 the draw holds the two eruption types alone and the largest total variation is 0.08
+# (tests/test_rich_get_richer_page.py).
 DEFAULT_SEED = 1
+# The parts below the restaurant, drawn only when chosen (each takes seconds: simulations or a posterior draw).
+FURTHER = {"growth": "Growth of K", "exchangeability": "Exchangeability", "one_customer": "One customer's choice"}
 
 
 def introduction():
     """The title and what to watch for."""
     st.title("Rich get richer")
     st.markdown(
-        "Customers enter a restaurant one by one; each joins a table with a weight that grows with its size, or opens "
-        "a new one. **What to watch for:** the big tables get bigger, and under the pCRP (sizes to the power r > 1) "
-        "they pull harder, so fewer tables open than under the CRP.")
+        "Customers enter one by one; each joins a table with a weight that grows with its size, or opens a new one. "
+        "**What to watch for:** the big tables get bigger, and under the pCRP (sizes to the power r > 1) they pull "
+        "harder, so fewer tables open than under the CRP.")
 
 
 # ----------------------------------------------------------------------------- priors and their parameters
@@ -57,16 +66,26 @@ def param_key(param):
     return f"rgr_{owner.name}_{param.name}"
 
 
-def param_widget(container, param):
-    """A number input for ``param`` from its registry bounds and default; open bounds are checked by the prior
-    (a value on an open bound gets the registry's sentence)."""
+def restaurant_default(spec, param):
+    """(default, where it comes from or None) of a parameter's box: the registry's default, but for the tuned parameter
+    of the cross-validated prior (the pCRP's r) Old Faithful's shipped r, the one the lesson seats customers with."""
+    if spec.name == DEFAULT_PRIOR and param.name == spec.tuned:
+        r, provenance = data_r(RESTAURANT_DATA)
+        return r, provenance
+    return param.default, None
+
+
+def param_widget(container, param, default=None):
+    """A number input for ``param`` from its registry bounds and its default (or ``default``); open bounds are
+    checked by the prior (a value on an open bound gets the registry's sentence)."""
+    default = param.default if default is None else default
     if param.integer:
         step = 1
     else:
         step = 10.0 ** math.floor(math.log10(abs(param.default))) / 10 if param.default else 0.1
     kind = int if param.integer else float
     return container.number_input(
-        param.label, value=kind(param.default),
+        param.label, value=kind(default),
         min_value=kind(param.low) if param.low is not None and param.low_closed else None,
         max_value=kind(param.high) if param.high is not None and param.high_closed else None,
         step=step, format=None if param.integer else "%g", help=param.help, key=param_key(param))
@@ -97,7 +116,11 @@ def prior_choices():
             key = param_key(p)
             if key not in shown_params:
                 shown_params[key] = spec.label
-                values[key] = param_widget(col, p)
+                default, origin = restaurant_default(spec, p)
+                values[key] = param_widget(col, p, default)
+                if origin is not None:
+                    col.caption(f"{p.name} = {default:g} to start: Old Faithful's cross-validated r, as in the lesson "
+                                "(the restaurant has no data of its own).", help=origin)
             else:
                 col.caption(f"{p.name}: as the {shown_params[key]}'s")
 
@@ -181,10 +204,9 @@ def restaurants(chosen, priors, n_total, seed, speed):
                                                            note_row=overflow),
                                    key=f"rgr-restaurant-{prior.name}", width="content")
                 st.markdown(f"**{plural(s.size, 'table')}**, largest {s.max() / n:.0%}")
-        st.caption("Each circle is a table, in the order it opened; its area is proportional to its customers "
-                   "(one scale for all panels). Under each table: the probability that the next customer sits "
-                   "there; the dashed circle is a new table. Every panel uses the same random numbers, so the "
-                   "panels differ only by the prior.")
+        st.caption("Circles: tables in the order they opened, area proportional to customers (one scale for all "
+                   "panels); under each, the next customer's probability of sitting there; dashed: a new table. "
+                   "Every panel uses the same random numbers, so the panels differ only by the prior.")
 
 
 def restaurant_section(chosen, priors, n_total, seed):
@@ -203,12 +225,12 @@ def restaurant_section(chosen, priors, n_total, seed):
     interval = SPEEDS[speed][0]
     animated = st.fragment(restaurants, run_every=interval if state.rgr_playing else None)
     animated(chosen, priors, n_total, seed, speed)
-    st.markdown("The rule for every prior, with $n$ customers seated at $K$ tables ($V_{n+1}(K)$: the prior's "
-                "weight of $K$ tables among the $n + 1$ customers once the newcomer sits; $W(n)$: its weight of a "
-                "table of $n$):")
-    st.latex(r"p(\text{table } k) \propto \frac{W(N_k + 1)}{W(N_k)},\quad "
-             r"p(\text{new}) \propto W(1)\,\frac{V_{n+1}(K + 1)}{V_{n+1}(K)}\qquad "
-             r"\text{CRP: } N_k,\ \alpha;\ \ \text{pCRP: } N_k^{\,r},\ \alpha")
+    rule = st.expander("The seating rule, for every prior")
+    rule.markdown("With $n$ customers seated at $K$ tables ($V_{n+1}(K)$: the prior's weight of $K$ tables among "
+                  "the $n + 1$ customers once the newcomer sits; $W(n)$: its weight of a table of $n$):")
+    rule.latex(r"p(\text{table } k) \propto \frac{W(N_k + 1)}{W(N_k)},\quad "
+               r"p(\text{new}) \propto W(1)\,\frac{V_{n+1}(K + 1)}{V_{n+1}(K)}\qquad "
+               r"\text{CRP: } N_k,\ \alpha;\ \ \text{pCRP: } N_k^{\,r},\ \alpha")
 
 
 # ----------------------------------------------------------------------------- growth of K
@@ -278,8 +300,8 @@ def growth_section(priors, seed):
 
 # ----------------------------------------------------------------------------- exchangeability
 def exchangeability_section(chosen, priors):
-    """The three-customer example and the probability of a partition by arrival order; returns the priors
-    compared (those chosen for the restaurant)."""
+    """The three-customer example and the probability of a partition by arrival order, for the priors chosen for
+    the restaurant."""
     st.header("Exchangeability")
     compared = [priors[name] for name in chosen if name in priors]
     if compared:
@@ -315,19 +337,19 @@ def exchangeability_section(chosen, priors):
                 verdict.append(f"under {' and '.join(varies)} it depends on who arrives when")
             verdict = "; ".join(verdict)
             st.caption(" · ".join(parts) + ". " + verdict[:1].upper() + verdict[1:] + ".")
-    st.info("For a fixed data set the Gibbs sampler does not seat customers in arrival order: it targets the "
-            "exchangeable partition distribution p(z) = V_N(K) ∏ W(N_k) (for the pCRP ∝ alpha^K ∏ ((N_k - 1)!)^r), "
-            "whose full conditionals are exactly the seating weights above. The order dependence belongs to the "
-            "pCRP's seating process as N grows.")
-    return compared
+    st.info("Why: under the pCRP the newcomer's chance of a new table, alpha / (alpha + sum of N_k^r), depends on "
+            "the whole seating so far, not only on how many customers and tables there are, so the sequential "
+            "seating is not exchangeable. For a fixed data set the Gibbs sampler does not seat customers in arrival "
+            "order: it targets the exchangeable partition distribution p(z) = V_N(K) ∏ W(N_k) (for the pCRP ∝ "
+            "alpha^K ∏ ((N_k - 1)!)^r), whose full conditionals are exactly the seating weights above.")
 
 
 # ----------------------------------------------------------------------------- one customer, real posterior
 @st.cache_data(max_entries=8)
 def posterior_state(name, seed):
-    """A posterior draw (300 sweeps) of a small data set under the reference prior (the CRP, at its registry
-    defaults): the partition every prior is shown on."""
-    ds = data.old_faithful() if name == "Old Faithful" else data.simulation("sim1", 300, seed=0)
+    """A posterior draw (300 sweeps) of a small built-in data set (a label of CHOICE_DATA) under the reference
+    prior (the CRP, at its registry defaults): the partition every prior is shown on."""
+    ds = choice_data(name)
     niw = resolve_niw(ds.X)
     reference = make_prior(default_pair()[0])
     chain = run_chain(ds.X, reference, niw, iters=300, burn_in=299, thin=1, seed=seed)
@@ -342,15 +364,21 @@ def disagreement(name, seed, priors):
     return contrast(ds.X, labels, niw, list(priors))[0]
 
 
-def one_customer_section(compared, seed):
-    """Algorithm 1's inner loop for one point of a real posterior draw, under each compared prior."""
+def one_customer_section(chosen, priors, seed):
+    """Algorithm 1's inner loop for one point of a real posterior draw, under each prior chosen for the restaurant,
+    the pCRP at the shown data set's own r."""
     st.header("One customer's choice in a real posterior")
     st.markdown("Algorithm 1's inner loop: take one point out of its cluster, weigh each cluster's seating prior by "
                 "the point's posterior predictive density, and sample from the normalised products:")
     st.latex(r"p(z_i = k \mid z_{-i}, X) \propto \frac{W(N_{k,-i} + 1)}{W(N_{k,-i})}\, p(x_i \mid X_{k,-i}),\qquad "
              r"p(z_i = \text{new} \mid z_{-i}, X) \propto W(1)\frac{V_N(K + 1)}{V_N(K)}\, p(x_i)")
     c = st.columns([1, 3])
-    dataset_name = c[0].radio("data", ["Old Faithful", "Sim 1"], key="rgr_choice_data")
+    dataset_name = c[0].radio("data", list(CHOICE_DATA), key="rgr_choice_data")
+    r, provenance = data_r(CHOICE_DATA[dataset_name])
+    compared = with_data_r([priors[name] for name in chosen if name in priors], CHOICE_DATA[dataset_name])
+    if any(p.name == DEFAULT_PRIOR for p in compared):
+        c[0].caption(f"The {PRIORS[DEFAULT_PRIOR].label} here: r = {r:g}, cross-validated for {dataset_name}.",
+                     help=provenance)
     if not sampler_ready():  # a chain: the kernels' separate compile first (once per installation)
         return
     ds, niw, labels = posterior_state(dataset_name, seed)
@@ -385,14 +413,24 @@ def one_customer_section(compared, seed):
                    "one.")
 
 
+def further(chosen, priors, seed):
+    """The slower parts, one at a time and only when chosen, so that the page stays a restaurant on a projector."""
+    part = st.segmented_control("Go further", list(FURTHER), format_func=FURTHER.get, key="rgr_further",
+                                help="Each part runs simulations or a posterior draw when chosen; none by default.")
+    if part == "growth":
+        growth_section(priors, seed)
+    elif part == "exchangeability":
+        exchangeability_section(chosen, priors)
+    elif part == "one_customer":
+        one_customer_section(chosen, priors, seed)
+
+
 def page():
     """Rich get richer, top to bottom."""
     introduction()
     chosen, n_total, seed, priors = prior_choices()
     restaurant_section(chosen, priors, n_total, seed)
-    growth_section(priors, seed)
-    compared = exchangeability_section(chosen, priors)
-    one_customer_section(compared, seed)
+    further(chosen, priors, seed)
 
 
 page()

@@ -241,21 +241,54 @@ def test_oracle_button_sets_crp_alpha_with_feedback():
     assert any("K_true / ln N" in t.value for t in at.toast)
 
 
-def test_upload_good_then_bad_csv_keeps_the_good_data_and_a_second_file_gets_its_own_columns():
+def plain(text):
+    """Markdown text as read: the backslash escapes and word joiners of app_pages.shared.inert removed."""
+    return re.sub(r"\\(.)", r"\1", text).replace("\u2060", "")
+
+
+def test_upload_good_then_bad_csv_leaves_no_data_in_use_and_a_second_file_gets_its_own_columns():
     at = explorer({"data": "csv"})
     good = "a,b,cls\n" + "\n".join(f"{i % 5},{(i * 7) % 9},{'x' if i % 2 else 'y'}" for i in range(30))
     at.file_uploader(key="upload").set_value(("good.csv", good.encode(), "text/csv")).run()
     assert not at.exception, at.exception
     at.button(key="use_csv").click().run()
     assert at.session_state["dataset"].n == 30 and at.session_state["dataset"].columns == ["a", "b"]
+    line = [plain(m.value) for m in at.markdown if m.value.startswith("**Data in use:**")]
+    assert len(line) == 1 and "file 'good.csv'" in line[0] and "columns a, b (d = 2" in line[0], line  # the file, what Start uses
     other = "u,v,w\n" + "\n".join(f"{i % 3},{(i * 5) % 7},{(i * 3) % 11}" for i in range(20))
     at.file_uploader(key="upload").set_value(("other.csv", other.encode(), "text/csv")).run()
     columns = [m for m in at.multiselect if m.label == "Columns to cluster"]
     assert len(columns) == 1 and columns[0].value == ["u", "v", "w"]  # not the old file's (empty) choice
+    assert at.session_state["dataset"] is None  # a new file: good.csv is no longer behind Start ...
+    assert any("No data in use yet" in i.value and "'other.csv'" in plain(i.value) for i in at.info)
+    assert at.button(key="start").disabled
+    at.button(key="use_csv").click().run()
+    assert at.session_state["dataset"].columns == ["u", "v", "w"]
     at.file_uploader(key="upload").set_value(("bad.csv", b"a,b\n1,2\n3\n", "text/csv")).run()
     assert not at.exception
     assert any("Row 3 has 1 fields" in e.value for e in at.error)
-    assert at.session_state["dataset"].n == 30  # the previous data stay loaded
+    assert at.session_state["dataset"] is None  # ... nor is other.csv once a refused file replaces it
+    refused = [plain(e.value) for e in at.error if e.value.startswith("No data in use")]
+    assert len(refused) == 1 and "'bad.csv' was refused: Row 3 has 1 fields" in refused[0], refused
+    assert not [m for m in at.markdown if m.value.startswith("**Data in use:**")]
+    assert at.button(key="start").disabled
+
+
+def test_a_column_with_a_text_cell_is_a_warning_before_and_after_use_this_csv():
+    """The tester's file: two columns, one with a text cell. The column is left out with a warning that names it,
+    its cell and line (not a grey caption), and the main panel says that Start clusters one column of that file."""
+    at = explorer({"data": "csv"})
+    rows = "\n".join(f"{i % 5}.5,{'12a' if i == 2 else (i * 7) % 9}" for i in range(30))
+    at.file_uploader(key="upload").set_value(("mixed.csv", f"a,b\n{rows}".encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    said = "Column 'b' is not clustered: its cell '12a' on line 4 is not a number"
+    assert any(said in plain(w.value) for w in at.sidebar.warning), [w.value for w in at.warning]
+    assert not any(said in plain(c.value) for c in at.caption)
+    at.button(key="use_csv").click().run()
+    assert at.session_state["dataset"].columns == ["a"]
+    assert any(said in plain(w.value) for w in at.main.warning)
+    line = [plain(m.value) for m in at.main.markdown if m.value.startswith("**Data in use:**")][0]
+    assert "file 'mixed.csv'" in line and "columns a (d = 1, standardised)" in line
 
 
 def test_a_csv_without_a_header_keeps_its_first_row_and_the_page_says_so():
@@ -493,6 +526,31 @@ def test_a_hostile_header_and_file_name_are_shown_as_literal_text():
     # a bad file with a hostile name: the error names it literally
     at.file_uploader(key="upload").set_value(("[x](http://198.51.100.7/).csv", b"a,b\n1,2\n3\n", "text/csv")).run()
     assert any("Row 3 has 1 fields" in e.value for e in at.error)
+    assert_inert(at)
+
+
+def test_hostile_columns_with_text_and_missing_cells_get_inert_one_line_messages():
+    """Markdown and HTML column names, one of them with a text cell, a 5,000-character name, NaN cells and a text
+    column: every message the page shows is one line of bounded length, and nothing in it can link or render."""
+    at = explorer({"data": "csv"})
+    huge = "W" * 5000
+    header = ",".join(HOSTILE_HEADER[:2] + [huge, "notes", HOSTILE_HEADER[2]])
+    rows = "\n".join(f"{i % 4}.5,{(i * 3) % 7},{'nan' if i % 6 == 0 else (i * 5) % 11},word{i % 3},"
+                      f"{'<b>x</b>' if i == 7 else i % 5}" for i in range(40))
+    at.file_uploader(key="upload").set_value(("<i>h</i>.csv", f"{header}\n{rows}".encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    warning = [plain(w.value) for w in at.sidebar.warning]
+    assert len(warning) == 1 and warning[0].startswith(f"Column {HOSTILE_HEADER[2]!r} is not clustered: its cell "
+                                                       "'<b>x</b>' on line 9 is not a number"), warning
+    at.button(key="use_csv").click().run()
+    ds = at.session_state["dataset"]
+    assert ds.columns == HOSTILE_HEADER[:2] + [huge] and ds.n == 33  # the NaN rows dropped, and said so
+    assert any("Dropped 7 row(s) with a missing value" in plain(c.value) for c in at.main.caption)
+    line = [plain(m.value) for m in at.main.markdown if m.value.startswith("**Data in use:**")][0]
+    assert "'<i>h</i>.csv'" in line and "W" * 60 + "…" in line and "W" * 61 not in line
+    messages = [e.value for e in list(at.caption) + list(at.warning) + list(at.error) + list(at.info)
+                + list(at.toast)] + [line]
+    assert all("\n" not in t and len(t) < 1000 for t in messages), max(messages, key=len)
     assert_inert(at)
 
 

@@ -109,6 +109,43 @@ def test_text_columns_are_noted_when_left_out():
     assert ds.notes == ["Column(s) holding text were not clustered: name, city."]
 
 
+def test_not_clustered_says_why_each_column_is_left_out_and_warns_of_text_cells():
+    content = (b"id,x,y,name,z,class,w\n" + b"".join(
+        f"{i},{i % 5}.5,{'12a' if i == 3 else i % 7},n{i},,{i % 2},{(i * 3) % 11}\n".encode() for i in range(20)))
+    table = read_csv_table(content)
+    warning, note = data.not_clustered(table, ["x"])
+    assert warning == ("Column 'y' is not clustered: its cell '12a' on line 5 is not a number. Fix it (missing values "
+                       "may be left empty or written NA) to cluster this column.")
+    assert note == ("Not clustered: 'name' (text); 'z' (no values); 'class' (class labels); 'id' (like an identifier); "
+                    "'w' (not chosen).")
+    assert data.not_clustered(table, ["x", "w", "id"], label_column="class")[1] == ("Not clustered: 'name' (text); 'z' "
+                                                                                  "(no values).")
+    ds = dataset_from_table(table, columns=["x", "w"], label_column="class")
+    assert ds.warnings == [warning] and ds.notes[0] == warning and ds.notes[1].startswith("Not clustered: 'name'")
+    assert dataset_from_table(table, columns=["x", "w", "id"], label_column="class").notes[:2] == [
+        warning, "Not clustered: 'name' (text); 'z' (no values)."]
+    two = read_csv_table(b"a,b,c\n1,x,2\n2,3,y\n3,4,5\n")
+    assert data.not_clustered(two, ["a"]) == (
+        "Columns 'b', 'c' are not clustered: some of their cells are not numbers (the first: 'x' on line 2 of 'b'). "
+        "Fix those cells (missing values may be left empty or written NA) to cluster these columns.", None)
+    assert data.not_clustered(two, ["a", "b", "c"]) == (None, None)
+    assert load_csv(b"x,y\n1,2\n2,3\n3,12a\n4,5\n").warnings[0].startswith("Column 'y' is not clustered")
+
+
+def test_long_and_many_column_names_are_cut_in_messages():
+    many = [f"c{j}" for j in range(40)]
+    assert data.quoted("W" * 61) == repr("W" * 60) + "… (61 characters)" and data.quoted("a\nb") == "'a\\nb'"
+    table = read_csv_table((",".join(many + ["W" * 5000]) + "\n" + ",".join(["1"] * 41) + "\n"
+                            + ",".join(["2"] * 40 + ["t"]) + "\n").encode())
+    warning, note = data.not_clustered(table, ["c0"])
+    assert note == f"Not clustered: {', '.join(repr(c) for c in many[1:7])} and 33 more (not chosen)."
+    assert warning.startswith("Column 'WWW") and "… (5,000 characters) is not clustered" in warning
+    assert len(warning) < 300
+    with pytest.raises(DataError) as err:
+        dataset_from_table(table, columns=["nope"])
+    assert str(err.value).endswith("c10, c11 and 29 more.") and len(str(err.value)) < 300
+
+
 def test_missing_values_drop_rows_with_a_count():
     ds = load_csv(b"x,y\n1,2\n2,\n3,NA\n4,5\n5,1\n6,0\n")
     assert ds.n == 4

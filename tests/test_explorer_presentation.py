@@ -13,8 +13,11 @@ def test_each_row_has_the_registry_priors_with_the_default_pair_crp_over_pcrp():
     assert es.BY_NAME["prior1"].choices == es.BY_NAME["prior2"].choices == tuple(PRIORS)
     assert (values["prior1"], values["prior2"]) == ("crp", "pcrp")
     assert es.row_params(values, 1) == {"alpha": 1.0}
-    assert es.row_params(values, 2) == {"alpha": 1.0, "r": PRIORS["pcrp"].param("r").default}
+    assert es.row_params(values, 2) == {"alpha": 1.0, "r": es.data_r(values)}  # the default data set's own r
+    assert es.data_r(values) != PRIORS["pcrp"].param("r").default  # (else this could not tell them apart)
     assert es.to_query(values) == {}
+    default = PRIORS["pcrp"].param("r").default
+    assert es.to_query({**values, "r2": default}) == {"r2": f"{default:g}"}  # a visitor's r is kept
 
 
 @pytest.mark.parametrize("prior", list(PRIORS))
@@ -32,7 +35,7 @@ def test_an_address_with_a_rows_prior_gives_that_priors_defaults_and_round_trips
     values, problems = es.from_query({"prior1": prior})
     assert not problems
     full = {**es.defaults(), **values}
-    assert es.row_params(full, 1) == {w.name: w.default for w in es.prior_widgets(prior)}
+    assert es.row_params(full, 1) == {w.name: es.param_default(full, 1, w.name) for w in es.prior_widgets(prior)}
     changed = {**full, es.row_key(es.prior_widgets(prior)[-1].name, 1): es.prior_widgets(prior)[-1].low}
     query = es.to_query(changed)
     again = {**es.defaults(), **es.from_query(query)[0]}

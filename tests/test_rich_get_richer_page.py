@@ -8,16 +8,22 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from pcrp.analyses.cv import builtin_r
 from pcrp.model import PRIORS
 
 TIMEOUT = 120  # numba compiles on first use
 pytestmark = pytest.mark.slow  # each page run simulates five priors and a posterior draw (about 10 s cold)
 
 
-def page():
+def page(further=None):
+    """The page as it opens, then with the part ``further`` of "Go further" chosen ("growth", "exchangeability",
+    "one_customer"; None: the restaurant alone)."""
     at = AppTest.from_file("../app_pages/rich_get_richer.py", default_timeout=TIMEOUT)
     at.run()
     assert not at.exception, at.exception
+    if further is not None:
+        at.segmented_control(key="rgr_further").set_value(further).run()
+        assert not at.exception, at.exception
     return at
 
 
@@ -62,14 +68,15 @@ def test_restaurants_step_play_and_plurals():
     specs = [json.loads(c.proto.spec) for c in drawn]
     sizes = [s["layer"][0]["encoding"]["size"]["scale"] for s in specs]
     assert sizes[0] == sizes[1] and sizes[0]["domain"][0] == 0  # one area scale for both panels, from zero
-    assert [s["title"]["text"] for s in specs] == ["CRP (alpha=1)", "pCRP (alpha=1, r=1.1)"]
+    r = builtin_r("old-faithful")[0]  # the lesson's: Old Faithful's shipped r
+    assert [s["title"]["text"] for s in specs] == ["CRP (alpha=1)", f"pCRP (alpha=1, r={r:g})"]
     assert specs[0]["encoding"]["y"]["scale"]["domain"] == specs[1]["encoding"]["y"]["scale"]["domain"]
     # both panels are seated with the page's one stream of random numbers (its seed)
     from pcrp.model import CRP, PowerCRP
     from pcrp.model.seating import seat_prior
 
     uniforms = np.random.default_rng(at.number_input(key="rgr_seed").value).random(200)
-    for rs, prior in zip(rows, (CRP(), PowerCRP())):
+    for rs, prior in zip(rows, (CRP(), PowerCRP(r=r))):
         expected = np.bincount(seat_prior(prior, 200, uniforms)[:12])
         assert [r["customers"] for r in rs if r["kind"] == "table"] == expected.tolist()
     # Play shows its state on the button and in the status line, and advances by the chosen speed
@@ -109,9 +116,12 @@ def test_parameters_come_from_the_registry_and_bad_values_say_so():
             first = next(q for s in PRIORS.values() for q in s.params if q.name == p.name)
             owner = next(s for s in PRIORS.values() if p in s.params)
             expected[f"rgr_{p.name}" if first is p else f"rgr_{owner.name}_{p.name}"] = p.default
+    expected["rgr_r"] = builtin_r("old-faithful")[0]  # but the pCRP's r (below)
     assert {k: v for k, v in boxes.items() if k not in ("rgr_n", "rgr_seed")} == expected
     assert "rgr_py_alpha" in expected and "rgr_pcrp_alpha" not in expected  # the pCRP shares the CRP's alpha box
-    assert boxes["rgr_r"] == PRIORS["pcrp"].param("r").default
+    assert boxes["rgr_r"] == builtin_r("old-faithful")[0]  # the lesson's r, Old Faithful's shipped one, said so
+    assert any(c.value.startswith(f"r = {builtin_r('old-faithful')[0]:g} to start: Old Faithful's cross-validated r")
+               for c in at.caption)
     at.number_input(key="rgr_alpha").set_value(0.0).run()
     assert not at.exception
     assert any("alpha must be a finite number > 0" in e.value for e in at.error)
@@ -132,7 +142,7 @@ def test_a_prior_registered_while_the_server_runs_shows_on_the_page(monkeypatch)
     class TeachingCRP(CRP):  # a user's prior: its own class and name
         name: str = field(default="teach", init=False)
 
-    at = page()
+    at = page("growth")
     assert "Teaching CRP" not in at.multiselect(key="rgr_priors").options  # options as shown: the labels
     entry = replace(PRIORS["crp"], name="teach", label="Teaching CRP", cls=TeachingCRP, reference=False)
     monkeypatch.setitem(PRIORS, "teach", entry)
@@ -146,7 +156,7 @@ def test_a_prior_registered_while_the_server_runs_shows_on_the_page(monkeypatch)
 
 
 def test_three_restaurants_and_growth_with_closed_forms():
-    at = page()
+    at = page("growth")
     at.multiselect(key="rgr_priors").set_value(["crp", "pcrp", "py"]).run()
     assert not at.exception, at.exception
     assert len(restaurants(at)) == 3
@@ -165,7 +175,7 @@ def test_three_restaurants_and_growth_with_closed_forms():
 
 
 def test_distributions_with_labelled_n_and_orders():
-    at = page()
+    at = page("growth")
     radio = at.radio(key="rgr_n_at")
     assert list(radio.options) == ["N = 10", "N = 30", "N = 100", "N = 300", "N = 1,000"]  # every N labelled
     radio.set_value(100).run()
@@ -173,6 +183,7 @@ def test_distributions_with_labelled_n_and_orders():
     k_chart = next(s for s in plotly_specs(at) if s["layout"]["title"]["text"] == "K_N at N = 100")
     assert all(t["mode"] == "lines+markers" for t in k_chart["data"])  # lines, not thin interleaved bars
     assert len(k_chart["data"]) == len(PRIORS)
+    at.segmented_control(key="rgr_further").set_value("exchangeability").run()
     at.text_input(key="rgr_blocks").set_value("2,x").run()
     assert any("is not a list of positive block sizes" in e.value for e in at.error)
     at.text_input(key="rgr_blocks").set_value("![t](http://198.51.100.7/t.png)").run()  # shown as text, not fetched
@@ -181,25 +192,42 @@ def test_distributions_with_labelled_n_and_orders():
     at.text_input(key="rgr_blocks").set_value("2,2,1").run()
     captions = " ".join(c.value for c in at.caption)
     assert "Every order has the same probability under CRP (alpha=1)" in captions
-    assert "under pCRP (alpha=1, r=1.1) it depends on who arrives when" in captions
+    assert f"under pCRP (alpha=1, r={builtin_r('old-faithful')[0]:g}) it depends on who arrives when" in captions
 
 
-def test_one_customer_default_is_informative_and_its_legend_clears_the_title():
+def test_the_page_opens_on_the_restaurant_alone():
+    """Short enough to project: nothing below the restaurant but the "Go further" choice until a part is chosen (each
+    part simulates or samples for seconds)."""
+    at = page()
+    assert at.segmented_control(key="rgr_further").value is None
+    assert not at.get("plotly_chart") and not at.header  # no growth, exchangeability or posterior drawn
+    assert len(restaurants(at)) == 2
+    for part, header in (("growth", "Growth of K"), ("exchangeability", "Exchangeability"),
+                         ("one_customer", "One customer's choice in a real posterior")):
+        at.segmented_control(key="rgr_further").set_value(part).run()
+        assert [h.value for h in at.header] == [header]
+
+
+def test_one_customer_default_is_informative_at_each_data_set_s_own_r():
     from pcrp import data
     from pcrp.model import CRP, PowerCRP, resolve_niw
     from pcrp.teaching.one_customer import contrast
     from pcrp.runs.chains import run_chain as run
 
-    at = page()
+    at = page("one_customer")
     ds = data.old_faithful()
     niw = resolve_niw(ds.X)
     labels = run(ds.X, CRP(1.0), niw, iters=300, burn_in=299, thin=1,
                  seed=at.number_input(key="rgr_seed").value).labels[-1]
-    tv, top = contrast(ds.X, labels, niw, [CRP(), PowerCRP()])
+    r = builtin_r("old-faithful")[0]
+    tv, top = contrast(ds.X, labels, niw, [CRP(), PowerCRP(r=r)])
     point = at.session_state["rgr_point"]
     assert point == int(np.argmax(tv)) and top[point] < 0.9  # not seated with probability about 1
+    assert any(f"total variation {tv[point]:.2f}" in c.value for c in at.caption)
     bars = [s for s in plotly_specs(at) if "where point" in s["layout"]["title"]["text"]]
     assert len(bars) == 2
+    assert f"pCRP (alpha=1, r={r:g}): where point {point} goes" in [s["layout"]["title"]["text"] for s in bars]
+    assert any(c.value == f"The pCRP here: r = {r:g}, cross-validated for Old Faithful." for c in at.caption)
     for spec in bars:
         assert spec["layout"]["legend"]["y"] < 0  # under the axis, not over the panel title
     at.button(key="rgr_pick_small").click().run()
@@ -207,6 +235,10 @@ def test_one_customer_default_is_informative_and_its_legend_clears_the_title():
     assert sizes[labels[at.session_state["rgr_point"]]] == sizes[sizes > 0].min()
     at.radio(key="rgr_choice_data").set_value("Sim 1").run()
     assert not at.exception, at.exception
+    sim_r = builtin_r("sim1")[0]
+    assert sim_r != r and any(c.value == f"The pCRP here: r = {sim_r:g}, cross-validated for Sim 1." for c in at.caption)
+    assert any(s["layout"]["title"]["text"].startswith(f"pCRP (alpha=1, r={sim_r:g}): where point")
+               for s in plotly_specs(at))
     sim_point = at.session_state["rgr_point"]
     at.slider(key="rgr_point").set_value(299).run()
     at.radio(key="rgr_choice_data").set_value("Old Faithful").run()
@@ -252,6 +284,10 @@ def test_restaurant_fits_the_projector_and_play_shows_its_state(rgr_server):
         for chart in charts.all():  # both restaurants, whole, on the first screen
             box = chart.bounding_box()
             assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+        # the page is the restaurant: the slower parts are folded under "Go further" (it was 4,300 px long)
+        height = page.locator('[data-testid="stMain"]').evaluate("e => e.scrollHeight")
+        assert height <= 1000, height
+        expect(page.get_by_text("Go further")).to_be_visible()
         page.get_by_role("button", name="Play").click()
         expect(page.get_by_role("button", name="Pause")).to_be_visible(timeout=10_000)
         expect(status).to_contain_text("Playing")
@@ -266,8 +302,8 @@ def test_restaurant_fits_the_projector_and_play_shows_its_state(rgr_server):
                 break
         assert seated() > start
         page.get_by_role("button", name="Pause").click()
-        # the click reruns the whole page (growth of K, exchangeability) behind the animation's queued ticks:
-        # one CI run on a busy machine needed more than 10 s
+        # the click reruns the whole page behind the animation's queued ticks: one CI run on a busy machine (when
+        # the page also drew the growth of K and exchangeability) needed more than 10 s
         expect(page.get_by_role("button", name="Play")).to_be_visible(timeout=30_000)
         expect(status).to_contain_text("Paused")
         held = seated()

@@ -66,48 +66,72 @@ def data_sidebar():
             number("Data seed", "sim_seed")
         remember()
         if source == "csv":
-            st.caption(f"Limits: {data.APP_MAX_BYTES // 2**20} MiB, {data.APP_MAX_ROWS:,} rows, "
-                       f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
-            upload = st.file_uploader("CSV file (numeric columns; a header row names them)", type=["csv", "txt", "tsv"],
-                                      key="upload")
-            if upload is not None:
-                table = None
-                try:
-                    table = data.read_csv_table(upload.getvalue(), max_rows=data.APP_MAX_ROWS,
-                                                 max_bytes=data.APP_MAX_BYTES)
-                except data.DataError as err:
-                    st.error(f"{inert(upload.name)}: {inert(err)}")
-                if table is not None:
-                    fid = upload.file_id  # fresh column widgets for every new file
-                    guessed = data.guess_label_column(table)
-                    label_col = st.selectbox("True labels (optional)", ["(none)"] + table.header,
-                                             index=0 if guessed is None else 1 + table.header.index(guessed),
-                                             key=f"csv_label_{fid}",
-                                             help="Preselected when a column obviously holds class labels (integer "
-                                                  "codes or text with few values, named like class, label, species).")
-                    if guessed is not None and label_col == guessed:
-                        st.caption(f"{inert(repr(guessed))} looks like class labels: used for NMI / VI, not clustered.")
-                    label = None if label_col == "(none)" else label_col
-                    usable, notes = data.default_columns(table, label)
-                    notes = table.notes + notes  # (e.g. no header found: columns named x1..xd)
-                    ids = id_like_columns({c: table.numeric[c] for c in usable})
-                    usable = [c for c in usable if c not in ids]
-                    notes += [f"Column {c!r} was not clustered: {why}, like an identifier. Add it under Columns to "
-                              "cluster to use it." for c, why in ids.items()]
-                    cols = st.multiselect("Columns to cluster", [c for c in table.header if c != label],
-                                          default=usable[: data.MAX_CLUSTER_COLUMNS], key=f"csv_columns_{fid}")
-                    for note in notes:
-                        st.caption(f"Note: {inert(note)}")
-                    standardise = st.checkbox("Standardise columns", True, key=f"csv_standardise_{fid}")
-                    if st.button("Use this CSV", key="use_csv"):
-                        try:
-                            state.csv_dataset = data.dataset_from_table(
-                                table, columns=cols, label_column=label, standardize_data=standardise, name=upload.name)
-                            state.csv_key = ("csv", upload.name, fid, tuple(cols), label, standardise)
-                            st.toast(f"Using {inert(upload.name)}: {state.csv_dataset.n} rows.")
-                        except data.DataError as err:
-                            st.error(f"{inert(upload.name)}: {inert(err)}")
+            csv_sidebar()
     return source
+
+
+def drop_csv():
+    """No uploaded data in use any more (a new file in the uploader, or a refused one): Start has nothing of the
+    previous file to run on."""
+    for key in ("csv_dataset", "csv_key"):
+        state.pop(key, None)
+
+
+def refuse(name, err):
+    """The file ``name`` is refused with ``err`` (a DataError): one line in the sidebar, nothing in use."""
+    st.error(f"{inert(name)}: {inert(err)}")
+    drop_csv()
+    state.csv_upload = {"name": name, "refused": str(err)}
+
+
+def csv_sidebar():
+    """The upload, its columns and Use this CSV. The data in use are always the file in the uploader (or, after a
+    reload, the file of this browser's run): a new file, read or refused, takes the previous one's place."""
+    st.caption(f"Limits: {data.APP_MAX_BYTES // 2**20} MiB, {data.APP_MAX_ROWS:,} rows, "
+               f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
+    upload = st.file_uploader("CSV file (numeric columns; a header row names them)", type=["csv", "txt", "tsv"],
+                              key="upload")
+    if upload is None:
+        state.pop("csv_upload", None)
+        return
+    in_use = state.get("csv_key")
+    if in_use is not None and in_use[2] != upload.file_id:
+        drop_csv()  # the data in use were an earlier file's
+    state.csv_upload = {"name": upload.name, "refused": None}
+    try:
+        table = data.read_csv_table(upload.getvalue(), max_rows=data.APP_MAX_ROWS, max_bytes=data.APP_MAX_BYTES)
+    except data.DataError as err:
+        refuse(upload.name, err)
+        return
+    fid = upload.file_id  # fresh column widgets for every new file
+    guessed = data.guess_label_column(table)
+    label_col = st.selectbox("True labels (optional)", ["(none)"] + table.header,
+                             index=0 if guessed is None else 1 + table.header.index(guessed), key=f"csv_label_{fid}",
+                             help="Preselected when a column obviously holds class labels (integer codes or text "
+                                  "with few values, named like class, label, species).")
+    if guessed is not None and label_col == guessed:
+        st.caption(f"{inert(data.quoted(guessed))} looks like class labels: used for NMI / VI, not clustered.")
+    label = None if label_col == "(none)" else label_col
+    usable, _ = data.default_columns(table, label)
+    ids = id_like_columns({c: table.numeric[c] for c in usable})
+    usable = [c for c in usable if c not in ids]
+    cols = st.multiselect("Columns to cluster", [c for c in table.header if c != label],
+                          default=usable[: data.MAX_CLUSTER_COLUMNS], key=f"csv_columns_{fid}")
+    warning, note = data.not_clustered(table, cols, label)
+    if warning:
+        st.warning(inert(warning))
+    for line in table.notes + ([note] if note else []):  # (e.g. no header found: columns named x1..xd)
+        st.caption(f"Note: {inert(line)}")
+    standardise = st.checkbox("Standardise columns", True, key=f"csv_standardise_{fid}")
+    if st.button("Use this CSV", key="use_csv"):
+        try:
+            state.csv_dataset = data.dataset_from_table(table, columns=cols, label_column=label,
+                                                        standardize_data=standardise, name=upload.name)
+            state.csv_key = ("csv", upload.name, fid, tuple(cols), label, standardise)
+            st.toast(f"Using {inert(upload.name)}: {state.csv_dataset.n:,} rows, "
+                     f"{state.csv_dataset.dim} column(s) clustered.")
+        except data.DataError as err:
+            refuse(upload.name, err)
 
 
 def current_data(S, source):
@@ -127,17 +151,49 @@ def current_data(S, source):
     return ds, ds_key
 
 
+def csv_line(ds):
+    """What an uploaded data set in use is, in one line: the file, its rows and the columns Start clusters."""
+    label = ds.source.get("label_column")
+    labels = f"; true labels from {inert(data.quoted(label))} ({ds.true_k} classes)" if label is not None else ""
+    return (f"**Data in use:** file {inert(data.quoted(ds.name))} — {inert(ds.description)} (d = {ds.dim}"
+            f"{', standardised' if ds.standardized else ''}){labels}. Start clusters these columns.")
+
+
+def no_csv_line():
+    """The main panel's line when no uploaded data are in use: why, naming the file in the uploader."""
+    upload = state.get("csv_upload")
+    if upload is None:
+        st.info("Upload a CSV file in the sidebar and press **Use this CSV** to begin.")
+    elif upload["refused"] is not None:
+        st.error(f"No data in use: {inert(data.quoted(upload['name']))} was refused: {inert(upload['refused'])} "
+                 "Fix the file or upload another.")
+    else:
+        st.info(f"No data in use yet: check the columns of {inert(data.quoted(upload['name']))} in the sidebar and "
+                "press **Use this CSV**.")
+
+
 def data_lines(S, ds, source, presentation):
-    """What the data are, their notes and what to watch for (one line per built-in data set)."""
+    """What the data are (an upload: the file and the columns Start clusters), their notes and warnings, and what to
+    watch for (one line per built-in data set)."""
     if ds is None:
-        st.info("Upload a CSV file in the sidebar and press **Use this CSV** to begin." if source == "csv"
-                else "Choose a data set in the sidebar to begin.")
-    elif not presentation:
-        st.caption(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}"
-                   f"{', standardised' if ds.standardized else ''}"
-                   f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}.")
-        for note in ds.notes:
-            st.caption(f"Note: {inert(note)}")
+        if source == "csv":
+            no_csv_line()
+        else:
+            st.info("Choose a data set in the sidebar to begin.")
+    else:
+        if not presentation:
+            if source == "csv":
+                st.markdown(csv_line(ds))
+            else:
+                st.caption(f"**Data:** {inert(ds.description)} N = {ds.n}, d = {ds.dim}"
+                           f"{', standardised' if ds.standardized else ''}"
+                           f"{f', {ds.true_k} true classes' if ds.labels is not None else ''}.")
+        for warning in ds.warnings:
+            st.warning(inert(warning))
+        if not presentation:
+            for note in ds.notes:
+                if note not in ds.warnings:
+                    st.caption(f"Note: {inert(note)}")
     shown = es.active_rows(S)
     default_pair = tuple(es.ROW_DEFAULT_PRIORS[row] for row in es.ROWS[:2])  # WATCH_FOR is written for it
     if ds is not None and tuple(S[es.prior_key(row)] for row in shown) == default_pair and S["data"] in WATCH_FOR:

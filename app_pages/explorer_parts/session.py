@@ -12,7 +12,6 @@ import streamlit as st
 
 from app_pages.shared import browser_key, registry
 from pcrp.app import explorer_settings as es
-from pcrp.model import PRIORS
 
 state = st.session_state
 
@@ -67,7 +66,8 @@ def address_values(values):
     or a demo link picks the data set's value again rather than fixing this one."""
     out = dict(values)
     for row in automatic_rows(values):
-        out[es.tuned_key(values, row)] = PRIORS[values[es.prior_key(row)]].tuned_param.default
+        key = es.tuned_key(values, row)
+        out[key] = es.param_default(values, row, es.ROW_PARAMS[key][1])  # the data set's r: left out
     return out
 
 

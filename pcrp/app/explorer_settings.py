@@ -11,6 +11,11 @@ picking a registry prior (``prior1`` ... ``prior5``); a demo link names them all
 which also sets how many rows there are. Their parameters are one setting per parameter name and row (``alpha1``,
 ``r2``, ``k_max1``, ...), checked against the row's prior's own declaration. Addresses of older versions still work:
 ``crp_alpha`` -> ``alpha1``, ``pcrp_alpha`` -> ``alpha2``, ``r`` -> ``r2``.
+
+A row's tuned parameter (the pCRP's r) has no default of its own: it is the data set's r (:func:`data_r`: the r
+cross-validated for that built-in data set and shipped, from :func:`pcrp.analyses.cv.builtin_r`, one source for the
+page, its defaults and its demo links), so an address leaves it out exactly when it is the data set's, and a
+visitor's r (1.1 on Old Faithful, say) is written out.
 """
 
 import functools
@@ -240,10 +245,30 @@ def active_rows(values):
     return ROWS[:values.get("rows", DEFAULT_ROW_COUNT)]
 
 
+def data_r(values):
+    """The r the data that ``values`` choose call for: for a built-in data set the r cross-validated for it and
+    shipped (:func:`pcrp.analyses.cv.builtin_r`), for a CSV pcrp's default (which the page says is no choice for
+    the data). The default of every row's tuned parameter (:func:`param_default`)."""
+    from ..analyses.cv import builtin_r
+
+    name = values.get("data", _table("BY_NAME")["data"].default)
+    return float(builtin_r(name if name != "csv" else None)[0])
+
+
+def param_default(values, row, name):
+    """The default of parameter ``name`` of row ``row``'s prior in ``values``: the registry's, but for the prior's
+    tuned parameter the data set's r (:func:`data_r`), within the widget's bounds."""
+    spec = PRIORS[values.get(prior_key(row), _table("ROW_DEFAULT_PRIORS")[row])]
+    if name != spec.tuned:
+        return spec.param(name).default
+    w = param_widget(spec.name, name)
+    return min(max(data_r(values), w.low), w.high)
+
+
 def reset_row(values, row):
-    """Set row ``row``'s parameters to its (new) prior's defaults."""
+    """Set row ``row``'s parameters to its (new) prior's defaults (its tuned one to the data set's r)."""
     for w in prior_widgets(values[prior_key(row)]):
-        values[row_key(w.name, row)] = w.default
+        values[row_key(w.name, row)] = param_default(values, row, w.name)
 
 
 # Keys of older addresses (when the rows were always CRP and pCRP): read as their row settings.
@@ -316,8 +341,14 @@ def number_bounds(name):
 
 
 def defaults():
-    """{name: default value} of every setting (fresh lists, safe to change)."""
-    return {s.name: list(s.default) if isinstance(s.default, list) else s.default for s in _table("SETTINGS")}
+    """{name: default value} of every setting (fresh lists, safe to change); each row's tuned parameter at the
+    default data set's r (:func:`param_default`)."""
+    values = {s.name: list(s.default) if isinstance(s.default, list) else s.default for s in _table("SETTINGS")}
+    for row in ROWS:
+        tuned = PRIORS[values[prior_key(row)]].tuned
+        if tuned is not None:
+            values[row_key(tuned, row)] = param_default(values, row, tuned)
+    return values
 
 
 def from_query(params):
@@ -363,13 +394,13 @@ def from_query(params):
             key = row_key(p.name, row)
             if key not in values:
                 if prior_key(row) in values:
-                    values[key] = p.default
+                    values[key] = param_default(values, row, p.name)
                 continue
             try:
                 values[key] = p.check(values[key], f"the {spec.label} in row {row}", ModelError, name=key)
             except ModelError as err:
                 problems.append(str(err).rstrip("."))
-                values[key] = p.default
+                values[key] = param_default(values, row, p.name)
     return values, problems
 
 
@@ -412,12 +443,13 @@ def _default_for(values, setting):
     prior = values.get(prior_key(row), _table("ROW_DEFAULT_PRIORS")[row])
     if name not in {p.name for p in PRIORS[prior].params}:
         return None
-    return PRIORS[prior].param(name).default
+    return param_default(values, row, name)
 
 
 def to_query(values):
     """The query string {key: text} of the settings that differ from their defaults (a row's parameters:
-    those of its prior, when they differ from that prior's defaults), for the rows the page shows. Other than two
+    those of its prior, when they differ from that prior's defaults, its tuned one from the data set's r:
+    :func:`param_default`), for the rows the page shows. Other than two
     rows are written ``priors=crp,pcrp,py`` (their number and priors at once)."""
     shown = active_rows(values)
     hidden = {prior_key(row) for row in ROWS if row not in shown} | {

@@ -17,9 +17,9 @@ what to do; rows or columns that are left out on purpose are reported in ``Datas
 
 from .builtin_sets import OLD_FAITHFUL_COLUMNS, SIMULATIONS, load, old_faithful, simulation
 from .column_choice import (LABEL_WORDS, MAX_GUESSED_CLASSES, dataset_from_table, default_columns,
-                            guess_label_column, load_csv)
+                            guess_label_column, load_csv, not_clustered)
 from .csv_table import DELIMITERS, MISSING_TOKENS, SNIFF_CHARS, SNIFF_ROWS, CsvTable, detect_delimiter, read_csv_table
-from .dataset import BUILTIN_NAMES, Dataset, DataError, check_arithmetic_range, standardize
+from .dataset import BUILTIN_NAMES, Dataset, DataError, check_arithmetic_range, quoted, standardize
 from .file_bytes import read_file_bytes
 from .limits import (APP_MAX_BYTES, APP_MAX_ROWS, MAX_BYTES, MAX_CLUSTER_COLUMNS, MAX_FILE_COLUMNS, MAX_ROWS,
                      MNIST_BUNDLED, MNIST_N, MNIST_PER_DIGIT, SIMULATION_N)
@@ -33,6 +33,7 @@ __all__ = [
     "MNIST_BUNDLED", "MNIST_N", "MNIST_PER_DIGIT", "SIMULATION_N", "MISSING_TOKENS", "MNIST_EMBEDDINGS", "OLD_FAITHFUL_COLUMNS",
     "SIMULATIONS", "SNIFF_CHARS", "SNIFF_ROWS", "CsvTable", "DataError", "Dataset", "bundled_mnist",
     "check_arithmetic_range", "dataset_from_table", "default_columns", "detect_delimiter", "embed",
-    "guess_label_column", "load", "load_csv", "mnist", "old_faithful", "read_csv_table", "read_file_bytes",
+    "guess_label_column", "load", "load_csv", "mnist", "not_clustered", "old_faithful", "quoted", "read_csv_table",
+    "read_file_bytes",
     "read_idx", "read_mnist_idx_folder", "simulation", "standardize",
 ]

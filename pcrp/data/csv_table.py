@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import limits
-from .dataset import DataError
+from .dataset import DataError, quoted
 from .file_bytes import read_file_bytes, size_text, too_big
 from .limits import MAX_FILE_COLUMNS
 from .plain_csv import PlainRows, read_plain
@@ -160,7 +160,7 @@ def _check_header(row):
     seen = set()
     for h in header:
         if h in seen:
-            raise DataError(f"The column name {h!r} appears more than once: give every column a different name.")
+            raise DataError(f"The column name {quoted(h)} appears more than once: give every column a different name.")
         seen.add(h)
     return header
 

@@ -10,10 +10,20 @@ import numpy as np
 # The built-in data sets by name (pcrp.data.builtin_sets loads them); here, below every loader, because the
 # messages for a missing file name them too.
 BUILTIN_NAMES = ("old-faithful", "mnist", "sim1", "sim2", "demo")
+QUOTED_CHARS = 60  # a message quotes at most this many characters of a column name or a cell (see quoted)
 
 
 class DataError(ValueError):
     """Input data cannot be used; the message says why and what to do."""
+
+
+def quoted(text, limit=QUOTED_CHARS):
+    """``text`` (a column name or a cell) as a message quotes it: Python's repr (control characters escaped), cut
+    after ``limit`` characters with its length ("'abc…' (12,345 characters)")."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
 @dataclass
@@ -27,6 +37,8 @@ class Dataset:
     raw: optional (N, p) extra per-row data (MNIST pixels, 28 x 28 = 784).
     center, scale: (d,) so that original = X * scale + center.
     notes: what was dropped or assumed, for the user to read.
+    warnings: the notes a user must not miss, because the data are likely not what they meant (a column of numbers
+        left out for its text cells), whose columns ``notes`` name too; a front end shows them as warnings.
     """
 
     name: str
@@ -41,6 +53,7 @@ class Dataset:
     scale: np.ndarray = None
     notes: list = field(default_factory=list)
     source: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
 
     @property
     def n(self):
@@ -69,7 +82,7 @@ def standardize(X, columns):
     for j, c in enumerate(columns):
         if low[j] == high[j]:
             raise DataError(
-                f"Column {c!r} is constant (every value is {low[j]:g}), so it carries no clustering "
+                f"Column {quoted(c)} is constant (every value is {low[j]:g}), so it carries no clustering "
                 "information and cannot be standardised: deselect it."
             )
     _, exponent = np.frexp(np.maximum(np.abs(low), np.abs(high)))
@@ -80,7 +93,7 @@ def standardize(X, columns):
     for j, c in enumerate(columns):
         if not (np.isfinite(Z[:, j]).all() and np.isfinite(center[j]) and 0 < scale[j] < np.inf):
             raise DataError(
-                f"Column {c!r} cannot be standardised: its values (from {low[j]:g} to {high[j]:g}) are so close "
+                f"Column {quoted(c)} cannot be standardised: its values (from {low[j]:g} to {high[j]:g}) are so close "
                 "to the smallest representable numbers that their spread cannot be computed; multiply the column "
                 "by a power of ten or deselect it."
             )
@@ -101,16 +114,16 @@ def check_arithmetic_range(X, columns):
     for j, c in enumerate(columns):
         size = np.max(np.abs(X[:, j]))
         if not (np.isfinite(mean[j]) and np.isfinite(var[j])):
-            raise DataError(f"Column {c!r} holds values up to {size:.3g}, too large to compute with as they are "
+            raise DataError(f"Column {quoted(c)} holds values up to {size:.3g}, too large to compute with as they are "
                             "(their squares overflow): standardise the columns, or divide this one by a power of ten.")
         if X[:, j].min() < X[:, j].max() and not np.isfinite(precision[j]):
-            raise DataError(f"Column {c!r} holds values no larger than {size:.3g}, too small to compute with as they "
-                            "are (their squares underflow to 0): standardise the columns, or multiply this one "
+            raise DataError(f"Column {quoted(c)} holds values no larger than {size:.3g}, too small to compute with as "
+                            "they are (their squares underflow to 0): standardise the columns, or multiply this one "
                             "by a power of ten.")
 
 
 def finish_dataset(name, X, columns, *, standardize_data, description="", labels=None, label_names=None,
-            raw=None, notes=None, source=None):
+            raw=None, notes=None, source=None, warnings=None):
     X = np.ascontiguousarray(X, dtype=np.float64)
     if standardize_data:
         Z, center, scale = standardize(X, list(columns))
@@ -122,4 +135,5 @@ def finish_dataset(name, X, columns, *, standardize_data, description="", labels
         labels=None if labels is None else np.asarray(labels, dtype=np.int64),
         label_names=label_names, raw=raw, standardized=standardize_data,
         center=center, scale=scale, notes=list(notes or []), source=dict(source or {}),
+        warnings=list(warnings or []),
     )

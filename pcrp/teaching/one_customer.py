@@ -5,6 +5,11 @@ one the collapsed Gibbs sampler weighs the prior's seating weight -- W(N_k + 1) 
 for cluster k, W(1) V_N(K + 1) / V_N(K) for a new one (docs/design.md section 1.1: g(N_k) and
 alpha for the CRP and pCRP) -- by the posterior predictive p(x_i | X_k) (the prior
 predictive for a new cluster) and samples from the normalised products.
+
+The pCRP's r in the page's seatings is a data set's own: the r cross-validated for it and shipped
+(pcrp/datasets/cv_r.json, :func:`pcrp.analyses.cv.builtin_r`), one r per data set and size from one source. The
+one-customer view uses the r of the data set it shows (:data:`CHOICE_DATA` at the settings its r was chosen at); the
+restaurant, which has no data, uses Old Faithful's (:data:`RESTAURANT_DATA`), as the lesson does.
 """
 
 from dataclasses import dataclass
@@ -14,6 +19,42 @@ from scipy.special import logsumexp
 
 from ..model.niw_math import log_predictive
 from ..model.seating import seating_log_probabilities
+
+# The data sets of the one-customer view: the page's label -> built-in name, loaded at its defaults
+# (pcrp.data.load(name): the settings its shipped r was cross-validated at).
+CHOICE_DATA = {"Old Faithful": "old-faithful", "Sim 1": "sim1"}
+# Whose r the restaurant's pCRP starts at (it seats customers without data): Old Faithful's, as in the lesson.
+RESTAURANT_DATA = "old-faithful"
+
+
+def choice_data(label):
+    """The data set of the one-customer view called ``label`` (a key of :data:`CHOICE_DATA`)."""
+    from .. import data
+
+    return data.load(CHOICE_DATA[label])
+
+
+def data_r(name):
+    """(r, provenance): the pCRP power cross-validated for built-in data set ``name`` at its default settings and
+    shipped with pcrp (:func:`pcrp.analyses.cv.builtin_r`), with the sentence that says how it was chosen."""
+    from ..analyses.cv import builtin_r
+
+    return builtin_r(name)
+
+
+def with_data_r(priors, name):
+    """``priors`` with the tuned parameter of the cross-validated prior (the pCRP's r; :data:`pcrp.model
+    .DEFAULT_PRIOR`) at :func:`data_r` of built-in data set ``name``; every other prior as given."""
+    from ..model import DEFAULT_PRIOR, make_prior
+
+    r = data_r(name)[0]
+    out = []
+    for prior in priors:
+        tuned = prior.spec.tuned
+        if prior.name == DEFAULT_PRIOR and tuned is not None:
+            prior = make_prior(prior.name, **{**prior.get_params(), tuned: r})
+        out.append(prior)
+    return out
 
 
 @dataclass
