@@ -314,3 +314,16 @@ def test_what_to_watch_for_reads_r_from_the_shipped_table_and_says_when_the_row_
     assert watch_for({**es.defaults(), "data": "csv"}) is None
     assert watch_for({**es.defaults(), "data": "sim1", "prior2": "py"}) is None  # written for the CRP over the pCRP
     assert watch_for({**es.defaults(), "data": "sim1", "rows": 3}) is None
+
+
+def test_the_page_shows_the_watch_for_line_of_the_row_it_runs():
+    """The page's "What to watch for" line is row_notes.watch_for's (it once kept a copy of its own that said
+    r = 1.1 while the row ran at 1.15): a link to Sim 1 with the pCRP row at 1.15 says that the row runs there."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("../app_pages/explorer.py", default_timeout=120)
+    at.query_params.update({"data": "sim1", "r2": "1.15"})
+    at.run()
+    assert not at.exception, at.exception
+    watch = [m.value for m in at.markdown if m.value.startswith("**What to watch for:**")]
+    assert len(watch) == 1 and "Note: the pCRP row runs at r = 1.15, not the cross-validated 1.1" in watch[0], watch

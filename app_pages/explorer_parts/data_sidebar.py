@@ -4,6 +4,7 @@ Every string a visitor supplies (file and column names, cells) goes through ``in
 
 import streamlit as st
 
+from app_pages.explorer_parts.row_notes import watch_for
 from app_pages.explorer_parts.session import bind, number, remember
 from app_pages.shared import inert
 from pcrp import data
@@ -11,25 +12,6 @@ from pcrp.app import explorer_settings as es
 from pcrp.data.projection import id_like_columns
 
 state = st.session_state
-
-# One line per built-in data set, for the default pair of rows (the CRP over the pCRP) at the pCRP row's shipped r (figures:
-# bench/default_demo.py with the candidates (old-faithful, 1.7), (sim2, 1.2) and (sim1, 1.1), 2,000 sweeps = 20 s
-# at 100 sweeps/s, seeds 0-3, k-means start: Old Faithful CRP more coloured clusters in 62% of sweeps (58% at
-# r = 1.1), Sim 2 tiny clusters CRP 1.32, pCRP 0.37 (2026-12-04); MNIST: 2 chains of 2,000 sweeps at
-# r = 1.1).
-WATCH_FOR = {
-    "old-faithful": "two eruption types. The CRP keeps opening extra clusters beside them (grey = tiny); in the "
-                    "first 20 s it shows more coloured clusters than the pCRP in about 6 sweeps of 10.",
-    "sim1": "three true clusters, one narrow and one wide. The CRP splits them into about 5 clusters; the pCRP at "
-            "r = 1.1 keeps about 3 + 1 tiny. Raise r to 1.3 and the pCRP merges two true clusters (its row says "
-            "which).",
-    "sim2": "three equal, well-separated clusters. Both rows find them; the CRP adds about 1.3 tiny clusters in "
-            "the tails at any moment, the pCRP at r = 1.2 about a quarter as many.",
-    "mnist": "handwritten digits in a low-dimensional embedding. The CRP splits digits into styles (about 7.5 clusters for digits 1-4), "
-             "the pCRP at r = 1.1, the cross-validated r its row starts at, about 6.5; NMI compares each with "
-             "the true digits.",
-}
-
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def builtin_dataset(source, sim_n, sim_seed, digits, mnist_n, embedding, dims):
@@ -194,7 +176,6 @@ def data_lines(S, ds, source, presentation):
             for note in ds.notes:
                 if note not in ds.warnings:
                     st.caption(f"Note: {inert(note)}")
-    shown = es.active_rows(S)
-    default_pair = tuple(es.ROW_DEFAULT_PRIORS[row] for row in es.ROWS[:2])  # WATCH_FOR is written for it
-    if ds is not None and tuple(S[es.prior_key(row)] for row in shown) == default_pair and S["data"] in WATCH_FOR:
-        st.markdown(f"**What to watch for:** {WATCH_FOR[S['data']]}")
+    watch = watch_for(S) if ds is not None else None
+    if watch is not None:
+        st.markdown(f"**What to watch for:** {watch}")
