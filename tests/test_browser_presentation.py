@@ -83,6 +83,8 @@ def test_presentation_mode_fits_a_projector_and_the_keys_drive_the_run(server, b
     assert {p: v[1] for p, v in status(page).items()} == {p: v[1] + 2 for p, v in paused.items()}
     page.keyboard.press("Space")  # resume
     wait_for_status(page, lambda s: all(v[0] == "running" for v in s.values()), seconds=30)
-    page.keyboard.press("r")  # reset: the run is cleared
+    page.keyboard.press("r")  # reset asks for a second press ...
+    expect(page.get_by_text(re.compile("Press R again to clear this run"))).to_be_visible(timeout=10_000)
+    page.keyboard.press("r")  # ... and the second clears the run
     expect(page.get_by_text("Press Start to run CRP and pCRP")).to_be_visible(timeout=10_000)
     page.close()

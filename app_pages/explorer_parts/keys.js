@@ -5,8 +5,8 @@
 // - Keys typed into a text field or a select are theirs, and so are those of a control reached with the keyboard
 //   (Tab): Space flips the Present toggle, arrows move the pace slider. A control focused by a click or a tap (the
 //   Present toggle, the pace slider, a tab) keeps no key: after clicking Present, the arrow and Page Down still step
-//   the run. (How the control got its focus is recorded at the focus: :focus-visible cannot tell, as the browser
-//   turns it on at the first key pressed.)
+//   the run. (How the control got its focus is recorded at the focus, from the last input before it: :focus-visible
+//   cannot tell, as the browser turns it on at the first key pressed.)
 // - No key throws a run away at one press: Space on a finished or stopped run (which would start a new one) and R
 //   (reset) first say what a second press of the same key within CONFIRM_MS does, at the top of the page; any other
 //   key, or the time running out, cancels.
@@ -28,10 +28,13 @@
     const control = t.tagName === 'INPUT' || CONTROL_ROLES.includes(t.getAttribute && t.getAttribute('role'));
     return Boolean(control && !t.pcrpFocusByPointer);
   };
-  let pointerAt = -Infinity;
-  doc.addEventListener('pointerdown', () => { pointerAt = performance.now(); }, true);
+  // The last input before a focus says how it came: a pointer (click, tap) or a key (Tab). Not a time window: a
+  // busy page can take over a second between a click and the focus it gives.
+  let lastInput = 'key';
+  doc.addEventListener('pointerdown', () => { lastInput = 'pointer'; }, true);
+  doc.addEventListener('keydown', () => { lastInput = 'key'; }, true);
   doc.addEventListener('focusin', (e) => {
-    if (e.target) e.target.pcrpFocusByPointer = performance.now() - pointerAt < 1000;
+    if (e.target) e.target.pcrpFocusByPointer = lastInput === 'pointer';
   }, true);
 
   // A line at the top of the page (inert text), for CONFIRM_MS: where a class looking at the charts sees it.
