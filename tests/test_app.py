@@ -272,6 +272,7 @@ def test_upload_good_then_bad_csv_leaves_no_data_in_use_and_a_second_file_gets_i
     assert len(refused) == 1 and "'bad.csv' was refused: Row 3 has 1 fields" in refused[0], refused
     assert not [m for m in at.markdown if m.value.startswith("**Data in use:**")]
     assert at.button(key="start").disabled
+    assert not [i for i in at.info if "Press **Start**" in i.value]  # no invitation to a disabled Start
 
 
 def test_a_column_with_a_text_cell_is_a_warning_before_and_after_use_this_csv():

@@ -529,6 +529,8 @@ def live_panel(data, presentation):
         if state.get("start_pending"):
             waiting_for_kernels(data)
             return
+        if run is None and data.dataset is None:
+            return  # the data lines above say what is missing (Start is disabled)
         if run is None:
             labels = [PRIORS[S[es.prior_key(row)]].label for row in es.active_rows(S)]
             st.info(f"Press **Start** to run {' and '.join(labels) if len(labels) < 3 else ', '.join(labels)}"
