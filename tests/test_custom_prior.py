@@ -408,6 +408,25 @@ def test_the_explorer_rows_offer_a_prior_registered_after_they_are_imported():
     assert "shifted_crp" not in es.BY_NAME[es.prior_key(1)].choices
 
 
+def test_a_registered_prior_s_tuned_parameter_keeps_its_own_default_in_the_explorer(monkeypatch):
+    """The Explorer's rows take the data set's shipped r as the default of the pCRP's tuned r; that r is the pCRP's
+    (cross validation tunes it), so a registered prior that tunes a parameter of its own keeps that default."""
+    from dataclasses import replace
+
+    import pcrp.app.explorer_settings as es
+
+    shifted_crp.register()
+    monkeypatch.setitem(PRIORS, "shifted_crp", replace(PRIORS["shifted_crp"], tuned="theta", tune_grid=(0.5, 1.0)))
+    values = {**es.defaults(), "data": "old-faithful", "prior1": "shifted_crp"}
+    es.reset_row(values, 1)
+    assert values["theta1"] == PRIORS["shifted_crp"].param("theta").default == 0.5
+    values["prior1"] = "pcrp"
+    es.reset_row(values, 1)
+    from pcrp.analyses.cv import builtin_r_table
+
+    assert values["r1"] == builtin_r_table()["old-faithful"]["r"]  # the pCRP's row: the data set's shipped r
+
+
 def test_a_spec_set_directly_is_seen_everywhere_and_undone(monkeypatch):
     """Other tests add a prior with monkeypatch.setitem(PRIORS, name, spec) (no validation): its instances find
     their entry by name, and the teardown leaves the built-in registry."""

@@ -245,6 +245,10 @@ def active_rows(values):
     return ROWS[:values.get("rows", DEFAULT_ROW_COUNT)]
 
 
+# The prior whose tuned parameter the shipped table holds (pcrp.analyses.cv cross-validates the pCRP's r).
+SHIPPED_R_PRIOR = "pcrp"
+
+
 def data_r(values):
     """The r the data that ``values`` choose call for: for a built-in data set the r cross-validated for it and
     shipped (:func:`pcrp.analyses.cv.builtin_r`), for a CSV pcrp's default (which the page says is no choice for
@@ -256,10 +260,10 @@ def data_r(values):
 
 
 def param_default(values, row, name):
-    """The default of parameter ``name`` of row ``row``'s prior in ``values``: the registry's, but for the prior's
+    """The default of parameter ``name`` of row ``row``'s prior in ``values``: the registry's, but for the pCRP's
     tuned parameter the data set's r (:func:`data_r`), within the widget's bounds."""
     spec = PRIORS[values.get(prior_key(row), _table("ROW_DEFAULT_PRIORS")[row])]
-    if name != spec.tuned:
+    if name != spec.tuned or spec.name != SHIPPED_R_PRIOR:  # the shipped r is the pCRP's; another prior's is its own
         return spec.param(name).default
     w = param_widget(spec.name, name)
     return min(max(data_r(values), w.low), w.high)
