@@ -41,6 +41,20 @@ def status(page):
     return {m.group(1): (m.group(2), int(m.group(3).replace(",", ""))) for m in STATUS.finditer(text)}
 
 
+def settled_pause(page):
+    """The status once every chain has paused and the page shows the sweep it stopped at (two readings a second
+    apart agree: under load the last sweep before the pause can reach the page after the word "paused")."""
+    paused = wait_for_status(page, lambda s: all(v[0] == "paused" for v in s.values()), seconds=30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        again = status(page)
+        if again == paused:
+            return paused
+        paused = again or paused
+    raise AssertionError(f"the paused status kept changing; last: {paused}")
+
+
 def step_ready(page):
     """Wait until the One sweep button is enabled (a key pressed while the page redraws it has nothing to click)."""
     expect(page.locator(".st-key-step button")).to_be_enabled(timeout=30_000)
@@ -94,12 +108,16 @@ def test_the_keys_work_after_a_click_on_the_present_toggle_or_the_pace_slider(ex
     wait_for_status(page, lambda s: set(s) == {"CRP", "pCRP"} and all(v[0] == "running" for v in s.values()))
     page.locator(".st-key-w_present").get_by_text("Present", exact=True).click()
     expect(page.locator("section[data-testid='stSidebar']")).to_be_hidden(timeout=30_000)
+    expect(page.locator(".st-key-pause button")).to_be_enabled(timeout=30_000)
     toggle = page.locator(".st-key-w_present input[type=checkbox]")
-    if page.evaluate("() => document.activeElement.type") != "checkbox":
-        toggle.focus()  # the page's redraw may take the focus; the case under test is the click's focus on the toggle
+    for _ in range(20):  # the page's redraw may take the focus; the case under test is the click's focus on the toggle
+        if page.evaluate("() => document.activeElement.type") == "checkbox":
+            break
+        toggle.focus()
+        time.sleep(0.3)
     assert page.evaluate("() => document.activeElement.type") == "checkbox"
     page.keyboard.press("Space")
-    paused = wait_for_status(page, lambda s: all(v[0] == "paused" for v in s.values()), seconds=30)
+    paused = settled_pause(page)
     step_ready(page)
     page.keyboard.press("ArrowRight")
     wait_for_status(page, lambda s: all(s[p][1] == paused[p][1] + 1 for p in s), seconds=30)

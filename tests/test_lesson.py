@@ -553,4 +553,5 @@ def test_every_step_renders_with_its_sentence_chart_terms_and_the_explorer_at_it
         assert len(links) == 1 and links[0].proto.label == f"Open in the Explorer at r = {r:g}", step
         assert links[0].proto.url.startswith("/")
         query = parse_qs(urlsplit(links[0].proto.url).query)
-        assert float(query.get("r2", [es.defaults()["r2"]])[0]) == r, step
+        data = query.get("data", [es.defaults()["data"]])[0]
+        assert float(query.get("r2", [es.data_r({"data": data})])[0]) == r, step  # left out: the data set's r

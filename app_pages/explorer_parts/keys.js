@@ -7,6 +7,7 @@
 //   Present toggle, the pace slider, a tab) keeps no key: after clicking Present, the arrow and Page Down still step
 //   the run. (How the control got its focus is recorded at the focus, from the last input before it: :focus-visible
 //   cannot tell, as the browser turns it on at the first key pressed.)
+// - A press whose button is being redrawn (a busy server) is tried again for up to a second, not lost.
 // - No key throws a run away at one press: Space on a finished or stopped run (which would start a new one) and R
 //   (reset) first say what a second press of the same key within CONFIRM_MS does, at the top of the page; any other
 //   key, or the time running out, cancels.
@@ -83,13 +84,32 @@
     return step ? {button: step, ask: null} : null;
   };
 
+  // A key whose button is missing or disabled at the press (the page redrawing it) is tried again every 100 ms
+  // for RETRY_MS; one that asks for a second press is not (its question would come late).
+  const RETRY_MS = 1000;
+  let retrying = null;
+  const retry = (key, until) => {
+    clearTimeout(retrying);
+    retrying = setTimeout(() => {
+      const act = action(key);
+      if (act && !act.ask) act.button.click();
+      else if (!act && performance.now() < until) retry(key, until);
+    }, 100);
+  };
+
   doc.addEventListener('keydown', (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || owns(e.target)) return;
     const key = e.code === 'Space' ? 'Space' : (e.key === 'r' || e.key === 'R') ? 'R'
       : (e.key === 'ArrowRight' || e.key === 'PageDown') ? 'Step' : null;
     if (armed && (key !== armed.key || performance.now() > armed.until)) disarm();
-    const act = key && action(key);
-    if (!act) return;
+    if (!key) return;
+    clearTimeout(retrying);  // a later key replaces an earlier one still being tried
+    const act = action(key);
+    if (!act) {
+      // The page may be redrawing its buttons (a busy server): try again for a moment rather than lose the press.
+      if (!e.repeat) retry(key, performance.now() + RETRY_MS);
+      return;
+    }
     e.preventDefault(); e.stopPropagation();
     if (e.repeat) return;
     if (act.ask && !armed) {
