@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from app_pages.shared import guarded, inert, sampler_ready
-from pcrp.teaching import lesson
+from pcrp.teaching import lesson, lesson_words
 from pcrp.app import explorer_settings as es
 from pcrp.plots import lesson as lplots
 
@@ -180,7 +180,7 @@ def figure(fig, key):
 
 def show_restaurant(step, facts, seed):
     """Step 1: returns the Explorer's values."""
-    say(lesson.sentence(step, facts))
+    say(lesson_words.sentence(step, facts))
     left, right = panes()
     with left:
         c = st.columns([1.6, 1.3, 4])
@@ -197,7 +197,7 @@ def show_restaurant(step, facts, seed):
 
 
 def show_growth(step, facts, seed):
-    say(lesson.sentence(step, facts))
+    say(lesson_words.sentence(step, facts))
     left, right = panes()
     with left:
         figure(lplots.k_growth(facts.labels, range(1, facts.n + 1), facts.means, facts.ses, facts.exact,
@@ -210,7 +210,7 @@ def show_growth(step, facts, seed):
 
 
 def show_crp(step, facts, seed):
-    say(lesson.sentence(step, facts))
+    say(lesson_words.sentence(step, facts))
     crp = facts.crp
     left, right = panes()
     with left:
@@ -227,7 +227,7 @@ def show_crp(step, facts, seed):
 
 
 def show_pcrp(step, facts, seed):
-    say(lesson.sentence(step, facts))
+    say(lesson_words.sentence(step, facts))
     crp, pcrp = facts.crp, facts.pcrp
     left, right = panes()
     with left:
@@ -246,7 +246,7 @@ def show_pcrp(step, facts, seed):
 
 
 def show_threshold(step, facts, seed):
-    say(lesson.sentence(step, facts))
+    say(lesson_words.sentence(step, facts))
     sizes = facts.sizes
     left, right = panes()
     with left:
@@ -264,7 +264,7 @@ def show_threshold(step, facts, seed):
 
 
 def show_choose(step, facts, seed):
-    say(lesson.sentence(step, facts))
+    say(lesson_words.sentence(step, facts))
     left, right = panes()
     with left:
         figure(lplots.cv_curves(facts.r_grid, facts.loss, facts.loss_se, facts.log_pred, facts.log_pred_se,
@@ -282,7 +282,7 @@ def show_compare(step, facts, seed):
         st.info("The shipped comparison (docs/compare/compare.json) is not in this installation: run "
                 "`pcrp compare --out docs/compare` to make it.")
         return lesson.explorer_values(step, r=lesson.shipped_r(lesson.SIM1)[0])
-    say(lesson.sentence(step, facts))
+    say(lesson_words.sentence(step, facts))
     left, right = panes()
     with left:
         figure(lplots.compare_counts(facts.against, (facts.nearer, facts.as_near, facts.farther),
@@ -341,7 +341,7 @@ def say(text):
 def terms(place, step, facts):
     """The terms this step uses first, defined, in ``place`` (escaped text)."""
     items = "".join(f"<p class='lesson-term'><b>{html.escape(term)}</b>: {html.escape(text)}</p>"
-                    for term, text in lesson.terms(step, facts))
+                    for term, text in lesson_words.terms(step, facts))
     if items:
         place.html(f"<div class='lesson-terms'>{items}</div>")
 

@@ -6,6 +6,7 @@ it is missing; with PCRP_REQUIRE_BROWSER=1 (set by .ci/run) it must run.
 """
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -77,3 +78,43 @@ def streamlit_app(start_seconds=90):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The app served for one test module: its address."""
+    with streamlit_app() as (url, _):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium for one test module."""
+    with chromium() as b:
+        yield b
+
+
+# The Explorer's status line: "<prior> <state>: <done> / <total> sweeps" for each row, joined by " · ".
+EXPLORER_STATUS = re.compile(r"([\w -]+?) (running|paused|finished|stopped): ([\d,]+) / ([\d,]+) sweeps")
+
+
+def status(page):
+    """{prior label: (state, sweeps done)} from the Explorer's status line ({} while it is being redrawn)."""
+    try:
+        text = page.locator(".st-key-status").inner_text(timeout=2_000)
+    except Exception:
+        return {}
+    return {m.group(1).strip(" ·"): (m.group(2), int(m.group(3).replace(",", "")))
+            for m in EXPLORER_STATUS.finditer(text)}
+
+
+def wait_for_status(page, condition, seconds=60):
+    """The Explorer's status once ``condition(status)`` holds; AssertionError after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    found = {}
+    while time.monotonic() < deadline:
+        found = status(page)
+        if found and condition(found):
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"status not reached; last: {found}")

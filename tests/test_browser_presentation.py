@@ -7,47 +7,13 @@ import time
 
 import pytest
 
-from browser_support import chromium, require_chromium, streamlit_app
+from browser_support import browser, require_chromium, server, status, wait_for_status  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 require_chromium(module_level=True)
 
 from playwright.sync_api import expect  # noqa: E402
-
-STATUS = re.compile(r"(\w+) (running|paused|finished|stopped): ([\d,]+) / ([\d,]+) sweeps")
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_app() as (url, _):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
-def status(page):
-    """{prior: (state, sweeps done)} from the status line."""
-    text = page.locator(".st-key-status").inner_text()
-    return {m.group(1): (m.group(2), int(m.group(3).replace(",", ""))) for m in STATUS.finditer(text)}
-
-
-def wait_for_status(page, condition, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            found = status(page)
-        except Exception:  # the status line is being redrawn
-            found = {}
-        if found and condition(found):
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"status not reached; last: {found}")
-
 
 def test_presentation_mode_fits_a_projector_and_the_keys_drive_the_run(server, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 800})

@@ -9,37 +9,13 @@ import time
 
 import pytest
 
-from browser_support import chromium, require_chromium, streamlit_app
+from browser_support import browser, require_chromium, server, status, wait_for_status  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 require_chromium(module_level=True)
 
 from playwright.sync_api import expect  # noqa: E402
-
-STATUS = re.compile(r"(\w+) (running|paused|finished|stopped): ([\d,]+) / ([\d,]+) sweeps")
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_app() as (url, _):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
-def status(page):
-    """{prior: (state, sweeps done)} from the status line ({} while it is redrawn)."""
-    try:
-        text = page.locator(".st-key-status").inner_text(timeout=2_000)
-    except Exception:
-        return {}
-    return {m.group(1): (m.group(2), int(m.group(3).replace(",", ""))) for m in STATUS.finditer(text)}
-
 
 def settled_pause(page):
     """The status once every chain has paused and the page shows the sweep it stopped at (two readings a second
@@ -58,17 +34,6 @@ def settled_pause(page):
 def step_ready(page):
     """Wait until the One sweep button is enabled (a key pressed while the page redraws it has nothing to click)."""
     expect(page.locator(".st-key-step button")).to_be_enabled(timeout=30_000)
-
-
-def wait_for_status(page, condition, seconds=60):
-    deadline = time.monotonic() + seconds
-    found = {}
-    while time.monotonic() < deadline:
-        found = status(page)
-        if found and condition(found):
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"status not reached; last: {found}")
 
 
 def key_notice(page):

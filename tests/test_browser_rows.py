@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from browser_support import chromium, require_chromium, streamlit_app
+from browser_support import chromium, require_chromium, status, streamlit_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -16,16 +16,6 @@ require_chromium(module_level=True)
 from playwright.sync_api import expect  # noqa: E402
 
 FIVE = ("CRP", "pCRP", "Pitman-Yor", "MFM", "Sparse finite mixture")
-GROUP_STATUS = re.compile(r"([\w -]+?) (running|paused|finished|stopped): ([\d,]+) / ([\d,]+) sweeps")
-
-
-def status(page):
-    """{prior: (state, sweeps done)} from the status line."""
-    text = page.locator(".st-key-status").inner_text()
-    return {m.group(1).strip(" ·"): (m.group(2), int(m.group(3).replace(",", "")))
-            for m in GROUP_STATUS.finditer(text)}
-
-
 def test_the_five_row_demo_link_runs_every_registry_prior_on_one_projector_screen():
     with streamlit_app() as (server, _), chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -35,10 +25,7 @@ def test_the_five_row_demo_link_runs_every_registry_prior_on_one_projector_scree
         page.get_by_role("button", name="Start", exact=True).click()
         deadline, found = time.monotonic() + 90, {}
         while time.monotonic() < deadline:
-            try:
-                found = status(page)
-            except Exception:  # the status line is being redrawn
-                found = {}
+            found = status(page)
             if set(found) == set(FIVE) and all(v[0] == "running" and v[1] > 50 for v in found.values()):
                 break
             time.sleep(0.2)

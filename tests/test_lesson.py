@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pcrp.teaching import lesson
+from pcrp.teaching import lesson, lesson_words
 from pcrp.app import explorer_settings as es
 from pcrp.model import PRIORS
 
@@ -58,7 +58,7 @@ def test_a_bad_setting_is_refused_with_its_bounds():
 def test_the_steps_are_six_to_eight_and_numbered_in_order():
     assert 6 <= len(lesson.STEPS) <= 8
     assert [s.number for s in lesson.STEPS] == list(range(1, len(lesson.STEPS) + 1))
-    assert set(lesson.SENTENCES) == {s.key for s in lesson.STEPS}
+    assert set(lesson_words.SENTENCES) == {s.key for s in lesson.STEPS}
 
 
 # ----------------------------------------------------------------------------- each step's numbers
@@ -72,7 +72,7 @@ def test_the_restaurant_is_the_libraries_seating():
     probs = seating_probabilities_prior(crp, sizes)
     np.testing.assert_array_equal(facts.sizes, sizes)
     np.testing.assert_allclose(facts.probs, probs)
-    text = lesson.sentence(1, facts)
+    text = lesson_words.sentence(1, facts)
     assert f"After 30 customers the CRP has opened {sizes.size} tables" in text
     assert f"largest seats {sizes.max() / 30:.0%}" in text
     assert f"probability {probs[np.argmax(sizes)]:.0%}" in text and f"probability {probs[-1]:.1%}" in text
@@ -89,7 +89,7 @@ def test_the_growth_of_k_is_measured_by_seating_simulations():
     np.testing.assert_allclose(facts.means[0], crp_k.mean(axis=0))
     np.testing.assert_allclose(facts.means[1], pcrp_k.mean(axis=0))
     np.testing.assert_allclose(facts.exact, crp_expected_k(1.0, 60))
-    text = lesson.sentence(2, facts)
+    text = lesson_words.sentence(2, facts)
     assert (f"the CRP opened {crp_k.mean(axis=0)[-1]:.1f} tables on average (exact {crp_expected_k(1.0, 60)[-1]:.1f}, "
             f"about alpha log N = {np.log(60):.1f})") in text
     gain = pcrp_k.mean(axis=0)[-1] - pcrp_k.mean(axis=0)[29]
@@ -121,12 +121,12 @@ def test_old_faithful_steps_are_the_chains_of_the_library():
         assert post.p_true == pytest.approx(np.mean(kept == 2)) and post.p_above == pytest.approx(np.mean(kept > 2))
         values, shares = post.k_posterior()
         assert shares.sum() == pytest.approx(1.0) and set(values) == set(np.unique(kept))
-    three, four = lesson.sentence(3, facts), lesson.sentence(4, facts)
+    three, four = lesson_words.sentence(3, facts), lesson_words.sentence(4, facts)
     crp, pcrp = facts.crp, facts.pcrp
     assert (f"{crp.chains} CRP chains put {crp.p_true:.0%} of their draws on K = 2 and hold {crp.mean_k:.2f} "
             f"clusters on average (± {2 * crp.mcse:.2f})") in three
     assert f"point estimate under VI loss has {crp.point_k} cluster" in three
-    assert lesson.points_text(crp.point_sizes) in three
+    assert lesson_words.points_text(crp.point_sizes) in three
     assert f"At r = {facts.r:g}" in four and f"put {pcrp.p_true:.0%} of their draws on K = 2" in four
     assert f"hold {pcrp.mean_k:.2f} clusters on average against {crp.mean_k:.2f}" in four
     colours = lesson.matched_colours(pcrp.draw, crp.point)
@@ -150,38 +150,38 @@ THREE = np.r_[np.zeros(170), np.ones(97), np.full(5, 2)].astype(int)
 
 def test_step_3_says_over_clusters_only_when_most_draws_hold_extra_clusters():
     over = fake_old_faithful(fake_posterior([3, 4, 3, 2], TWO), fake_posterior([2, 2, 2, 2], TWO, "pCRP"))
-    text = lesson.sentence(3, over)
+    text = lesson_words.sentence(3, over)
     assert "the posterior over-clusters, with extra clusters in 75% of the draws" in text
     assert "has 2 clusters (175 and 97 points), so a loss-based summary already removes most" in text
     fewer = replace(over, crp=replace(over.crp, K=np.asarray([[3, 2, 2, 2]])))  # extra clusters in 25%
-    text = lesson.sentence(3, fewer)
+    text = lesson_words.sentence(3, fewer)
     assert "over-clusters" not in text and "does not over-cluster, with extra clusters in only 25%" in text
     assert "as its draws do" in text and "loss-based" not in text
     merged = replace(over, crp=replace(over.crp, K=np.asarray([[1, 1, 1, 2]])))
-    assert "merges the real clusters in 75% of the draws" in lesson.sentence(3, merged)
+    assert "merges the real clusters in 75% of the draws" in lesson_words.sentence(3, merged)
     kept = replace(over, crp=replace(over.crp, point=THREE))  # the point estimate keeps an extra cluster
-    text = lesson.sentence(3, kept)
+    text = lesson_words.sentence(3, kept)
     assert "has 3 clusters (170, 97 and 5 points): more than the 2 true ones" in text and "loss-based" not in text
 
 
 def test_step_4_says_what_the_power_did_as_the_numbers_say():
     crp = fake_posterior([3, 4, 3, 3], TWO)
     facts = fake_old_faithful(crp, fake_posterior([2, 2, 2, 3], TWO, "pCRP"))
-    text = lesson.sentence(4, facts)
+    text = lesson_words.sentence(4, facts)
     assert "the power empties the extra tables in the draws themselves (extra clusters in 25% of them against 100%)" \
         in text
     assert "both point estimates under VI loss are the same partition (175 and 97 points)" in text
     some = replace(facts, pcrp=replace(facts.pcrp, K=np.asarray([[3, 3, 3, 2]])))
-    assert "empties some extra tables, but 75% of the draws still hold extra clusters" in lesson.sentence(4, some)
+    assert "empties some extra tables, but 75% of the draws still hold extra clusters" in lesson_words.sentence(4, some)
     none = replace(facts, pcrp=replace(facts.pcrp, K=np.asarray([[3, 3, 4, 3]])))
-    assert "does not empty the extra tables here" in lesson.sentence(4, none)
+    assert "does not empty the extra tables here" in lesson_words.sentence(4, none)
     few = replace(facts, crp=replace(crp, K=np.asarray([[2, 2, 2, 3]])))  # the CRP holds as few extra as the pCRP
     assert "does not empty the extra tables here (extra clusters in 25% of the draws against 25%)" \
-        in lesson.sentence(4, few)
+        in lesson_words.sentence(4, few)
     merged = replace(facts, pcrp=replace(facts.pcrp, K=np.asarray([[1, 1, 1, 2]])))
-    assert "the power merges the real clusters in most draws" in lesson.sentence(4, merged)
+    assert "the power merges the real clusters in most draws" in lesson_words.sentence(4, merged)
     other = replace(facts, pcrp=replace(facts.pcrp, point=THREE))
-    text = lesson.sentence(4, other)
+    text = lesson_words.sentence(4, other)
     assert "same partition" not in text and "the point estimates under VI loss differ" in text
     # the same partition under other cluster numbers is the same partition
     assert lesson.same_partition(TWO, 1 - TWO) and not lesson.same_partition(TWO, THREE)
@@ -205,7 +205,7 @@ def test_step_5_sets_r_star_of_single_partitions_beside_the_posterior():
     facts = fake_threshold(MEAN_300, MEAN_2000)
     assert [facts.just_above(n) for n in (300, 2000)] == [1.1, 1.15]
     assert [facts.merge_r(n) for n in (300, 2000)] == [1.2, 1.25] and facts.merged_from() == 1.25
-    text = lesson.sentence(5, facts)
+    text = lesson_words.sentence(5, facts)
     assert "prefers two real clusters merged above r* = 1.09 and 1.12, but the posterior does not follow it" in text
     assert "at r = 1.1 and 1.15, just above r*, the pCRP's draws hold 3.8 and 3.3 clusters on average" in text
     assert "falls below 2.5 (the 3 true clusters less 0.5) only at r = 1.2 and 1.25" in text
@@ -213,17 +213,17 @@ def test_step_5_sets_r_star_of_single_partitions_beside_the_posterior():
     assert "from r = 1.25 on every N merges real clusters" in text
     # the posterior merges just above r* at both N: it follows r*
     follows = fake_threshold([4.8, 4.2, 2.4, 2.3, 2.3, 2.2, 2.1], [5.2, 3.9, 3.5, 2.3, 2.2, 2.1, 2.0])
-    assert "and the posterior follows it:" in lesson.sentence(5, follows)
+    assert "and the posterior follows it:" in lesson_words.sentence(5, follows)
     half = fake_threshold([4.8, 4.2, 2.4, 2.3, 2.3, 2.2, 2.1], MEAN_2000)
-    assert "the posterior follows it at N = 300 only" in lesson.sentence(5, half)
+    assert "the posterior follows it at N = 300 only" in lesson_words.sentence(5, half)
     # a shipped r at or above where the posterior merges is said so
-    assert "lies at or above that" in lesson.sentence(5, fake_threshold(MEAN_300, MEAN_2000, shipped=1.3))
-    assert "lies below that at N = 2,000 only" in lesson.sentence(5, fake_threshold(MEAN_300, MEAN_2000, shipped=1.2))
+    assert "lies at or above that" in lesson_words.sentence(5, fake_threshold(MEAN_300, MEAN_2000, shipped=1.3))
+    assert "lies below that at N = 2,000 only" in lesson_words.sentence(5, fake_threshold(MEAN_300, MEAN_2000, shipped=1.2))
     # a posterior that climbs back above the line at the grid's end: no "from r on"
     back = fake_threshold(MEAN_300, MEAN_2000[:-1] + [2.6])
-    assert np.isnan(back.merged_from()) and "on every N merges" not in lesson.sentence(5, back)
+    assert np.isnan(back.merged_from()) and "on every N merges" not in lesson_words.sentence(5, back)
     never = fake_threshold(MEAN_300, [5.0] * 7)
-    assert "does not fall below 2.5 at every N on the grid" in lesson.sentence(5, never)
+    assert "does not fall below 2.5 at every N on the grid" in lesson_words.sentence(5, never)
 
 
 def fake_choice(loss, loss_se, log_pred, used=1.7):
@@ -234,19 +234,19 @@ def fake_choice(loss, loss_se, log_pred, used=1.7):
 
 def test_step_6_names_the_loss_and_says_how_it_and_the_log_predictive_moved():
     facts = fake_choice([5.36, 5.40, 5.43, 5.91], [0.12, 0.12, 0.12, 0.3], [-1.465, -1.48, -1.491, -1.54])
-    text = lesson.sentence(6, facts)
+    text = lesson_words.sentence(6, facts)
     assert "held-out loss of the paper's eq. (5): it rises from 5.36 at r = 1.01 to 5.43 at r = 1.7, within one " \
            "standard error (0.12)" in text
     assert "jumps to 5.91 at r = 1.75" in text and "proposes r = 1.7" in text
     assert "log predictive density gets worse meanwhile, from -1.465 to -1.491 per point" in text
     steep = replace(facts, loss=np.array([5.0, 5.2, 5.43, 5.91]))
-    assert "rises from 5.00 at r = 1.01 to 5.43 at r = 1.7, by more than one standard error" in lesson.sentence(6, steep)
+    assert "rises from 5.00 at r = 1.01 to 5.43 at r = 1.7, by more than one standard error" in lesson_words.sentence(6, steep)
     falls = replace(facts, loss=np.array([5.5, 5.45, 5.43, 5.91]))
-    assert "it falls from 5.50" in lesson.sentence(6, falls)
+    assert "it falls from 5.50" in lesson_words.sentence(6, falls)
     better = replace(facts, log_pred=np.array([-1.50, -1.49, -1.48, -1.54]))
-    text = lesson.sentence(6, better)
+    text = lesson_words.sentence(6, better)
     assert "does not get worse meanwhile (-1.500 to -1.480 per point)" in text and "gets worse" not in text
-    assert "the check with chains steps down to r = 1.5" in lesson.sentence(6, replace(facts, used=1.5))
+    assert "the check with chains steps down to r = 1.5" in lesson_words.sentence(6, replace(facts, used=1.5))
 
 
 def test_step_6_reads_the_real_curve_and_its_log_predictive():
@@ -255,7 +255,7 @@ def test_step_6_reads_the_real_curve_and_its_log_predictive():
     facts = lesson.cv_choice()
     entry = builtin_r_table()["old-faithful"]
     np.testing.assert_allclose(facts.log_pred, [c["log_pred"] for c in entry["curve"]])
-    text = lesson.sentence(6, facts)
+    text = lesson_words.sentence(6, facts)
     assert f"from {facts.log_pred[0]:.3f} to {facts.log_pred[facts.at]:.3f} per point" in text
     assert f"rises from {facts.loss[0]:.2f} at r = {facts.r_grid[0]:g} to {facts.loss[facts.at]:.2f}" in text
 
@@ -283,25 +283,25 @@ def test_step_7_words_match_the_largest_count_of_each_measure():
 
     facts = lesson.comparison(read_report(COMPARISON))
     assert facts.nmi_margin == 0.01 and facts.nmi_higher
-    said = said_outcomes(lesson.sentence(7, facts), facts)
+    said = said_outcomes(lesson_words.sentence(7, facts), facts)
     for i, method in enumerate(facts.against):
         for measure, counts in (("k", facts.k_counts(i)), ("nmi", facts.nmi_counts(i))):
             top = int(np.argmax(counts))
             assert said[(measure, method)] == (OUTCOME_WORDS[measure][top], counts[top]), (measure, method)
-    assert "no better" not in lesson.sentence(7, facts)
+    assert "no better" not in lesson_words.sentence(7, facts)
 
 
 def test_step_7_changes_its_word_when_a_count_changes():
     comp = lesson.Comparison(("CRP", "MFM"), (15, 2), (2, 2), (0, 13), 17, "`pcrp compare`, 1 min", (14, 3), (2, 13),
                              (1, 1), 0.01, 0.1)
-    text = lesson.sentence(7, comp)
+    text = lesson_words.sentence(7, comp)
     assert "nearer the true number of clusters than the CRP's on 15 of 17; farther from it than the MFM's on 13" in text
     assert "within 0.01 of the MFM's on 13 of 17" in text
     flipped = replace(comp, nearer=(15, 13), farther=(0, 2))
-    text = lesson.sentence(7, flipped)
+    text = lesson_words.sentence(7, flipped)
     assert "than the CRP's on 15 of 17 and the MFM's on 13" in text and "farther" not in text
     split = replace(comp, nearer=(15, 6), as_near=(2, 4), farther=(0, 7))  # the MFM: 7 of 17 farther, not most
-    assert "farther from it than the MFM's on 7 of 17 (short of a majority)" in lesson.sentence(7, split)
+    assert "farther from it than the MFM's on 7 of 17 (short of a majority)" in lesson_words.sentence(7, split)
     assert comp.made_by == "pcrp compare"
 
 
@@ -328,7 +328,7 @@ def test_the_threshold_is_the_exact_merge_path_beside_the_sampled_posterior():
     facts = lesson.merge_threshold(seed=0)
     assert tuple(facts.paths) == lesson.PATH_SIZES and facts.true_k == 3 and facts.fall == FALL
     assert facts.shipped == builtin_r_table()["sim1"]["r"] and facts.shipped_n == builtin_r_table()["sim1"]["data"]["n"]
-    text = lesson.sentence(5, facts)
+    text = lesson_words.sentence(5, facts)
     for n in lesson.PATH_SIZES:
         ds = load("sim1", n=n)
         niw = resolve_niw(ds.X)
@@ -374,7 +374,7 @@ def test_choosing_r_reads_the_shipped_file_which_names_its_command():
     assert facts.command == entry["command"] == BUILTIN_R_COMMAND and lesson.CV_FILE in facts.command
     np.testing.assert_allclose(facts.loss, [c["loss"] for c in entry["curve"]])
     assert facts.proposed == entry["cv_r"] and facts.used == entry["r"]
-    text = lesson.sentence(6, facts)
+    text = lesson_words.sentence(6, facts)
     assert f"{entry['cv']['folds']}-fold cross validation repeated {entry['cv']['repeats']} times" in text
     assert f"to {facts.loss[facts.at]:.2f} at r = {entry['cv_r']:g}" in text
     assert f"jumps to {facts.loss[facts.at + 1]:.2f} at r = {facts.r_grid[facts.at + 1]:g}" in text
@@ -391,7 +391,7 @@ def test_the_comparison_reads_the_shipped_report_which_names_its_command():
     assert list(facts.against) == [row["against"] for row in payload["counts"]]
     assert list(facts.nearer) == [row["K nearer the truth"] for row in payload["counts"]]
     assert list(facts.nmi_lower) == [row["NMI lower"] for row in payload["counts"]]
-    text = lesson.sentence(7, facts)
+    text = lesson_words.sentence(7, facts)
     assert f"Over {payload['counts'][0]['labelled data sets']} labelled data sets" in text
     assert len(said_outcomes(text, facts)) == 2 * len(payload["counts"])  # every method, on both measures
     rival = lesson.closest_rival(facts)
@@ -405,19 +405,19 @@ def test_every_term_a_step_uses_first_is_defined_there():
 
     facts = {1: lesson.restaurant(), 6: lesson.cv_choice(), 7: lesson.comparison(read_report(COMPARISON)),
              5: fake_threshold(MEAN_300, MEAN_2000)}
-    defined = {step: {term for term, _ in lesson.terms(step, f)} for step, f in facts.items()}
+    defined = {step: {term for term, _ in lesson_words.terms(step, f)} for step, f in facts.items()}
     assert {"CRP", "table", "alpha"} <= defined[1]
     assert {"Sim 1", "merge path", "r*", "mean K"} <= defined[5]
     assert "the loss, eq. (5)" in defined[6] and "held-out log predictive" in defined[6]
     assert {"BGM", "MFM", "SFM", "Pitman-Yor", "NMI", "as near"} <= defined[7]
-    assert "three Gaussians" in dict(lesson.terms(5, facts[5]))["Sim 1"]
+    assert "three Gaussians" in dict(lesson_words.terms(5, facts[5]))["Sim 1"]
 
 
 def test_no_sentence_carries_a_number_its_facts_do_not():
     """A typed figure would show up as a number that changes nowhere when the facts change: the restaurant's
     sentence with other customers and seed has other numbers."""
-    a = lesson.sentence(1, lesson.restaurant(customers=12, seed=0))
-    b = lesson.sentence(1, lesson.restaurant(customers=40, seed=9))
+    a = lesson_words.sentence(1, lesson.restaurant(customers=12, seed=0))
+    b = lesson_words.sentence(1, lesson.restaurant(customers=40, seed=9))
     assert numbers(a) != numbers(b)
     assert "12" in a and "40" in b
 
