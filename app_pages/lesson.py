@@ -377,12 +377,12 @@ def explorer_link(place, values, present):
     place.link_button(label, url, icon=":material/open_in_new:")
 
 
-def step_body(step, info, seed):
-    """The step under its title, in one place that the step's own content replaces as a whole: while its numbers
-    are computed the place says what is computed (never the previous step's content, greyed); returns the
-    Explorer's values, or None when the step could not compute (the reason is on the page)."""
+def step_body(step, info, seed, body):
+    """The step under its title, in ``body`` (an st.empty, emptied before the title changed) that the step's own
+    content replaces as a whole: while its numbers are computed the place says what is computed (never the previous
+    step's content, greyed); returns the Explorer's values, or None when the step could not compute (the reason is
+    on the page)."""
     page_of = STEP_PAGES[info.key]
-    body = st.empty()
     if page_of.sampler:
         with body.container():
             if not sampler_ready():  # chains: the kernels' separate compile first (once per installation)
@@ -408,10 +408,13 @@ def page():
     for problem in problems:
         st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
     info = lesson.STEPS[step - 1]
-    st.header(f"{step}. {info.title}", anchor=False)
+    # The title and the step's place are both emptied before the new title is written: the browser draws each
+    # change as it arrives, and a new title written first stood for a moment over the previous step's content.
+    title, body = st.empty(), st.empty()
+    title.header(f"{step}. {info.title}", anchor=False)
     seed = lesson.LESSON_PARAMS["seed"].default
     with guarded(f"step {step} of the lesson"):
-        values = step_body(step, info, seed)
+        values = step_body(step, info, seed, body)
         if values is not None:
             explorer_link(link, values, present)
     st.iframe(KEYS_SCRIPT, height=1)  # same-origin: may reach the page (see KEYS_CODE)
