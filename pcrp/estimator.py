@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .analyses.density import seating_log_predictive
 from .basics.errors import SettingError
 from .basics.params import Declarations, Param
-from .model import DEFAULT_PRIOR, PRIORS, GibbsPrior, make_prior
+from .model import DEFAULT_PRIOR, PRIORS, GibbsPrior, check_covariance_type, make_prior
 from .summaries.partition import DEFAULT_LOSS, LOSSES
 from .runs.run_spec import MAX_SWEEPS, RUN_PARAMS, check_setting, make_run_spec
 from .runs.compiling import compile_kernels
@@ -99,6 +99,14 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         Starts per chain, cycled ('one', 'random:K', 'kmeans:K'); None = :data:`pcrp.runs.run_spec.DEFAULT_INITS`.
     loss : {"vi", "binder"}, default="vi"
         Loss whose posterior expectation the point estimate ``labels_`` minimises.
+    covariance_type : {"full", "diag", "spherical"}, default="full"
+        Each cluster's covariance, with BayesianGaussianMixture's names and meanings: "full" its own d x d matrix
+        (Normal-Inverse-Wishart), "diag" its own variance per column (a Normal-Gamma per column), "spherical" its
+        own single variance (Normal-Inverse-Gamma). The priors of "diag" and "spherical" give each column's
+        variance the prior the NIW gives it (docs/model.md). "tied" (one covariance shared by all clusters) is
+        refused: a collapsed sampler needs the data's likelihood to be one marginal per cluster. With
+        ``standardize``, "spherical" divides every column by one common scale (the columns' pooled standard
+        deviation), so that a cluster's single variance in the sampler's units is a single variance in X's.
     m0 : array-like of shape (d,) or None, default=None
         NIW prior mean of the cluster means, in the units the sampler sees (standardised units when
         ``standardize``); None: the data's mean.
@@ -142,7 +150,9 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     seating_weights_ : (K + 1,) float, the prior's seating probabilities of a new point under the point estimate
         (sum to 1): W(n_k + 1) / W(n_k) for each cluster (n_k^r for the pCRP) and, last, a new cluster.
     means_ : (K, d) posterior mean of each cluster's mean given its members (NIW posterior m_n), units of X.
-    covariances_ : (K, d, d) posterior mean of each cluster's covariance, S_n / (nu_n - d - 1), units of X.
+    covariances_ : posterior mean of each cluster's covariance in units of X, in BayesianGaussianMixture's shapes:
+        (K, d, d) for "full" (S_n / (nu_n - d - 1)), (K, d) the variances per column for "diag", (K,) the one
+        variance for "spherical" (beta_n / (2 a_n - 2)); where the mean does not exist, the posterior mode.
     psm_ : (N, N) float32 similarity matrix, or None unless ``psm=True``.
     modes_ : list of :class:`pcrp.summaries.modes.Mode`; one entry when the chains agree. ``modes_warning_``: a sentence
         when they do not (pooled figures then depend on the starts), else "".
@@ -170,7 +180,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     def __init__(self, *, prior=DEFAULT_PRIOR, standardize=True, n_chains=RUN_PARAMS["n_chains"].default,
                  iters=RUN_PARAMS["iters"].default, burn_in=RUN_PARAMS["burn_in"].default, max_iters=None,
                  thin=RUN_PARAMS["thin"].default, split_merge=RUN_PARAMS["split_merge"].default, init=None,
-                 loss=DEFAULT_LOSS, m0=None, kappa0=None, nu0=None, S0=None,
+                 loss=DEFAULT_LOSS, covariance_type="full", m0=None, kappa0=None, nu0=None, S0=None,
                  n_predict_draws=ESTIMATOR_PARAMS["n_predict_draws"].default, psm=False,
                  n_jobs=RUN_PARAMS["n_jobs"].default, verbose=ESTIMATOR_PARAMS["verbose"].default,
                  random_state=None):
@@ -184,6 +194,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         self.split_merge = split_merge
         self.init = init
         self.loss = loss
+        self.covariance_type = covariance_type
         self.m0 = m0
         self.kappa0 = kappa0
         self.nu0 = nu0
@@ -262,6 +273,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         ESTIMATOR_PARAMS.check("n_predict_draws", self.n_predict_draws)
         verbose = self.verbose
         ESTIMATOR_PARAMS.check("verbose", int(verbose) if isinstance(verbose, (bool, np.bool_)) else verbose)
+        check_covariance_type(self.covariance_type)  # a ModelError (a ValueError) naming the types, or "tied"'s why
         if not isinstance(self.loss, str) or self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {', '.join(LOSSES)} (got {self.loss!r}).")
         if not (self.init is None or isinstance(self.init, str)
@@ -281,6 +293,8 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         varying = np.flatnonzero(np.ptp(X, axis=0) > 0)
         if varying.size:
             _, center[varying], scale[varying] = standardize(X[:, varying], [str(j) for j in varying])
+            if check_covariance_type(self.covariance_type) == "spherical":  # one scale keeps a variance single
+                scale[varying] = np.sqrt(np.mean(scale[varying] ** 2))
         return center, scale
 
     def _to_sampler_units(self, X):
@@ -288,8 +302,8 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     def _spec(self, Z, prior=None):
         """The :class:`pcrp.runs.run_spec.RunSpec` of a fit on Z (the data as the sampler sees them)."""
-        niw = {k: v for k, v in dict(m0=self.m0, kappa0=self.kappa0, nu0=self.nu0, S0=self.S0).items()
-               if v is not None}
+        niw = {k: v for k, v in dict(m0=self.m0, kappa0=self.kappa0, nu0=self.nu0, S0=self.S0,
+                                     covariance_type=self.covariance_type).items() if v is not None}
         init = list(self.init) if isinstance(self.init, (list, tuple)) else self.init
         return make_run_spec(Z, prior=self._checked_prior() if prior is None else prior, niw=niw, init=init,
                              seed=self._seed(), standardize=bool(self.standardize), similarity=bool(self.psm),
@@ -356,7 +370,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     def _cluster_parameters(self):
         """weights_, seating_weights_, means_, covariances_ of the point estimate's clusters (units of X)."""
-        from .model.niw_math import posterior_params
+        from .model.niw_math import covariance_mean
         from .model.seating import seating_log_probabilities
 
         Z, labels, niw = self._Z, self.labels_, self.niw_
@@ -368,13 +382,27 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         means = np.empty((K, d))
         covs = np.empty((K, d, d))
         for k in range(K):
-            m_n, _, nu_n, S_n = posterior_params(Z[labels == k], niw.m0, niw.kappa0, niw.nu0, niw.S0)
-            means[k] = m_n
-            # E[Sigma] = S_n / (nu_n - d - 1) exists for nu_n > d + 1 (always with the default nu0 = d + 3);
-            # otherwise the posterior mode S_n / (nu_n + d + 1)
-            covs[k] = S_n / (nu_n - d - 1) if nu_n > d + 1 else S_n / (nu_n + d + 1)
+            # E[Sigma] (for "full" it exists for nu_n > d + 1, always with the default nu0 = d + 3), else the mode
+            means[k], covs[k] = covariance_mean(Z[labels == k], niw.m0, niw.kappa0, niw.nu0, niw.S0,
+                                                niw.covariance_type)
         self.means_ = means * self.scale_ + self.center_
-        self.covariances_ = covs * np.outer(self.scale_, self.scale_)
+        covs = covs * np.outer(self.scale_, self.scale_)
+        # scikit-learn's shapes: (K, d, d), (K, d) the diagonals, (K,) the one variance
+        if niw.covariance_type == "diag":
+            covs = np.diagonal(covs, axis1=1, axis2=2).copy()
+        elif niw.covariance_type == "spherical":
+            covs = covs[:, 0, 0].copy()
+        self.covariances_ = covs
+
+    def _full_covariances(self):
+        """(K, d, d) the covariance matrices that ``covariances_`` holds in the covariance type's shape."""
+        covs = np.asarray(self.covariances_)
+        d = self.means_.shape[1]
+        if covs.ndim == 3:
+            return covs
+        if covs.ndim == 2:
+            return np.stack([np.diag(c) for c in covs])
+        return covs[:, None, None] * np.eye(d)
 
     def sample(self, n_samples=1):
         """Draw (X (n_samples, d), y (n_samples,)) from the mixture of the point estimate's clusters with
@@ -385,7 +413,8 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
             raise ValueError(f"n_samples must be a whole number >= 1 (got {n_samples!r}).")
         rng = check_random_state(self.random_state)
         counts = rng.multinomial(n_samples, self.weights_)
-        X = np.vstack([rng.multivariate_normal(self.means_[k], self.covariances_[k], int(c))
+        covariances = self._full_covariances()
+        X = np.vstack([rng.multivariate_normal(self.means_[k], covariances[k], int(c))
                        for k, c in enumerate(counts)])
         y = np.repeat(np.arange(self.n_clusters_), counts)
         return X, y

@@ -479,7 +479,7 @@ def test_seconds_per_sweep_excludes_compilation(csv_path, tmp_path, monkeypatch)
             return real(*args)
 
     monkeypatch.setattr(sweep, "run_sweeps", CompilesOnFirstCall())
-    monkeypatch.setattr(sampler, "_warm", False)  # this process has compiled no kernel yet, as in a fresh one
+    monkeypatch.setattr(sampler, "_warm", set())  # this process has compiled no kernel yet, as in a fresh one
     out = tmp_path / "r.npz"
     assert main(["run", str(csv_path), "--iters", "10", "--burn-in", "5", "--out", str(out)]) == 0
     assert np.all(np.load(out)["seconds_per_sweep"] * 10 < 0.5)

@@ -79,10 +79,10 @@ def test_merged_statistics_from_two_clusters_equal_a_rebuild_from_their_points(d
                            *prior_tables(CRP(1.0), 90))
     base = base_measure(niw)
     labels = (np.arange(90) % 3 == 0).astype(np.int64)  # two clusters, of 60 and 30 points
-    two = slots_for(X, labels, 2, base, tables)
-    merged = prior_slots(d, 8, base, tables)
+    two = slots_for(X, labels, 2, base, tables, "full")
+    merged = prior_slots(d, 8, base, tables, "full")
     assert clusters.merge_into(two, 0, 1, base, tables, merged, 2)
-    one = slots_for(X, np.zeros(90, dtype=np.int64), 1, base, tables)
+    one = slots_for(X, np.zeros(90, dtype=np.int64), 1, base, tables, "full")
     assert merged.counts[2] == one.counts[0] == 90
     np.testing.assert_allclose(merged.means[2], one.means[0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(merged.precs[2], one.precs[0], rtol=1e-9, atol=1e-12)

@@ -51,7 +51,7 @@ def changed_since(cfg, now):
     """Names (in the widgets' words) of the settings in which ``now`` (current_config) differs from the
     run's ``cfg``; a row whose prior changed is named once, not with each of its parameters."""
     n_rows = len(es.active_rows(settings()))
-    words = {"data_key": "data", "niw_choice": "NIW prior", "rows": "rows",
+    words = {"data_key": "data", "niw_choice": "cluster prior", "rows": "rows",
              **{key: es.BY_NAME[name].label for name, key in es.RUN_SETTINGS.items()},
              **{es.prior_key(row): f"{row_name(row, n_rows).lower()}'s prior" for row in es.ROWS}}
     names = []
@@ -64,8 +64,8 @@ def changed_since(cfg, now):
                 names.append(f"{PRIORS[now[es.prior_key(row)]].label} {name}")
         else:
             names.append(words[key])
-    if "data" in names and "NIW prior" in names:
-        names.remove("NIW prior")  # its defaults follow the data
+    if "data" in names and "cluster prior" in names:
+        names.remove("cluster prior")  # its defaults follow the data
     if "data" in names:  # ... and so does a tuned value the visitor has not chosen (the data set's own)
         for row in automatic_rows(settings()):
             spec = PRIORS[now[es.prior_key(row)]]
@@ -100,7 +100,7 @@ def start_run(data):
     if ds is None:
         return "Load a data set first."
     try:
-        niw = resolve_niw(ds.X, **data.niw_choice)
+        niw = resolve_niw(ds.X, covariance_type=S["covariance"], **data.niw_choice)
         priors = row_priors()
         config = {**current_config(data), "data": ds.description, "source": ds.source, "columns": ds.columns,
                   "standardized": ds.standardized, "niw": niw.as_dict(),

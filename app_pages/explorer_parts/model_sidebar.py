@@ -1,6 +1,6 @@
 """The Explorer's model and run sidebar: each row's prior and its parameters (generated from the pcrp.model.PRIORS
-registry), where a tuned parameter's value came from, the CRP-Oracle, the NIW prior, the run's settings and the demo
-link. What differs between priors is read from the registry's fields (``reference``, ``tuned``), never a name."""
+registry), where a tuned parameter's value came from, the CRP-Oracle, the clusters' covariance and prior, the run's
+settings and the demo link. What differs between priors is read from the registry's fields (``reference``, ``tuned``), never a name."""
 
 import numpy as np
 import streamlit as st
@@ -10,7 +10,7 @@ from app_pages.explorer_parts.session import (address_values, automatic_rows, bi
 from app_pages.shared import keep_browser_key
 from pcrp.app import explorer_settings as es
 from pcrp.app.live_params import chains_cap, default_chains
-from pcrp.model import PRIORS, WITHIN_SCALE, resolve_niw
+from pcrp.model import COVARIANCE_TYPES, PRIORS, WITHIN_SCALE, resolve_niw
 from pcrp.summaries.summary import oracle_alpha
 
 state = st.session_state
@@ -165,6 +165,17 @@ def apply_pending_r(S):
         S[key] = state["w_" + key] = float(np.clip(r_origin(S)[0], widget.low, widget.high))
 
 
+COVARIANCE_WORDS = {"full": "Full (each cluster its own covariance)", "diag": "Diagonal (a variance per column)",
+                    "spherical": "Spherical (one variance per cluster)"}
+CLUSTER_PRIOR_WORDS = {
+    "full": "mu_k | Sigma_k ~ N(m0, Sigma_k / kappa0), Sigma_k ~ IW(S0, nu0).",
+    "diag": "Per column j: sigma_kj^2 ~ Inverse-Gamma((nu0 - d + 1) / 2, s / 2), mu_kj | sigma_kj ~ "
+            "N(m0_j, sigma_kj^2 / kappa0): each column's variance has the prior the full model gives it.",
+    "spherical": "sigma_k^2 ~ Inverse-Gamma((nu0 - d + 1) / 2, s / 2), one for all columns, mu_k | sigma_k ~ "
+                 "N(m0, sigma_k^2 I / kappa0).",
+}
+
+
 def model_and_run_sidebar(S, ds, ds_key, source):
     """The sidebar's prior, NIW and run widgets and the demo link; returns the NIW choice {name: value}."""
     with st.sidebar:
@@ -176,14 +187,20 @@ def model_and_run_sidebar(S, ds, ds_key, source):
             prior_widgets(row)
         if ds is not None and ds.labels is not None and oracle_rows(S):
             st.button("CRP-Oracle alpha = K_true / ln N", key="oracle", on_click=on_oracle, args=(ds,))
-        remember(["rows"] + [es.prior_key(row) for row in es.active_rows(S)]
+        st.selectbox("Clusters' covariance", tuple(COVARIANCE_TYPES), key=bind("covariance"),
+                     format_func=COVARIANCE_WORDS.get,
+                     help="scikit-learn's covariance_type. Full: each cluster its own d x d covariance (the "
+                          "paper's). Diagonal: its own variance per column, O(d) a point, fewer parameters for many "
+                          "columns. Spherical: one variance per cluster. Tied is not offered: a collapsed sampler "
+                          "needs one marginal likelihood per cluster.")
+        remember(["rows", "covariance"] + [es.prior_key(row) for row in es.active_rows(S)]
                  + [es.row_key(name, row) for row in es.active_rows(S) for name in es.row_param_names(S, row)])
         niw_choice = {}
         if ds is not None:
             default = resolve_niw(ds.X)
-            with st.expander("NIW prior (defaults from the data)"):
-                st.caption("mu_k | Sigma_k ~ N(m0, Sigma_k / kappa0), Sigma_k ~ IW(S0, nu0). "
-                           f"m0 = column means; kappa0 = {WITHIN_SCALE**2:g}; nu0 = d + 3; S0 = s * I. "
+            with st.expander("Cluster prior (defaults from the data)"):
+                st.caption(CLUSTER_PRIOR_WORDS[S["covariance"]]
+                           + f" m0 = column means; kappa0 = {WITHIN_SCALE**2:g}; nu0 = d + 3; S0 = s * I. "
                            "Larger S0 = broader clusters a priori = fewer clusters; smaller kappa0 = means expected "
                            "far apart = fewer clusters.")
                 niw_choice["kappa0"] = st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4,

@@ -30,7 +30,7 @@ from ..kernels import clusters
 from ..kernels.vecmath import LANES
 from ..basics.errors import ModelError
 from ..model import NIW
-from ..model.niw_math import kernel_tables, posterior_params
+from ..model.niw_math import draw_mean_and_covariance, kernel_tables, posterior_params
 from ..model.seating import seating_log_probabilities
 from ..sampling.sampler import base_measure, prior_slots, slots_for
 from ..summaries.summary import sorted_codes
@@ -44,7 +44,9 @@ def marginal_niw(niw, axes):
     """The NIW prior of the coordinates ``axes`` (a list of column indices) alone."""
     axes = list(axes)
     dropped = niw.dim - len(axes)
-    return NIW(m0=niw.m0[axes], kappa0=niw.kappa0, nu0=niw.nu0 - dropped, S0=niw.S0[np.ix_(axes, axes)])
+    # nu0 less the dropped columns keeps each column's variance prior, (nu0 - d + 1) / 2, for every covariance type
+    return NIW(m0=niw.m0[axes], kappa0=niw.kappa0, nu0=niw.nu0 - dropped, S0=niw.S0[np.ix_(axes, axes)],
+               covariance_type=niw.covariance_type)
 
 
 def project(X, niw, axes=(0, 1)):
@@ -83,11 +85,12 @@ class _Blocks:
         # to the largest block (its entries are all a predictive reads: 16 ms a call at N = 100,000 for all N)
         n_max = int(np.bincount(labels).max())
         zeros = np.zeros(n_max + 2)
-        self.tables = kernel_tables(n_max, d, niw.kappa0, niw.nu0, niw.S0, zeros, zeros, zeros)
+        self.tables = kernel_tables(n_max, d, niw.kappa0, niw.nu0, niw.S0, zeros, zeros, zeros, niw.covariance_type)
         base = base_measure(niw)
-        self.slots = slots_for(X, labels.astype(np.int64).reshape(-1), self.K, base, self.tables)
+        self.slots = slots_for(X, labels.astype(np.int64).reshape(-1), self.K, base, self.tables,
+                               niw.covariance_type)
         self.counts = self.slots.counts[:self.K]
-        self._prior = prior_slots(d, LANES, base, self.tables)
+        self._prior = prior_slots(d, LANES, base, self.tables, niw.covariance_type)
 
     def log_predictive(self, points):
         """(G, K) log t_k(x) at points (G, d)."""
@@ -145,7 +148,8 @@ class DensitySummary:
 
 def density_draws(points, X, label_draws, niw, n_draws=DENSITY_DRAWS, seed=0):
     """(n, G) draws of the plug-in density function at points (G, d): for evenly spaced kept partitions,
-    Dirichlet(N_k) weights and (mu_k, Sigma_k) from each block's NIW posterior (the plug-in's band)."""
+    Dirichlet(N_k) weights and (mu_k, Sigma_k) from each block's posterior under its covariance type (the plug-in's
+    band)."""
     X = np.asarray(X, dtype=float).reshape(np.shape(label_draws)[-1], -1)
     d = X.shape[1]
     points = np.asarray(points, dtype=float).reshape(-1, d)
@@ -157,10 +161,8 @@ def density_draws(points, X, label_draws, niw, n_draws=DENSITY_DRAWS, seed=0):
         weights = rng.dirichlet(np.bincount(labels))
         f = np.zeros(points.shape[0])
         for k in range(ids.size):
-            m_n, kappa_n, nu_n, S_n = posterior_params(X[labels == k], niw.m0, niw.kappa0, niw.nu0, niw.S0)
-            sigma = np.atleast_2d(stats.invwishart.rvs(df=nu_n, scale=S_n, random_state=rng))
+            mu, sigma = draw_mean_and_covariance(X[labels == k], niw, rng)
             chol = np.linalg.cholesky(sigma)
-            mu = m_n + chol @ rng.standard_normal(d) / np.sqrt(kappa_n)
             z = np.linalg.solve(chol, (points - mu).T)  # (d, G) whitened offsets
             log_norm = -0.5 * d * np.log(2 * np.pi) - np.log(np.diag(chol)).sum()
             f += weights[k] * np.exp(log_norm - 0.5 * (z * z).sum(axis=0))

@@ -118,10 +118,11 @@ class Block:
 
 
 def log_marginal(block, niw):
-    """log m(X_block) under NIW, from the block's statistics (:func:`pcrp.model.niw_math.log_marginal_of`)."""
+    """log m(X_block) under the NIW of its covariance type, from the block's statistics
+    (:func:`pcrp.model.niw_math.log_marginal_of`)."""
     diff = block.mean - niw.m0
     S_n = niw.S0 + block.scatter + (niw.kappa0 * block.n / (niw.kappa0 + block.n)) * np.outer(diff, diff)
-    return log_marginal_of(block.n, S_n, niw.kappa0, niw.nu0, niw.S0)
+    return log_marginal_of(block.n, S_n, niw.kappa0, niw.nu0, niw.S0, niw.covariance_type)
 
 
 def merge_terms(a, b, niw, alpha, log_m=None):

@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 
 from ..basics.errors import SettingError
-from ..model import DEFAULT_PRIOR, PRIORS, ModelError
+from ..model import COVARIANCE_TYPES, DEFAULT_PRIOR, PRIORS, ModelError
 from .live_params import DEFAULT_ROW_COUNT, LIVE_DEMO, LIVE_PARAMS, ROWS, chains_cap, default_chains
 
 SOURCES = ("old-faithful", "mnist", "sim1", "sim2", "csv")
@@ -297,6 +297,8 @@ def _build_tables():
         _live("mnist_n"),
         Setting("embedding", "choice", "spectral", choices=("spectral", "pca"), label="MNIST embedding"),
         _live("dims"),
+        Setting("covariance", "choice", "full", choices=tuple(COVARIANCE_TYPES), label="clusters' covariance",
+                run_key="covariance_type"),
         _live("rows"),
     ) + _row_settings(param_names) + (
         _live("sweeps", run_key="iters"),

@@ -3,7 +3,8 @@
     pcrp run DATA [--prior {crp,pcrp,py,mfm,sfm}] [--alpha A] [--r R|cv] [--sigma S] [--gamma G] [--lam L]
              [--k-max K] [--budget auto | --iters T [--burn-in B]] [--max-iters T] [--thin S] [--seed SEED]
              [--chains C] [--init START[,START..]] [--loss vi|binder] [--n-jobs J] [--split-merge M |
-             --no-split-merge] [--m0 V1,V2,..] [--kappa0 X] [--nu0 X] [--s0 X] [--standardize | --no-standardize]
+             --no-split-merge] [--m0 V1,V2,..] [--kappa0 X] [--nu0 X] [--s0 X] [--covariance-type full|diag|spherical]
+             [--standardize | --no-standardize]
              [--columns c1,c2] --out RESULT.npz
     pcrp rerun RESULT.npz --out NEW.npz
     pcrp cv DATA [--r-grid 1.01,1.05,..] [--folds F] [--repeats R] [--iters T] [--burn-in B] [--thin S]

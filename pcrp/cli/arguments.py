@@ -73,6 +73,10 @@ def add_niw_options(p):
                                 "means)")
     for param in NIW_PARAMS.values():
         p.add_argument(param.flag, dest=param.name, type=float, help=help_text(param, "from the data"))
+    p.add_argument("--covariance-type", dest="covariance_type", metavar="{full,diag,spherical}",
+                   help="each cluster's covariance, as scikit-learn's covariance_type: full (a d x d matrix, "
+                        "Normal-Inverse-Wishart), diag (one variance per column) or spherical (one variance); "
+                        "\"tied\" is not offered (default full)")
 
 
 def niw_overrides(args):
@@ -80,7 +84,8 @@ def niw_overrides(args):
     from ..model import NIW_PARAMS
 
     given = {"m0": floats(args.m0, "--m0") if args.m0 is not None else None,
-             **{name: getattr(args, name) for name in NIW_PARAMS}}
+             **{name: getattr(args, name) for name in NIW_PARAMS},
+             "covariance_type": getattr(args, "covariance_type", None)}
     return {k: v for k, v in given.items() if v is not None}
 
 

@@ -32,6 +32,9 @@ def add_parser(sub, help_line):
     p.add_argument("--data-sets", default=",".join(DATA_SETS), help=f"comma-separated subset of: {', '.join(DATA_SETS)}")
     p.add_argument("--methods", default=",".join(methods), help=f"comma-separated subset of: {', '.join(methods)}")
     add_declared_options(p, COMPARE_PARAMS, ("n_seeds", "seed"))
+    p.add_argument("--covariance-type", default="full", metavar="{full,diag,spherical}",
+                   help="every prior's and BayesianGaussianMixture's cluster covariance, scikit-learn's "
+                        "covariance_type (default %(default)s)")
     p.add_argument("--out", default=OUT_DEFAULT, help="output folder (default %(default)s)")
     add_parallel_options(p)
 
@@ -48,13 +51,16 @@ def command(args, argv=None):
     COMPARE_PARAMS.check("n_seeds", args.seeds, "--seeds")
     COMPARE_PARAMS.check("seed", args.seed, "--seed")
     check_parallel(args)
+    from ..model import check_covariance_type
+
+    covariance_type = check_covariance_type(args.covariance_type)
     out_dir = output_folder(args.out, "--out")
     command_line = "pcrp " + " ".join(argv if argv is not None else sys.argv[1:])
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
     with progress_bar(unit="data set", desc="compare") as bar:
         fits = run_comparison(data_sets, n_seeds=args.seeds, seed=args.seed, methods=methods, n_jobs=args.n_jobs,
-                              scheduler=args.scheduler, progress=counting_bar(bar))
+                              scheduler=args.scheduler, progress=counting_bar(bar), covariance_type=covariance_type)
     path = write_report(report, fits, out_dir, command=command_line, seconds=time.perf_counter() - started,
                         load=(load_before, os.getloadavg()[0]), machine=describe_machine())
     print(path.read_text())

@@ -152,12 +152,13 @@ class Fit:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
 
 
-def fit_prior(d, method, seed=None, n_jobs=1, reference=None):
+def fit_prior(d, method, seed=None, n_jobs=1, reference=None, covariance_type="full"):
     """Fit ``method`` (a key of :func:`prior_methods`) to :class:`Data` ``d`` (drawn with ``seed``, None: ``d.seed``)
     with 4 chains and the automatic budget, at the prior's registry defaults. A tuned prior (the pCRP) first
     chooses its tuned parameter with :func:`pcrp.analyses.cv.choose_r` (its time is counted in its fit's). reference: the
     clusters a fit of the reference prior (the CRP) keeps on the same data (:func:`pcrp.analyses.collapse.reference_clusters`),
-    for the collapse flag; the reference's own fit records it in ``extra["reference"]``."""
+    for the collapse flag; the reference's own fit records it in ``extra["reference"]``. covariance_type: the
+    clusters' covariance ("full", "diag", "spherical"; :class:`pcrp.model.NIW`)."""
     from ..runs.chains import run_chains
     from ..analyses.collapse import judge_chains, reference_clusters
     from ..analyses.cv import choose_r
@@ -174,11 +175,12 @@ def fit_prior(d, method, seed=None, n_jobs=1, reference=None):
     started = time.perf_counter()
     params, extra = {}, {}
     if spec.tuned is not None:
-        r, details = choose_r(d.X, seed=seed, n_jobs=n_jobs)
+        r, details = choose_r(d.X, niw={"covariance_type": covariance_type}, seed=seed, n_jobs=n_jobs)
         params = {spec.tuned: r}
         extra = {"r": r, "cv_r": details["cv_r"], "r_text": details["text"]}
     prior = make_prior(spec.name, **params)
-    chains = run_chains(d.X, make_run_spec(d.X, prior=prior, seed=seed, n_jobs=n_jobs, data={"data": d.key}))
+    chains = run_chains(d.X, make_run_spec(d.X, prior=prior, niw={"covariance_type": covariance_type}, seed=seed,
+                                           n_jobs=n_jobs, data={"data": d.key}))
     seconds = time.perf_counter() - started
     metrics = metric_summary(d.labels, chains.labels) if d.labels is not None else {}
     flag = ""
@@ -190,12 +192,16 @@ def fit_prior(d, method, seed=None, n_jobs=1, reference=None):
     return Fit(d.key, d.seed, method, d.true_k, nmi=tuple(metrics.get("NMI", (math.nan, None))),
                vi=tuple(metrics.get("VI", (math.nan, None))), k=mean_and_mcse(chains.K_after_burn_in),
                seconds=seconds, sweeps=int(chains.K.shape[1]), converged=bool(chains.stop.get("converged")),
-               settings=prior.label(), flag=flag, extra=extra)
+               settings=prior.label() + _covariance_words(covariance_type), flag=flag, extra=extra)
 
 
-def fit_bgm(d, seed=None):
+def _covariance_words(covariance_type):
+    return "" if covariance_type == "full" else f", {covariance_type} covariances"
+
+
+def fit_bgm(d, seed=None, covariance_type="full"):
     """scikit-learn's BayesianGaussianMixture (Dirichlet process, the declared number of components, ``seed``, None:
-    ``d.seed``) on :class:`Data` ``d``."""
+    ``d.seed``, the same ``covariance_type`` as the priors) on :class:`Data` ``d``."""
     from sklearn.mixture import BayesianGaussianMixture
 
     from ..summaries.summary import nmi_vi
@@ -203,38 +209,43 @@ def fit_bgm(d, seed=None):
     components = COMPARE_PARAMS["bgm_components"].default
     started = time.perf_counter()
     labels = BayesianGaussianMixture(n_components=components, weight_concentration_prior_type="dirichlet_process",
-                                     random_state=d.seed if seed is None else seed,
+                                     covariance_type=covariance_type, random_state=d.seed if seed is None else seed,
                                      max_iter=1000).fit(d.X).predict(d.X)
     seconds = time.perf_counter() - started
     nmi, vi = nmi_vi(d.labels, labels) if d.labels is not None else (math.nan, math.nan)
     return Fit(d.key, d.seed, BGM, d.true_k, nmi=(nmi, None), vi=(vi, None), k=(float(np.unique(labels).size), None),
-               seconds=seconds, settings=f"BayesianGaussianMixture (Dirichlet process, {components} components)")
+               seconds=seconds, settings=f"BayesianGaussianMixture (Dirichlet process, {components} components"
+                                         f"{_covariance_words(covariance_type)})")
 
 
-def fit_data_set(key, seed, methods=None, n_jobs=1):
-    """Every method (None: :func:`compare_methods`) on data set ``key`` drawn with ``seed``: [Fit]. The reference
-    prior (the CRP) runs first, whether asked for or not: the other priors' collapse flag compares with the clusters
-    it keeps."""
+def fit_data_set(key, seed, methods=None, n_jobs=1, covariance_type="full"):
+    """Every method (None: :func:`compare_methods`) on data set ``key`` drawn with ``seed``, every one with clusters
+    of ``covariance_type``: [Fit]. The reference prior (the CRP) runs first, whether asked for or not: the other
+    priors' collapse flag compares with the clusters it keeps."""
     methods = compare_methods() if methods is None else methods
     d = load(key, seed)
     reference = reference_method()
-    first = fit_prior(d, reference, seed, n_jobs)
+    first = fit_prior(d, reference, seed, n_jobs, covariance_type=covariance_type)
     fits = [first] if reference in methods else []
     for method in methods:
         if method != reference:
-            fits.append(fit_bgm(d, seed) if method == BGM
-                        else fit_prior(d, method, seed, n_jobs, first.extra["reference"]))
+            fits.append(fit_bgm(d, seed, covariance_type) if method == BGM
+                        else fit_prior(d, method, seed, n_jobs, first.extra["reference"], covariance_type))
     return fits
 
 
 def run_comparison(data_sets=DATA_SETS, n_seeds=None, seed=None, methods=None, n_jobs=None, scheduler=None,
-                   progress=None):
+                   progress=None, covariance_type="full"):
     """Every method (None: :func:`compare_methods`) on every data set (the simulations on ``n_seeds`` data seeds
     from ``seed``; None: the declared defaults of :data:`COMPARE_PARAMS`, 3 seeds from 1000): a list of
     :class:`Fit`. Data sets are fitted in parallel through joblib (``n_jobs`` at once, threads; None: every core),
     or on the Dask cluster at ``scheduler`` (:func:`pcrp.runs.dask_cluster.parallel_results`). ``progress(done, total)``
-    as data sets finish."""
+    as data sets finish. covariance_type: every prior's and BGM's clusters ("full", "diag", "spherical")."""
     import joblib
+
+    from ..model import check_covariance_type
+
+    covariance_type = check_covariance_type(covariance_type)
 
     settings = COMPARE_PARAMS.resolve(n_seeds=n_seeds, seed=seed)
     n_seeds, seed = settings["n_seeds"], settings["seed"]
@@ -242,7 +253,7 @@ def run_comparison(data_sets=DATA_SETS, n_seeds=None, seed=None, methods=None, n
     n_jobs = RUN_PARAMS["n_jobs"].default if n_jobs is None else n_jobs
     jobs = [(key, seed + i if key in SIMULATED else 0) for key in data_sets
             for i in range(n_seeds if key in SIMULATED else 1)]
-    tasks = [joblib.delayed(fit_data_set)(key, s, methods, 1) for key, s in jobs]
+    tasks = [joblib.delayed(fit_data_set)(key, s, methods, 1, covariance_type) for key, s in jobs]
     fits = []
 
     from ..analyses.cv import CVError

@@ -1,17 +1,19 @@
-"""The clusters' Normal-Inverse-Wishart statistics in :class:`pcrp.kernels.state.Slots`: the one quadratic form of a
-point against the slots, adding and removing a point, rebuilding from the labels, merging two slots.
+"""The clusters' conjugate statistics in :class:`pcrp.kernels.state.Slots`: adding and removing a point,
+rebuilding from the labels, merging two slots, and the marginal and predictive they give.
 
-A block of n points has the posterior kappa_n = kappa0 + n, nu_n = nu0 + n, mean m_n and scale matrix S_n
-(docs/design.md section 1.2); a slot keeps n, m_n, S_n^{-1} and log|S_n|. Adding or removing one point is a
-rank-one change of S_n, so its inverse follows by Sherman-Morrison and its log-determinant by the matrix
-determinant lemma, in O(d^2) with one log, and that log is the one the point's Student-t predictive needs:
+A block of n points has the posterior kappa_n = kappa0 + n, mean m_n and scale S_n (docs/design.md section 1.2);
+a slot keeps n, m_n, the inverse of its scale and log|S_n|. Adding or removing one point multiplies the scale by a
+factor y (for the full type a rank-one change, whose inverse follows by Sherman-Morrison and log-determinant by the
+matrix determinant lemma, in O(d^2)), and log y is the point's predictive term too:
 
     y = 1 + t_scale(n) q,  q = (x - m_n)^T S_n^{-1} (x - m_n),  log|S_{n+1}| = log|S_n| + log y.
 
-The predictive of x under slot c is then consts[LOG_WEIGHT, c] - consts[EXPONENT, c] log y_c, with the slot's
-constants (:func:`refresh_weights`) holding its seating weight log g(n) too. Every empty slot holds the prior's statistics
-(m0, S0^{-1}, log|S0|, count 0) and log weight -inf, so that the form of a point against an empty slot is the form
-it would have in a new cluster.
+The covariance types' own operations (the form q, the updates, the scale from sums) are in
+:mod:`pcrp.kernels.scales`, chosen when numba compiles; what is here is the same for every type. The predictive of
+x under slot c is consts[LOG_WEIGHT, c] - consts[EXPONENT, c] log y_c, with the slot's constants
+(:func:`refresh_weights`) holding its seating weight log g(n) too. Every empty slot holds the prior's statistics
+(m0, the inverse of S0, log|S0|, count 0) and log weight -inf, so that the form of a point against an empty slot is
+the form it would have in a new cluster.
 
 All kernels use ``error_model="numpy"``: a float division by zero gives inf or NaN instead of raising, so loops
 carry no exception branches.
@@ -22,6 +24,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .scales import (copy_scale, diagonal_scale_change, logdet_step, predictive_term, scale_from_sums,
+                     scale_times_factor, set_prior_scale, stored_scale)
 from .state import ADD_STEP, EXPONENT, LOG_WEIGHT, N_CONSTS, SCALE, LOG_G, LOG_W, MARGINAL_CONST, NU, REMOVE_STEP, REMOVE_WEIGHT, T_CONST, T_EXPONENT, T_SCALE
 from .vecmath import LANES
 
@@ -32,22 +36,8 @@ def padded(n):
     return (n + LANES - 1) // LANES * LANES
 
 
-# fastmath={"contract"} (a multiply and an add may fuse into one FMA) here, in the sweep and in the move:
-# docs/design.md section 2 gives the bound measured; NaN, infinity and the order of every sum are kept.
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def scaled_form(x, means, precs, consts, c):
-    """(q, y) for the point x (d,) and slot c of a :class:`Slots`' arrays: q = (x - m_c)^T S_c^{-1} (x - m_c) from the
-    lower triangle, and y = 1 + consts[SCALE, c] q, whose log is x's predictive term and the log-determinant's change when
-    x joins. The one quadratic form of a point against a slot. Inlined (it runs for every point and slot), and
-    given the arrays rather than the Slots, whose fields would each cost two atomic reference counts a call."""
-    q = 0.0
-    for a in range(x.shape[0]):
-        da = x[a] - means[c, a]
-        t = 0.0
-        for b in range(a):
-            t += precs[c, a, b] * (x[b] - means[c, b])
-        q += da * (2.0 * t + precs[c, a, a] * da)
-    return q, 1.0 + q * consts[SCALE, c]
+# fastmath={"contract"} (a multiply and an add may fuse into one FMA) here, in pcrp.kernels.scales, in the sweep and
+# in the move: docs/design.md section 2 gives the bound measured; NaN, infinity and the order of every sum are kept.
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -67,12 +57,10 @@ def refresh_weights(slots, k, tables):
 @njit(cache=True, nogil=True, error_model="numpy")
 def empty_slot(slots, k, base, tables):
     """Make slot k an empty cluster: the prior's statistics, count 0."""
-    D = base.m0.shape[0]
     slots.counts[k] = 0
-    for a in range(D):
+    for a in range(base.m0.shape[0]):
         slots.means[k, a] = base.m0[a]
-        for b in range(D):
-            slots.precs[k, a, b] = base.P0[a, b]
+    set_prior_scale(slots.precs, k, base.P0)
     slots.logdets[k] = base.logdet0
     refresh_weights(slots, k, tables)
 
@@ -80,20 +68,18 @@ def empty_slot(slots, k, base, tables):
 @njit(cache=True, nogil=True, error_model="numpy")
 def copy_slot(source, src, target, dst):
     """Slot ``src`` of ``source`` (statistics and constants) into slot ``dst`` of ``target``."""
-    D = source.means.shape[1]
     target.counts[dst] = source.counts[src]
-    for a in range(D):
+    for a in range(source.means.shape[1]):
         target.means[dst, a] = source.means[src, a]
-        for b in range(D):
-            target.precs[dst, a, b] = source.precs[src, a, b]
+    copy_scale(target.precs, dst, source.precs, src)
     target.logdets[dst] = source.logdets[src]
     for r in range(N_CONSTS):
         target.consts[r, dst] = source.consts[r, src]
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def add_point(x, slots, k, q, log_y, tables, work):
-    """Add x (d,) to slot k, whose form of x (:func:`scaled_form`) is ``q`` with log y = ``log_y``:
+def add_point_full(x, slots, k, q, log_y, tables, work):
+    """Add x (d,) to the full slot k, whose form of x is ``q`` with log y = ``log_y``:
     S_{n+1}^{-1} = S_n^{-1} - t_scale(n) w w^T / y with w = S_n^{-1} (x - m_n), log|S_{n+1}| = log|S_n| + log y.
     work (d,) is scratch."""
     means, precs = slots.means, slots.precs
@@ -119,8 +105,8 @@ def add_point(x, slots, k, q, log_y, tables, work):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def remove_point(x, slots, k, shrink, log_shrink, tables, work):
-    """Take x (d,) out of slot k (n >= 2 points), where ``shrink`` = 1 - remove_weight(n) q > 0 for its form q
+def remove_point_full(x, slots, k, shrink, log_shrink, tables, work):
+    """Take x (d,) out of the full slot k (n >= 2 points), where ``shrink`` = 1 - remove_weight(n) q > 0 for its form q
     and ``log_shrink`` its log: S_{n-1} = S_n - remove_weight(n) (x - m_n)(x - m_n)^T, so
     S_{n-1}^{-1} = S_n^{-1} + remove_weight(n) w w^T / shrink and log|S_{n-1}| = log|S_n| + log shrink.
     work (d,) is scratch."""
@@ -145,80 +131,88 @@ def remove_point(x, slots, k, shrink, log_shrink, tables, work):
     refresh_weights(slots, k, tables)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def cholesky(A, L):
-    """The lower Cholesky factor of the symmetric positive definite A (d, d), written into L; False when A is not
-    numerically positive definite."""
-    d = A.shape[0]
-    for j in range(d):
-        s = A[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not s > 0.0:
-            return False
-        L[j, j] = math.sqrt(s)
-        for i in range(j + 1, d):
-            t = A[i, j]
-            for k in range(j):
-                t -= L[i, k] * L[j, k]
-            L[i, j] = t / L[j, j]
-        for i in range(j):
-            L[i, j] = 0.0
-    return True
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
+def add_point_diagonal(x, slots, k, log_y, tables):
+    """Add x (d,) to the diagonal slot k, the sum of whose columns' log y_j is ``log_y``: each beta_j times y_j."""
+    n = slots.counts[k]
+    diagonal_scale_change(x, slots.means, slots.precs, k, tables.per_count[n, T_SCALE])
+    move_mean(x, slots, k, n, log_y, tables.per_count[n, ADD_STEP], 1, tables)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def spd_inverse_logdet(A, out):
-    """inv(A) of the symmetric positive definite A (d, d) into ``out`` (d, d), through a Cholesky factor; returns
-    log|A|, or NaN (``out`` untouched) when A is not numerically positive definite."""
-    d = A.shape[0]
-    L = np.zeros((d, d))
-    if not cholesky(A, L):
-        return np.nan
-    Linv = np.zeros((d, d))
-    for j in range(d):  # L Linv = I, column by column
-        for i in range(j, d):
-            t = 1.0 if i == j else 0.0
-            for k in range(j, i):
-                t -= L[i, k] * Linv[k, j]
-            Linv[i, j] = t / L[i, i]
-    logdet = 0.0
-    for i in range(d):
-        logdet += 2.0 * math.log(L[i, i])
-        for j in range(d):
-            t = 0.0
-            for k in range(max(i, j), d):
-                t += Linv[k, i] * Linv[k, j]
-            out[i, j] = t
-    return logdet
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
+def remove_point_diagonal(x, slots, k, log_shrink, tables):
+    """Take x (d,) out of the diagonal slot k (n >= 2), ``log_shrink`` the sum of its columns' log(1 -
+    remove_weight(n) q_j): each beta_j times its factor."""
+    n = slots.counts[k]
+    diagonal_scale_change(x, slots.means, slots.precs, k, -tables.per_count[n, REMOVE_WEIGHT])
+    move_mean(x, slots, k, n, log_shrink, -tables.per_count[n, REMOVE_STEP], -1, tables)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
+def add_point_spherical(x, slots, k, q, log_y, tables):
+    """Add x (d,) to the spherical slot k, whose form of x is ``q`` with log y = ``log_y``: beta times y, log|S_n|
+    plus d log y."""
+    n = slots.counts[k]
+    slots.precs[k] /= 1.0 + tables.per_count[n, T_SCALE] * q
+    move_mean(x, slots, k, n, x.shape[0] * log_y, tables.per_count[n, ADD_STEP], 1, tables)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
+def remove_point_spherical(x, slots, k, shrink, log_shrink, tables):
+    """Take x (d,) out of the spherical slot k (n >= 2), ``shrink`` = 1 - remove_weight(n) q > 0 and
+    ``log_shrink`` its log: beta times shrink, log|S_n| plus d log shrink."""
+    n = slots.counts[k]
+    slots.precs[k] /= shrink
+    move_mean(x, slots, k, n, x.shape[0] * log_shrink, -tables.per_count[n, REMOVE_STEP], -1, tables)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
+def move_mean(x, slots, k, n, logdet_change, step, count_change, tables):
+    """The rest of a point joining (count_change 1, step 1 / (kappa_n + 1)) or leaving (-1, step -1 / kappa_{n-1})
+    slot k of n points, after its scale: log|S_n| plus ``logdet_change``, the mean a step towards x (away for a
+    negative step), the count, the constants."""
+    slots.logdets[k] += logdet_change
+    for a in range(x.shape[0]):
+        slots.means[k, a] += (x[a] - slots.means[k, a]) * step
+    slots.counts[k] = n + count_change
+    refresh_weights(slots, k, tables)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def change_point(x, slots, precs, k, q, tables, work, joining):
+    """x (d,) joins (``joining``) or leaves slot k of any covariance type, x's form being q (unused by the diagonal
+    type): the split-merge moves' update, where a call per member costs little. ``precs`` is slots.precs again, an
+    argument so that numba compiles only its type's code (pcrp.kernels.scales)."""
+    n = slots.counts[k]
+    if joining:
+        term = scale_times_factor(x, slots.means, precs, k, q, tables.per_count[n, T_SCALE], work)
+        move_mean(x, slots, k, n, logdet_step(precs, x.shape[0]) * term, tables.per_count[n, ADD_STEP], 1, tables)
+    else:
+        term = scale_times_factor(x, slots.means, precs, k, q, -tables.per_count[n, REMOVE_WEIGHT], work)
+        move_mean(x, slots, k, n, logdet_step(precs, x.shape[0]) * term, -tables.per_count[n, REMOVE_STEP], -1,
+                  tables)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def set_from_sums(slots, k, n, total, scatter, base, tables):
     """Slot k from its count n, the sum of its points ``total`` (d,) and their scatter about their mean
-    ``scatter`` (d, d): S_n = S0 + C + (kappa0 n / kappa_n)(xbar - m0)(xbar - m0)^T. n = 0 empties the slot.
-    Returns False (the slot unchanged) when rounding leaves S_n not positive definite."""
+    ``scatter`` (d, d; the diagonal only is read for the diagonal and spherical types):
+    S_n = S0 + C + (kappa0 n / kappa_n)(xbar - m0)(xbar - m0)^T as the type keeps it
+    (:func:`pcrp.kernels.scales.scale_from_sums`). n = 0 empties the slot. Returns False (the slot unchanged)
+    when rounding leaves S_n not positive definite."""
     if n == 0:
         empty_slot(slots, k, base, tables)
         return True
     m0, kappa0 = base.m0, base.kappa0
     D = m0.shape[0]
-    S = base.S0.copy()
-    xbar = np.empty(D)
+    centre = np.empty(D)
     for a in range(D):
-        xbar[a] = total[a] / n
-    shrink = kappa0 * n / (kappa0 + n)
-    for a in range(D):
-        for b in range(D):
-            S[a, b] += scatter[a, b] + shrink * (xbar[a] - m0[a]) * (xbar[b] - m0[b])
-    P = np.empty((D, D))
-    logdet = spd_inverse_logdet(S, P)
+        centre[a] = total[a] / n - m0[a]
+    logdet = scale_from_sums(slots.precs, k, base.S0, scatter, centre, kappa0 * n / (kappa0 + n))
     if np.isnan(logdet):
         return False
     for a in range(D):
-        slots.means[k, a] = (kappa0 * m0[a] + n * xbar[a]) / (kappa0 + n)
-        for b in range(D):
-            slots.precs[k, a, b] = P[a, b]
+        slots.means[k, a] = (kappa0 * m0[a] + total[a]) / (kappa0 + n)
     slots.logdets[k] = logdet
     slots.counts[k] = n
     refresh_weights(slots, k, tables)
@@ -230,8 +224,10 @@ def rebuild(X, labels, n_slots, slots, base, tables):
     """Every slot 0 .. n_slots - 1 from the points X (N, d) whose label is its index, in one pass over the data
     (a label < 0 belongs to no slot; a slot without points becomes empty). Per slot the pass accumulates sums about
     a shift (its first point), so that the scatter C = sum (x - s)(x - s)^T - n (xbar - s)(xbar - s)^T loses no
-    digits to a far-away origin. Returns False when some slot's S_n was not positive definite (left as it was)."""
+    digits to a far-away origin; the diagonal and spherical types accumulate its diagonal only. Returns False when
+    some slot's S_n was not positive definite (left as it was)."""
     N, D = X.shape
+    cross = slots.precs.ndim == 3  # the full type's scatter needs the products of two columns
     shift = np.zeros((n_slots, D))
     first = np.zeros((n_slots, D))
     second = np.zeros((n_slots, D, D))
@@ -247,16 +243,16 @@ def rebuild(X, labels, n_slots, slots, base, tables):
         for a in range(D):
             da = X[i, a] - shift[k, a]
             first[k, a] += da
-            for b in range(a + 1):
+            for b in range(0 if cross else a, a + 1):
                 second[k, a, b] += da * (X[i, b] - shift[k, b])
     total = np.empty(D)
-    scatter = np.empty((D, D))
+    scatter = np.zeros((D, D))
     ok = True
     for k in range(n_slots):
         nk = n[k]
         for a in range(D):
             total[a] = first[k, a] + nk * shift[k, a]
-            for b in range(a + 1):
+            for b in range(0 if cross else a, a + 1):
                 c = second[k, a, b] - first[k, a] * first[k, b] / nk if nk > 0 else 0.0
                 scatter[a, b] = c
                 scatter[b, a] = c
@@ -266,19 +262,20 @@ def rebuild(X, labels, n_slots, slots, base, tables):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def merge_into(slots, a, b, base, tables, target, dst):
-    """The union of slots a and b from their statistics alone (O(d^3), no pass over the points), into slot ``dst``
-    of ``target``; False (nothing written) when rounding leaves a scale matrix not positive definite. With n_i
-    points of mean xbar_i = (kappa_i m_i - kappa0 m0) / n_i and scatter C_i = S_i - S0 - (kappa0 n_i / kappa_i)
-    (xbar_i - m0)(xbar_i - m0)^T, the union has C = C_a + C_b + (n_a n_b / n)(xbar_a - xbar_b)(xbar_a - xbar_b)^T
-    (S_i recovered by inverting the slot's S_i^{-1})."""
-    m0, S0, kappa0 = base.m0, base.S0, base.kappa0
+    """The union of slots a and b from their statistics alone (no pass over the points), into slot ``dst``
+    of ``target``; False (nothing written) when rounding leaves a scale not positive definite. With n_i points of
+    mean xbar_i = (kappa_i m_i - kappa0 m0) / n_i and scatter C_i = S_i - S0 - (kappa0 n_i / kappa_i)
+    (xbar_i - m0)(xbar_i - m0)^T, the union has C = C_a + C_b + (n_a n_b / n)(xbar_a - xbar_b)(xbar_a - xbar_b)^T,
+    so S = S_a + S_b - S0 + [the terms in the means]: the S_i recovered from the slots (for the full type by
+    inverting S_i^{-1}, O(d^3)), the terms in the means written as one scatter-like matrix."""
+    m0, kappa0 = base.m0, base.kappa0
     D = m0.shape[0]
     n_a = slots.counts[a]
     n_b = slots.counts[b]
     n = n_a + n_b
-    S_a = np.empty((D, D))
-    S_b = np.empty((D, D))
-    if np.isnan(spd_inverse_logdet(slots.precs[a], S_a)) or np.isnan(spd_inverse_logdet(slots.precs[b], S_b)):
+    ok_a, S_a = stored_scale(slots.precs, a, base.S0)  # S_a - S0
+    ok_b, S_b = stored_scale(slots.precs, b, base.S0)
+    if not (ok_a and ok_b):
         return False
     xa = np.empty(D)
     xb = np.empty(D)
@@ -290,12 +287,17 @@ def merge_into(slots, a, b, base, tables, target, dst):
     w_a = kappa0 * n_a / (kappa0 + n_a)
     w_b = kappa0 * n_b / (kappa0 + n_b)
     w_ab = n_a * n_b / n
-    w = kappa0 * n / (kappa0 + n)
+    # the union's scatter: (S_a - S0) + (S_b - S0) - w_a xa xa^T - w_b xb xb^T + w_ab (xa - xb)(xa - xb)^T; with S0
+    # and w xbar xbar^T added by scale_from_sums, S = S_a + S_b - S0 + [the terms in the means] + w xbar xbar^T
+    scatter = np.zeros((D, D))
+    cross = slots.precs.ndim == 3
     for i in range(D):
         for j in range(D):
-            S_a[i, j] += (S_b[i, j] - S0[i, j] - w_a * xa[i] * xa[j] - w_b * xb[i] * xb[j]
-                          + w_ab * (xa[i] - xb[i]) * (xa[j] - xb[j]) + w * xbar[i] * xbar[j])
-    logdet = spd_inverse_logdet(S_a, target.precs[dst])
+            if cross or i == j:
+                scatter[i, j] = (- w_a * xa[i] * xa[j] - w_b * xb[i] * xb[j]
+                                 + w_ab * (xa[i] - xb[i]) * (xa[j] - xb[j]))
+    add_scales(S_a, S_b, scatter)
+    logdet = scale_from_sums(target.precs, dst, base.S0, scatter, xbar, kappa0 * n / (kappa0 + n))
     if np.isnan(logdet):
         return False
     for i in range(D):
@@ -304,6 +306,20 @@ def merge_into(slots, a, b, base, tables, target, dst):
     target.counts[dst] = n
     refresh_weights(target, dst, tables)
     return True
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def add_scales(S_a, S_b, scatter):
+    """scatter (d, d) += S_a + S_b, differences of scales from the prior's as :func:`pcrp.kernels.scales.stored_scale`
+    gives them: (d, d), or one number per column on the diagonal ((d,)), or the spherical type's one number (1,) at
+    scatter[0, 0], where scale_from_sums reads it in the trace."""
+    if S_a.ndim == 2:
+        for i in range(scatter.shape[0]):
+            for j in range(scatter.shape[0]):
+                scatter[i, j] += S_a[i, j] + S_b[i, j]
+    else:
+        for i in range(S_a.shape[0]):
+            scatter[i, i] += S_a[i] + S_b[i]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -326,14 +342,15 @@ def log_joint(K, slots, tables):
 @njit(cache=True, nogil=True, error_model="numpy")
 def log_predictive(points, slots, n_slots, tables):
     """(M, n_slots) log p(x_i | the points in slot k), the Student-t predictive of each row of ``points`` (M, d)
-    under each slot (an empty slot: the prior predictive)."""
+    under each slot (an empty slot: the prior predictive; the diagonal type: the product of one Student-t per
+    column)."""
     M = points.shape[0]
     out = np.empty((M, n_slots))
     means, precs, consts = slots.means, slots.precs, slots.consts
     for i in range(M):
         x = points[i]
         for k in range(n_slots):
-            _, y = scaled_form(x, means, precs, consts, k)
+            term = predictive_term(x, means, precs, consts[SCALE, k], k)
             count = slots.counts[k]
-            out[i, k] = tables.per_count[count, T_CONST] - 0.5 * slots.logdets[k] - tables.per_count[count, T_EXPONENT] * math.log(y)
+            out[i, k] = tables.per_count[count, T_CONST] - 0.5 * slots.logdets[k] - tables.per_count[count, T_EXPONENT] * term
     return out

@@ -12,8 +12,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .clusters import add_point, copy_slot, empty_slot, log_marginal, merge_into, padded, rebuild, scaled_form
+from .clusters import (add_point_diagonal, add_point_full, add_point_spherical, change_point, copy_slot, empty_slot,
+                       log_marginal, merge_into, padded, rebuild)
 from .rng import fill_uniform, randint, uniform
+from .scales import diagonal_log_term, form_and_log, frozen_score, full_form, scratch_scales, spherical_form
 from .state import EXPONENT, LOG_W, LOG_WEIGHT, N_CONSTS, SCALE, Slots
 from .vecmath import LANES, exp_in_range
 
@@ -45,9 +47,10 @@ class MoveScratch(NamedTuple):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def move_scratch(N, D, capacity):
-    """A MoveScratch for N points, d = D, and ``capacity`` slots (N = 0 when the sweeps make no moves)."""
-    sides = Slots(np.zeros(3, dtype=np.int64), np.zeros((3, D)), np.zeros((3, D, D)), np.zeros(3),
+def move_scratch(N, D, capacity, precs):
+    """A MoveScratch for N points, d = D, and ``capacity`` slots (N = 0 when the sweeps make no moves), its own
+    slots of the covariance type of ``precs`` (the chain's Slots.precs)."""
+    sides = Slots(np.zeros(3, dtype=np.int64), np.zeros((3, D)), scratch_scales(precs, 3), np.zeros(3),
                   np.zeros((N_CONSTS, 3)))
     return MoveScratch(np.empty(2 * N, dtype=np.int64), np.empty(capacity, dtype=np.int64), np.zeros(1, np.int64),
                        np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64), sides, np.empty(D), np.empty(D))
@@ -75,13 +78,14 @@ def seat_on_side(X, m, s, scratch, tables):
     x, sides = scratch.x, scratch.sides
     for a in range(X.shape[1]):
         x[a] = X[m, a]
-    q, y = scaled_form(x, sides.means, sides.precs, sides.consts, s)
-    add_point(x, sides, s, q, math.log(y), tables, scratch.work)
+    q, _ = form_and_log(x, sides.means, sides.precs, sides.consts[SCALE, s], s)
+    change_point(x, sides, sides.precs, s, q, tables, scratch.work, True)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})  # as the sweep: see there
-def split_merge(data, labels, K, slots, scratch, exact_members, totals, rng):
-    """One sequentially-allocated merge-split move; returns the new K.
+def split_merge(data, labels, K, slots, precs, scratch, exact_members, totals, rng):
+    """One sequentially-allocated merge-split move; returns the new K. ``precs`` is slots.precs again, an argument
+    so that numba keeps only the covariance type's own branches (pcrp.kernels.scales).
 
     Two distinct points i, j are drawn uniformly. If they share a cluster, a split is proposed by seating the
     cluster's other points one by one next to i or j with probability proportional to g(size) times a score;
@@ -179,10 +183,20 @@ def split_merge(data, labels, K, slots, scratch, exact_members, totals, rng):
         m = members[t]
         for a in range(D):
             x[a] = X[m, a]
-        q_a, y_a = scaled_form(x, sides.means, sides.precs, sides.consts, SIDE_I)
-        q_b, y_b = scaled_form(x, sides.means, sides.precs, sides.consts, SIDE_J)
-        term_a = math.log(y_a)
-        term_b = math.log(y_b)
+        # each side's form and log term, inlined per covariance type (precs: see the docstring)
+        if precs.ndim == 2:
+            q_a = q_b = 0.0
+            term_a = diagonal_log_term(x, sides.means, sides.precs, sides.consts[SCALE, SIDE_I], SIDE_I)
+            term_b = diagonal_log_term(x, sides.means, sides.precs, sides.consts[SCALE, SIDE_J], SIDE_J)
+        else:
+            if precs.ndim == 3:
+                q_a = full_form(x, sides.means, sides.precs, SIDE_I)
+                q_b = full_form(x, sides.means, sides.precs, SIDE_J)
+            else:
+                q_a = spherical_form(x, sides.means, sides.precs, SIDE_I)
+                q_b = spherical_form(x, sides.means, sides.precs, SIDE_J)
+            term_a = math.log(1.0 + q_a * sides.consts[SCALE, SIDE_I])
+            term_b = math.log(1.0 + q_b * sides.consts[SCALE, SIDE_J])
         la = sides.consts[LOG_WEIGHT, SIDE_I] - sides.consts[EXPONENT, SIDE_I] * term_a
         lb = sides.consts[LOG_WEIGHT, SIDE_J] - sides.consts[EXPONENT, SIDE_J] * term_b
         # P(side a) = 1 / (1 + exp(lb - la)), with one exp; the probabilities of the sides taken are multiplied
@@ -202,7 +216,14 @@ def split_merge(data, labels, K, slots, scratch, exact_members, totals, rng):
                 q_product *= _RESCALE
                 q_scales += 1
         side[t] = s
-        add_point(x, sides, s, q_a if s == SIDE_I else q_b, term_a if s == SIDE_I else term_b, tables, scratch.work)
+        q = q_a if s == SIDE_I else q_b
+        term = term_a if s == SIDE_I else term_b
+        if precs.ndim == 3:
+            add_point_full(x, sides, s, q, term, tables, scratch.work)
+        elif precs.ndim == 2:
+            add_point_diagonal(x, sides, s, term, tables)
+        else:
+            add_point_spherical(x, sides, s, q, term, tables)
     log_q = math.log(q_product) - q_scales * _LOG_RESCALE + log_q_tail
 
     n_frozen = n_members - n_exact
@@ -294,7 +315,8 @@ def split_merge(data, labels, K, slots, scratch, exact_members, totals, rng):
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, on_side_j, rng):
     """Seat the members after the exact phase against the two sides frozen as they stand (see split_merge): each
-    side's Student-t read as a Gaussian, log g(n_s) + c_s - e_s k_s (x - m_s)^T S_s^{-1} (x - m_s). A split draws
+    side's Student-t read as a Gaussian, log g(n_s) + c_s - e_s k_s (x - m_s)^T S_s^{-1} (x - m_s) (S_s^{-1}
+    diagonal for the diagonal and spherical covariance types, whose scoring is O(d) a member). A split draws
     each member's side with a uniform, a merge re-creates the current sides. Fills on_side_j (lanes,): 1 for a
     member seated on j's side; returns the log probability of the seatings. Every member is scored independently of the others, so the loops along the
     members are vector code; sums are kept by lanes, each lane in order, which vectorises without reassociating a
@@ -307,12 +329,11 @@ def frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, o
     score = np.empty((2, D, D))
     score_const = np.empty(2)
     for r in range(2):
-        gain = sides.consts[EXPONENT, r] * sides.consts[SCALE, r]
         for a in range(D):
             frozen_mean[r, a] = sides.means[r, a]
-            for b in range(D):
-                score[r, a, b] = gain * sides.precs[r, a, b]
+        frozen_score(sides.precs, r, sides.consts[EXPONENT, r] * sides.consts[SCALE, r], score[r])
         score_const[r] = sides.consts[LOG_WEIGHT, r]
+    cross = sides.precs.ndim == 3  # the diagonal and spherical types' scores have no cross terms
     # The members' coordinates gathered first, one row per dimension (a gather inside the scoring loop keeps LLVM
     # from vectorising it), padded to whole vectors with weight 0. ``draw``: a split's uniforms; a merge's -1 seats
     # on i's side whatever its probability, 2 on j's.
@@ -340,7 +361,7 @@ def frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, o
             dj = cols[a, t] - frozen_mean[1, a]
             ti = 0.0
             tj = 0.0
-            for b in range(a):
+            for b in range(0 if cross else a, a):
                 ti += score[0, a, b] * (cols[b, t] - frozen_mean[0, b])
                 tj += score[1, a, b] * (cols[b, t] - frozen_mean[1, b])
             fi += di * (2.0 * ti + score[0, a, a] * di)

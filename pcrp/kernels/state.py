@@ -28,6 +28,12 @@ REMOVE_WEIGHT = 8  # kappa_n / kappa_{n-1}: the rank-one weight when a point lea
 REMOVE_STEP = 9  # 1 / kappa_{n-1}: the mean's step when a point leaves a block of n
 N_COLUMNS = 10
 
+# The clusters' covariance types, scikit-learn's names (docs/design.md section 1.2): a slot's scale S_n is a (d, d)
+# matrix (FULL), a diagonal (DIAG: each column its own Normal-Gamma) or one number times the identity (SPHERICAL: one
+# variance per cluster, Normal-Inverse-Gamma). The kernels tell them apart by the rank of Slots.precs, so that numba
+# compiles each type's own code (pcrp.kernels.scales).
+FULL, DIAG, SPHERICAL = "full", "diag", "spherical"
+
 
 class Tables(NamedTuple):
     """The prior's and the NIW's constants, built by :func:`pcrp.model.niw_math.kernel_tables`. A Gibbs-type prior
@@ -38,13 +44,24 @@ class Tables(NamedTuple):
     log_v: np.ndarray  # (N + 2,) per K: log V_N(K) + K log W(1), for the log joint
 
 
+def scale_shape(covariance, d):
+    """The shape of one cluster's stored scale for a covariance type: the (d, d) matrix S_n^{-1} (FULL), the d
+    inverses 1 / beta_n,j (DIAG), or one 1 / beta_n (SPHERICAL: a number, shape ())."""
+    return {FULL: (d, d), DIAG: (d,), SPHERICAL: ()}[covariance]
+
+
+def covariance_of(slots):
+    """The covariance type of slots, read from the rank of their stored scale."""
+    return {3: FULL, 2: DIAG, 1: SPHERICAL}[slots.precs.ndim]
+
+
 class BaseMeasure(NamedTuple):
-    """The NIW base measure as the kernels read it."""
+    """The base measure as the kernels read it, its scale in the type's shape."""
 
     m0: np.ndarray  # (d,)
-    S0: np.ndarray  # (d, d)
-    P0: np.ndarray  # (d, d), S0^{-1}
-    logdet0: float  # log|S0|
+    S0: np.ndarray  # S0 (d, d) for FULL; its diagonal (d,) for DIAG; its one number beta0 as (1,) for SPHERICAL
+    P0: np.ndarray  # the inverse of S0 in the same shape (elementwise for DIAG and SPHERICAL)
+    logdet0: float  # log|S0| of the implied d x d scale (SPHERICAL: d log beta0)
     kappa0: float
 
 
@@ -58,16 +75,17 @@ class Data(NamedTuple):
 
 
 class Slots(NamedTuple):
-    """The clusters' statistics, one slot per cluster, the slot index first: a slot's matrix is contiguous, so the
-    form of a point against it (:func:`pcrp.kernels.clusters.scaled_form`) and the rank-one update when a point
-    joins or leaves run along contiguous rows. A slot holds its count n, the NIW posterior mean m_n, the inverse
-    S_n^{-1} of its scale matrix and log|S_n|, and three constants of its predictive refreshed whenever it changes
-    (:func:`pcrp.kernels.clusters.refresh_weights`); an empty slot has log weight -inf."""
+    """The clusters' statistics, one slot per cluster, the slot index first: a slot's scale is contiguous, so the
+    form of a point against it (:func:`pcrp.kernels.scales.point_forms`) and the update when a point joins or
+    leaves run along contiguous rows. A slot holds its count n, the posterior mean m_n, the inverse of its scale in
+    the covariance type's shape (:func:`scale_shape`) and log|S_n|, and three constants of its predictive
+    refreshed whenever it changes (:func:`pcrp.kernels.clusters.refresh_weights`); an empty slot has log weight
+    -inf."""
 
     counts: np.ndarray  # (C,) int64
     means: np.ndarray  # (C, d)
-    precs: np.ndarray  # (C, d, d)
-    logdets: np.ndarray  # (C,)
+    precs: np.ndarray  # (C,) + scale_shape: S_n^{-1} (C, d, d) FULL; 1 / beta_n,j (C, d) DIAG; 1 / beta_n (C,)
+    logdets: np.ndarray  # (C,) log|S_n| of the implied d x d scale
     consts: np.ndarray  # (N_CONSTS, C): rows LOG_WEIGHT, SCALE, EXPONENT below
 
 
@@ -80,17 +98,17 @@ EXPONENT = 2  # t_exponent(n)
 N_CONSTS = 3
 
 
-def empty_slots(d, capacity):
+def empty_slots(d, capacity, covariance=FULL):
     """Slots of ``capacity`` empty clusters for d columns (zero statistics, log weight -inf)."""
     consts = np.zeros((N_CONSTS, capacity))
     consts[LOG_WEIGHT] = -np.inf
-    return Slots(np.zeros(capacity, dtype=np.int64), np.zeros((capacity, d)), np.zeros((capacity, d, d)),
-                 np.zeros(capacity), consts)
+    return Slots(np.zeros(capacity, dtype=np.int64), np.zeros((capacity, d)),
+                 np.zeros((capacity,) + scale_shape(covariance, d)), np.zeros(capacity), consts)
 
 
 def enlarged(slots, capacity):
     """The same slots with room for ``capacity`` clusters (the new ones zero: empty them before use)."""
-    bigger = empty_slots(slots.means.shape[1], capacity)
+    bigger = empty_slots(slots.means.shape[1], capacity, covariance_of(slots))
     used = slots.counts.shape[0]
     for old, new in zip(slots[:4], bigger[:4]):
         new[:used] = old

@@ -2,7 +2,10 @@
 (:mod:`pcrp.kernels.split_merge`), over the cluster statistics of :mod:`pcrp.kernels.clusters`.
 
 Everything here is prior-agnostic: a Gibbs-type prior p(z) = V_N(K) prod_k W(n_k) enters only through
-:class:`pcrp.kernels.state.Tables` (docs/design.md section 1.1), and one kernel serves every d.
+:class:`pcrp.kernels.state.Tables` (docs/design.md section 1.1), and one kernel serves every d. The covariance
+type enters through the rank of the stored scales (:mod:`pcrp.kernels.scales`): :func:`seat_points` takes them as
+an argument and calls each type's inlined operations in branches on that rank, which numba resolves when it
+compiles, so each type in use gets a sweep with its own code only.
 
 Between sweeps the clusters occupy slots 0 .. K-1. Within a sweep a cluster that empties leaves a hole (an empty
 slot) that the next new cluster fills, instead of moving the last slot into its place (which would relabel that
@@ -16,7 +19,9 @@ import math
 import numpy as np
 from numba import njit
 
-from .clusters import add_point, copy_slot, empty_slot, log_joint, padded, rebuild, remove_point, scaled_form
+from .clusters import (add_point_diagonal, add_point_full, add_point_spherical, copy_slot, empty_slot, log_joint,
+                       padded, rebuild, remove_point_diagonal, remove_point_full, remove_point_spherical)
+from .scales import diagonal_log_term, full_form, spherical_form
 from .rng import randint, shuffle, uniform
 from .split_merge import build_member_index, move_scratch, split_merge
 from .state import EXPONENT, LOG_G, LOG_WEIGHT, REMOVE_WEIGHT, SCALE, T_CONST, T_EXPONENT, SweepScratch
@@ -47,18 +52,39 @@ VECTOR_FROM = 6
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
-def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, slots, vector_from, scratch, rng):
+def forms_again(x, means, precs, consts, used, qs, ys):
+    """Pass 1 of :func:`seat_points` once more, after the rare rebuild of its rounding fallback: the form of x (d,)
+    against slots 0 .. used - 1 in pass 1's convention (qs[c] = q and ys[c] = 1 + t_scale q; the diagonal type:
+    ys[c] = the log term). A call: pass 1 written into the sweep's loop a second time, or as an inlined function
+    with branches of its own, made the full type's sweep 1.5 times slower (numba's reference-count pruning)."""
+    for c in range(used):
+        if precs.ndim == 2:
+            ys[c] = diagonal_log_term(x, means, precs, consts[SCALE, c], c)
+        else:
+            q = full_form(x, means, precs, c) if precs.ndim == 3 else spherical_form(x, means, precs, c)
+            qs[c] = q
+            ys[c] = 1.0 + q * consts[SCALE, c]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, slots, precs, vector_from, scratch,
+                rng):
     """Algorithm 1 for positions ``first`` .. N - 1 of a sweep, position t reading row offset + direction t (mod N)
     of X (N, d), labels (N,) and log_pred_new (N,): take the point out, weigh every cluster by its seating weight
     times the point's predictive and a new cluster by the prior's new-block weight times the prior predictive,
     draw, put the point back. ``used`` slots are in use (holes included). Returns (used, t): t = N when every
-    point was seated, else the position at which every slot was in use (enlarge the slots and call again)."""
+    point was seated, else the position at which every slot was in use (enlarge the slots and call again).
+
+    ``precs`` is slots.precs again, as an argument: numba reads the rank of an argument when it compiles and keeps
+    only that covariance type's branches below (pcrp.kernels.scales), so the full type's loop is as it was."""
     N, D = X.shape
     tables, base = data.tables, data.base
     # every array the loop reads, out of its structure once: in the loop each field read would cost two atomic
     # reference counts
-    counts, means, precs, logdets, consts = slots
+    counts, means, _, logdets, consts = slots
     per_count, log_new = tables.per_count, tables.log_new
+    logged = precs.ndim == 2  # the diagonal type's pass 1 leaves each slot's log term, not y
+    logdet_step = D if precs.ndim == 1 else 1  # log|S_n| changes by logdet_step log y (spherical: log|beta I|)
     capacity = counts.shape[0]
     x, work, qs, ys, weights, free = scratch.x, scratch.work, scratch.qs, scratch.ys, scratch.weights, scratch.free
     K = 0
@@ -81,8 +107,18 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
             x[a] = X[row, a]
         k = labels[row]
         n = counts[k]
-        # Pass 1: the form of x against every slot in use
-        if D == 1:
+        # Pass 1: the form of x against every slot in use, q and y = 1 + t_scale q (the diagonal type: the log term
+        # at once), one branch per covariance type; the full type's written out for d = 1 and 2, the common cases of
+        # the app's data, where the general loop costs 6-8% of a sweep
+        if precs.ndim == 2:
+            for c in range(used):
+                ys[c] = diagonal_log_term(x, means, precs, consts[SCALE, c], c)
+        elif precs.ndim == 1:
+            for c in range(used):
+                q = spherical_form(x, means, precs, c)
+                qs[c] = q
+                ys[c] = 1.0 + q * consts[SCALE, c]
+        elif D == 1:
             x0 = x[0]
             for c in range(used):
                 d0 = x0 - means[c, 0]
@@ -100,12 +136,15 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
                 ys[c] = 1.0 + q * consts[SCALE, c]
         else:
             for c in range(used):
-                qs[c], ys[c] = scaled_form(x, means, precs, consts, c)
+                q = full_form(x, means, precs, c)
+                qs[c] = q
+                ys[c] = 1.0 + q * consts[SCALE, c]
         # Slot k still holds x. Its weight without x comes from the same form: with q = (x - m_n)^T S_n^{-1}
         # (x - m_n), S_{n-1} = S_n - w (x - m_n)(x - m_n)^T for w = remove_weight(n), so log|S_{n-1}| = log|S_n| + L
         # with L = log(1 - w q), and x's predictive term under the n - 1 others is log(1 + scale_{n-1} q_{n-1}) = -L.
-        # Its log weight log g(n-1) + t_const(n-1) - log|S_n| / 2 + (t_exponent(n-1) - 1/2) L has the form of every
-        # other slot's, so slot k's constants are swapped for these while the weights are made and put back after.
+        # Its log weight log g(n-1) + t_const(n-1) - log|S_n| / 2 + (t_exponent(n-1) - step / 2) L has the form of
+        # every other slot's, so slot k's constants are swapped for these while the weights are made and put back
+        # after (step = logdet_step; the diagonal type's L is the sum of its columns' logs, already in ys[k]).
         removed = False  # True: x already taken out of slot k (the rounding fallback below)
         shrink = 1.0
         kept_log_weight = consts[LOG_WEIGHT, k]
@@ -113,17 +152,20 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
         if n == 1:
             consts[LOG_WEIGHT, k] = -np.inf  # k was x alone
         else:
-            shrink = 1.0 - per_count[n, REMOVE_WEIGHT] * qs[k]
-            if shrink > 0.0:
+            if logged:
+                ys[k] = diagonal_log_term(x, means, precs, -per_count[n, REMOVE_WEIGHT], k)
+                shrink = 1.0 if ys[k] == ys[k] else 0.0  # NaN: some column's factor was not positive
+            else:
+                shrink = 1.0 - per_count[n, REMOVE_WEIGHT] * qs[k]
                 ys[k] = shrink
+            if shrink > 0.0:
                 consts[LOG_WEIGHT, k] = per_count[n - 1, LOG_G] + per_count[n - 1, T_CONST] - 0.5 * logdets[k]
-                consts[EXPONENT, k] = 0.5 - per_count[n - 1, T_EXPONENT]
+                consts[EXPONENT, k] = 0.5 * logdet_step - per_count[n - 1, T_EXPONENT]
             else:  # rounding broke positive definiteness: take x out and rebuild the slots from their points
                 removed = True
                 labels[row] = -1
                 rebuild(X, labels, used, slots, base, tables)
-                for c in range(used):
-                    qs[c], ys[c] = scaled_form(x, means, precs, consts, c)
+                forms_again(x, means, precs, consts, used, qs, ys)
         # The weights (Algorithm 1: log prior weight + log predictive) of every slot and, at index ``used``, a new
         # cluster: log_new[K] counts the K clusters without x and is -inf where K + 1 blocks are impossible. Each
         # slot's log term log y is kept in ys: it is the log-determinant's change if x joins.
@@ -137,15 +179,17 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
             # gets weight 0 without its log, and a weight that far below the largest gets 0 without its exp.
             best = new
             top = reference
-            ys[k] = math.log(ys[k])
+            if not logged:
+                ys[k] = math.log(ys[k])
             floor = max(top, consts[LOG_WEIGHT, k] - consts[EXPONENT, k] * ys[k]) - NEGLIGIBLE
             for c in range(used):
                 if c != k:
                     y = ys[c]
-                    if consts[LOG_WEIGHT, c] - consts[EXPONENT, c] * (1.0 - 1.0 / y) < floor:
+                    if consts[LOG_WEIGHT, c] - consts[EXPONENT, c] * (y if logged else 1.0 - 1.0 / y) < floor:
                         weights[c] = -np.inf
                         continue
-                    ys[c] = math.log(y)
+                    if not logged:
+                        ys[c] = math.log(y)
                 lw = consts[LOG_WEIGHT, c] - consts[EXPONENT, c] * ys[c]
                 weights[c] = lw
                 if lw > top:
@@ -165,11 +209,11 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
             # to the largest.
             lanes = padded(used)
             for c in range(used, lanes):
-                ys[c] = 1.0
+                ys[c] = 0.0 if logged else 1.0
             ceiling = reference + EXP_CEILING
             beyond = 0
             for c in range(lanes):
-                term = log_positive(ys[c])
+                term = ys[c] if logged else log_positive(ys[c])
                 ys[c] = term
                 lw = consts[LOG_WEIGHT, c] - consts[EXPONENT, c] * term
                 beyond += 1 if lw > ceiling else 0
@@ -201,7 +245,12 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
             continue  # x stays: nothing changes
         if not removed:
             if n > 1:
-                remove_point(x, slots, k, shrink, ys[k], tables, work)
+                if precs.ndim == 3:
+                    remove_point_full(x, slots, k, shrink, ys[k], tables, work)
+                elif precs.ndim == 2:
+                    remove_point_diagonal(x, slots, k, ys[k], tables)
+                else:
+                    remove_point_spherical(x, slots, k, shrink, ys[k], tables)
             else:  # the slot becomes a hole
                 empty_slot(slots, k, base, tables)
                 free[n_free] = k
@@ -214,10 +263,19 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
             else:
                 used += 1
             K += 1
-            q, y = scaled_form(x, means, precs, consts, chosen)  # against the prior, which an empty slot holds
-            qs[chosen] = q
-            ys[chosen] = math.log(y)
-        add_point(x, slots, chosen, qs[chosen], ys[chosen], tables, work)
+            # the form against the prior, which an empty slot holds
+            if precs.ndim == 2:
+                ys[chosen] = diagonal_log_term(x, means, precs, consts[SCALE, chosen], chosen)
+            else:
+                q = full_form(x, means, precs, chosen) if precs.ndim == 3 else spherical_form(x, means, precs, chosen)
+                qs[chosen] = q
+                ys[chosen] = math.log(1.0 + q * consts[SCALE, chosen])
+        if precs.ndim == 3:
+            add_point_full(x, slots, chosen, qs[chosen], ys[chosen], tables, work)
+        elif precs.ndim == 2:
+            add_point_diagonal(x, slots, chosen, ys[chosen], tables)
+        else:
+            add_point_spherical(x, slots, chosen, qs[chosen], ys[chosen], tables)
         labels[row] = chosen
     return used, N
 
@@ -285,7 +343,7 @@ def run_sweeps(data, labels, K, slots, settings, scan, record, n_sweeps, rng):
     scratch = SweepScratch(np.empty(D), np.empty(D), np.empty(capacity), np.empty(capacity), np.empty(capacity + 1),
                            np.empty(capacity, dtype=np.int64))
     remap = np.empty(capacity, dtype=np.int64)
-    moves = move_scratch(N if settings.split_merge > 0 else 0, D, capacity)
+    moves = move_scratch(N if settings.split_merge > 0 else 0, D, capacity, slots.precs)
     while progress[PROGRESS_SWEEPS] < n_sweeps:
         if progress[PROGRESS_FRESH] == 1:
             start_sweep(settings.scan, X, labels, data.log_pred_new, scan, rng)
@@ -294,7 +352,8 @@ def run_sweeps(data, labels, K, slots, settings, scan, record, n_sweeps, rng):
             used, stopped = seat_points(
                 data, scan.X_order if random_order else X, scan.labels_order if random_order else labels,
                 scan.log_pred_order if random_order else data.log_pred_new, progress[PROGRESS_OFFSET],
-                progress[PROGRESS_STEP], progress[PROGRESS_POINT], K, slots, settings.vector_from, scratch, rng)
+                progress[PROGRESS_STEP], progress[PROGRESS_POINT], K, slots, slots.precs, settings.vector_from, scratch,
+                rng)
             if stopped < N:
                 progress[PROGRESS_POINT] = stopped
                 return used
@@ -313,7 +372,8 @@ def run_sweeps(data, labels, K, slots, settings, scan, record, n_sweeps, rng):
         while progress[PROGRESS_MOVES] < settings.split_merge:
             if K == capacity:
                 return K
-            K = split_merge(data, labels, K, slots, moves, settings.exact_members, record.move_totals, rng)
+            K = split_merge(data, labels, K, slots, slots.precs, moves, settings.exact_members, record.move_totals,
+                            rng)
             progress[PROGRESS_MOVES] += 1
         sweep = progress[PROGRESS_SWEEPS]
         record.K[sweep] = K

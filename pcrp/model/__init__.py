@@ -14,7 +14,8 @@ It gathers, under the names they have always had here (``from pcrp.model import 
 from ..basics.errors import ModelError
 from .gibbs_prior import GibbsPrior, Growth, PriorSpec, log_weight_table, prior_tables
 from .niw import (
-    COND_MAX, NIW, NIW_PARAMS, NU0_MAX, WITHIN_SCALE, check_niw_for_data, default_niw, resolve_niw,
+    COND_MAX, COVARIANCE_TYPES, NIW, NIW_PARAMS, NU0_MAX, WITHIN_SCALE, check_covariance_type, check_niw_for_data,
+    default_niw, resolve_niw,
 )
 from ..basics.params import Declarations, Param
 from .registry import (
@@ -34,5 +35,6 @@ __all__ = [
     "ALPHA", "ALPHA_MAX", "BUILTIN_PRIORS", "CRP", "DEFAULT_PRIOR", "DEFAULT_R", "GAMMA_MAX", "K_MAX", "K_MAX_MAX",
     "LAM", "LAM_MAX", "MFM", "MFM_GAMMA", "PY_ALPHA", "R", "R_GRID", "R_MAX", "SFM_GAMMA", "SIGMA", "PitmanYor",
     "PowerCRP", "SparseFiniteMixture",
-    "COND_MAX", "NIW", "NIW_PARAMS", "NU0_MAX", "WITHIN_SCALE", "check_niw_for_data", "default_niw", "resolve_niw",
+    "COND_MAX", "COVARIANCE_TYPES", "NIW", "NIW_PARAMS", "NU0_MAX", "WITHIN_SCALE", "check_covariance_type",
+    "check_niw_for_data", "default_niw", "resolve_niw",
 ]

@@ -65,7 +65,8 @@ def exact_posterior(X, prior, niw):
         for k in range(z.max() + 1):
             members = tuple(np.flatnonzero(z == k))
             if members not in block_cache:
-                block_cache[members] = log_marginal(X[list(members)], niw.m0, niw.kappa0, niw.nu0, niw.S0)
+                block_cache[members] = log_marginal(X[list(members)], niw.m0, niw.kappa0, niw.nu0, niw.S0,
+                                                     niw.covariance_type)
             logp[p] += block_cache[members]
     prob = np.exp(logp - logp.max())
     return partitions, prob / prob.sum()

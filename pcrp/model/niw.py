@@ -21,20 +21,53 @@ from ..basics.params import Declarations, Param
 NU0_MAX = 1e7
 COND_MAX = 1e12
 
+# The clusters' covariance types, with scikit-learn's names (BayesianGaussianMixture's covariance_type) and meanings.
+COVARIANCE_TYPES = {
+    "full": "each cluster its own full covariance matrix (Normal-Inverse-Wishart)",
+    "diag": "each cluster its own diagonal covariance, one variance per column (a Normal-Gamma per column)",
+    "spherical": "each cluster its own single variance, the same in every column (Normal-Inverse-Gamma)",
+}
+# Why "tied" is not offered: the message a user who asks for it reads.
+TIED_REFUSED = (
+    'covariance_type "tied" (one covariance shared by all clusters) is not offered: a collapsed sampler integrates '
+    "each cluster's parameters out over that cluster's points alone, so that the data's likelihood is a product of "
+    "one marginal per cluster; a shared covariance ties every cluster's marginal to every other's, the product "
+    "breaks, and a point's move would have to re-score all the data. Use \"full\" (each cluster its own), "
+    '"diag" or "spherical".'
+)
+
+
+def check_covariance_type(value):
+    """``value`` as one of COVARIANCE_TYPES, or a ModelError naming the choices ("tied": TIED_REFUSED)."""
+    if isinstance(value, str) and value.strip().lower() == "tied":
+        raise ModelError(TIED_REFUSED)
+    if not isinstance(value, str) or value.strip().lower() not in COVARIANCE_TYPES:
+        raise ModelError(f"covariance_type must be one of {', '.join(map(repr, COVARIANCE_TYPES))} "
+                         f"(got {value!r}).")
+    return value.strip().lower()
+
+
 @dataclass(frozen=True)
 class NIW:
-    """Normal-Inverse-Wishart hyperparameters: Sigma ~ IW(S0, nu0), mu | Sigma ~ N(m0, Sigma / kappa0).
+    """The clusters' conjugate base measure: with covariance_type "full", Sigma ~ IW(S0, nu0) and
+    mu | Sigma ~ N(m0, Sigma / kappa0) (Normal-Inverse-Wishart); "diag" and "spherical" keep m0 and kappa0 and give
+    each column's variance the prior that the NIW gives it, sigma_j^2 ~ Inverse-Gamma((nu0 - d + 1) / 2,
+    S0_jj / 2): independently per column ("diag", S0 diagonal) or one variance shared by the columns
+    ("spherical", S0 = s * identity). docs/design.md section 1.2 has their closed forms; at d = 1 the three are
+    one model.
 
     m0: (d,) prior mean of cluster means.
     kappa0: prior strength of m0, in pseudo-observations (> 0).
     nu0: degrees of freedom of the inverse Wishart (> d - 1).
     S0: (d, d) symmetric positive definite scale; E[Sigma] = S0 / (nu0 - d - 1) when nu0 > d + 1.
+    covariance_type: "full", "diag" or "spherical" (COVARIANCE_TYPES).
     """
 
     m0: np.ndarray
     kappa0: float
     nu0: float
     S0: np.ndarray
+    covariance_type: str = "full"
 
     def __post_init__(self):
         m0 = np.atleast_1d(np.asarray(self.m0, dtype=float))
@@ -58,6 +91,14 @@ class NIW:
         if not np.isfinite(nu0) or nu0 <= d - 1:
             raise ModelError(f"nu0 must be > d - 1 = {d - 1} for d = {d} columns (got {nu0:g}).")
         nu0 = NIW_PARAMS.check("nu0", nu0)
+        covariance_type = check_covariance_type(self.covariance_type)
+        if covariance_type == "diag" and np.any(S0 != np.diag(np.diag(S0))):
+            raise ModelError('With covariance_type "diag" S0 must be diagonal (each column its own variance prior): '
+                             "set its off-diagonal entries to 0 or give S0 as one number.")
+        if covariance_type == "spherical" and np.any(S0 != S0[0, 0] * np.eye(d)):
+            raise ModelError('With covariance_type "spherical" S0 must be one number times the identity (one '
+                             "variance shared by the columns): give S0 as that number.")
+        object.__setattr__(self, "covariance_type", covariance_type)
         object.__setattr__(self, "m0", m0)
         object.__setattr__(self, "S0", S0)
         object.__setattr__(self, "kappa0", kappa0)
@@ -73,6 +114,7 @@ class NIW:
             "kappa0": self.kappa0,
             "nu0": self.nu0,
             "S0": self.S0.tolist(),
+            "covariance_type": self.covariance_type,
         }
 
 
@@ -108,8 +150,9 @@ WITHIN_SCALE = 0.5
 assert NIW_PARAMS["kappa0"].default == WITHIN_SCALE**2
 
 
-def default_niw(X):
-    """The documented data-driven NIW defaults for data ``X`` (N, d)."""
+def default_niw(X, covariance_type="full"):
+    """The documented data-driven NIW defaults for data ``X`` (N, d), the same for every covariance type (each
+    column's variance gets the same prior whatever the type)."""
     X = np.asarray(X, dtype=float)
     d = X.shape[1]
     v = float(np.mean(X.var(axis=0))) if X.shape[0] > 1 else 1.0
@@ -121,15 +164,16 @@ def default_niw(X):
         kappa0=NIW_PARAMS["kappa0"].default,
         nu0=nu0,
         S0=WITHIN_SCALE**2 * v * nu0 * np.eye(d),
+        covariance_type=covariance_type,
     )
 
 
-def resolve_niw(X, m0=None, kappa0=None, nu0=None, S0=None):
+def resolve_niw(X, m0=None, kappa0=None, nu0=None, S0=None, covariance_type="full"):
     """Defaults from :func:`default_niw`, each overridden where a value is given.
 
     ``S0`` may be a scalar (meaning S0 * identity) or a (d, d) matrix.
     """
-    base = default_niw(X)
+    base = default_niw(X, check_covariance_type(covariance_type))
     d = base.dim
     if m0 is not None:
         m0 = np.atleast_1d(np.asarray(m0, dtype=float))
@@ -142,6 +186,7 @@ def resolve_niw(X, m0=None, kappa0=None, nu0=None, S0=None):
         kappa0=base.kappa0 if kappa0 is None else kappa0,
         nu0=base.nu0 if nu0 is None else nu0,
         S0=base.S0 if S0 is None else S0,
+        covariance_type=base.covariance_type,
     )
     check_niw_for_data(niw, X)
     return niw

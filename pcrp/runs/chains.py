@@ -374,7 +374,7 @@ def run_chains(X, spec, *, callback=None, on_block=None, work=None):
 
         work.reserve(work_cost(N, spec.dim, spec.max_sweeps, chains=C),
                      f"{C} chain(s) of up to {spec.max_sweeps:,} sweeps")
-    warm_up_sweeps()  # compile (or load from the cache) once, before the chains' threads start
+    warm_up_sweeps(spec.niw.covariance_type)  # compile (or load from the cache) once, before the chains' threads start
     stop = threading.Event()
     started = time.perf_counter()
     store = _LabelStore(spec)

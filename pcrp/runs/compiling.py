@@ -34,10 +34,17 @@ def _point_estimate():
         expected_loss(draws[0].astype(dtype), draws.astype(dtype))
 
 
+def _other_covariance_types():
+    """The sweep of the diagonal and spherical covariance types: numba compiles the sweep once per type."""
+    warm_up_sweeps("diag")
+    warm_up_sweeps("spherical")
+
+
 # (what the group is, the call that compiles or loads it), in the order a run needs them
 KERNEL_GROUPS = (
     ("the sweep and its split-merge moves", warm_up_sweeps),
     ("the point estimate's search", _point_estimate),
+    ("the sweeps of the diagonal and spherical covariance types", _other_covariance_types),
 )
 
 

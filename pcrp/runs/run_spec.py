@@ -248,8 +248,8 @@ class RunSpec:
         niw = self.niw
         return [
             f"data: {data}, N = {self.n_points:,}, d = {self.dim} ({std})",
-            f"prior: {self.prior.label()}; NIW kappa0 {niw.kappa0:g}, nu0 {niw.nu0:g}, "
-            f"S0 {_matrix_words(niw.S0)}",
+            f"prior: {self.prior.label()}; clusters' covariance {niw.covariance_type}; NIW kappa0 {niw.kappa0:g}, "
+            f"nu0 {niw.nu0:g}, S0 {_matrix_words(niw.S0)}",
             f"chains: {self.n_chains} from {', '.join(_describe_init(i) for i in self.inits)}; seed {self.seed}; "
             f"{self.threads} thread(s); {self.split_merge} split-merge move(s) per sweep",
             f"budget: {self.budget.describe()}; labels kept every {self.thin} sweeps"
@@ -297,7 +297,8 @@ class RunSpec:
             raise SamplerError(f"The file names no known prior (prior = {config.get('prior')!r}); pcrp knows "
                                f"{', '.join(PRIORS)}.")
         prior = make_prior(spec.name, **{p.name: config[p.name] for p in spec.params if p.name in config})
-        niw = NIW(m0=config["m0"], kappa0=config["kappa0"], nu0=config["nu0"], S0=config["S0"])
+        niw = NIW(m0=config["m0"], kappa0=config["kappa0"], nu0=config["nu0"], S0=config["S0"],
+                  covariance_type=config.get("covariance_type", "full"))  # files before the types: full
         asked = config.get("budget") or {"kind": "fixed", "iters": config["iters"], "burn_in": config["burn_in"],
                                          "thin": config.get("thin", 1)}  # files written before the budget
         if asked["kind"] == "auto":
@@ -330,7 +331,7 @@ def make_run_spec(X, *, prior=DEFAULT_PRIOR, prior_params=None, niw=None, n_chai
 
     prior: a registry name ("pcrp", ...) with ``prior_params`` {name: value} (missing ones take the registry's
     defaults; a parameter the prior does not have is refused), or a prior object. niw: None (the data-driven
-    defaults of :func:`pcrp.model.resolve_niw`), a dict of overrides {m0, kappa0, nu0, S0}, or an NIW.
+    defaults of :func:`pcrp.model.resolve_niw`), a dict of overrides {m0, kappa0, nu0, S0, covariance_type}, or an NIW.
     iters: a fixed budget of sweeps (burn_in defaults to half); None: the automatic budget (cap ``max_iters``).
     Every other setting: None takes its declared default (:data:`RUN_PARAMS`); split_merge may be True/False.
     seed None draws a fresh seed, recorded in the spec. data: a description (:func:`data_description`).

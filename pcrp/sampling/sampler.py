@@ -22,7 +22,7 @@ from ..kernels.split_merge import EXACT_MEMBERS
 from ..kernels.state import BaseMeasure, Data, Record, ScanBuffers, Settings, empty_slots, enlarged
 from ..kernels.vecmath import LANES
 from ..model import check_niw_for_data, log_weight_table, prior_tables
-from ..model.niw_math import kernel_tables
+from ..model.niw_math import implied_logdet, kernel_tables
 from .starts import cap_init, check_seed, initial_labels, moves_per_sweep, start_clusters
 
 # Statistics are recomputed from the labels every REFRESH_EVERY sweeps (counted from the start of the chain, so
@@ -30,7 +30,7 @@ from .starts import cap_init, check_seed, initial_labels, moves_per_sweep, start
 # downdates.
 REFRESH_EVERY = 1000
 LOG_JOINT_DECIMALS = 6  # the recorded log joint, in nats (see Sampler.step)
-_warm = False  # whether this process has the sweep kernel (compiled, or loaded from numba's cache)
+_warm = set()  # the covariance types whose sweep kernel this process has (compiled, or loaded from numba's cache)
 
 
 @dataclass
@@ -52,24 +52,32 @@ class StepInfo:
 
 
 def base_measure(niw):
-    """The NIW as the kernels read it (:class:`pcrp.kernels.state.BaseMeasure`)."""
-    S0 = np.ascontiguousarray(niw.S0, dtype=np.float64)
-    return BaseMeasure(np.ascontiguousarray(niw.m0, dtype=np.float64), S0, np.ascontiguousarray(np.linalg.inv(S0)),
-                       float(np.linalg.slogdet(S0)[1]), float(niw.kappa0))
+    """The NIW as the kernels read it (:class:`pcrp.kernels.state.BaseMeasure`), its scale in the covariance type's
+    shape: S0 (full), its diagonal (diag), its one number as a (1,) array (spherical)."""
+    S0 = np.asarray(niw.S0, dtype=np.float64)
+    if niw.covariance_type == "full":
+        stored, inverse = S0, np.linalg.inv(S0)
+    else:
+        stored = np.diag(S0).copy() if niw.covariance_type == "diag" else S0[0, :1].copy()
+        inverse = 1.0 / stored
+    return BaseMeasure(np.ascontiguousarray(niw.m0, dtype=np.float64), np.ascontiguousarray(stored),
+                       np.ascontiguousarray(inverse), implied_logdet(S0, S0, niw.covariance_type), float(niw.kappa0))
 
 
-def prior_slots(d, capacity, base, tables):
-    """:class:`pcrp.kernels.state.Slots` of ``capacity`` empty clusters, each holding the prior's statistics."""
-    slots = empty_slots(d, capacity)
+def prior_slots(d, capacity, base, tables, covariance):
+    """:class:`pcrp.kernels.state.Slots` of ``capacity`` empty clusters of the covariance type, each holding the
+    prior's statistics."""
+    slots = empty_slots(d, capacity, covariance)
     for k in range(capacity):
         clusters.empty_slot(slots, k, base, tables)
     return slots
 
 
-def slots_for(X, labels, n_slots, base, tables, capacity=None):
+def slots_for(X, labels, n_slots, base, tables, covariance, capacity=None):
     """:class:`pcrp.kernels.state.Slots` of the clusters 0 .. n_slots - 1 that ``labels`` (N,), values in
-    0 .. n_slots - 1, give the rows of X, the rest empty; capacity: at least whole vectors of n_slots + 1."""
-    slots = prior_slots(X.shape[1], capacity or -(-(n_slots + 1) // LANES) * LANES, base, tables)
+    0 .. n_slots - 1, give the rows of X, the rest empty; covariance: the type ``base`` was made for ("full",
+    "diag", "spherical"); capacity: at least whole vectors of n_slots + 1."""
+    slots = prior_slots(X.shape[1], capacity or -(-(n_slots + 1) // LANES) * LANES, base, tables, covariance)
     clusters.rebuild(X, labels, n_slots, slots, base, tables)
     return slots
 
@@ -123,12 +131,16 @@ class Sampler:
         self.K = int(self.labels.max()) + 1
         self.rng_state = seed_state(seed)
         log_new, log_v = prior_tables(prior, N)  # per number of blocks K
-        tables = kernel_tables(N, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(prior, N), log_new, log_v)
+        tables = kernel_tables(N, d, niw.kappa0, niw.nu0, niw.S0, log_weight_table(prior, N), log_new, log_v,
+                               niw.covariance_type)
         base = base_measure(niw)
         # the prior predictive of every point, a new cluster's Student-t, fixed for the run
-        log_pred_new = clusters.log_predictive(X, prior_slots(d, LANES, base, tables), 1, tables)[:, 0].copy()
+        covariance = niw.covariance_type
+        log_pred_new = clusters.log_predictive(X, prior_slots(d, LANES, base, tables, covariance), 1,
+                                               tables)[:, 0].copy()
         self.data = Data(X, log_pred_new, base, tables)
-        self.slots = slots_for(X, self.labels, self.K, base, tables, -(-max(16, 2 * self.K) // LANES) * LANES)
+        self.slots = slots_for(X, self.labels, self.K, base, tables, covariance,
+                               -(-max(16, 2 * self.K) // LANES) * LANES)
         self.sweeps_done = 0
         self.move_totals = np.zeros(4, dtype=np.int64)  # [splits proposed, accepted, merges proposed, accepted]
         # the sweep's own copies of X, the labels and log_pred_new in its order (SCAN_RANDOM)
@@ -162,8 +174,8 @@ class Sampler:
         (n_kept, 4). The kernel copies them, so keeping every few sweeps costs no return to Python.
         """
         n_sweeps = int(n_sweeps)
-        if not _warm:
-            warm_up_sweeps()  # compile, or load from the cache, outside the timed calls
+        if self.niw.covariance_type not in _warm:
+            warm_up_sweeps(self.niw.covariance_type)  # compile, or load from the cache, outside the timed calls
         keep_rows = np.full(n_sweeps, -1, dtype=np.int64)
         if keep is not None:
             keep = np.asarray(keep, dtype=bool)
@@ -209,15 +221,15 @@ class Sampler:
             clusters.empty_slot(self.slots, k, self.data.base, self.data.tables)
 
 
-def warm_up_sweeps():
-    """Compile, or load from numba's cache, the sweep kernel (one for every d) on a tiny problem: about 0.3 s when
-    cached. The kernels' compiling as a whole, and saying so: :mod:`pcrp.runs.compiling`."""
-    global _warm
-    if _warm:
+def warm_up_sweeps(covariance_type="full"):
+    """Compile, or load from numba's cache, the sweep kernel of a covariance type (one for every d; numba compiles
+    one per type, :mod:`pcrp.kernels.scales`) on a tiny problem: about 0.3 s when cached. The kernels' compiling as
+    a whole, and saying so: :mod:`pcrp.runs.compiling`."""
+    if covariance_type in _warm:
         return
     from ..model import CRP, resolve_niw
 
     X = np.random.default_rng(0).normal(size=(6, 2))
-    sampler = Sampler(X, CRP(1.0), resolve_niw(X), seed=0, init="random:2")
-    _warm = True  # before its step, which would come back here otherwise
+    sampler = Sampler(X, CRP(1.0), resolve_niw(X, covariance_type=covariance_type), seed=0, init="random:2")
+    _warm.add(covariance_type)  # before its step, which would come back here otherwise
     sampler.step(2)

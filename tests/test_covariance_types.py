@@ -1,0 +1,172 @@
+"""The covariance types "full", "diag" and "spherical" (docs/design.md section 1.2): their closed forms against a
+direct numerical integration, the kernels' predictives and statistics against those closed forms, and the three
+types as one model at d = 1. The sampler against exact enumeration per type: tests/test_exact_posterior.py.
+"""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+from scipy.special import gammaln
+
+from pcrp.basics.errors import ModelError
+from pcrp.kernels import clusters
+from pcrp.model import NIW, CRP, PowerCRP, resolve_niw
+from pcrp.model.niw_math import kernel_tables, log_marginal
+from pcrp.sampling.sampler import Sampler, base_measure, slots_for
+
+TYPES = ("full", "diag", "spherical")
+
+
+def some_points(n, d, seed):
+    """n points in d columns of unequal spreads and means (so that the types' variances differ)."""
+    return np.random.default_rng(seed).normal(size=(n, d)) * np.linspace(2.0, 0.5, d) + np.linspace(0.5, -1.0, d)
+
+
+def integrated_log_marginal(X, niw):
+    """log m(X) by numerical integration over the variances: given a variance s, each column of the block is
+    Gaussian with mean m0_j and covariance s (I + 1 1^T / kappa0) (the mean integrated out in closed form), and
+    s ~ Inverse-Gamma((nu0 - d + 1) / 2, S0_jj / 2), one per column ("diag") or one for all ("spherical")."""
+    n, d = X.shape
+    a0 = (niw.nu0 - d + 1) / 2
+    between = np.eye(n) + np.ones((n, n)) / niw.kappa0
+
+    def column_log_density(s, j):
+        return stats.multivariate_normal(np.full(n, niw.m0[j]), s * between).logpdf(X[:, j])
+
+    def log_integral(log_density, b0):
+        # over t = log s, the integrand shifted by its largest value so that quad sees numbers near 1
+        def log_f(t):
+            return stats.invgamma(a0, scale=b0).logpdf(np.exp(t)) + t + log_density(np.exp(t))
+        grid = np.linspace(-12, 12, 2401)
+        top = max(log_f(t) for t in grid)
+        value, _ = integrate.quad(lambda t: np.exp(log_f(t) - top), -12, 12, points=[grid[np.argmax([log_f(t) for t in grid])]],
+                                  limit=400, epsabs=0, epsrel=1e-11)
+        return top + np.log(value)
+
+    if niw.covariance_type == "diag":
+        return sum(log_integral(lambda s, j=j: column_log_density(s, j), niw.S0[j, j] / 2) for j in range(d))
+    return log_integral(lambda s: sum(column_log_density(s, j) for j in range(d)), niw.S0[0, 0] / 2)
+
+
+@pytest.mark.parametrize("covariance_type", ["diag", "spherical"])
+@pytest.mark.parametrize("n,d", [(1, 1), (3, 1), (2, 2), (4, 2), (5, 3)])
+def test_marginal_likelihood_matches_numerical_integration(covariance_type, n, d):
+    """The closed form (pcrp.model.niw_math.log_marginal) against quad over the variance: agreement to 1e-7 nats
+    (quad's relative 1e-11 on a smooth one-dimensional integrand; a wrong shape a0, a missing log kappa term or a
+    wrong log pi power moves the value by 0.1 or more)."""
+    X = some_points(n, d, seed=n * 10 + d)
+    niw = resolve_niw(some_points(40, d, seed=1), covariance_type=covariance_type)
+    closed = log_marginal(X, niw.m0, niw.kappa0, niw.nu0, niw.S0, covariance_type)
+    assert closed == pytest.approx(integrated_log_marginal(X, niw), abs=1e-7)
+
+
+def test_diagonal_marginal_is_the_product_of_one_column_marginals():
+    """"diag" is d independent one-column models, each the full NIW at d = 1 with nu0 - d + 1 degrees of freedom
+    (the inverse Wishart's marginal of one variance): a second route to the same number, to 1e-10."""
+    X = some_points(6, 3, seed=4)
+    niw = resolve_niw(some_points(40, 3, seed=2), covariance_type="diag")
+    per_column = sum(log_marginal(X[:, [j]], niw.m0[[j]], niw.kappa0, niw.nu0 - 2, niw.S0[[j]][:, [j]], "full")
+                     for j in range(3))
+    assert log_marginal(X, niw.m0, niw.kappa0, niw.nu0, niw.S0, "diag") == pytest.approx(per_column, abs=1e-10)
+
+
+def kernel_log_predictive(X_block, x, niw):
+    """The kernels' log p(x | X_block) (pcrp.kernels.clusters.log_predictive of one slot rebuilt from the block)."""
+    d = x.shape[0]
+    n = X_block.shape[0]
+    zeros = np.zeros(n + 3)
+    tables = kernel_tables(n + 1, d, niw.kappa0, niw.nu0, niw.S0, zeros, zeros, zeros, niw.covariance_type)
+    block = np.ascontiguousarray(X_block, dtype=float).reshape(n, d)
+    slots = slots_for(block, np.zeros(n, dtype=np.int64), 1, base_measure(niw), tables, niw.covariance_type)
+    return float(clusters.log_predictive(x[None, :], slots, 1, tables)[0, 0])
+
+
+@pytest.mark.parametrize("covariance_type", TYPES)
+@pytest.mark.parametrize("d", [1, 2, 20])
+def test_kernel_predictives_multiply_to_the_marginal(covariance_type, d):
+    """Sequential prediction: log m(x_1..x_n) = sum_i log p(x_i | x_1..x_{i-1}), the kernels' Student-t
+    predictives (their per-count constants and a slot's statistics) against the NumPy closed form, to 1e-9 nats
+    (rounding of a few dozen terms). d = 20 takes the diagonal's products of DIAG_CHUNK = 16 factors and a rest."""
+    X = some_points(7, d, seed=d)
+    niw = resolve_niw(some_points(50, d, seed=3), covariance_type=covariance_type)
+    sequential = sum(kernel_log_predictive(X[:i], X[i], niw) for i in range(X.shape[0]))
+    closed = log_marginal(X, niw.m0, niw.kappa0, niw.nu0, niw.S0, covariance_type)
+    assert sequential == pytest.approx(closed, abs=1e-9)
+
+
+def test_three_types_are_one_model_at_d_1():
+    """At d = 1 a diagonal or spherical covariance is the full one: the same kernel tables (to 1e-12), the same
+    marginal, and from the same seed the same chain (every code path, the diagonal's logs included, gives the same
+    numbers to rounding, so the same uniforms pick the same clusters)."""
+    X = some_points(60, 1, seed=5)
+    traces, tables = {}, {}
+    for covariance_type in TYPES:
+        niw = resolve_niw(X, covariance_type=covariance_type)
+        zeros = np.zeros(62)
+        tables[covariance_type] = kernel_tables(60, 1, niw.kappa0, niw.nu0, niw.S0, zeros, zeros, zeros,
+                                                covariance_type).per_count
+        sampler = Sampler(X, PowerCRP(1.0, 1.3), niw, seed=7)
+        traces[covariance_type] = (sampler.step(200).K, sampler.labels.copy())
+    for covariance_type in ("diag", "spherical"):
+        np.testing.assert_allclose(tables[covariance_type], tables["full"], rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(traces[covariance_type][0], traces["full"][0])
+        np.testing.assert_array_equal(traces[covariance_type][1], traces["full"][1])
+
+
+@pytest.mark.parametrize("covariance_type", TYPES)
+def test_kernel_statistics_after_sweeps_match_a_rebuild(covariance_type):
+    """After 60 sweeps of rank-one updates (points joining and leaving, splits and merges) each slot's stored
+    scale and log-determinant equal those rebuilt from its points, and the kernel's log joint equals the closed
+    forms' sum: a wrong update of a diagonal or spherical scale drifts by far more than the 1e-8 allowed."""
+    X = some_points(300, 4, seed=6)
+    X[:150] += 4.0
+    niw = resolve_niw(X, covariance_type=covariance_type)
+    prior = CRP(1.0)
+    sampler = Sampler(X, prior, niw, seed=3)
+    sampler.step(60)
+    kept = (sampler.slots.precs[:sampler.K].copy(), sampler.slots.logdets[:sampler.K].copy())
+    log_joint = sampler.log_joint()
+    sampler.refresh()
+    np.testing.assert_allclose(kept[0], sampler.slots.precs[:sampler.K], rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(kept[1], sampler.slots.logdets[:sampler.K], rtol=0, atol=1e-8)
+    closed = sum(log_marginal(X[sampler.labels == k], niw.m0, niw.kappa0, niw.nu0, niw.S0, covariance_type)
+                 for k in range(sampler.K))
+    sizes = sampler.cluster_sizes()
+    # the CRP's EPPF, written out: alpha^K prod (n_k - 1)! Gamma(alpha) / Gamma(alpha + N), alpha = 1
+    log_eppf = sum(gammaln(sizes)) - gammaln(1.0 + X.shape[0])
+    assert log_joint == pytest.approx(closed + log_eppf, abs=1e-6)
+
+
+@pytest.mark.parametrize("covariance_type", ["diag", "spherical"])
+def test_merge_from_statistics_equals_rebuild(covariance_type):
+    """clusters.merge_into (the union from two slots' statistics alone, O(d)) against the slot rebuilt from the
+    union's points, to 1e-10."""
+    X = some_points(30, 3, seed=8)
+    niw = resolve_niw(X, covariance_type=covariance_type)
+    zeros = np.zeros(32)
+    tables = kernel_tables(30, 3, niw.kappa0, niw.nu0, niw.S0, zeros, zeros, zeros, covariance_type)
+    base = base_measure(niw)
+    labels = (np.arange(30) % 2).astype(np.int64)
+    slots = slots_for(X, labels, 2, base, tables, covariance_type)
+    assert clusters.merge_into(slots, 0, 1, base, tables, slots, 2)
+    whole = slots_for(X, np.zeros(30, dtype=np.int64), 1, base, tables, covariance_type)
+    np.testing.assert_allclose(slots.precs[2], whole.precs[0], rtol=1e-10)
+    assert slots.logdets[2] == pytest.approx(whole.logdets[0], abs=1e-10)
+    np.testing.assert_allclose(slots.means[2], whole.means[0], rtol=1e-10, atol=1e-12)
+
+
+def test_tied_is_refused_with_the_reason():
+    X = some_points(10, 2, seed=0)
+    with pytest.raises(ModelError, match="tied.*collapsed sampler.*marginal"):
+        resolve_niw(X, covariance_type="tied")
+    with pytest.raises(ModelError, match="covariance_type must be one of 'full', 'diag', 'spherical'"):
+        resolve_niw(X, covariance_type="banded")
+
+
+def test_a_scale_the_type_cannot_hold_is_refused():
+    """A non-diagonal S0 under "diag", or unequal variances under "spherical", would be silently dropped: refused."""
+    with pytest.raises(ModelError, match="diagonal"):
+        NIW(np.zeros(2), 1.0, 4.0, np.array([[1.0, 0.5], [0.5, 1.0]]), covariance_type="diag")
+    with pytest.raises(ModelError, match="one number times the identity"):
+        NIW(np.zeros(2), 1.0, 4.0, np.diag([1.0, 2.0]), covariance_type="spherical")
+    assert NIW(np.zeros(2), 1.0, 4.0, np.diag([1.0, 2.0]), covariance_type="diag").covariance_type == "diag"
