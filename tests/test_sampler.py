@@ -59,13 +59,17 @@ def test_same_seed_same_chain_whatever_the_chunking(blobs2d):
 
 
 def test_one_sweep_kernel_serves_every_d_prior_move_and_start():
-    """Priors, moves, starts and every d share one compiled sweep kernel: no run compiles another."""
+    """Priors, moves, starts and every d share one compiled sweep kernel per covariance type (numba compiles one per
+    type: pcrp.kernels.scales): no run compiles another."""
     rng = np.random.default_rng(0)
-    for d, prior, sm, init in [(1, CRP(1.0), True, "one"), (3, PowerCRP(2.0, 1.5), False, "kmeans:4"),
-                               (2, CRP(0.5), 2, "random:3"), (17, CRP(1.0), 1, "random:2")]:
-        X = rng.normal(size=(30, d))
-        Sampler(X, prior, resolve_niw(X), split_merge=sm, init=init, seed=1).step(3)
-    assert len(sweep.run_sweeps.signatures) == 1
+    for covariance_type in ("full", "diag", "spherical"):
+        for d, prior, sm, init in [(1, CRP(1.0), True, "one"), (3, PowerCRP(2.0, 1.5), False, "kmeans:4"),
+                                   (2, CRP(0.5), 2, "random:3"), (17, CRP(1.0), 1, "random:2")]:
+            X = rng.normal(size=(30, d))
+            niw = resolve_niw(X, covariance_type=covariance_type)
+            Sampler(X, prior, niw, split_merge=sm, init=init, seed=1).step(3)
+    slots_types = [signature[3] for signature in sweep.run_sweeps.signatures]
+    assert len(slots_types) == 3 and {slots.types[2].ndim for slots in slots_types} == {1, 2, 3}
 
 
 def test_slot_arrays_grow_when_clusters_multiply():

@@ -37,6 +37,13 @@ EVERY_USE = textwrap.dedent("""
             run_chain(X, make_prior(name), resolve_niw(X), iters=20, burn_in=10, seed=1, init="random:3")
         wide = np.random.default_rng(0).normal(size=(40, 7))
         run_chain(wide, make_prior("crp"), resolve_niw(wide), iters=20, burn_in=10, seed=1, split_merge=2)
+        for covariance_type in ("diag", "spherical"):
+            for data in (X, wide):
+                niw = resolve_niw(data, covariance_type=covariance_type)
+                run_chain(data, make_prior("pcrp"), niw, iters=20, burn_in=10, seed=1, split_merge=2)
+            typed = make_run_spec(X, prior="pcrp", niw={"covariance_type": covariance_type}, iters=40, seed=1,
+                                  n_chains=2)
+            summarise(run_chains(X, typed), X, typed.niw, seed=1, scale=True)
         cross_validate(simulation("sim2", 120, seed=0).X, r_grid=[1.05, 1.3], folds=2, repeats=1, iters=40,
                        burn_in=20, thin=5, seed=0, n_jobs=1)
         big = np.random.default_rng(1).integers(0, 3, size=(3, 25_000))
@@ -49,7 +56,8 @@ EVERY_USE = textwrap.dedent("""
 def test_pcrp_compile_covers_every_kernel_a_run_and_the_app_use(tmp_path):
     """In an empty numba cache, `pcrp compile` compiles (its second group in a separate process at the same time)
     and says so with measured seconds; afterwards a process that
-    samples every prior at d = 2 and d = 7, summarises, cross-validates and searches a large point estimate compiles
+    samples every prior at d = 2 and d = 7 (and the diagonal and spherical covariance types), summarises,
+    cross-validates and searches a large point estimate compiles
     nothing (a kernel reached with new types, or one left out of KERNEL_GROUPS, fails here), and a second
     `pcrp compile` loads everything from the cache."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": ROOT}
@@ -57,8 +65,9 @@ def test_pcrp_compile_covers_every_kernel_a_run_and_the_app_use(tmp_path):
                            capture_output=True, text=True, timeout=900)
     assert first.returncode == 0, first.stderr
     assert "compiling the sweep and its split-merge moves (once per installation) ..." in first.stdout
-    assert ("compiling the point estimate's search (once per installation) in a separate process meanwhile ..."
-            in first.stdout)  # the second group on the other core while the first compiles here
+    assert ("compiling the point estimate's search and the sweeps of the diagonal and spherical covariance types "
+            "(once per installation) in a separate process meanwhile ..."
+            in first.stdout)  # the later groups on the other core while the first compiles here
     assert "  compiled in the separate process in " in first.stdout and "every kernel is ready" in first.stdout
     used = subprocess.run([sys.executable, "-c", EVERY_USE], env=env, cwd=tmp_path, capture_output=True, text=True,
                           timeout=900)
@@ -66,7 +75,7 @@ def test_pcrp_compile_covers_every_kernel_a_run_and_the_app_use(tmp_path):
     assert "COMPILED []" in used.stdout, used.stdout
     again = subprocess.run([sys.executable, "-m", "pcrp.cli", "compile"], env=env, cwd=tmp_path,
                            capture_output=True, text=True, timeout=300)
-    assert "compiling" not in again.stdout and again.stdout.count("ready (from numba's cache)") == 2, again.stdout
+    assert "compiling" not in again.stdout and again.stdout.count("ready (from numba's cache)") == 3, again.stdout
 
 
 def fake_compile(lines, status=0):
@@ -96,13 +105,13 @@ def test_the_compile_state_follows_its_progress_lines(fresh_compile):
         time.sleep(0.05)
     doing = warm_up.state()
     assert doing.apart == "the point estimate's search"
-    assert doing.started and not doing.ready and doing.groups_done == 0 and doing.n_groups == 2
+    assert doing.started and not doing.ready and doing.groups_done == 0 and doing.n_groups == 3
     assert doing.describe().startswith("Preparing the sampler, once per installation, in separate processes: "
                                        "compiling the sweep and its split-merge moves, and the point estimate's "
-                                       "search beside it (0 of 2 parts done), ")
+                                       "search beside it (0 of 3 parts done), ")
     while warm_up.state().groups_done < 1 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert "(1 of 2 parts done)" in warm_up.state().describe()
+    assert "(1 of 3 parts done)" in warm_up.state().describe()
     final = warm_up.wait_until_ready(timeout=30)
     assert final.ready and not final.error and final.describe() == "The sampler is ready."
 
