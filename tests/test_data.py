@@ -312,8 +312,8 @@ def test_mnist_subset_with_pixels():
     ds = data.mnist(digits=(1, 2, 3, 4), n=400, embedding="pca", dims=3, seed=0)
     assert ds.X.shape == (400, 3) and ds.raw.shape == (400, 784) and ds.true_k == 4
     assert ds.label_names == ["1", "2", "3", "4"]
-    with pytest.raises(DataError, match="N must be between"):
-        data.mnist(n=2001)
+    with pytest.raises(DataError, match="N must be between 3 and 4000"):
+        data.mnist(n=4001)  # the bundle holds 1,000 of each digit (tests/test_mnist_bundle.py)
 
 
 def _write_idx(path, array, gz):

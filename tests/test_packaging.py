@@ -23,7 +23,7 @@ def shipped_files():
 
 
 def test_data_live_inside_the_package():
-    assert {"old_faithful.csv", "mnist_5k.npz", "README.md"} <= set(shipped_files())
+    assert {"old_faithful.csv", "mnist_10k.npz", "README.md"} <= set(shipped_files())
     assert not (ROOT / "datasets").exists(), "a datasets/ folder outside pcrp/ is not shipped in wheels"
 
 

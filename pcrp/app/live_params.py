@@ -8,7 +8,8 @@ data sets' sizes. Each prior's parameters are the registry's (:data:`pcrp.model.
 its address (:mod:`pcrp.app.explorer_settings`) read these declarations; nothing retypes a bound.
 """
 
-from ..data import APP_MAX_ROWS, MAX_CLUSTER_COLUMNS, MNIST_BUNDLED, MNIST_N, MNIST_PER_DIGIT, SIMULATION_N
+from ..data import (APP_MAX_ROWS, MAX_CLUSTER_COLUMNS, MNIST_BUNDLED, MNIST_FIRST_PER_DIGIT, MNIST_N, MNIST_PER_DIGIT,
+                    SIMULATION_N)
 from ..basics.params import Declarations, Param
 from ..runs.run_spec import RUN_PARAMS
 from .fair_share import SHARE_PER_BROWSER
@@ -28,7 +29,9 @@ LIVE_PARAMS = Declarations(
           why_high="a browser's number box holds whole numbers up to 2^53 - 1 exactly."),
     Param("mnist_n", "MNIST N", MNIST_N, 50, MNIST_BUNDLED, True, True,
           "Images drawn from the bundled MNIST file, spread over the chosen digits.", integer=True,
-          why_high=f"the bundled file holds {MNIST_BUNDLED:,} images ({MNIST_PER_DIGIT} per digit)."),
+          why_high=(f"the bundled file holds {MNIST_BUNDLED:,} images ({MNIST_PER_DIGIT:,} per digit; up to "
+                    f"{MNIST_FIRST_PER_DIGIT} per chosen digit are drawn from each digit's first {MNIST_FIRST_PER_DIGIT}, "
+                    "the earlier bundle's, so those draws are unchanged).")),
     Param("dims", "MNIST dimensions", 2, 1, MAX_CLUSTER_COLUMNS, True, True,
           "Dimensions of the MNIST embedding that are clustered.", integer=True,
           why_high=f"the app clusters at most {MAX_CLUSTER_COLUMNS} columns (pcrp.data.MAX_CLUSTER_COLUMNS)."),

@@ -19,7 +19,7 @@ def add_parser(sub, help_line):
         "reproduce", help=help_line,
         description=(
             "Run the paper's experiments (Sim 1 and Sim 2 at N = 300 and 2000, MNIST digits 1-4 at N = 1000 "
-            f"and 2000, Old Faithful) with CRP-Oracle, CRP and pCRP (r by cross validation), {N_CHAINS} chains each from "
+            f"and 3000, Old Faithful) with CRP-Oracle, CRP and pCRP (r by cross validation), {N_CHAINS} chains each from "
             "different starts (R-hat flags rows whose chains disagree), under the paper's "
             f"protocol ({FULL.iters:,} sweeps, burn-in {FULL.burn_in:,}, thin {FULL.thin}, alpha = "
             f"{FULL.alpha:g}), on several simulated data sets "

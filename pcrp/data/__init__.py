@@ -22,7 +22,7 @@ from .csv_table import DELIMITERS, MISSING_TOKENS, SNIFF_CHARS, SNIFF_ROWS, CsvT
 from .dataset import BUILTIN_NAMES, Dataset, DataError, check_arithmetic_range, quoted, standardize
 from .file_bytes import read_file_bytes
 from .limits import (APP_MAX_BYTES, APP_MAX_ROWS, MAX_BYTES, MAX_CLUSTER_COLUMNS, MAX_FILE_COLUMNS, MAX_ROWS,
-                     MNIST_BUNDLED, MNIST_N, MNIST_PER_DIGIT, SIMULATION_N)
+                     MNIST_BUNDLED, MNIST_FIRST_PER_DIGIT, MNIST_N, MNIST_PER_DIGIT, SIMULATION_N)
 from .mnist_digits import MNIST_EMBEDDINGS, bundled_mnist, embed, mnist, read_idx, read_mnist_idx_folder
 
 _bundled_mnist = bundled_mnist  # its name before the split (tests/test_reproduce_seeds.py)
@@ -30,7 +30,8 @@ _bundled_mnist = bundled_mnist  # its name before the split (tests/test_reproduc
 __all__ = [
     "APP_MAX_BYTES", "APP_MAX_ROWS", "BUILTIN_NAMES", "DELIMITERS", "LABEL_WORDS", "MAX_BYTES", "MAX_CLUSTER_COLUMNS",
     "MAX_FILE_COLUMNS", "MAX_GUESSED_CLASSES", "MAX_ROWS",
-    "MNIST_BUNDLED", "MNIST_N", "MNIST_PER_DIGIT", "SIMULATION_N", "MISSING_TOKENS", "MNIST_EMBEDDINGS", "OLD_FAITHFUL_COLUMNS",
+    "MNIST_BUNDLED", "MNIST_FIRST_PER_DIGIT", "MNIST_N", "MNIST_PER_DIGIT", "SIMULATION_N", "MISSING_TOKENS",
+    "MNIST_EMBEDDINGS", "OLD_FAITHFUL_COLUMNS",
     "SIMULATIONS", "SNIFF_CHARS", "SNIFF_ROWS", "CsvTable", "DataError", "Dataset", "bundled_mnist",
     "check_arithmetic_range", "dataset_from_table", "default_columns", "detect_delimiter", "embed",
     "guess_label_column", "load", "load_csv", "mnist", "not_clustered", "old_faithful", "quoted", "read_csv_table",

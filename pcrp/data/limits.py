@@ -17,5 +17,8 @@ MAX_CLUSTER_COLUMNS = 50
 # Default sizes of the built-in data sets (the loaders, the command line and the app's live demo read these).
 SIMULATION_N = 300  # points drawn from a simulation, as the paper's Table 1
 MNIST_N = 1000  # MNIST images drawn, spread over the chosen digits
-MNIST_PER_DIGIT = 500  # images of each digit in the bundled MNIST file
+MNIST_PER_DIGIT = 1000  # images of each digit in the bundled MNIST file
 MNIST_BUNDLED = 10 * MNIST_PER_DIGIT  # images in the bundled MNIST file
+# The first 500 of each digit are the earlier bundle's (mnist_5k.npz): pcrp.data.mnist draws from them alone when
+# N <= 500 x the number of digits, so that every such draw is the data it was before the bundle grew.
+MNIST_FIRST_PER_DIGIT = 500

@@ -1,4 +1,4 @@
-"""MNIST digits: the bundled 5,000 images (or the standard IDX files), a random subset, and its embedding."""
+"""MNIST digits: the bundled 10,000 images (or the standard IDX files), a random subset, and its embedding."""
 
 import gzip
 import io
@@ -9,15 +9,28 @@ import numpy as np
 
 from .dataset import DataError, finish_dataset
 from .file_bytes import builtin_bytes
-from .limits import MAX_CLUSTER_COLUMNS, MNIST_N, MNIST_PER_DIGIT
+from . import limits
+from .limits import MAX_CLUSTER_COLUMNS, MNIST_N
 
 MNIST_EMBEDDINGS = ("spectral", "pca")
 
 
 def bundled_mnist():
-    """(images (5000, 784) uint8, labels (5000,)): the 500 digits of each class shipped in pcrp/datasets."""
-    with np.load(io.BytesIO(builtin_bytes("mnist_5k.npz"))) as f:
+    """(images (10000, 784) uint8, labels (10000,) uint8): the 1,000 training images of each digit shipped in
+    pcrp/datasets/mnist_10k.npz, sorted by digit. Each digit's first 500 (MNIST_FIRST_PER_DIGIT) are the earlier
+    bundle's 500 in its order (MNIST's first 500 training images of that digit), the next 500 the digit's
+    following training images (pcrp/datasets/README.md)."""
+    with np.load(io.BytesIO(builtin_bytes("mnist_10k.npz")), allow_pickle=False) as f:
         return f["images"], f["labels"]
+
+
+def first_of_each_digit(labels, pool, per_digit):
+    """The rows of ``pool`` (ascending row numbers) that are among the first ``per_digit`` of their digit."""
+    rank = np.empty(labels.size, dtype=np.int64)
+    for d in np.unique(labels):
+        rows = np.flatnonzero(labels == d)
+        rank[rows] = np.arange(rows.size)
+    return pool[rank[pool] < per_digit]
 
 
 def read_idx(path):
@@ -56,9 +69,14 @@ def mnist(digits=(1, 2, 3, 4), n=MNIST_N, embedding="spectral", dims=2, seed=0, 
           standardize_data=True):
     """A random subset of MNIST digits, embedded in ``dims`` dimensions.
 
-    digits: which classes; n: total points (at most MNIST_PER_DIGIT = 500 per digit in the
+    digits: which classes; n: total points (at most MNIST_PER_DIGIT = 1,000 per digit in the
     bundled file); embedding: 'spectral' (scikit-learn SpectralEmbedding, as in the paper)
     or 'pca'; dims: 1..50. Raw pixels are kept in ``Dataset.raw`` (n, 784).
+
+    From the bundled file, n <= MNIST_FIRST_PER_DIGIT (500) x the number of digits draws from the
+    first 500 images of each chosen digit only (the earlier 5,000-image bundle), so that such a call
+    returns exactly the data it returned before the bundle grew to 1,000 per digit; a larger n draws
+    from all 1,000 of each. Images from ``idx_folder`` are all drawn from.
     """
     digits = sorted({int(d) for d in digits})
     if not digits or any(d < 0 or d > 9 for d in digits):
@@ -71,6 +89,10 @@ def mnist(digits=(1, 2, 3, 4), n=MNIST_N, embedding="spectral", dims=2, seed=0, 
     images, labels = read_mnist_idx_folder(idx_folder) if idx_folder else bundled_mnist()
     pool = np.flatnonzero(np.isin(labels, digits))
     n = int(n)
+    if not idx_folder:
+        first = first_of_each_digit(labels, pool, limits.MNIST_FIRST_PER_DIGIT)
+        if n <= first.size:
+            pool = first
     if not dims < n <= pool.size:
         raise DataError(f"N must be between {dims + 1} and {pool.size} for digits {digits} "
                         f"(the {'given' if idx_folder else 'bundled'} file has {pool.size}); got {n}.")
