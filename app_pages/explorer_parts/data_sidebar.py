@@ -40,7 +40,7 @@ def data_sidebar():
         source = state["w_data"]
         if source == "mnist":
             st.multiselect("Digits", list(range(10)), key=bind("digits"))
-            number("N (bundled file: 500 per digit)", "mnist_n", step=50)
+            number("N (bundled file: 1,000 per digit)", "mnist_n", step=50)
             st.selectbox("Embedding", ["spectral", "pca"], key=bind("embedding"))
             number("Dimensions", "dims")
         if source in ("sim1", "sim2"):

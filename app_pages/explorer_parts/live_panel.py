@@ -55,13 +55,19 @@ def run_prior(run, group):
     return run.chains[run.groups[group][0]].prior
 
 
+COVARIANCE_WORDS = {"diag": "diagonal", "spherical": "spherical"}  # a row heading's words for a type other than full
+
+
 def chain_label(run, name):
-    """A row's heading: its group name and its prior's parameters ("CRP (α = 1)", "pCRP (α = 1, r = 1.1)")."""
+    """A row's heading: its group name and its prior's parameters ("CRP (α = 1)", "pCRP (α = 1, r = 1.1)"), and the
+    clusters' covariance type unless full ("CRP (α = 1), diagonal covariances")."""
     params = dict(run.config["priors"][name])
     prior = params.pop("prior")
     shown = ", ".join(f"{SYMBOLS.get(k, k)} = {v:g}" for k, v in params.items())
     head = name if name.startswith(PRIORS[prior].label) else f"{name}: {PRIORS[prior].label}"
-    return head if "(" in name else f"{head} ({shown})"
+    label = head if "(" in name else f"{head} ({shown})"
+    covariance = run.niw.covariance_type
+    return label if covariance == "full" else f"{label}, {COVARIANCE_WORDS[covariance]} covariances"
 
 
 def status_run_id(run):

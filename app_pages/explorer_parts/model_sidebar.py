@@ -165,8 +165,7 @@ def apply_pending_r(S):
         S[key] = state["w_" + key] = float(np.clip(r_origin(S)[0], widget.low, widget.high))
 
 
-COVARIANCE_WORDS = {"full": "Full (each cluster its own covariance)", "diag": "Diagonal (a variance per column)",
-                    "spherical": "Spherical (one variance per cluster)"}
+COVARIANCE_LABELS = {"full": "Full", "diag": "Diagonal", "spherical": "Spherical"}
 CLUSTER_PRIOR_WORDS = {
     "full": "mu_k | Sigma_k ~ N(m0, Sigma_k / kappa0), Sigma_k ~ IW(S0, nu0).",
     "diag": "Per column j: sigma_kj^2 ~ Inverse-Gamma((nu0 - d + 1) / 2, s / 2), mu_kj | sigma_kj ~ "
@@ -188,7 +187,7 @@ def model_and_run_sidebar(S, ds, ds_key, source):
         if ds is not None and ds.labels is not None and oracle_rows(S):
             st.button("CRP-Oracle alpha = K_true / ln N", key="oracle", on_click=on_oracle, args=(ds,))
         st.selectbox("Clusters' covariance", tuple(COVARIANCE_TYPES), key=bind("covariance"),
-                     format_func=COVARIANCE_WORDS.get,
+                     format_func=COVARIANCE_LABELS.get,
                      help="scikit-learn's covariance_type. Full: each cluster its own d x d covariance (the "
                           "paper's). Diagonal: its own variance per column, O(d) a point, fewer parameters for many "
                           "columns. Spherical: one variance per cluster. Tied is not offered: a collapsed sampler "
@@ -199,16 +198,19 @@ def model_and_run_sidebar(S, ds, ds_key, source):
         if ds is not None:
             default = resolve_niw(ds.X)
             with st.expander("Cluster prior (defaults from the data)"):
+                full = S["covariance"] == "full"
                 st.caption(CLUSTER_PRIOR_WORDS[S["covariance"]]
-                           + f" m0 = column means; kappa0 = {WITHIN_SCALE**2:g}; nu0 = d + 3; S0 = s * I. "
-                           "Larger S0 = broader clusters a priori = fewer clusters; smaller kappa0 = means expected "
+                           + f" m0 = column means; kappa0 = {WITHIN_SCALE**2:g}; nu0 = d + 3; "
+                           + ("S0 = s * I. Larger S0" if full else "s = the variances' prior scale. Larger s")
+                           + " = broader clusters a priori = fewer clusters; smaller kappa0 = means expected "
                            "far apart = fewer clusters.")
                 niw_choice["kappa0"] = st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4,
                                                        float(default.kappa0), format="%.4f", key=f"kappa0_{ds_key}")
                 niw_choice["nu0"] = st.number_input(f"nu0: degrees of freedom (> d - 1 = {ds.dim - 1})",
                                                     float(ds.dim - 1) + 0.01, 1e4, float(default.nu0),
                                                     key=f"nu0_{ds_key}")
-                niw_choice["S0"] = st.number_input("S0 = s * identity, s =", 1e-6, 1e6, float(default.S0[0, 0]),
+                s_label = "S0 = s * identity, s =" if full else "s: the variances' prior scale"
+                niw_choice["S0"] = st.number_input(s_label, 1e-6, 1e6, float(default.S0[0, 0]),
                                                    format="%.4f", key=f"s0_{ds_key}")
         st.header("Run")
         number("Sweeps", "sweeps", step=100)

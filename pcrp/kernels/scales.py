@@ -25,11 +25,13 @@ import math
 import numpy as np
 from numba import njit
 
-# A diagonal slot's log term is taken as the logs of products of this many factors: on data that
-# pcrp.model.check_niw_for_data accepts each factor lies within 2^-42 .. 2^42 (the form q_j is at most
-# 4 COND_MAX; a leaving point's factor beta_{n-1,j} / beta_n,j is at least 1 / COND_MAX), so a product of 16 stays
-# within 2^-672 .. 2^672, far from underflow and overflow, and 1 + d / 16 logs replace d.
+# A diagonal slot's log term is the log of the product of its d factors, multiplied DIAG_CHUNK at a time: on data that
+# pcrp.model.check_niw_for_data accepts each factor lies within 2^-42 .. 2^42 (the form q_j is at most 4 COND_MAX; a
+# leaving point's factor beta_{n-1,j} / beta_n,j is at least 1 / COND_MAX), so a chunk of 16 moves the product by at
+# most 2^672. Whenever the product leaves 2^-350 .. 2^350 after a chunk its log is taken and it restarts at 1, so it
+# never leaves 2^-1022 .. 2^1022: one log a slot for most points (their factors are near 1) instead of d.
 DIAG_CHUNK = 16
+_PRODUCT_BOUND = 2.0 ** 350
 
 
 # ----- inlined into the sweep, one type each ----------------------------------------------------------------------
@@ -59,19 +61,35 @@ def spherical_form(x, means, precs, c):
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
 def diagonal_log_term(x, means, precs, weight, c):
-    """sum_j log(1 + weight (x_j - m_c,j)^2 / beta_c,j) for a diagonal slot c, as the logs of products of
-    DIAG_CHUNK factors: with weight = the slot's t_scale, x's log term; with weight = -remove_weight(n), the change
-    when x leaves (NaN when rounding makes a factor <= 0)."""
+    """sum_j log(1 + weight (x_j - m_c,j)^2 / beta_c,j) for a diagonal slot c, as the log of the product of the
+    factors kept within bounds (DIAG_CHUNK): with weight = the slot's t_scale, x's log term; with weight =
+    -remove_weight(n), the change when x leaves (NaN when rounding makes a factor <= 0)."""
     D = x.shape[0]
     total = 0.0
+    product = 1.0
     for start in range(0, D, DIAG_CHUNK):
-        product = 1.0
-        for a in range(start, min(start + DIAG_CHUNK, D)):
+        end = min(start + DIAG_CHUNK, D)
+        for a in range(start, end):
             da = x[a] - means[c, a]
             factor = 1.0 + weight * precs[c, a] * da * da
             product *= factor if factor > 0.0 else np.nan
-        total += math.log(product)
-    return total
+        if not (1.0 / _PRODUCT_BOUND < product < _PRODUCT_BOUND):
+            total += math.log(product)
+            product = 1.0
+    return total + math.log(product)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
+def diagonal_factor(x, means, precs, weight, c):
+    """prod_j (1 + weight (x_j - m_c,j)^2 / beta_c,j) for a diagonal slot c of at most DIAG_CHUNK columns, whose
+    log :func:`diagonal_log_term` gives: the sweep takes it with the other slots' logs in one vector pass (NaN when
+    rounding makes a factor <= 0)."""
+    product = 1.0
+    for a in range(x.shape[0]):
+        da = x[a] - means[c, a]
+        factor = 1.0 + weight * precs[c, a] * da * da
+        product *= factor if factor > 0.0 else np.nan
+    return product
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")

@@ -124,6 +124,7 @@ class Settings(NamedTuple):
     split_merge: int  # split-merge moves after each sweep
     vector_from: int  # from this many slots in use a point's weights are computed in one vector pass
     exact_members: int  # members a move seats with the exact predictives before the frozen score
+    logs_from: int  # from this many columns the diagonal type's forms are sums of logs (pcrp.kernels.sweep.LOGS_FROM)
 
 
 class ScanBuffers(NamedTuple):

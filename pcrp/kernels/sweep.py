@@ -21,7 +21,7 @@ from numba import njit
 
 from .clusters import (add_point_diagonal, add_point_full, add_point_spherical, copy_slot, empty_slot, log_joint,
                        padded, rebuild, remove_point_diagonal, remove_point_full, remove_point_spherical)
-from .scales import diagonal_log_term, full_form, spherical_form
+from .scales import DIAG_CHUNK, diagonal_factor, diagonal_log_term, full_form, spherical_form
 from .rng import randint, shuffle, uniform
 from .split_merge import build_member_index, move_scratch, split_merge
 from .state import EXPONENT, LOG_G, LOG_WEIGHT, REMOVE_WEIGHT, SCALE, T_CONST, T_EXPONENT, SweepScratch
@@ -49,17 +49,26 @@ NEGLIGIBLE = 40.0
 # From this many slots in use a point's weights are computed in one vector pass (Settings.vector_from): with fewer,
 # the scalar path below, which skips negligible slots, measured quicker (docs/records/sweep_ab.md).
 VECTOR_FROM = 6
+# From this many columns the diagonal type's pass 1 leaves each slot's log term (pcrp.kernels.scales.diagonal_log_term,
+# whose product is kept within bounds) instead of its product y (Settings.logs_from): up to DIAG_CHUNK columns the
+# product cannot overflow and its log joins the other slots' in the vector pass (at d = 2 the logs one by one cost
+# about 30% of a sweep).
+LOGS_FROM = DIAG_CHUNK + 1
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
-def forms_again(x, means, precs, consts, used, qs, ys):
+def forms_again(x, means, precs, consts, used, qs, ys, logged):
     """Pass 1 of :func:`seat_points` once more, after the rare rebuild of its rounding fallback: the form of x (d,)
     against slots 0 .. used - 1 in pass 1's convention (qs[c] = q and ys[c] = 1 + t_scale q; the diagonal type:
-    ys[c] = the log term). A call: pass 1 written into the sweep's loop a second time, or as an inlined function
-    with branches of its own, made the full type's sweep 1.5 times slower (numba's reference-count pruning)."""
+    ys[c] = the product of its factors, or its log when ``logged``). A call: pass 1 written into the sweep's loop a
+    second time, or as an inlined function with branches of its own, made the full type's sweep 1.5 times slower
+    (numba's reference-count pruning)."""
     for c in range(used):
         if precs.ndim == 2:
-            ys[c] = diagonal_log_term(x, means, precs, consts[SCALE, c], c)
+            if logged:
+                ys[c] = diagonal_log_term(x, means, precs, consts[SCALE, c], c)
+            else:
+                ys[c] = diagonal_factor(x, means, precs, consts[SCALE, c], c)
         else:
             q = full_form(x, means, precs, c) if precs.ndim == 3 else spherical_form(x, means, precs, c)
             qs[c] = q
@@ -67,8 +76,7 @@ def forms_again(x, means, precs, consts, used, qs, ys):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
-def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, slots, precs, vector_from, scratch,
-                rng):
+def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, slots, precs, settings, scratch, rng):
     """Algorithm 1 for positions ``first`` .. N - 1 of a sweep, position t reading row offset + direction t (mod N)
     of X (N, d), labels (N,) and log_pred_new (N,): take the point out, weigh every cluster by its seating weight
     times the point's predictive and a new cluster by the prior's new-block weight times the prior predictive,
@@ -83,7 +91,8 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
     # reference counts
     counts, means, _, logdets, consts = slots
     per_count, log_new = tables.per_count, tables.log_new
-    logged = precs.ndim == 2  # the diagonal type's pass 1 leaves each slot's log term, not y
+    vector_from = settings.vector_from
+    logged = precs.ndim == 2 and D >= settings.logs_from  # pass 1 leaves each slot's log term, not y
     logdet_step = D if precs.ndim == 1 else 1  # log|S_n| changes by logdet_step log y (spherical: log|beta I|)
     capacity = counts.shape[0]
     x, work, qs, ys, weights, free = scratch.x, scratch.work, scratch.qs, scratch.ys, scratch.weights, scratch.free
@@ -111,8 +120,12 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
         # at once), one branch per covariance type; the full type's written out for d = 1 and 2, the common cases of
         # the app's data, where the general loop costs 6-8% of a sweep
         if precs.ndim == 2:
-            for c in range(used):
-                ys[c] = diagonal_log_term(x, means, precs, consts[SCALE, c], c)
+            if logged:
+                for c in range(used):
+                    ys[c] = diagonal_log_term(x, means, precs, consts[SCALE, c], c)
+            else:
+                for c in range(used):
+                    ys[c] = diagonal_factor(x, means, precs, consts[SCALE, c], c)
         elif precs.ndim == 1:
             for c in range(used):
                 q = spherical_form(x, means, precs, c)
@@ -155,6 +168,9 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
             if logged:
                 ys[k] = diagonal_log_term(x, means, precs, -per_count[n, REMOVE_WEIGHT], k)
                 shrink = 1.0 if ys[k] == ys[k] else 0.0  # NaN: some column's factor was not positive
+            elif precs.ndim == 2:
+                shrink = diagonal_factor(x, means, precs, -per_count[n, REMOVE_WEIGHT], k)  # NaN: not positive
+                ys[k] = shrink
             else:
                 shrink = 1.0 - per_count[n, REMOVE_WEIGHT] * qs[k]
                 ys[k] = shrink
@@ -165,7 +181,7 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
                 removed = True
                 labels[row] = -1
                 rebuild(X, labels, used, slots, base, tables)
-                forms_again(x, means, precs, consts, used, qs, ys)
+                forms_again(x, means, precs, consts, used, qs, ys, logged)
         # The weights (Algorithm 1: log prior weight + log predictive) of every slot and, at index ``used``, a new
         # cluster: log_new[K] counts the K clusters without x and is -inf where K + 1 blocks are impossible. Each
         # slot's log term log y is kept in ys: it is the log-determinant's change if x joins.
@@ -352,8 +368,7 @@ def run_sweeps(data, labels, K, slots, settings, scan, record, n_sweeps, rng):
             used, stopped = seat_points(
                 data, scan.X_order if random_order else X, scan.labels_order if random_order else labels,
                 scan.log_pred_order if random_order else data.log_pred_new, progress[PROGRESS_OFFSET],
-                progress[PROGRESS_STEP], progress[PROGRESS_POINT], K, slots, slots.precs, settings.vector_from, scratch,
-                rng)
+                progress[PROGRESS_STEP], progress[PROGRESS_POINT], K, slots, slots.precs, settings, scratch, rng)
             if stopped < N:
                 progress[PROGRESS_POINT] = stopped
                 return used

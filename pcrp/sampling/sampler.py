@@ -98,13 +98,14 @@ class Sampler:
 
     The code paths, which the exact-enumeration tests reach by changing them: ``scan`` (the sweep's order,
     sweep.SCAN_MEMORY or SCAN_RANDOM), ``vector_from`` (from this many slots in use a point's weights are one vector
-    pass) and ``exact_members`` (a split-merge move's members seated by the exact predictives before the frozen
-    score).
+    pass), ``exact_members`` (a split-merge move's members seated by the exact predictives before the frozen
+    score) and ``logs_from`` (from this many columns the diagonal type's forms are sums of logs).
     """
 
     scan = sweep.SCAN_MEMORY
     vector_from = sweep.VECTOR_FROM
     exact_members = EXACT_MEMBERS
+    logs_from = sweep.LOGS_FROM
 
     def __init__(self, X, prior, niw, *, split_merge=True, init="kmeans:10", seed=None):
         X = np.ascontiguousarray(X, dtype=np.float64)
@@ -186,7 +187,8 @@ class Sampler:
         record = Record(np.zeros(n_sweeps, dtype=np.int64), np.zeros(n_sweeps), keep_rows,
                         np.empty((n_keep, self.X.shape[0]), dtype=np.int64), np.empty((n_keep, 4), dtype=np.int64),
                         self.move_totals)
-        settings = Settings(int(self.scan), self.n_split_merge, int(self.vector_from), int(self.exact_members))
+        settings = Settings(int(self.scan), self.n_split_merge, int(self.vector_from), int(self.exact_members),
+                            int(self.logs_from))
         progress = self._scan.progress
         start = time.perf_counter()
         done = 0
