@@ -311,6 +311,8 @@ def test_what_to_watch_for_reads_r_from_the_shipped_table_and_says_when_the_row_
             f"Note: the pCRP row runs at r = {shipped + 0.05:g}, not the cross-validated {shipped:g}" in other, name
     sim1 = {**es.defaults(), "data": "sim1", "r2": table["sim1"]["r"], "sim_n": 2000}
     assert "Note: these figures are for Sim 1 at N = 300, data seed 0." in watch_for(sim1)
+    assert ("Note: these figures are for full covariances; the rows run with diag ones."
+            in watch_for({**es.defaults(), "covariance": "diag"}))
     assert watch_for({**es.defaults(), "data": "csv"}) is None
     assert watch_for({**es.defaults(), "data": "sim1", "prior2": "py"}) is None  # written for the CRP over the pCRP
     assert watch_for({**es.defaults(), "data": "sim1", "rows": 3}) is None

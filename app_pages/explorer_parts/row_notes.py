@@ -38,7 +38,8 @@ def watch_for(values):
     """The "What to watch for" line of the data set and rows in ``values`` (the Explorer's settings), or None where
     there is none (a CSV, rows other than the CRP over the pCRP). Its r is the data set's shipped one
     (pcrp.analyses.cv.builtin_r, the same as the pCRP row's caption and the Lesson's), and where the pCRP row runs at
-    another r, or the data differ from those r was chosen on, the line says that its figures are not this row's."""
+    another r, or the data differ from those r was chosen on, or the clusters' covariance is not full (the type the
+    figures and r are for), the line says that its figures are not this row's."""
     from pcrp.analyses.cv import builtin_r_table
 
     from app_pages.explorer_parts.model_sidebar import builtin_r_matches
@@ -61,6 +62,8 @@ def watch_for(values):
     if abs(row_r - shipped) > 1e-9:
         notes.append(f"the pCRP row runs at r = {row_r:g}, not the cross-validated {shipped:g}, so expect other "
                      "figures")
+    if values.get("covariance", "full") != "full":
+        notes.append(f"these figures are for full covariances; the rows run with {values['covariance']} ones")
     if notes:
         text += " Note: " + "; ".join(notes) + "."
     return text
