@@ -244,3 +244,34 @@ def test_the_explorer_setting_and_link_carry_the_covariance_type():
     values, problems = es.from_query({"covariance": "tied"})
     assert "covariance" not in values and problems
     assert es.to_query({**es.defaults(), "covariance": "spherical"})["covariance"] == "spherical"
+
+
+def test_cross_validation_and_the_merge_path_take_the_covariance_type(tmp_path):
+    """`pcrp cv` and `pcrp path` with --covariance-type: the cross-validation fits resolve their prior with the type
+    (recorded per split), and the path's chains and marginals are the type's."""
+    import json
+
+    from pcrp.cli import main
+
+    rng = np.random.default_rng(0)
+    X = rng.multivariate_normal([0, 0], [[1, 0.9], [0.9, 1]], 150)
+    X[:75] += [5, -5]  # across the correlation: two clusters far apart
+    csv_path = tmp_path / "x.csv"
+    np.savetxt(csv_path, X, delimiter=",", header="a,b", comments="")
+    out = tmp_path / "cv.json"
+    assert main(["cv", str(csv_path), "--iters", "20", "--burn-in", "10", "--thin", "5", "--folds", "2",
+                 "--r-grid", "1.1,1.5", "--n-jobs", "1", "--covariance-type", "diag", "--out-json", str(out)]) == 0
+    settings = json.loads(out.read_text())["settings"]
+    assert {split["covariance_type"] for split in settings["niw_per_split"]} == {"diag"}
+    paths = {}
+    for covariance_type in ("full", "diag"):
+        target = tmp_path / f"path-{covariance_type}.json"
+        assert main(["path", str(csv_path), "--iters", "40", "--burn-in", "20", "--chains", "1",
+                     "--covariance-type", covariance_type,
+                     "--out", str(target)]) == 0
+        paths[covariance_type] = json.loads(target.read_text())
+    assert paths["diag"]["config"]["covariance_type"] == "diag"
+    # two clusters of strongly correlated columns: the full type keeps them whole, the diagonal type, which cannot
+    # model the correlation, splits them (and its path has merges to offer)
+    assert len(set(paths["full"]["partition"])) == 2 < len(set(paths["diag"]["partition"]))
+    assert paths["diag"]["merges"]

@@ -143,7 +143,7 @@ def cross_validate(X, niw=None, *, standardize=False, r_grid=None, alpha=None, f
     return CVResult(r_grid, loss, log_pred, mean_k, chosen, settings, mean_rule)
 
 
-NIW_SETTINGS = ("m0", "kappa0", "nu0", "S0")
+NIW_SETTINGS = ("m0", "kappa0", "nu0", "S0", "covariance_type")
 
 
 def _fixed_niw_settings(niw):
