@@ -116,9 +116,10 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
             x[a] = X[row, a]
         k = labels[row]
         n = counts[k]
-        # Pass 1: the form of x against every slot in use, q and y = 1 + t_scale q (the diagonal type: the log term
-        # at once), one branch per covariance type; the full type's written out for d = 1 and 2, the common cases of
-        # the app's data, where the general loop costs 6-8% of a sweep
+        # Pass 1: the form of x against every slot in use, q and y = 1 + t_scale q (the diagonal type: the product of
+        # its columns' factors, or its log from logs_from columns), one branch per covariance type; the full type's
+        # written out for d = 1 and 2, the common cases of the app's data, where the general loop costs 6-8% of a
+        # sweep
         if precs.ndim == 2:
             if logged:
                 for c in range(used):
