@@ -69,6 +69,13 @@ def type_scale(S, S0, covariance_type):
     return S
 
 
+def variance_shape(n, d, nu0, covariance_type):
+    """The Inverse-Gamma shape a_n of a block of n points' variances under the "diag" or "spherical" type:
+    a0 = (nu0 - d + 1) / 2 (the NIW's prior of one variance) plus n / 2 a column ("diag") or n d / 2 for the one
+    variance ("spherical"). The one place the shape is written (type_columns and the posterior's moments read it)."""
+    return (nu0 - d + 1) / 2 + (n / 2 if covariance_type == "diag" else n * d / 2)
+
+
 def covariance_mean(X, m0, kappa0, nu0, S0, covariance_type="full"):
     """(m_n (d,), E[Sigma] (d, d)) of a block's posterior under the covariance type: S_n / (nu_n - d - 1) for
     "full"; beta_n,j / (2 a_n - 2) on the diagonal for "diag" and beta_n / (2 a_n - 2) times the identity for
@@ -79,7 +86,7 @@ def covariance_mean(X, m0, kappa0, nu0, S0, covariance_type="full"):
     n = np.atleast_2d(X).shape[0] if np.size(X) else 0
     if covariance_type == "full":
         return m_n, (S_n / (nu_n - d - 1) if nu_n > d + 1 else S_n / (nu_n + d + 1))
-    a_n = (nu0 - d + 1) / 2 + (n / 2 if covariance_type == "diag" else n * d / 2)
+    a_n = variance_shape(n, d, nu0, covariance_type)
     beta = type_scale(S_n, S0, covariance_type)
     variance = beta / (2 * a_n - 2) if a_n > 1 else beta / (2 * a_n + 2)
     return m_n, (np.diag(variance) if covariance_type == "diag" else variance * np.eye(d))
@@ -97,7 +104,7 @@ def draw_mean_and_covariance(X, niw, rng):
     if niw.covariance_type == "full":
         sigma = np.atleast_2d(stats.invwishart.rvs(df=nu_n, scale=S_n, random_state=rng))
     else:
-        a_n = (niw.nu0 - d + 1) / 2 + (n / 2 if niw.covariance_type == "diag" else n * d / 2)
+        a_n = variance_shape(n, d, niw.nu0, niw.covariance_type)
         beta = type_scale(S_n, niw.S0, niw.covariance_type)
         variances = stats.invgamma.rvs(a_n, scale=np.asarray(beta) / 2, random_state=rng)
         sigma = np.diag(np.broadcast_to(variances, (d,)).astype(float))
@@ -136,14 +143,13 @@ def type_columns(n, d, kappa0, nu0, covariance_type="full"):
                     marginal_const=(-0.5 * n * d * np.log(np.pi) + multigammaln(nu_n / 2, d)
                                     - multigammaln(nu0 / 2, d) + 0.5 * d * log_kappa),
                     nu=nu_n, logdet0_weight=0.5 * nu0)
-    a0 = (nu0 - d + 1) / 2
+    a0 = variance_shape(0, d, nu0, covariance_type)
+    a_n = variance_shape(n, d, nu0, covariance_type)
     if covariance_type == "diag":
-        a_n = a0 + n / 2
         return dict(t_const=d * (gammaln(a_n + 0.5) - gammaln(a_n) - 0.5 * np.log(np.pi * (kappa_n + 1) / kappa_n)),
                     t_exponent=a_n + 0.5,
                     marginal_const=d * (gammaln(a_n) - gammaln(a0) + 0.5 * log_kappa - 0.5 * n * np.log(np.pi)),
                     nu=2 * a_n, logdet0_weight=a0)
-    a_n = a0 + n * d / 2
     return dict(t_const=gammaln(a_n + d / 2) - gammaln(a_n) - 0.5 * d * np.log(np.pi * (kappa_n + 1) / kappa_n),
                 t_exponent=a_n + d / 2,
                 marginal_const=gammaln(a_n) - gammaln(a0) + 0.5 * d * log_kappa - 0.5 * n * d * np.log(np.pi),
