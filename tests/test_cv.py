@@ -529,24 +529,99 @@ def test_cross_validate_records_both_rules():
 
 
 def test_each_builtin_data_set_ships_its_cross_validated_r_with_provenance():
-    from pcrp.analyses.cv import BUILTIN_R_COMMAND, BUILTIN_R_DATA, BUILTIN_R_SETTINGS, DEFAULT_GRID, builtin_r, builtin_r_table
-    from pcrp.model import DEFAULT_R
+    from pcrp.analyses.cv import (BUILTIN_R_COMMAND, BUILTIN_R_DATA, BUILTIN_R_SETTINGS, BUILTIN_R_VARIANTS,
+                                  DEFAULT_GRID, builtin_r, builtin_r_entries, builtin_r_table, types_for)
+    from pcrp.model import COVARIANCE_TYPES, DEFAULT_R
 
     table = builtin_r_table()
     assert set(table) == set(BUILTIN_R_DATA)
-    for name in BUILTIN_R_DATA:
-        entry = table[name]
-        r, text = builtin_r(name)
+    entries = builtin_r_entries()
+    # one entry per data set variant and covariance type (one serving all three at d = 1), each cross-validated
+    # for its own type
+    made = {(e["name"], tuple(sorted(e["variant"].items())), e["covariance_type"]) for e in entries}
+    assert made == {(name, tuple(sorted(v.items())), t) for name, v in BUILTIN_R_VARIANTS
+                    for t in types_for(2 if name in ("old-faithful", "mnist") else 1)}
+    for entry in entries:
+        name, t = entry["name"], entry["covariance_type"]
+        r, text = builtin_r(name, t, entry["variant"])
         assert r == entry["r"] and r in DEFAULT_GRID
         assert entry["command"] == BUILTIN_R_COMMAND and BUILTIN_R_COMMAND in text
         assert {k: entry["cv"][k] for k in BUILTIN_R_SETTINGS} == BUILTIN_R_SETTINGS
+        assert entry["cv"]["niw_fixed"] == {"covariance_type": t}  # fitted with the type it is shipped for
         assert entry["data"]["name"] == name and f"for {name}" in text
-        # the curve's own robust reading gives the shipped r: the table is what the rule says of its curve
+        assert entry["types"] == (list(COVARIANCE_TYPES) if entry["d"] == 1 else [t])
+        words = {"full": "full", "diag": "diagonal", "spherical": "spherical"}
+        for served in entry["types"]:
+            assert f"with {words[served]} covariances" in builtin_r(name, served, entry["variant"])[1]
+        if entry["d"] == 1:
+            assert "one model, so this r serves all three" in text
         assert entry["curve"][DEFAULT_GRID.index(r)]["r"] == r
+        # each split's held-out scores at r, for the comparison of the types (the same splits for every type)
+        assert entry["splits"]["r"] == r and len(entry["splits"]["log_pred"]) == 15
+        assert np.mean(entry["splits"]["log_pred"]) == pytest.approx(entry["curve"][DEFAULT_GRID.index(r)]["log_pred"])
     r, text = builtin_r("my.csv")
     assert r == DEFAULT_R and "not chosen for these data" in text and "Choose r" in text
+    # the default call is the full type at the data set's default settings
+    assert builtin_r("old-faithful") == builtin_r("old-faithful", "full", {})
 
 
+def test_no_r_is_passed_off_as_cross_validated_for_settings_it_was_not():
+    """Old Faithful with diagonal covariances gets the r cross-validated for them, not the full type's; MNIST at 10
+    dimensions its own; where nothing was cross-validated for the settings at hand (another N, another MNIST
+    embedding), the r is the same type's at the default settings and the text says that none was for these."""
+    from types import SimpleNamespace
+
+    from pcrp import data as data_mod
+    from pcrp.analyses.cv import builtin_r_entries, shipped_r
+
+    def entry(name, t, variant=None):
+        return next(e for e in builtin_r_entries() if e["name"] == name and e["covariance_type"] == t
+                    and e["variant"] == (variant or {}))
+
+    diag = shipped_r("old-faithful", "diag")
+    assert diag.matched and diag.r == entry("old-faithful", "diag")["r"] and diag.entry["covariance_type"] == "diag"
+    assert diag.line == f"r = {diag.r:g}: cross-validated for these data with diagonal covariances."
+    ten = shipped_r("mnist", "spherical", {"dims": 10})
+    assert ten.matched and ten.r == entry("mnist", "spherical", {"dims": 10})["r"] and "10 dimensions" in ten.text
+    # a pcrp.data.Dataset is matched by its source and standardisation
+    ds = data_mod.load("mnist", dims=10)
+    assert shipped_r("mnist", "spherical", ds) == ten
+    assert not shipped_r("old-faithful", "full", SimpleNamespace(source=ds.source, standardized=False)).matched
+    for name, t, data in (("sim2", "full", {"n": 1000}), ("mnist", "diag", {"embedding": "pca"}),
+                          ("mnist", "full", {"dims": 5}), ("old-faithful", "full", {"standardize_data": False}),
+                          ("old-faithful", "diag", {"columns": ["eruptions", "waiting"]})):
+        other = shipped_r(name, t, data)
+        assert not other.matched and other.r == entry(name, t)["r"], (name, data)
+        assert other.text.startswith(f"No r was cross-validated for {name} at these data settings: r = {other.r:g} is "
+                                     "the one cross-validated for"), other.text
+        assert "not a choice for these data" in other.text and "not for these settings" in other.line
+        assert other.cv_kept is None  # nothing backs a collapse verdict from another setting's cross validation
+    assert shipped_r("sim1", "spherical", {"n": 300, "seed": 0}).matched  # the defaults, given, match
+    with pytest.raises(Exception, match="tied"):
+        shipped_r("old-faithful", "tied")
+
+
+def test_pcrp_run_with_another_covariance_type_uses_its_r_and_is_not_called_collapsed(tmp_path, capsys):
+    """Issue 57: `pcrp run old-faithful --covariance-type diag` ran at the full type's r and was called COLLAPSED below
+    the CRP's 3 clusters while it kept the two eruption types. It now runs at the r cross-validated for diagonal
+    covariances, says so, and is judged against the clusters the shipped cross validation of that type keeps and
+    the CRP's, whose third cluster a CRP with full covariances (the type these data support) joins."""
+    from pcrp.analyses.cv import shipped_r
+    from pcrp.cli import main
+    from pcrp.runs.chains import ChainSet
+
+    for t, words in (("diag", "diagonal"), ("spherical", "spherical")):
+        out = tmp_path / f"{t}.npz"
+        assert main(["run", "old-faithful", "--covariance-type", t, "--iters", "600", "--seed", "0", "--out",
+                     str(out)]) == 0
+        printed = capsys.readouterr().out
+        assert ChainSet.load(out).config["r"] == shipped_r("old-faithful", t).r
+        assert f"where r came from: r = {shipped_r('old-faithful', t).r:g} for old-faithful with {words} covariances" \
+            in printed
+        line = next(line for line in printed.splitlines() if line.startswith("  against the CRP:"))
+        assert line.startswith("  against the CRP: no collapse; every chain keeps the 2 clusters kept by cross "
+                               f"validation of r for {words} covariances on these data"), line
+        assert "COLLAPSED" not in printed
 @pytest.mark.slow
 def test_the_shipped_r_of_old_faithful_is_what_its_command_computes():
     """Recomputes one entry (Old Faithful, about a minute on two cores): CV is reproducible per seed whatever
