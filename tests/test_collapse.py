@@ -327,7 +327,8 @@ def test_a_reference_says_what_it_counts_and_only_the_truth_or_cross_validation_
                                "covariances) (mean K chain 1 2.03")
     assert ("keeps fewer than the 3 clusters of at least 2% of the points in the point estimate of the CRP row with "
             "diagonal covariances. That alone does not show real clusters merged") in fit.text
-    assert "pcrp cv --covariance-type diag" in fit.text and "COLLAPSED" not in fit.text and "are merged" not in fit.text
+    assert "pcrp cv --covariance-type full,diag,spherical" in fit.text
+    assert "COLLAPSED" not in fit.text and "are merged" not in fit.text
     assert fit.short == "fewer clusters than the 3 clusters of 2%+ of the points in the CRP row's point estimate " \
                         "(diagonal covariances)"
     # cross validation for the same type keeps 2 (its fits' mean K 2.02): the count is 2 and the fit holds it; with
@@ -376,3 +377,28 @@ def test_a_number_the_caller_vouches_for_is_judged_as_before_without_claiming_wh
     assert verdict.text.startswith("COLLAPSED: every chain of the pCRP fell below the 3 clusters the CRP row keeps on "
                                    "the same data (mean K chain 1 1.20, chain 2 1.10): use a smaller r to keep them.")
     assert "real clusters" not in verdict.text
+
+
+def test_the_explorers_live_reference_with_what_backs_it():
+    """pcrp.analyses.run_summary.live_data_reference: the CRP row's recent draws on Old Faithful with diagonal
+    covariances (a third cluster of 7 points between the eruption types in every draw) count 3 clusters, 2 once a
+    CRP with full covariances, the type these data support (shipped), joins them; the shipped cross validation of
+    the diagonal type backs a count of 2; the pCRP row's two eruption types are not called collapsed. On a larger
+    N the same subset of points is read as live_reference reads."""
+    from pcrp.analyses.run_summary import live_data_reference
+
+    ds = data_mod.load("old-faithful")
+    two = (ds.X[:, 0] > 0).astype(int)  # the two eruption types, split on the first column
+    gap = np.argsort(np.abs(ds.X[:, 0]))[:7]  # the 7 points nearest the gap between them
+    draws = np.tile(two, (30, 1))
+    draws[:, gap] = 2
+    ref = live_data_reference(draws, ds.X, crp_from="the CRP row", covariance_type="diag", name="old-faithful",
+                              data=ds)
+    assert ref.crp == 3 and ref.supported == "full" and ref.crp_joined == 2 and ref.cv == 2 and ref.shown
+    assert not judge([2.03, 2.04], reference=ref).flagged
+    assert judge([1.0, 1.0], reference=ref).collapsed
+    # a CSV (nothing shipped): the CRP's count alone, which can only make "fewer"
+    csv = live_data_reference(draws, ds.X, crp_from="the CRP row", covariance_type="diag")
+    assert csv.clusters == 3 and not csv.shown and judge([2.0, 2.0], reference=csv).fewer
+    with pytest.raises(ValueError, match="non-empty"):
+        live_data_reference(np.zeros((0, 5), dtype=int), ds.X, crp_from="x", covariance_type="full")

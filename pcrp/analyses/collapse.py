@@ -360,14 +360,15 @@ def judge(chain_mean_k, *, agree=True, reference=None, what="this fit", referenc
             tuned = PRIORS[prior].tuned if prior in PRIORS else None
             kind = covariance_words(ref.covariance_type) if ref.covariance_type else "the clusters' covariances"
             shape = UNFIT_SHAPES.get(ref.covariance_type, "a cluster that is not Gaussian")
-            flag = f" --covariance-type {ref.covariance_type}" if ref.covariance_type else ""
+            removes = "that r is there to remove" if tuned else "that other priors do not"
+            tells = (f"Cross validation of {tuned} and of the covariance type on these data tells which (the Choose "
+                     f"r page's Compare all three; pcrp cv --covariance-type full,diag,spherical)." if tuned
+                     else "True labels, where the data have them, tell which.")
             parts.append(
                 f"Fewer clusters than the CRP: {who} of {what} (mean K {chains}) keep"
-                f"{'s' if who == 'every chain' else ''} fewer than {ref.words()}. That alone does not show real clusters merged: the CRP keeps "
-                f"clusters {'that r is there to remove' if tuned else 'that other priors do not'}, and a cluster of "
-                f"its may be one that {kind} need to fit a shape they cannot ({shape}). "
-                + (f"Cross validation of {tuned} for {kind} on these data tells which (the Choose r page; pcrp cv"
-                   f"{flag})." if tuned else "True labels, where the data have them, tell which."))
+                f"{'s' if who == 'every chain' else ''} fewer than {ref.words()}. That alone does not show real "
+                f"clusters merged: the CRP keeps clusters {removes}, and a cluster of its may be one that {kind} "
+                f"need to fit a shape they cannot ({shape}). {tells}")
             short.append(f"fewer clusters than {ref.short()}")
     if disagree:
         on = disagreement_text or f"({mean_k_per_chain(means)})"

@@ -123,6 +123,27 @@ def data_reference(crp_labels, X, *, crp_from, covariance_type, name=None, data=
                           cv_mean_k=cv_mean_k, cv_from=cv_from, true_labels=true_labels)
 
 
+def live_data_reference(draws, X, *, crp_from, covariance_type, name=None, data=None, true_labels=None,
+                        max_points=None, seed=0):
+    """:func:`data_reference` of a running CRP chain's recent draws ``draws`` (S, N) on X (N, d): the point estimate
+    of the draws on at most ``max_points`` of the points (a fixed random subset, as
+    :func:`pcrp.analyses.collapse.live_reference` reads them; None: its LIVE_REFERENCE_POINTS), judged with that
+    subset of X and of ``true_labels``. For a page that redraws while chains run (the Explorer's CRP row)."""
+    from .collapse import LIVE_REFERENCE_POINTS
+    from ..summaries.partition import point_estimate
+
+    draws = np.asarray(draws)
+    if draws.ndim != 2 or draws.shape[0] == 0 or draws.shape[1] == 0:
+        raise ValueError(f"draws must be a non-empty (S, N) array of labels (got shape {draws.shape}).")
+    max_points = LIVE_REFERENCE_POINTS if max_points is None else max_points
+    keep = np.arange(draws.shape[1])
+    if draws.shape[1] > max_points:
+        keep = np.sort(np.random.default_rng(seed).choice(draws.shape[1], size=max_points, replace=False))
+    labels = point_estimate(draws[:, keep], seed=seed, n_jobs=1).labels  # one thread: it runs in a page redraw
+    return data_reference(labels, np.asarray(X)[keep], crp_from=crp_from, covariance_type=covariance_type, name=name,
+                          data=data, true_labels=None if true_labels is None else np.asarray(true_labels)[keep])
+
+
 def with_truth(reference, true_labels):
     """``reference`` (a :class:`pcrp.analyses.collapse.Reference`) with the true classes of ``true_labels`` (N,)
     added (None: unchanged)."""
