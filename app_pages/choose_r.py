@@ -30,6 +30,9 @@ COVARIANCE_CHOICES = tuple(COVARIANCE_TYPES) + (COMPARE,)
 COVARIANCE_LABELS = {**{t: f"{w.capitalize()}" for t, w in COVARIANCE_WORDS.items()},
                      COMPARE: "Compare all three"}
 PRESENT_FONT = 18  # the figure's text in Present, for a projector at 1280 x 800 (the page's text is 20 px there)
+# The comparison's table in Present, at the page's size (PRESENT_CSS sizes paragraphs, not table cells).
+PRESENT_TABLE_CSS = ("<style>[data-testid='stTable'] td, [data-testid='stTable'] th {font-size: 19px !important;}"
+                     "</style>")
 
 
 def present_mode():
@@ -224,7 +227,7 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
         state.cv_result, state.choose_r_k, state.choose_r_path = result, k_curve, path
         state.choose_r_check, state.choose_r_type, state.choose_r_types = check, covariance_type, choice
         state.cv_data_description = ds.description
-        bar.progress(1.0, text="done")
+        bar.empty()  # done: the results below say what was run
     except (CVError, ModelError, PathError, SamplerError, WorkOverBudget) as err:
         bar.empty()
         st.error(inert(err))
@@ -240,13 +243,17 @@ def comparison_section(choice):
     best, its loss and mean K, and the sentence that says which type and why (pcrp.analyses.cv.choose_covariance)."""
     st.subheader("Which covariance the data support", anchor=False)
     st.markdown(choice.text())
-    rows = [{"covariance": COVARIANCE_LABELS[row["covariance_type"]], "r": row["r"],
+    rows = [{"covariance": COVARIANCE_LABELS[row["covariance_type"]], "r": f"{row['r']:g}",
              "log predictive per point": f"{row['log_pred']:.4f} ± {row['log_pred_se']:.4f}",
              "behind the best": "best" if row["best"] else f"{row['behind_best']:.4f} ± {row['behind_best_se']:.4f}",
-             "loss of eq. (5)": f"{row['loss']:.3f} ± {row['loss_se']:.3f}", "mean K": round(row["mean_k"], 2),
+             "loss of eq. (5)": f"{row['loss']:.3f} ± {row['loss_se']:.3f}", "mean K": f"{row['mean_k']:.2f}",
              "": "chosen" if row["chosen"] else ""}
             for row in choice.table()]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="choose-r-types")
+    if state.get("choose_r_present"):  # a grid's canvas keeps its small type; a table takes the page's
+        st.html(PRESENT_TABLE_CSS)
+        st.table(pd.DataFrame(rows).set_index("covariance"))
+    else:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key="choose-r-types")
     st.caption("Each type at its own r (cross-validated on the same folds, then checked on all the data); ± one "
                "standard error over the splits (\"behind the best\": of the split-by-split difference). Higher log "
                "predictive is better; the loss is the one r is chosen by, in the same units for every type, and "
@@ -269,10 +276,14 @@ def results():
     title = (f"Checked r = {checked:g}" + (f" (cross validation proposed {proposed:g})" if checked != proposed else "")
              + f", {covariance_words(covariance_type)}")
     figure = plots.choose_r_figure(result, k_curve, path, checked, title)
-    if state.get("choose_r_present"):
-        figure.update_layout(font=dict(size=PRESENT_FONT), title_font=dict(size=PRESENT_FONT + 4))
+    if state.get("choose_r_present"):  # Streamlit's chart theme sets its own small type: plotly's white one here
+        figure.update_layout(template="plotly_white", font=dict(size=PRESENT_FONT),
+                             title_font=dict(size=PRESENT_FONT + 4))
         figure.update_annotations(font_size=PRESENT_FONT)  # the panels' titles
-    st.plotly_chart(figure, key="choose-r-figure", width="stretch")
+        st.plotly_chart(figure, key="choose-r-figure", width="stretch", theme=None,
+                        config={"displayModeBar": False})
+    else:
+        st.plotly_chart(figure, key="choose-r-figure", width="stretch")
     if result.blow_up.index is None:
         st.warning(f"Cross validation proposes r = {proposed:g}: {result.blow_up.reason}.")
     else:

@@ -65,7 +65,7 @@ def choose_r(browser, url, out, present=False):
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(url + "/choose_r" + ("?present=1" if present else ""))
     expect(page.get_by_text("Choose r by cross validation")).to_be_visible(timeout=90_000)
-    page.get_by_text("Compare all three").click()
+    page.locator("[data-testid=stRadio] label", has_text="Compare all three").click()
     page.get_by_role("button", name="Run cross validation").click()
     expect(page.get_by_text(re.compile("Cross validation proposes r ="))).to_be_visible(timeout=900_000)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
