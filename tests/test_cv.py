@@ -367,6 +367,70 @@ def test_cli_cv_prints_the_curve_and_writes_files(tmp_path, capsys):
     assert len(out_csv.read_text().strip().splitlines()) == 4
 
 
+def test_cli_cv_compares_covariance_types_and_says_which_the_data_support(tmp_path, capsys):
+    """`pcrp cv --covariance-type full,diag,spherical`: each type's curve, proposal and check, then the comparison by
+    held-out log predictive at each type's own r with the type the data support; the JSON holds each type and the
+    comparison, the CSV a covariance_type column. The types are cross-validated on the same splits, and the comparison
+    is the library's (pcrp.analyses.cv.choose_covariance of each type's scores). At d = 1 one type is run."""
+    from pcrp.analyses.cv import choose_covariance
+    from pcrp.analyses.cv.covariance import TypeScore
+
+    out_csv, out_json = tmp_path / "cv.csv", tmp_path / "cv.json"
+    light = ["--r-grid", "1.05,1.5,2", "--folds", "2", "--iters", "80", "--burn-in", "40", "--thin", "10",
+             "--n-jobs", "1"]
+    assert cli.main(["cv", "old-faithful", "--covariance-type", "full,diag,spherical", *light, "--out-csv",
+                     str(out_csv), "--out-json", str(out_json)]) == 0
+    printed = capsys.readouterr().out
+    for words in ("full", "diagonal", "spherical"):
+        assert f"== {words} covariances ==" in printed and f"for {words} covariances" in printed
+    assert "== which covariance the data support" in printed and "<- chosen" in printed
+    payload = json.loads(out_json.read_text())
+    assert set(payload["types"]) == {"full", "diag", "spherical"}
+    for t, one in payload["types"].items():
+        assert one["settings"]["niw_fixed"] == {"covariance_type": t}
+        assert one["chain_check"]["tried"][0]["r"] == one["cv_r"]
+    choice = payload["covariance_choice"]
+    assert choice["chosen"] in payload["types"] and f"The data support " in choice["text"]
+    assert [row["covariance_type"] for row in choice["table"]] == ["spherical", "diag", "full"]
+    assert any(f"{row['covariance_type']:>10s}" in printed and row["chosen"] for row in choice["table"])
+    lines = out_csv.read_text().strip().splitlines()
+    assert lines[0].startswith("covariance_type,r,") and len(lines) == 1 + 3 * 3
+    # the same rule on the scores the table shows
+    rows = {row["covariance_type"]: row for row in choice["table"]}
+    assert choice["chosen"] == next(t for t in ("spherical", "diag", "full") if rows[t]["chosen"])
+    with pytest.raises(CVError, match="different splits"):
+        choose_covariance({"full": TypeScore("full", 1.5, 1.5, -1.0, 0.1, 5.0, 0.1, 2.0, (-1.0, -1.1)),
+                           "diag": TypeScore("diag", 1.5, 1.5, -1.2, 0.1, 5.0, 0.1, 2.0, (-1.2,))})
+    assert cli.main(["cv", "sim1", "--covariance-type", "diag,full", *light, "--no-chain-check"]) == 0
+    captured = capsys.readouterr()
+    assert "one model: cross-validating diag alone" in captured.err and "== which covariance" not in captured.out
+
+
+def test_the_covariance_rule_prefers_the_simpler_type_within_noise():
+    """choose_covariance: the best type by mean held-out log predictive; the simplest within 2 SE of the split-by-
+    split difference is chosen. Constructed scores: spherical 0.01 behind with a difference SE of 0.02 is chosen
+    over a best full; 0.5 behind (SE 0.02) it is not, and diagonal, 0.03 behind, is."""
+    from pcrp.analyses.cv import choose_covariance
+    from pcrp.analyses.cv.covariance import TypeScore
+
+    base = np.random.default_rng(0).normal(-1.5, 0.1, 15)
+    pattern = np.tile([1.0, -1.0, 0.0], 5)  # mean 0: each type's mean difference from the best is its shift
+
+    def score(t, shift, noise):  # the difference's SE over the 15 splits: noise x 0.816 / sqrt(15) = noise x 0.218
+        values = base + shift + noise * pattern
+        return TypeScore(t, 1.5, 1.5, float(values.mean()), 0.03, 5.0, 0.1, 2.0, tuple(values))
+
+    near = choose_covariance({"full": score("full", 0, 0), "diag": score("diag", -0.3, 0.01),
+                              "spherical": score("spherical", -0.01, 0.05)})  # 0.01 behind, 2 SE = 0.022
+    assert near.best == "full" and near.chosen == "spherical" and "is the simpler model" in near.reason
+    far = choose_covariance({"full": score("full", 0, 0), "diag": score("diag", -0.03, 0.1),  # 2 SE = 0.044
+                             "spherical": score("spherical", -0.5, 0.05)})
+    assert far.best == "full" and far.chosen == "diag"
+    diff, se = far.differences["diag"]
+    assert diff <= 2 * se and far.differences["spherical"][0] > 2 * far.differences["spherical"][1]
+    assert far.text().startswith("The data support diagonal covariances: ")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["cv", "old-faithful", "--r-grid", "1.5,1.2"], "increasing"),
     (["cv", "old-faithful", "--r-grid", "a,b"], "comma-separated numbers"),
@@ -624,11 +688,16 @@ def test_pcrp_run_with_another_covariance_type_uses_its_r_and_is_not_called_coll
         assert "COLLAPSED" not in printed
 @pytest.mark.slow
 def test_the_shipped_r_of_old_faithful_is_what_its_command_computes():
-    """Recomputes one entry (Old Faithful, about a minute on two cores): CV is reproducible per seed whatever
-    n_jobs, so the same settings must give the shipped r exactly."""
-    from pcrp.analyses.cv import builtin_r_table, compute_builtin_r
+    """Recomputes Old Faithful's full and diagonal entries (a few minutes on two cores): CV is reproducible per seed
+    whatever n_jobs, so the same settings must give the shipped curves, r and splits exactly."""
+    from pcrp.analyses.cv import builtin_r_entries, compute_builtin_r
 
-    assert compute_builtin_r(["old-faithful"], n_jobs=2)["old-faithful"]["r"] == builtin_r_table()["old-faithful"]["r"]
+    shipped = {e["covariance_type"]: e for e in builtin_r_entries() if e["name"] == "old-faithful"}
+    for entry in compute_builtin_r(["old-faithful"], n_jobs=2, types=("full", "diag")):
+        old = shipped[entry["covariance_type"]]
+        assert (entry["r"], entry["cv_r"]) == (old["r"], old["cv_r"])
+        assert all(row == pytest.approx(was, rel=1e-9) for row, was in zip(entry["curve"], old["curve"]))
+        assert entry["splits"] == old["splits"] and len(entry["curve"]) == len(old["curve"])
 
 
 def test_settings_are_checked_by_their_declarations():
