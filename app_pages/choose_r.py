@@ -1,14 +1,20 @@
-"""Choose r: cross validation of the pCRP power (paper Sec. 2.3) read together with the exact merge path."""
+"""Choose r: cross validation of the pCRP power (paper Sec. 2.3) read together with the exact merge path, for the
+clusters' covariance type the visitor picks, or for all three compared (which type the data support)."""
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_pages.explorer_parts.header import PRESENT_CSS  # the Explorer's presentation styles, not a copy
 from app_pages.shared import inert, sampler_ready, session_work
 from pcrp import data, plots
+from pcrp.analyses.collapse import COVARIANCE_WORDS, covariance_words
+from pcrp.app import explorer_settings as es
 from pcrp.sampling.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds, expected_clusters
 from pcrp.analyses.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_PAGE, CHOOSE_R_START_CHAINS, CV_PARAMS, CVError,
-                     check_with_chains, choose_r_work, cross_validate, cv_kept_clusters)
+                              check_with_chains, choose_r_work, compare_covariance_types,
+                              cross_validate, cv_kept_clusters)
+from pcrp.model import COVARIANCE_TYPES
 from pcrp.runs.dask_cluster import configured_scheduler
 from pcrp.model import ModelError, resolve_niw
 from pcrp.analyses.k_over_r import k_over_r
@@ -18,6 +24,36 @@ from pcrp.basics.errors import SamplerError
 state = st.session_state
 # The largest whole number a browser's number widget holds exactly (a seed's declared bound is larger).
 WIDGET_MAX_INT = 2**53 - 1
+# The covariance choices: one type (its r cross-validated), or all three compared.
+COMPARE = "compare"
+COVARIANCE_CHOICES = tuple(COVARIANCE_TYPES) + (COMPARE,)
+COVARIANCE_LABELS = {**{t: f"{w.capitalize()}" for t, w in COVARIANCE_WORDS.items()},
+                     COMPARE: "Compare all three"}
+PRESENT_FONT = 18  # the figure's text in Present, for a projector at 1280 x 800 (the page's text is 20 px there)
+# The comparison's table in Present, at the page's size (PRESENT_CSS sizes paragraphs, not table cells).
+PRESENT_TABLE_CSS = ("<style>[data-testid='stTable'] td, [data-testid='stTable'] th {font-size: 19px !important;}"
+                     "</style>")
+
+
+def present_mode():
+    """Presentation mode, as the Explorer and the Lesson have it: ?present=1 in the address, which the Present switch
+    sets; no sidebar, header or toolbars, larger text (the Explorer's PRESENT_CSS). A bad value in the address is
+    said and left off."""
+    present = False
+    if "present" in st.query_params:
+        try:
+            present = es.BY_NAME["present"].parse(st.query_params["present"])
+        except ValueError as err:
+            st.warning(f"Ignored a setting in the address bar: {inert(err)}.")
+    state.choose_r_present = present  # the switch shows the address's value
+    return present
+
+
+def toggle_present():
+    if state.choose_r_present:
+        st.query_params["present"] = "1"
+    elif "present" in st.query_params:
+        del st.query_params["present"]
 
 
 def setting_input(container, name, key, **options):
@@ -38,9 +74,17 @@ def r_grid(start, stop, step):
     grid = np.round(np.r_[start, np.arange(np.ceil(start / step + 1e-9) * step, stop + 1e-9, step)], 4)
     return np.unique(grid[grid <= stop + 1e-9])
 
+def title_row():
+    """The title and the Present switch."""
+    c = st.columns([5, 1], vertical_alignment="bottom")
+    c[0].title("Choose r by cross validation")
+    c[1].toggle("Present", key="choose_r_present", on_change=toggle_present,
+                help="Hide the sidebar and the header and enlarge the text, for a projector (or add ?present=1 to "
+                     "the address).")
+
+
 def introduction():
     """What r does, how cross validation chooses it, and why not the largest r that looks safe."""
-    st.title("Choose r by cross validation")
     st.caption(
         "This page chooses the pCRP's power r. The other priors in the Explorer are not chosen here: the CRP's and "
         "Pitman-Yor's alpha, the MFM's gamma and lam and the sparse finite mixture's gamma and k_max are prior "
@@ -73,6 +117,12 @@ def introduction():
         "the splits, sees the loss jump; then four chains at that r run on all the data you will fit, from unlike starts, and where they "
         "fall below the clusters a CRP fit keeps, or disagree, r steps down, keeping one grid step of margin below "
         "the largest r that holds (the r handed to the Explorer is that checked r).")
+    st.markdown(
+        "**Which covariance.** Each cluster's covariance can be full (a tilted ellipse), diagonal (an ellipse along the "
+        "axes) or spherical (a circle), and each type gets its own r: a type that cannot draw the clusters' shape "
+        "needs pieces of them, and its r is chosen for those. *Compare all three* cross-validates r for each type "
+        "on the same folds, checks each, and compares the types by the held-out log predictive density at their own "
+        "r: the simplest type within two standard errors of the best (split by split) is the one the data support.")
 
 
 def page_data():
@@ -102,21 +152,33 @@ def settings_form():
         burn_in = setting_input(cols[1], "burn_in", "cv_burn_in", step=100)
         seed = setting_input(cols[2], "seed", "cv_seed")
         repeats = setting_input(cols[3], "repeats", "cv_repeats")
+        explorer_type = (state.get("explorer") or {}).get("covariance")  # the Explorer's rows', when it has run
+        covariance = st.radio("Clusters' covariance", COVARIANCE_CHOICES, key="cv_covariance", horizontal=True,
+                              index=COVARIANCE_CHOICES.index(explorer_type if explorer_type in COVARIANCE_TYPES
+                                                             else "full"),
+                              format_func=COVARIANCE_LABELS.get,
+                              help="The type whose r is chosen (the Explorer's rows' type to start with), or all "
+                                   "three, each with its own r, compared by held-out log predictive density.")
         submitted = st.form_submit_button("Run cross validation", type="primary", key="cv_run")
     settings = dict(r_start=r_start, r_stop=r_stop, r_step=r_step, folds=int(folds), iters=int(iters),
-                    burn_in=int(burn_in), seed=int(seed), repeats=int(repeats))
+                    burn_in=int(burn_in), seed=int(seed), repeats=int(repeats), covariance=covariance)
     return settings, submitted
 
 
 def run_cross_validation(ds, scheduler, grid, work, settings):
-    """Cross validation, K for each r and the merge path, with a progress bar; results go to the session
-    (cv_result, choose_r_k, choose_r_path). ``work``: the run's estimated core-seconds, checked against the budget;
-    ``settings``: from settings_form."""
+    """Cross validation (of one covariance type, or of all three compared), K for each r and the merge path of the
+    type whose r is chosen, with a progress bar; results go to the session (cv_result, choose_r_k, choose_r_path,
+    choose_r_check, choose_r_type, choose_r_types). ``work``: the run's estimated core-seconds, checked against the
+    budget; ``settings``: from settings_form."""
     folds, iters, burn_in, seed, repeats = (settings[k] for k in ("folds", "iters", "burn_in", "seed", "repeats"))
+    compare = settings["covariance"] == COMPARE
     if not sampler_ready():
         return
     bar = st.progress(0.0, text="Starting…")
     stages = ("cross validation", "clusters for each r", "merge path", "check on all the data")
+    if compare:
+        stages = tuple(f"{COVARIANCE_WORDS[t]}: {stage}" for t in COVARIANCE_TYPES
+                       for stage in ("cross validation", "check")) + stages[1:3]
 
     def show(stage, fraction):
         bar.progress(min((stages.index(stage) + fraction) / len(stages), 1.0), text=f"{stage}: {fraction:.0%}")
@@ -129,29 +191,43 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
             raise WorkOverBudget(
                 f"These settings need about {describe_seconds(work)} of sampling, more than the "
                 f"{describe_seconds(CHOOSE_R_BUDGET)} a run of this page may use: use fewer values of r (a larger "
-                "step), fewer folds or repeats, or fewer sweeps per fit.")
+                "step), fewer folds or repeats, or fewer sweeps per fit" + (", or one covariance type" if compare
+                                                                           else "") + ".")
         schedule = dict(iters=int(iters), burn_in=int(burn_in), seed=int(seed))
-        result = cross_validate(
-            ds.X, standardize=ds.standardized, r_grid=grid, folds=int(folds), repeats=int(repeats),
-            thin=max(1, (int(iters) - int(burn_in)) // 50), scheduler=scheduler, work=ticket,
-            progress=lambda done, total: show("cross validation", done / total), **schedule)
-        niw = resolve_niw(ds.X)
+        thin = max(1, (int(iters) - int(burn_in)) // 50)
+        choice = None
+        if compare:
+            choice, runs = compare_covariance_types(
+                ds.X, standardize=ds.standardized, r_grid=grid, folds=int(folds), repeats=int(repeats), thin=thin,
+                scheduler=scheduler, work=ticket,
+                progress=lambda t, stage, done, total: show(f"{COVARIANCE_WORDS[t]}: {stage}", done / total),
+                **schedule)
+            covariance_type = choice.chosen
+            result, check = runs[covariance_type]
+        else:
+            covariance_type = settings["covariance"]
+            result = cross_validate(
+                ds.X, {"covariance_type": covariance_type}, standardize=ds.standardized, r_grid=grid,
+                folds=int(folds), repeats=int(repeats), thin=thin, scheduler=scheduler, work=ticket,
+                progress=lambda done, total: show("cross validation", done / total), **schedule)
+        niw = resolve_niw(ds.X, covariance_type=covariance_type)
         k_curve = k_over_r(ds.X, niw, grid, progress=lambda done, total: show("clusters for each r", done / total),
                            work=ticket, **schedule)
         show("merge path", 0.0)
         start = crp_start(ds.X, niw, n_chains=CHOOSE_R_START_CHAINS, thin=max(1, (int(iters) - int(burn_in)) // 100),
                           work=ticket, **schedule)
         path = merge_path(ds.X, start.labels, niw, config=start.config)
-        # the proposal checked where it will be used: pCRP chains on all the data against the CRP fit just made
-        show("check on all the data", 0.0)
-        _, check = check_with_chains(ds.X, result.chosen_r, grid, niw, crp_labels=start.labels,
-                                     cv_mean_k=cv_kept_clusters(result, result.chosen_r), work=ticket,
-                                     progress=lambda done, total: show("check on all the data", done / total),
-                                     iters=int(iters), seed=int(seed))
+        if not compare:
+            # the proposal checked where it will be used: pCRP chains on all the data against the CRP fit just made
+            show("check on all the data", 0.0)
+            _, check = check_with_chains(ds.X, result.chosen_r, grid, niw, crp_labels=start.labels,
+                                         cv_mean_k=cv_kept_clusters(result, result.chosen_r), work=ticket,
+                                         progress=lambda done, total: show("check on all the data", done / total),
+                                         iters=int(iters), seed=int(seed))
         state.cv_result, state.choose_r_k, state.choose_r_path = result, k_curve, path
-        state.choose_r_check = check
+        state.choose_r_check, state.choose_r_type, state.choose_r_types = check, covariance_type, choice
         state.cv_data_description = ds.description
-        bar.progress(1.0, text="done")
+        bar.empty()  # done: the results below say what was run
     except (CVError, ModelError, PathError, SamplerError, WorkOverBudget) as err:
         bar.empty()
         st.error(inert(err))
@@ -162,6 +238,28 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
         session_work().finish(ticket)
 
 
+def comparison_section(choice):
+    """Which covariance type the data support: each type's held-out log predictive at its own r, how far behind the
+    best, its loss and mean K, and the sentence that says which type and why (pcrp.analyses.cv.choose_covariance)."""
+    st.subheader("Which covariance the data support", anchor=False)
+    st.markdown(choice.text())
+    rows = [{"covariance": COVARIANCE_LABELS[row["covariance_type"]], "r": f"{row['r']:g}",
+             "log predictive per point": f"{row['log_pred']:.4f} ± {row['log_pred_se']:.4f}",
+             "behind the best": "best" if row["best"] else f"{row['behind_best']:.4f} ± {row['behind_best_se']:.4f}",
+             "loss of eq. (5)": f"{row['loss']:.3f} ± {row['loss_se']:.3f}", "mean K": f"{row['mean_k']:.2f}",
+             "": "chosen" if row["chosen"] else ""}
+            for row in choice.table()]
+    if state.get("choose_r_present"):  # a grid's canvas keeps its small type; a table takes the page's
+        st.html(PRESENT_TABLE_CSS)
+        st.table(pd.DataFrame(rows).set_index("covariance"))
+    else:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key="choose-r-types")
+    st.caption("Each type at its own r (cross-validated on the same folds, then checked on all the data); ± one "
+               "standard error over the splits (\"behind the best\": of the split-by-split difference). Higher log "
+               "predictive is better; the loss is the one r is chosen by, in the same units for every type, and "
+               "does not choose the type.")
+
+
 def results():
     """The proposed r, its figure and table, and the button that sends the chosen r to the Explorer."""
     result = state.get("cv_result")
@@ -169,12 +267,23 @@ def results():
         return
     k_curve, path = state.get("choose_r_k"), state.get("choose_r_path")
     check = state.get("choose_r_check")
+    covariance_type = state.get("choose_r_type", "full")
     proposed = result.chosen_r
     checked = check["r"] if check is not None else proposed
 
-    title = (f"Checked r = {checked:g}" + (f" (cross validation proposed {proposed:g})" if checked != proposed else ""))
-    st.plotly_chart(plots.choose_r_figure(result, k_curve, path, checked, title),
-                    key="choose-r-figure", width="stretch")
+    if state.get("choose_r_types") is not None:
+        comparison_section(state.choose_r_types)
+    title = (f"Checked r = {checked:g}" + (f" (cross validation proposed {proposed:g})" if checked != proposed else "")
+             + f", {covariance_words(covariance_type)}")
+    figure = plots.choose_r_figure(result, k_curve, path, checked, title)
+    if state.get("choose_r_present"):  # Streamlit's chart theme sets its own small type: plotly's white one here
+        figure.update_layout(template="plotly_white", font=dict(size=PRESENT_FONT),
+                             title_font=dict(size=PRESENT_FONT + 4))
+        figure.update_annotations(font_size=PRESENT_FONT)  # the panels' titles
+        st.plotly_chart(figure, key="choose-r-figure", width="stretch", theme=None,
+                        config={"displayModeBar": False})
+    else:
+        st.plotly_chart(figure, key="choose-r-figure", width="stretch")
     if result.blow_up.index is None:
         st.warning(f"Cross validation proposes r = {proposed:g}: {result.blow_up.reason}.")
     else:
@@ -210,6 +319,11 @@ def results():
     if cols[1].button(f"Use r = {chosen:g} in the Explorer", key="use_r"):
         state.pending_r = float(chosen)
         st.switch_page("app_pages/explorer.py")
+    explorer_type = (state.get("explorer") or {}).get("covariance", "full")
+    if explorer_type != covariance_type:
+        cols[1].caption(f"This r was chosen for {covariance_words(covariance_type)}; the Explorer's rows run with "
+                        f"{covariance_words(explorer_type)}: set its clusters' covariance to "
+                        f"{COVARIANCE_LABELS[covariance_type]} in its sidebar.")
 
 
 def check_section(check):
@@ -234,20 +348,31 @@ def check_section(check):
 
 
 def page():
-    """Choose r, top to bottom."""
-    introduction()
+    """Choose r, top to bottom (in Present: the title, the results, then what the page does, folded)."""
+    present = present_mode()
+    st.html(PRESENT_CSS if present else "<style></style>")
+    title_row()
+    if present:
+        with st.expander("What r does, how cross validation chooses it, and which covariance"):
+            introduction()
+    else:
+        introduction()
     ds, scheduler = page_data()
     settings, submitted = settings_form()
     grid = r_grid(settings["r_start"], settings["r_stop"], settings["r_step"])
     folds, repeats, iters = settings["folds"], settings["repeats"], settings["iters"]
-    work = choose_r_work(ds.n, ds.dim, grid.size, folds, repeats, iters)
-    st.caption(f"This run: {grid.size} values of r x {folds} folds x {repeats} repeat(s) x {iters:,} sweeps, plus one "
-               f"chain per r, {CHOOSE_R_START_CHAINS} CRP chains and, to check the proposed r, {CHECK_CHAINS} pCRP "
-               f"chains at a few values of r, on all {ds.n:,} points in {ds.dim} dimension(s): at most about "
-               f"{describe_seconds(work)} of sampling (points x (expected clusters + 1) x sweeps, with "
+    n_types = len(COVARIANCE_TYPES) if settings["covariance"] == COMPARE and ds.dim > 1 else 1
+    work = choose_r_work(ds.n, ds.dim, grid.size, folds, repeats, iters, n_types=n_types)
+    types = (f"for each of the {n_types} covariance types " if n_types > 1 else "")
+    st.caption(f"This run: {types}{grid.size} values of r x {folds} folds x {repeats} repeat(s) x {iters:,} sweeps, "
+               f"plus one chain per r, {CHOOSE_R_START_CHAINS} CRP chains and, to check the proposed r, "
+               f"{CHECK_CHAINS} pCRP chains at a few values of r, on all {ds.n:,} points in {ds.dim} dimension(s): at "
+               f"most about {describe_seconds(work)} of sampling (points x (expected clusters + 1) x sweeps, with "
                f"{expected_clusters(ds.n):.1f} expected clusters, at the measured cost of one evaluation in "
                f"{ds.dim} dimension(s)). A run may use at most {describe_seconds(CHOOSE_R_BUDGET)}; its fits take "
-               "turns with every visitor's live chains on this server's cores, and stop when you leave the page.")
+               "turns with every visitor's live chains on this server's cores, and stop when you leave the page."
+               + (" At d = 1 the three covariance types are one model: one is cross-validated."
+                  if settings["covariance"] == COMPARE and ds.dim == 1 else ""))
     if submitted:
         run_cross_validation(ds, scheduler, grid, work, settings)
     results()

@@ -1,12 +1,13 @@
 """Screenshots of every page of the app, as a visitor sees them, at a projector's 1280 x 800 and at 1500 x 1000.
 
-    python bench/screenshots.py [--out docs/screenshots] [--pages explorer,present,five,five-present,choose_r,...]
+    python bench/screenshots.py [--out docs/screenshots] [--pages explorer,present,five,five-present,choose_r,
+                                                                 choose_r-present,...]
 
 Starts `streamlit run serve.py` on a free port and drives Debian's chromium (Playwright; never `playwright
 install`). Each page is shown after it has something on it: the Explorer after its default demo has run about
 20 s (and again with `?present=1`, the presentation mode; "five": the five registry priors on Sim 2, one row
-each, `?priors=crp,pcrp,py,mfm,sfm`), Choose r after a run at its default settings (Old
-Faithful; about half a minute), Reproduce the paper with our published run opened, Rich get richer after
+each, `?priors=crp,pcrp,py,mfm,sfm`), Choose r after "Compare all three" at its other default settings (Old
+Faithful; a few minutes; and in Present, `choose_r-present`), Reproduce the paper with our published run opened, Rich get richer after
 twenty customers. Files: <out>/<page>-<width>x<height>.png. Look at them before committing.
 """
 
@@ -55,18 +56,24 @@ def explorer(browser, url, out, present, five=False):
     page.close()
 
 
-def choose_r(browser, url, out):
+def choose_r(browser, url, out, present=False):
+    """Choose r after "Compare all three" at the page's other defaults (Old Faithful; a few minutes): the comparison
+    of the covariance types at the top, then the chosen type's curve. Present: ?present=1, at 1280 x 800, and the
+    same scrolled to the figure."""
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.goto(url + "/choose_r")
+    page.goto(url + "/choose_r" + ("?present=1" if present else ""))
     expect(page.get_by_text("Choose r by cross validation")).to_be_visible(timeout=90_000)
+    page.locator("[data-testid=stRadio] label", has_text="Compare all three").click()
     page.get_by_role("button", name="Run cross validation").click()
-    expect(page.get_by_text(re.compile("Cross validation proposes r ="))).to_be_visible(timeout=600_000)
+    expect(page.get_by_text(re.compile("Cross validation proposes r ="))).to_be_visible(timeout=900_000)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
-    page.get_by_text(re.compile("Cross validation proposes r =")).first.scroll_into_view_if_needed()
-    for width, height in SIZES:
-        shoot(page, out, "choose_r", width, height)
+    name = "choose_r" + ("-present" if present else "")
+    shoot_from_heading(page, out, name, "Which covariance the data support", SIZES[:1] if present else SIZES)
+    if present:
+        page.locator(".js-plotly-plot").first.evaluate("element => element.scrollIntoView({block: 'start'})")
+        shoot(page, out, name + "-figure", 1280, 800)
     page.close()
 
 
@@ -84,13 +91,13 @@ def reproduce(browser, url, out):
     page.close()
 
 
-def shoot_from_heading(page, out, name, heading):
+def shoot_from_heading(page, out, name, heading, sizes=SIZES):
     """Screenshots at every size with the page scrolled to the first heading matching ``heading`` at the top."""
     from playwright.sync_api import expect
 
     element = page.get_by_role("heading", name=re.compile(heading)).first
     expect(element).to_be_visible(timeout=30_000)
-    for width, height in SIZES:
+    for width, height in sizes:
         page.set_viewport_size({"width": width, "height": height})
         element.evaluate("element => element.scrollIntoView({block: 'start'})")
         shoot(page, out, name, width, height)
@@ -115,7 +122,7 @@ def main():
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "screenshots"))
-    parser.add_argument("--pages", default="explorer,present,choose_r,reproduce,rich")
+    parser.add_argument("--pages", default="explorer,present,choose_r,choose_r-present,reproduce,rich")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     started = time.perf_counter()
@@ -123,8 +130,8 @@ def main():
         for name in args.pages.split(","):
             if name in ("explorer", "present", "five", "five-present"):
                 explorer(browser, url, args.out, present=name.endswith("present"), five=name.startswith("five"))
-            elif name == "choose_r":
-                choose_r(browser, url, args.out)
+            elif name in ("choose_r", "choose_r-present"):
+                choose_r(browser, url, args.out, present=name.endswith("present"))
             elif name == "reproduce":
                 reproduce(browser, url, args.out)
             elif name == "rich":

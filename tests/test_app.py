@@ -672,3 +672,72 @@ def test_a_start_beyond_the_browsers_share_says_why_and_when():
         assert second.session_state["run"] is None and held.running
     finally:
         held.stop("test over")
+
+
+def _light_choose_r(at, covariance):
+    for key, value in (("cv_r_start", 1.01), ("cv_r_stop", 2.0), ("cv_r_step", 0.5), ("cv_folds", 2),
+                       ("cv_iters", 60), ("cv_burn_in", 30)):
+        at.number_input(key=key).set_value(value)
+    at.radio(key="cv_covariance").set_value(covariance)
+    at.button(key="cv_run").click().run()
+    assert not at.exception, at.exception
+
+
+def test_choose_r_chooses_r_for_the_covariance_type_picked_and_says_which():
+    """Diagonal covariances picked: the cross validation, the chains per r, the merge path and the check all run
+    with them, the figure's title names them, and the r handed to the Explorer says it is for them while the
+    Explorer's rows run with full ones."""
+    at = app_on("app_pages/choose_r.py")
+    assert at.radio(key="cv_covariance").value == "full"  # the Explorer's rows' type, full by default
+    _light_choose_r(at, "diag")
+    result = at.session_state["cv_result"]
+    assert result.settings["niw_fixed"] == {"covariance_type": "diag"}
+    assert all(niw["covariance_type"] == "diag" for niw in result.settings["niw_per_split"])
+    assert at.session_state["choose_r_path"].config["covariance_type"] == "diag"
+    assert at.session_state["choose_r_type"] == "diag" and at.session_state["choose_r_types"] is None
+    assert "with diagonal covariances" in at.session_state["choose_r_check"]["reference_from"]
+    assert any("This r was chosen for diagonal covariances; the Explorer's rows run with full covariances" in c.value
+               for c in at.caption)
+
+
+def test_choose_r_compares_the_three_covariance_types_and_shows_which_the_data_support():
+    """Compare all three: r cross-validated and checked for each type on the same folds, a table of each type's
+    held-out log predictive (with SE and how far behind the best), loss and mean K, and the sentence naming the type
+    the data support; the curve, chains and path shown are that type's. The work stated counts the three."""
+    at = app_on("app_pages/choose_r.py")
+    one = next(c.value for c in at.caption if c.value.startswith("This run:"))
+    _light_choose_r(at, "compare")
+    choice = at.session_state["choose_r_types"]
+    assert set(choice.scores) == {"full", "diag", "spherical"} and choice.chosen == at.session_state["choose_r_type"]
+    assert at.session_state["cv_result"].settings["niw_fixed"] == {"covariance_type": choice.chosen}
+    table = next(d.value for d in at.dataframe if "behind the best" in d.value.columns)
+    assert list(table["covariance"]) == ["Spherical", "Diagonal", "Full"]
+    assert list(table[""]).count("chosen") == 1
+    assert any(m.value.startswith("The data support ") for m in at.markdown)
+    three = next(c.value for c in at.caption if c.value.startswith("This run:"))
+    assert three.startswith("This run: for each of the 3 covariance types") and three != one
+
+
+def test_choose_r_has_present_mode_from_the_switch_or_the_address():
+    """Present, as the Explorer's and the Lesson's: the Explorer's presentation styles (no sidebar, larger text),
+    the page's explanation folded under the results' controls, and ?present=1 in the address; a bad value is said."""
+    from app_pages.explorer_parts.header import PRESENT_CSS
+
+    at = app_on("app_pages/choose_r.py")
+    assert at.toggle(key="choose_r_present").value is False and not at.expander
+    assert not any(PRESENT_CSS in h.proto.body for h in at.get("html"))
+    at.toggle(key="choose_r_present").set_value(True).run()
+    assert not at.exception, at.exception
+    assert any(PRESENT_CSS in h.proto.body for h in at.get("html")) and at.query_params["present"] in ("1", ["1"])
+    assert [e.label for e in at.expander] == ["What r does, how cross validation chooses it, and which covariance"]
+    at.toggle(key="choose_r_present").set_value(False).run()
+    assert "present" not in at.query_params
+    address = AppTest.from_file("../app_pages/choose_r.py", default_timeout=TIMEOUT)
+    address.query_params["present"] = "1"
+    address.run()
+    assert address.toggle(key="choose_r_present").value is True
+    bad = AppTest.from_file("../app_pages/choose_r.py", default_timeout=TIMEOUT)
+    bad.query_params["present"] = "maybe"
+    bad.run()
+    assert bad.toggle(key="choose_r_present").value is False
+    assert any("presentation mode must be true or false" in w.value for w in bad.warning)

@@ -497,6 +497,10 @@ CV_BAD_INPUTS = [
     (["--out-json", ""], r"--out-json is empty: give a file name such as result\.json"),
     (["--scheduler", ""], r"--scheduler is empty: give the Dask scheduler's address"),
     (["--digits", "1"], r"--digits applies only to the built-in data set mnist"),
+    (["--covariance-type", "full,tied"], r"covariance_type \"tied\" \(one covariance shared by all clusters\) is not "
+                                         r"offered"),
+    (["--covariance-type", "full,full"], r"--covariance-type: give full, diag or spherical, each once"),
+    (["--covariance-type", "full,boxy"], r"covariance_type must be one of 'full', 'diag', 'spherical' \(got 'boxy'\)"),
 ]
 
 

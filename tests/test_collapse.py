@@ -274,7 +274,10 @@ def test_a_collapsed_pcrp_run_says_so_next_to_its_mean_k(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("  all chains: mean K"))
     assert lines[at + 1].startswith("  against the CRP: COLLAPSED: ")
-    assert "below the 3 clusters the CRP keeps on the same data" in lines[at + 1]
+    # Sim 2 has true labels: the count is its 3 true classes, which the CRP's point estimate keeps too
+    assert "fell below the 3 true classes (each at least 2% of the points); the point estimate of a CRP fit" in \
+        lines[at + 1] and "with full covariances keeps 3 clusters" in lines[at + 1]
+    assert "true classes are merged at this r; use a smaller r" in lines[at + 1]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -299,8 +302,103 @@ def test_the_crp_reference_never_runs_more_sweeps_than_the_fit_it_judges():
 
     ds = load("sim2", n=300, seed=108)
     spec = make_run_spec(ds.X, prior=make_prior("pcrp", r=1.6), iters=300, seed=0)
-    clusters, phrase = reference_fit(ds.X, spec, 300)
-    ran = int(re.search(r"x ([\d,]+) sweeps", phrase).group(1).replace(",", ""))
-    assert clusters == 3 and ran <= 300 and "the automatic budget" in phrase
+    ref = reference_fit(ds.X, spec, 300)
+    ran = int(re.search(r"x ([\d,]+) sweeps", ref.crp_from).group(1).replace(",", ""))
+    assert ref.crp == ref.clusters == 3 and ran <= 300 and "the automatic budget" in ref.crp_from
+    assert ref.covariance_type == "full" and not ref.shown  # the CRP's count alone: nothing backs it yet
     short = reference_fit(ds.X, spec, 2)
-    assert short is None or int(re.search(r"x ([\d,]+) sweeps", short[1]).group(1)) <= 2
+    assert short is None or int(re.search(r"x ([\d,]+) sweeps", short.crp_from).group(1)) <= 2
+
+
+def test_a_reference_says_what_it_counts_and_only_the_truth_or_cross_validation_make_a_collapse():
+    """Old Faithful with diagonal covariances (issue 57): the CRP's point estimate keeps a third cluster of 7 points
+    between the two eruption types, which an axis-aligned model needs; the pCRP keeps the two (mean K 2.03). Against
+    the CRP's count alone that is fewer clusters than the CRP, said as such with what would tell, never COLLAPSED
+    nor "real clusters are merged"; cross validation for the same type (its fits keep 2) makes the count 2, and the
+    fit holds it. Below a count that the truth or cross validation backs, it is a collapse, and the words say which
+    backs it."""
+    from pcrp.analyses.collapse import Reference, make_reference
+
+    crp_only = make_reference(np.repeat([0, 1, 2], [169, 96, 7]), crp_from="the CRP row", covariance_type="diag")
+    assert crp_only == Reference(3, 3, "the CRP row", "diag") and not crp_only.shown
+    fit = judge([2.03, 2.03, 2.04, 2.03], reference=crp_only, what="the pCRP row (r = 1.7, diagonal covariances)")
+    assert fit.fewer and not fit.collapsed and not fit.flagged and fit.reference == 3
+    assert fit.text.startswith("Fewer clusters than the CRP: every chain of the pCRP row (r = 1.7, diagonal "
+                               "covariances) (mean K chain 1 2.03")
+    assert ("keeps fewer than the 3 clusters of at least 2% of the points in the point estimate of the CRP row with "
+            "diagonal covariances. That alone does not show real clusters merged") in fit.text
+    assert "pcrp cv --covariance-type full,diag,spherical" in fit.text
+    assert "COLLAPSED" not in fit.text and "are merged" not in fit.text
+    assert fit.short == "fewer clusters than the 3 clusters of 2%+ of the points in the CRP row's point estimate " \
+                        "(diagonal covariances)"
+    # cross validation for the same type keeps 2 (its fits' mean K 2.02): the count is 2 and the fit holds it; with
+    # the type the data support unknown, cross validation of a type that may cut clusters into pieces backs nothing
+    cv_only = make_reference(crp_kept=3, crp_from="the CRP row", covariance_type="diag", cv_mean_k=2.02,
+                             cv_from="cross validation of r for diagonal covariances on these data")
+    assert cv_only.clusters == 2 and not cv_only.shown
+    assert judge([1.0, 1.0], reference=cv_only).fewer
+    # the data support full covariances (Old Faithful) and a CRP with them joins the 7 points to an eruption type
+    backed = make_reference(crp_kept=3, crp_joined=2, supported="full", crp_from="the CRP row",
+                            covariance_type="diag", cv_mean_k=2.02,
+                            cv_from="cross validation of r for diagonal covariances on these data")
+    assert backed.clusters == 2 and backed.cv == 2 and backed.shown
+    held = judge([2.03, 2.03, 2.04, 2.03], reference=backed)
+    assert not held.flagged and not held.fewer and held.text == ""
+    # at an r that merges the eruption types, below the count cross validation backs: a collapse, said so
+    merged = judge([1.0, 1.01], reference=backed, what="the pCRP at r = 3")
+    assert merged.collapsed and merged.text.startswith("COLLAPSED: every chain of the pCRP at r = 3 (mean K chain 1 "
+                                                       "1.00, chain 2 1.01) fell below the 2 clusters kept by cross "
+                                                       "validation of r for diagonal covariances on these data; the "
+                                                       "point estimate of the CRP row with diagonal covariances keeps "
+                                                       "3 clusters of at least 2% of the points, 2 once the pieces "
+                                                       "that a CRP with full covariances (the type these data "
+                                                       "support) would join are joined")
+    assert ("clusters that cross validation of r for diagonal covariances keeps apart are merged at this r; use a "
+            "smaller r.") in merged.text and "real clusters" not in merged.text
+    assert merged.short == "COLLAPSED below the 2 clusters cross validation keeps (diagonal covariances)"
+    # true labels: the count is the true classes of at least 2% of the points, and a fall below it merges them
+    truth = make_reference(crp_kept=4, crp_from="the CRP row", covariance_type="full",
+                           true_labels=np.repeat([0, 1, 2, 3], [100, 100, 100, 1]))
+    assert truth.clusters == 3 and truth.truth == 3 and truth.shown
+    below = judge([2.1, 2.0], reference=truth)
+    assert below.collapsed and "fell below the 3 true classes (each at least 2% of the points)" in below.text
+    assert "true classes are merged at this r" in below.text and below.short == "COLLAPSED below the 3 true classes"
+    assert make_reference() is None
+    with pytest.raises(ValueError, match="a Reference, or None"):
+        judge([2.0], reference="3")
+
+
+def test_a_number_the_caller_vouches_for_is_judged_as_before_without_claiming_what_it_does_not_show():
+    """A bare number (the check of r, the paper's reproduction, the Explorer's posterior summary until it passes a
+    Reference) is judged as before, and its words say that the chains fell below it, not that real clusters
+    merged."""
+    verdict = judge([1.2, 1.1], reference=3, what="the pCRP", reference_name="the CRP row")
+    assert verdict.collapsed and not verdict.fewer
+    assert verdict.text.startswith("COLLAPSED: every chain of the pCRP fell below the 3 clusters the CRP row keeps on "
+                                   "the same data (mean K chain 1 1.20, chain 2 1.10): use a smaller r to keep them.")
+    assert "real clusters" not in verdict.text
+
+
+def test_the_explorers_live_reference_with_what_backs_it():
+    """pcrp.analyses.run_summary.live_data_reference: the CRP row's recent draws on Old Faithful with diagonal
+    covariances (a third cluster of 7 points between the eruption types in every draw) count 3 clusters, 2 once a
+    CRP with full covariances, the type these data support (shipped), joins them; the shipped cross validation of
+    the diagonal type backs a count of 2; the pCRP row's two eruption types are not called collapsed. On a larger
+    N the same subset of points is read as live_reference reads."""
+    from pcrp.analyses.run_summary import live_data_reference
+
+    ds = data_mod.load("old-faithful")
+    two = (ds.X[:, 0] > 0).astype(int)  # the two eruption types, split on the first column
+    gap = np.argsort(np.abs(ds.X[:, 0]))[:7]  # the 7 points nearest the gap between them
+    draws = np.tile(two, (30, 1))
+    draws[:, gap] = 2
+    ref = live_data_reference(draws, ds.X, crp_from="the CRP row", covariance_type="diag", name="old-faithful",
+                              data=ds)
+    assert ref.crp == 3 and ref.supported == "full" and ref.crp_joined == 2 and ref.cv == 2 and ref.shown
+    assert not judge([2.03, 2.04], reference=ref).flagged
+    assert judge([1.0, 1.0], reference=ref).collapsed
+    # a CSV (nothing shipped): the CRP's count alone, which can only make "fewer"
+    csv = live_data_reference(draws, ds.X, crp_from="the CRP row", covariance_type="diag")
+    assert csv.clusters == 3 and not csv.shown and judge([2.0, 2.0], reference=csv).fewer
+    with pytest.raises(ValueError, match="non-empty"):
+        live_data_reference(np.zeros((0, 5), dtype=int), ds.X, crp_from="x", covariance_type="full")

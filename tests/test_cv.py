@@ -367,6 +367,70 @@ def test_cli_cv_prints_the_curve_and_writes_files(tmp_path, capsys):
     assert len(out_csv.read_text().strip().splitlines()) == 4
 
 
+def test_cli_cv_compares_covariance_types_and_says_which_the_data_support(tmp_path, capsys):
+    """`pcrp cv --covariance-type full,diag,spherical`: each type's curve, proposal and check, then the comparison by
+    held-out log predictive at each type's own r with the type the data support; the JSON holds each type and the
+    comparison, the CSV a covariance_type column. The types are cross-validated on the same splits, and the comparison
+    is the library's (pcrp.analyses.cv.choose_covariance of each type's scores). At d = 1 one type is run."""
+    from pcrp.analyses.cv import choose_covariance
+    from pcrp.analyses.cv.covariance import TypeScore
+
+    out_csv, out_json = tmp_path / "cv.csv", tmp_path / "cv.json"
+    light = ["--r-grid", "1.05,1.5,2", "--folds", "2", "--iters", "80", "--burn-in", "40", "--thin", "10",
+             "--n-jobs", "1"]
+    assert cli.main(["cv", "old-faithful", "--covariance-type", "full,diag,spherical", *light, "--out-csv",
+                     str(out_csv), "--out-json", str(out_json)]) == 0
+    printed = capsys.readouterr().out
+    for words in ("full", "diagonal", "spherical"):
+        assert f"== {words} covariances ==" in printed and f"for {words} covariances" in printed
+    assert "== which covariance the data support" in printed and "<- chosen" in printed
+    payload = json.loads(out_json.read_text())
+    assert set(payload["types"]) == {"full", "diag", "spherical"}
+    for t, one in payload["types"].items():
+        assert one["settings"]["niw_fixed"] == {"covariance_type": t}
+        assert one["chain_check"]["tried"][0]["r"] == one["cv_r"]
+    choice = payload["covariance_choice"]
+    assert choice["chosen"] in payload["types"] and f"The data support " in choice["text"]
+    assert [row["covariance_type"] for row in choice["table"]] == ["spherical", "diag", "full"]
+    assert any(f"{row['covariance_type']:>10s}" in printed and row["chosen"] for row in choice["table"])
+    lines = out_csv.read_text().strip().splitlines()
+    assert lines[0].startswith("covariance_type,r,") and len(lines) == 1 + 3 * 3
+    # the same rule on the scores the table shows
+    rows = {row["covariance_type"]: row for row in choice["table"]}
+    assert choice["chosen"] == next(t for t in ("spherical", "diag", "full") if rows[t]["chosen"])
+    with pytest.raises(CVError, match="different splits"):
+        choose_covariance({"full": TypeScore("full", 1.5, 1.5, -1.0, 0.1, 5.0, 0.1, 2.0, (-1.0, -1.1)),
+                           "diag": TypeScore("diag", 1.5, 1.5, -1.2, 0.1, 5.0, 0.1, 2.0, (-1.2,))})
+    assert cli.main(["cv", "sim1", "--covariance-type", "diag,full", *light, "--no-chain-check"]) == 0
+    captured = capsys.readouterr()
+    assert "one model: cross-validating diag alone" in captured.err and "== which covariance" not in captured.out
+
+
+def test_the_covariance_rule_prefers_the_simpler_type_within_noise():
+    """choose_covariance: the best type by mean held-out log predictive; the simplest within 2 SE of the split-by-
+    split difference is chosen. Constructed scores: spherical 0.01 behind with a difference SE of 0.02 is chosen
+    over a best full; 0.5 behind (SE 0.02) it is not, and diagonal, 0.03 behind, is."""
+    from pcrp.analyses.cv import choose_covariance
+    from pcrp.analyses.cv.covariance import TypeScore
+
+    base = np.random.default_rng(0).normal(-1.5, 0.1, 15)
+    pattern = np.tile([1.0, -1.0, 0.0], 5)  # mean 0: each type's mean difference from the best is its shift
+
+    def score(t, shift, noise):  # the difference's SE over the 15 splits: noise x 0.816 / sqrt(15) = noise x 0.218
+        values = base + shift + noise * pattern
+        return TypeScore(t, 1.5, 1.5, float(values.mean()), 0.03, 5.0, 0.1, 2.0, tuple(values))
+
+    near = choose_covariance({"full": score("full", 0, 0), "diag": score("diag", -0.3, 0.01),
+                              "spherical": score("spherical", -0.01, 0.05)})  # 0.01 behind, 2 SE = 0.022
+    assert near.best == "full" and near.chosen == "spherical" and "is the simpler model" in near.reason
+    far = choose_covariance({"full": score("full", 0, 0), "diag": score("diag", -0.03, 0.1),  # 2 SE = 0.044
+                             "spherical": score("spherical", -0.5, 0.05)})
+    assert far.best == "full" and far.chosen == "diag"
+    diff, se = far.differences["diag"]
+    assert diff <= 2 * se and far.differences["spherical"][0] > 2 * far.differences["spherical"][1]
+    assert far.text().startswith("The data support diagonal covariances: ")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["cv", "old-faithful", "--r-grid", "1.5,1.2"], "increasing"),
     (["cv", "old-faithful", "--r-grid", "a,b"], "comma-separated numbers"),
@@ -529,31 +593,111 @@ def test_cross_validate_records_both_rules():
 
 
 def test_each_builtin_data_set_ships_its_cross_validated_r_with_provenance():
-    from pcrp.analyses.cv import BUILTIN_R_COMMAND, BUILTIN_R_DATA, BUILTIN_R_SETTINGS, DEFAULT_GRID, builtin_r, builtin_r_table
-    from pcrp.model import DEFAULT_R
+    from pcrp.analyses.cv import (BUILTIN_R_COMMAND, BUILTIN_R_DATA, BUILTIN_R_SETTINGS, BUILTIN_R_VARIANTS,
+                                  DEFAULT_GRID, builtin_r, builtin_r_entries, builtin_r_table, types_for)
+    from pcrp.model import COVARIANCE_TYPES, DEFAULT_R
 
     table = builtin_r_table()
     assert set(table) == set(BUILTIN_R_DATA)
-    for name in BUILTIN_R_DATA:
-        entry = table[name]
-        r, text = builtin_r(name)
+    entries = builtin_r_entries()
+    # one entry per data set variant and covariance type (one serving all three at d = 1), each cross-validated
+    # for its own type
+    made = {(e["name"], tuple(sorted(e["variant"].items())), e["covariance_type"]) for e in entries}
+    assert made == {(name, tuple(sorted(v.items())), t) for name, v in BUILTIN_R_VARIANTS
+                    for t in types_for(2 if name in ("old-faithful", "mnist") else 1)}
+    for entry in entries:
+        name, t = entry["name"], entry["covariance_type"]
+        r, text = builtin_r(name, t, entry["variant"])
         assert r == entry["r"] and r in DEFAULT_GRID
         assert entry["command"] == BUILTIN_R_COMMAND and BUILTIN_R_COMMAND in text
         assert {k: entry["cv"][k] for k in BUILTIN_R_SETTINGS} == BUILTIN_R_SETTINGS
+        assert entry["cv"]["niw_fixed"] == {"covariance_type": t}  # fitted with the type it is shipped for
         assert entry["data"]["name"] == name and f"for {name}" in text
-        # the curve's own robust reading gives the shipped r: the table is what the rule says of its curve
+        assert entry["types"] == (list(COVARIANCE_TYPES) if entry["d"] == 1 else [t])
+        words = {"full": "full", "diag": "diagonal", "spherical": "spherical"}
+        for served in entry["types"]:
+            assert f"with {words[served]} covariances" in builtin_r(name, served, entry["variant"])[1]
+        if entry["d"] == 1:
+            assert "one model, so this r serves all three" in text
         assert entry["curve"][DEFAULT_GRID.index(r)]["r"] == r
+        # each split's held-out scores at r, for the comparison of the types (the same splits for every type)
+        assert entry["splits"]["r"] == r and len(entry["splits"]["log_pred"]) == 15
+        assert np.mean(entry["splits"]["log_pred"]) == pytest.approx(entry["curve"][DEFAULT_GRID.index(r)]["log_pred"])
     r, text = builtin_r("my.csv")
     assert r == DEFAULT_R and "not chosen for these data" in text and "Choose r" in text
+    # the default call is the full type at the data set's default settings
+    assert builtin_r("old-faithful") == builtin_r("old-faithful", "full", {})
 
 
+def test_no_r_is_passed_off_as_cross_validated_for_settings_it_was_not():
+    """Old Faithful with diagonal covariances gets the r cross-validated for them, not the full type's; MNIST at 10
+    dimensions its own; where nothing was cross-validated for the settings at hand (another N, another MNIST
+    embedding), the r is the same type's at the default settings and the text says that none was for these."""
+    from types import SimpleNamespace
+
+    from pcrp import data as data_mod
+    from pcrp.analyses.cv import builtin_r_entries, shipped_r
+
+    def entry(name, t, variant=None):
+        return next(e for e in builtin_r_entries() if e["name"] == name and e["covariance_type"] == t
+                    and e["variant"] == (variant or {}))
+
+    diag = shipped_r("old-faithful", "diag")
+    assert diag.matched and diag.r == entry("old-faithful", "diag")["r"] and diag.entry["covariance_type"] == "diag"
+    assert diag.line == f"r = {diag.r:g}: cross-validated for these data with diagonal covariances."
+    ten = shipped_r("mnist", "spherical", {"dims": 10})
+    assert ten.matched and ten.r == entry("mnist", "spherical", {"dims": 10})["r"] and "10 dimensions" in ten.text
+    # a pcrp.data.Dataset is matched by its source and standardisation
+    ds = data_mod.load("mnist", dims=10)
+    assert shipped_r("mnist", "spherical", ds) == ten
+    assert not shipped_r("old-faithful", "full", SimpleNamespace(source=ds.source, standardized=False)).matched
+    for name, t, data in (("sim2", "full", {"n": 1000}), ("mnist", "diag", {"embedding": "pca"}),
+                          ("mnist", "full", {"dims": 5}), ("old-faithful", "full", {"standardize_data": False}),
+                          ("old-faithful", "diag", {"columns": ["eruptions", "waiting"]})):
+        other = shipped_r(name, t, data)
+        assert not other.matched and other.r == entry(name, t)["r"], (name, data)
+        assert other.text.startswith(f"No r was cross-validated for {name} at these data settings: r = {other.r:g} is "
+                                     "the one cross-validated for"), other.text
+        assert "not a choice for these data" in other.text and "not for these settings" in other.line
+        assert other.cv_kept is None  # nothing backs a collapse verdict from another setting's cross validation
+    assert shipped_r("sim1", "spherical", {"n": 300, "seed": 0}).matched  # the defaults, given, match
+    with pytest.raises(Exception, match="tied"):
+        shipped_r("old-faithful", "tied")
+
+
+def test_pcrp_run_with_another_covariance_type_uses_its_r_and_is_not_called_collapsed(tmp_path, capsys):
+    """Issue 57: `pcrp run old-faithful --covariance-type diag` ran at the full type's r and was called COLLAPSED below
+    the CRP's 3 clusters while it kept the two eruption types. It now runs at the r cross-validated for diagonal
+    covariances, says so, and is judged against the clusters the shipped cross validation of that type keeps and
+    the CRP's, whose third cluster a CRP with full covariances (the type these data support) joins."""
+    from pcrp.analyses.cv import shipped_r
+    from pcrp.cli import main
+    from pcrp.runs.chains import ChainSet
+
+    for t, words in (("diag", "diagonal"), ("spherical", "spherical")):
+        out = tmp_path / f"{t}.npz"
+        assert main(["run", "old-faithful", "--covariance-type", t, "--iters", "600", "--seed", "0", "--out",
+                     str(out)]) == 0
+        printed = capsys.readouterr().out
+        assert ChainSet.load(out).config["r"] == shipped_r("old-faithful", t).r
+        assert f"where r came from: r = {shipped_r('old-faithful', t).r:g} for old-faithful with {words} covariances" \
+            in printed
+        line = next(line for line in printed.splitlines() if line.startswith("  against the CRP:"))
+        assert line.startswith("  against the CRP: no collapse; every chain keeps the 2 clusters kept by cross "
+                               f"validation of r for {words} covariances on these data"), line
+        assert "COLLAPSED" not in printed
 @pytest.mark.slow
 def test_the_shipped_r_of_old_faithful_is_what_its_command_computes():
-    """Recomputes one entry (Old Faithful, about a minute on two cores): CV is reproducible per seed whatever
-    n_jobs, so the same settings must give the shipped r exactly."""
-    from pcrp.analyses.cv import builtin_r_table, compute_builtin_r
+    """Recomputes Old Faithful's full and diagonal entries (a few minutes on two cores): CV is reproducible per seed
+    whatever n_jobs, so the same settings must give the shipped curves, r and splits exactly."""
+    from pcrp.analyses.cv import builtin_r_entries, compute_builtin_r
 
-    assert compute_builtin_r(["old-faithful"], n_jobs=2)["old-faithful"]["r"] == builtin_r_table()["old-faithful"]["r"]
+    shipped = {e["covariance_type"]: e for e in builtin_r_entries() if e["name"] == "old-faithful"}
+    for entry in compute_builtin_r(["old-faithful"], n_jobs=2, types=("full", "diag")):
+        old = shipped[entry["covariance_type"]]
+        assert (entry["r"], entry["cv_r"]) == (old["r"], old["cv_r"])
+        assert all(row == pytest.approx(was, rel=1e-9) for row, was in zip(entry["curve"], old["curve"]))
+        assert entry["splits"] == old["splits"] and len(entry["curve"]) == len(old["curve"])
 
 
 def test_settings_are_checked_by_their_declarations():

@@ -35,19 +35,23 @@ def reference_spec():
 
 
 def reference_fit(X, spec, sweeps, *, work=None):
-    """(clusters the reference prior keeps on X (N, d), a phrase saying which fit), or None when its chains kept no
-    draw (a run of a sweep or two): the reference a collapse of the
-    run ``spec`` (a :class:`pcrp.runs.run_spec.RunSpec`) is judged against (:func:`pcrp.analyses.collapse.judge`).
+    """The :class:`pcrp.analyses.collapse.Reference` of the reference prior's fit on X (N, d), or None when its
+    chains kept no draw (a run of a sweep or two): the clusters a collapse of the run ``spec`` (a
+    :class:`pcrp.runs.run_spec.RunSpec`) is judged against (:func:`pcrp.analyses.collapse.judge`), with what backs
+    its count where the run's data are a built-in data set whose r and covariance types were cross-validated and
+    shipped (:func:`data_reference`); :func:`summarise_run` adds the true classes.
 
-    The reference prior (the CRP, with the parameters it shares with the judged prior: alpha) runs
-    :data:`REFERENCE_CHAINS` chains from the first default starts (:data:`pcrp.runs.run_spec.DEFAULT_INITS`) and the
-    judged run's seed, under the automatic budget (:mod:`pcrp.runs.budget`: it stops when its chains agree) capped at
-    ``sweeps``, the sweeps per chain the judged run took: the reference never costs more sweeps per chain than the
-    fit it judges. It runs on at most :data:`pcrp.analyses.cv.REFERENCE_POINTS` points (a random subset above that). Its
-    point estimate's clusters of at least 2% of the points are the reference (:func:`pcrp.analyses.collapse.kept_clusters`).
+    The reference prior (the CRP, with the parameters it shares with the judged prior: alpha, and the judged run's
+    NIW, its covariance type included) runs :data:`REFERENCE_CHAINS` chains from the first default starts
+    (:data:`pcrp.runs.run_spec.DEFAULT_INITS`) and the judged run's seed, under the automatic budget
+    (:mod:`pcrp.runs.budget`: it stops when its chains agree) capped at ``sweeps``, the sweeps per chain the judged
+    run took: the reference never costs more sweeps per chain than the fit it judges. It runs on at most
+    :data:`pcrp.analyses.cv.REFERENCE_POINTS` points (a random subset above that). Its point estimate's clusters of
+    at least 2% of the points are the reference (:func:`pcrp.analyses.collapse.kept_clusters`).
     """
+    from types import SimpleNamespace
+
     from ..runs.chains import run_chains
-    from .collapse import kept_clusters
     from .cv import REFERENCE_POINTS
     from ..model import make_prior
     from ..summaries.partition import point_estimate
@@ -72,8 +76,85 @@ def reference_fit(X, spec, sweeps, *, work=None):
     labels = point_estimate(chains.pooled_labels(), seed=spec.seed).labels
     where = "these data" if rows <= REFERENCE_POINTS else f"a random {REFERENCE_POINTS:,} of the {rows:,} points"
     ran = int(chains.K.shape[1])
-    return kept_clusters(labels), (f"a {ref.label} fit of {chains.n_chains} chains x {ran:,} sweeps (the automatic "
-                                   f"budget, capped at the sweeps of this fit) on {where}")
+    described = spec.data or {}
+    data = (SimpleNamespace(source=described["data_source"], standardized=bool(spec.standardize))
+            if described.get("data_source") is not None else None)
+    return data_reference(labels, X, crp_from=f"a {ref.label} fit of {chains.n_chains} chains x {ran:,} sweeps (the "
+                                              f"automatic budget, capped at the sweeps of this fit) on {where}",
+                          covariance_type=spec.niw.covariance_type, name=described.get("data"), data=data)
+
+
+def supported_type(name, data, covariance_type, dims):
+    """The covariance type the data support where it is known without computing anything: at d = 1 the fit's own
+    (the types are one model), else the shipped comparison of the types for built-in data set ``name`` at the
+    settings ``data`` (:func:`pcrp.analyses.cv.shipped_covariance_choice`), else None."""
+    from .cv import shipped_covariance_choice
+
+    if int(dims) == 1:
+        return covariance_type
+    if name is None or data is None:
+        return None
+    choice = shipped_covariance_choice(name, data)
+    return None if choice is None else choice.chosen
+
+
+def data_reference(crp_labels, X, *, crp_from, covariance_type, name=None, data=None, supported=None,
+                   true_labels=None):
+    """The :class:`pcrp.analyses.collapse.Reference` of a CRP fit's point estimate ``crp_labels`` (N,) on X (N, d)
+    (the data as the sampler sees them) with clusters of ``covariance_type``, named ``crp_from``, backed by what is
+    known of these data: the type they support (``supported``, or :func:`supported_type` from the shipped comparison
+    for built-in data set ``name`` at settings ``data``, a pcrp.data.Dataset or anything with its ``source`` and
+    ``standardized``), under which the CRP's pieces of one cluster are joined
+    (:func:`pcrp.analyses.collapse.joined_clusters`); the clusters that cross validation of r for this type keeps
+    on them where it was shipped (:func:`pcrp.analyses.cv.shipped_r`); the true classes of ``true_labels``. Nothing
+    here samples; the join is the exact merge path of the CRP's clusters (K^2 closed forms)."""
+    from .collapse import make_reference
+    from .cv import shipped_r
+
+    X = np.asarray(X, dtype=float)
+    if supported is None:
+        supported = supported_type(name, data, covariance_type, X.shape[1])
+    cv_mean_k, cv_from = None, ""
+    if name is not None and data is not None and covariance_type is not None:
+        kept = shipped_r(name, covariance_type, data).cv_kept
+        if kept is not None:
+            cv_mean_k, cv_from = kept
+    return make_reference(crp_labels, X=X, crp_from=crp_from, covariance_type=covariance_type, supported=supported,
+                          cv_mean_k=cv_mean_k, cv_from=cv_from, true_labels=true_labels)
+
+
+def live_data_reference(draws, X, *, crp_from, covariance_type, name=None, data=None, true_labels=None,
+                        max_points=None, seed=0):
+    """:func:`data_reference` of a running CRP chain's recent draws ``draws`` (S, N) on X (N, d): the point estimate
+    of the draws on at most ``max_points`` of the points (a fixed random subset, as
+    :func:`pcrp.analyses.collapse.live_reference` reads them; None: its LIVE_REFERENCE_POINTS), judged with that
+    subset of X and of ``true_labels``. For a page that redraws while chains run (the Explorer's CRP row)."""
+    from .collapse import LIVE_REFERENCE_POINTS
+    from ..summaries.partition import point_estimate
+
+    draws = np.asarray(draws)
+    if draws.ndim != 2 or draws.shape[0] == 0 or draws.shape[1] == 0:
+        raise ValueError(f"draws must be a non-empty (S, N) array of labels (got shape {draws.shape}).")
+    max_points = LIVE_REFERENCE_POINTS if max_points is None else max_points
+    keep = np.arange(draws.shape[1])
+    if draws.shape[1] > max_points:
+        keep = np.sort(np.random.default_rng(seed).choice(draws.shape[1], size=max_points, replace=False))
+    labels = point_estimate(draws[:, keep], seed=seed, n_jobs=1).labels  # one thread: it runs in a page redraw
+    return data_reference(labels, np.asarray(X)[keep], crp_from=crp_from, covariance_type=covariance_type, name=name,
+                          data=data, true_labels=None if true_labels is None else np.asarray(true_labels)[keep])
+
+
+def with_truth(reference, true_labels):
+    """``reference`` (a :class:`pcrp.analyses.collapse.Reference`) with the true classes of ``true_labels`` (N,)
+    added (None: unchanged)."""
+    from .collapse import make_reference
+
+    if true_labels is None:
+        return reference
+    return make_reference(crp_kept=reference.crp, crp_from=reference.crp_from,
+                          covariance_type=reference.covariance_type, supported=reference.supported,
+                          crp_joined=reference.crp_joined, cv_mean_k=reference.cv, cv_from=reference.cv_from,
+                          true_labels=true_labels)
 
 
 @dataclass
@@ -83,8 +164,9 @@ class RunSummary:
     estimate: the point estimate (:class:`pcrp.summaries.partition.PointEstimate`); diagnostics: the chains' diagnostics of K
     and the log joint; modes, modes_warning: :func:`pcrp.summaries.modes.find_modes`; psm: the (N, N) similarity matrix or
     None; metrics: NMI and VI against the true labels ({"NMI": (mean, MCSE), "VI": ..., "point": (NMI, VI)}) or
-    None; verdict: the collapse verdict (:class:`pcrp.analyses.collapse.Verdict`) or None; reference: (clusters, phrase) it
-    was judged against, or None; timing: {"sampling": s, "summaries": s}.
+    None; verdict: the collapse verdict (:class:`pcrp.analyses.collapse.Verdict`) or None; reference: what it was judged
+    against (a :class:`pcrp.analyses.collapse.Reference`, or (clusters, phrase) from a check of r), or None; timing:
+    {"sampling": s, "summaries": s}.
     """
 
     estimate: object
@@ -101,11 +183,12 @@ class RunSummary:
 def summarise_run(chains, *, loss, seed, similarity=False, true_labels=None, reference=None):
     """The :class:`RunSummary` of ``chains`` (a :class:`pcrp.runs.chains.ChainSet`): point estimate under ``loss``
     (searched with ``seed``), diagnostics, modes, the similarity matrix when ``similarity``, NMI and VI against
-    ``true_labels`` (N,) when given, and the collapse verdict against ``reference`` when given: (clusters, phrase) as
-    :func:`reference_fit` returns them, or a function of no arguments that makes them (timed with the summaries).
-    Records ``loss`` in the chains' config."""
-    from .collapse import judge_chains
-    from ..model import PRIORS
+    ``true_labels`` (N,) when given, and the collapse verdict against ``reference`` when given: a
+    :class:`pcrp.analyses.collapse.Reference` as :func:`reference_fit` returns it (:func:`with_truth` adds the true
+    classes to it), (clusters, phrase) of a check of r that vouches for its count
+    (``pcrp run --r cv``), or a function of no arguments that makes either (timed with the summaries). Records
+    ``loss`` in the chains' config."""
+    from .collapse import Reference, judge_chains
     from ..summaries.modes import find_modes
     from ..summaries.partition import point_estimate, similarity_matrix
     from ..summaries.summary import metric_summary, nmi_vi
@@ -124,12 +207,25 @@ def summarise_run(chains, *, loss, seed, similarity=False, true_labels=None, ref
     verdict = None
     if callable(reference):
         reference = reference()
+    if isinstance(reference, Reference):
+        reference = with_truth(reference, true_labels)
     if reference is not None:
-        what = f"this {PRIORS[chains.config['prior']].label} fit"
-        verdict = judge_chains(chains, reference[0], diagnostics, what=what,
-                               reference_name=f"the {reference_spec().label}")
+        verdict = judge_chains(chains, reference if isinstance(reference, Reference) else reference[0], diagnostics,
+                               what=fit_words(chains.config), reference_name=f"the {reference_spec().label}")
     timing = {"sampling": chains.wall_seconds, "summaries": time.perf_counter() - started}
     return RunSummary(estimate, diagnostics, modes, modes_warning, psm, metrics, verdict, reference, timing)
+
+
+def fit_words(config):
+    """"this pCRP fit (r = 1.7, diagonal covariances)": a run's fit in words, from its configuration."""
+    from .collapse import covariance_words
+    from ..model import PRIORS
+
+    spec = PRIORS[config["prior"]]
+    about = [f"{spec.tuned} = {config[spec.tuned]:g}"] if spec.tuned and spec.tuned in config else []
+    if config.get("covariance_type"):
+        about.append(covariance_words(config["covariance_type"]))
+    return f"this {spec.label} fit" + (f" ({', '.join(about)})" if about else "")
 
 
 def saved_arrays(summary, true_labels=None):
@@ -174,11 +270,17 @@ def summary_lines(chains, summary):
                  f"{k_diag['ess_bulk']:.0f}/{k_diag['ess_tail']:.0f}, log joint "
                  f"{lj_diag['ess_bulk']:.0f}/{lj_diag['ess_tail']:.0f}")
     if summary.verdict is not None:  # a fit against the reference prior on the same data (pcrp.analyses.collapse)
-        judged, (reference, source) = summary.verdict, summary.reference
+        judged, reference = summary.verdict, summary.reference
         name = reference_spec().label
-        lines.append(f"  against the {name}: {judged.text}" if judged.flagged else
-                     f"  against the {name}: no collapse; every chain keeps the {reference} clusters that {source} "
-                     "keeps (clusters of at least 2% of the points in its point estimate), and the chains agree")
+        if judged.text:
+            lines.append(f"  against the {name}: {judged.text}")
+        elif isinstance(reference, tuple):
+            lines.append(f"  against the {name}: no collapse; every chain keeps the {reference[0]} clusters that "
+                         f"{reference[1]} keeps (clusters of at least 2% of the points in its point estimate), and "
+                         "the chains agree")
+        else:
+            lines.append(f"  against the {name}: no collapse; every chain keeps {reference.words()}, and the chains "
+                         "agree")
     estimate, modes = summary.estimate, summary.modes
     sizes = ", ".join(str(n) for n in np.bincount(estimate.labels))
     unit = "bits" if estimate.loss == "vi" else "of pairs"

@@ -64,19 +64,24 @@ def help_text(param, default=None):
     return f"{param.help} {param.label} in {param.interval()}{constraint} (default {shown})".replace("%", "%%")
 
 
-def add_niw_options(p):
+def add_niw_options(p, several_types=False):
     """--m0 and one flag per declared NIW parameter (pcrp.model.NIW_PARAMS), each defaulting to None: the
-    data-driven default the declaration states."""
+    data-driven default the declaration states; --covariance-type, which with ``several_types`` (`pcrp cv`) takes a
+    comma-separated list of types to compare."""
     from ..model import NIW_PARAMS
 
     p.add_argument("--m0", help="prior mean of cluster means, comma-separated, one per column (default the column "
                                 "means)")
     for param in NIW_PARAMS.values():
         p.add_argument(param.flag, dest=param.name, type=float, help=help_text(param, "from the data"))
-    p.add_argument("--covariance-type", dest="covariance_type", metavar="{full,diag,spherical}",
+    compare = (" Several, comma-separated (full,diag,spherical), are each cross-validated for their own r and "
+               "compared by held-out log predictive, and the command says which the data support."
+               if several_types else "")
+    p.add_argument("--covariance-type", dest="covariance_type",
+                   metavar="{full,diag,spherical}" + ("[,...]" if several_types else ""),
                    help="each cluster's covariance, as scikit-learn's covariance_type: full (a d x d matrix, "
                         "Normal-Inverse-Wishart), diag (one variance per column) or spherical (one variance); "
-                        "\"tied\" is not offered (default full)")
+                        "\"tied\" is not offered (default full)." + compare)
 
 
 def niw_overrides(args):
@@ -89,10 +94,20 @@ def niw_overrides(args):
     return {k: v for k, v in given.items() if v is not None}
 
 
-def niw_from_args(args, X):
+_GIVEN = object()
+
+
+def niw_from_args(args, X, covariance_type=_GIVEN):
+    """The NIW the NIW options describe on X; ``covariance_type``: the type to use instead of --covariance-type's
+    (`pcrp cv` compares several; None: the default, full)."""
     from ..model import resolve_niw
 
-    return resolve_niw(X, **niw_overrides(args))
+    overrides = niw_overrides(args)
+    if covariance_type is not _GIVEN:
+        overrides.pop("covariance_type", None)
+        if covariance_type is not None:
+            overrides["covariance_type"] = covariance_type
+    return resolve_niw(X, **overrides)
 
 
 def add_parallel_options(p):
@@ -170,8 +185,9 @@ def prior_from_args(args):
     note on where its tuned parameter came from (None for priors without one, or one given on the command line).
 
     The tuned parameter (the pCRP's r), when not given, is the cross-validated value shipped for a built-in data
-    set (:func:`pcrp.analyses.cv.builtin_r`), else the registry default, with a sentence saying which. A flag that the
-    chosen prior does not use is a CliError naming the prior's own flags."""
+    set at the data options and --covariance-type given (:func:`pcrp.analyses.cv.builtin_r`), else the registry
+    default, with a sentence saying which (and, where no r was cross-validated for those settings, that none was). A
+    flag that the chosen prior does not use is a CliError naming the prior's own flags."""
     from ..model import PRIORS, make_prior
 
     spec = PRIORS[args.prior]
@@ -190,7 +206,8 @@ def prior_from_args(args):
     if spec.tuned and spec.tuned not in given:
         from ..analyses.cv import builtin_r
 
-        given[spec.tuned], note = builtin_r(args.data)
+        # the r shipped for these data settings and this covariance type, or a sentence saying none was
+        given[spec.tuned], note = builtin_r(args.data, getattr(args, "covariance_type", None), data_settings(args))
     return make_prior(spec.name, **given), note
 
 
@@ -258,9 +275,9 @@ def add_data_options(p):
                    help=f"MNIST embedding dimensions, 1-{data_mod.MAX_CLUSTER_COLUMNS} (default {default['dims']})")
 
 
-def load_data(args):
-    """The data set the data options name; options not given are left to :func:`pcrp.data.load`'s defaults."""
-    from .. import data as data_mod
+def data_settings(args):
+    """The data options given on the command line as :func:`pcrp.data.load` takes them ({name: value}; those not
+    given are left out, at load's defaults), each checked; CliError for an option the data set does not take."""
     from ..sampling.starts import check_seed
     for option, (attr, users) in DATA_OPTIONS.items():
         if getattr(args, attr) is not None and args.data not in users:
@@ -268,14 +285,20 @@ def load_data(args):
                            f"{', '.join(users)}, not to {args.data}; leave it out.")
     options = {"seed": None if args.data_seed is None else check_seed(args.data_seed, "--data-seed"),
                "digits": None if args.digits is None else wholes(args.digits, "--digits"),
-               "embedding": args.embedding, "dims": args.dims}
+               "embedding": args.embedding, "dims": args.dims, "n": args.n, "standardize_data": args.standardize}
     if args.columns is not None:
         options["columns"] = [c.strip() for c in args.columns.split(",")]
         if not all(options["columns"]):
             raise CliError(f"--columns has an empty name (got {args.columns!r}): give comma-separated column names, "
                            "or leave it out to cluster every numeric column.")
-    return data_mod.load(args.data, label_column=args.label_column, standardize_data=args.standardize, n=args.n,
-                         **{name: value for name, value in options.items() if value is not None})
+    return {name: value for name, value in options.items() if value is not None}
+
+
+def load_data(args):
+    """The data set the data options name; options not given are left to :func:`pcrp.data.load`'s defaults."""
+    from .. import data as data_mod
+
+    return data_mod.load(args.data, label_column=args.label_column, **data_settings(args))
 
 
 def print_notes(notes):

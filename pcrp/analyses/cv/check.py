@@ -56,7 +56,7 @@ def check_with_chains(X, r, r_grid=None, niw=None, *, alpha=None, seed=None, n_j
     :class:`pcrp.sampling.compute.WorkTicket` (the app's); progress(done, total): called after each r tried.
     """
     from ...runs.chains import run_chains
-    from ..collapse import disagreement, judge, kept_clusters, reference_clusters
+    from ..collapse import covariance_words, disagreement, judge, make_reference
     from ...runs.run_spec import make_run_spec
 
     X = np.ascontiguousarray(X, dtype=float)
@@ -72,10 +72,18 @@ def check_with_chains(X, r, r_grid=None, niw=None, *, alpha=None, seed=None, n_j
         crp_from = f"a {REFERENCE.label} fit of {CHECK_CHAINS} chains x {iters:,} sweeps on these data"
     else:
         crp_from = f"the {REFERENCE.label} fit on these data"
-    reference = reference_clusters(crp_labels, cv_mean_k)
-    crp_kept = kept_clusters(crp_labels)
-    reference_from = (crp_from + (f" ({crp_kept}) and the cross-validation fits at r = {grid[proposed]:g} (mean K "
-                                  f"{cv_mean_k:.2f})" if reference < crp_kept else ""))
+    kind = covariance_words(niw.covariance_type)
+    ref = make_reference(crp_labels, crp_from=crp_from, covariance_type=niw.covariance_type, cv_mean_k=cv_mean_k,
+                         cv_from=f"cross validation of r for {kind} on these data (its fits' mean K "
+                                 f"{cv_mean_k:.2f} at the r it proposed, {grid[proposed]:g})"
+                         if cv_mean_k is not None else "")
+    reference, crp_kept = ref.clusters, ref.crp
+    reference_from = (f"{crp_from} with {kind}" + (f" (which keeps {crp_kept}), capped by the cross-validation fits "
+                                                   f"at r = {grid[proposed]:g} (mean K {cv_mean_k:.2f})"
+                                                   if reference < crp_kept else ""))
+    # the check judges against the CRP's count where cross validation gave none (a chain below the clusters a CRP
+    # fit keeps steps r down): a number it vouches for, not the CRP's count alone said as a comparison
+    judged_against = ref if ref.shown else reference
     results = {}
 
     def healthy(index):
@@ -91,7 +99,8 @@ def check_with_chains(X, r, r_grid=None, niw=None, *, alpha=None, seed=None, n_j
             diag = chains.diagnostics()
             mean_k = chains.K_after_burn_in.mean(axis=1)
             text = disagreement(diag, mean_k, CHECK_RHAT)
-            verdict = judge(mean_k, agree=text is None, reference=reference, what=f"the {TUNED.label} at r = {value:g}",
+            verdict = judge(mean_k, agree=text is None, reference=judged_against,
+                            what=f"the {TUNED.label} at r = {value:g} with {kind}",
                             reference_name=f"the {REFERENCE.label}", inits=chains.inits, disagreement_text=text)
             results[index] = {"r": value, "mean_K_per_chain": [round(k, 3) for k in verdict.chain_mean_k],
                               "rhat_K": diag["K"]["rhat"], "rhat_log_joint": diag["log_joint"]["rhat"],

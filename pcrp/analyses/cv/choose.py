@@ -55,12 +55,17 @@ def choose_r(X, *, standardize=False, niw=None, alpha=None, seed=None, n_jobs=No
     return r, details
 
 
-def choose_r_work(n_points, dims, n_r, folds, repeats, iters):
+def choose_r_work(n_points, dims, n_r, folds, repeats, iters, n_types=1):
     """Estimated core-seconds of one run of the Choose r page: cross validation (:func:`cv_work`), one chain per
     r on all the data (:func:`pcrp.analyses.k_over_r.k_over_r`), the merge path's CRP chains (:func:`pcrp.analyses.path.crp_start`) and the
-    check of the proposal on all the data (:func:`check_work`; its reference is that CRP fit)."""
+    check of the proposal on all the data (:func:`check_work`; its reference is that CRP fit). With ``n_types`` > 1
+    (the covariance types compared: :func:`pcrp.analyses.cv.compare_covariance_types`) each type's cross validation
+    and check, the latter with its own CRP fit, and the chosen type's chains per r and merge path."""
     from ...sampling.compute import work_cost
 
-    return (cv_work(n_points, dims, n_r, folds, repeats, iters)
-            + work_cost(n_points, dims, iters, chains=int(n_r) + CHOOSE_R_START_CHAINS)
+    chains_and_path = work_cost(n_points, dims, iters, chains=int(n_r) + CHOOSE_R_START_CHAINS)
+    if int(n_types) > 1:
+        return (int(n_types) * (cv_work(n_points, dims, n_r, folds, repeats, iters)
+                                + check_work(n_points, dims, n_r, iters, crp=True)) + chains_and_path)
+    return (cv_work(n_points, dims, n_r, folds, repeats, iters) + chains_and_path
             + check_work(n_points, dims, n_r, iters, crp=False))
