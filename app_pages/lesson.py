@@ -157,7 +157,7 @@ FIGURE_PX = 390  # a figure under a sentence of four lines at 1280 x 800 (Presen
 def legend(post, true_k, r=None):
     """A prior's legend entry beside its posterior of K: mean K ± 2 MCSE and the share of draws above K_true."""
     name = post.label if r is None else f"{post.label}, r = {r:g}"
-    return (f"{name}: mean K {post.mean_k:.2f} ± {2 * post.mcse:.2f} (dashed), K = {true_k} in {post.p_true:.0%}, "
+    return (f"{name}: mean K {post.mean_k:.2f} ± {2 * post.mcse:.2f} (◆), K = {true_k} in {post.p_true:.0%}, "
             f"K > {true_k} in {post.p_above:.0%}")
 
 
@@ -209,17 +209,19 @@ def show_growth(step, facts, seed):
     return lesson.explorer_values(step, r=facts.r)
 
 
+def partition_panels(facts, key):
+    """The step's partitions beside its posterior of K: [(title, colours)] (:meth:`OldFaithful.panels`)."""
+    return [(f"{which}: {sizes_title(sizes)}", colours) for which, sizes, colours in facts.panels(key)]
+
+
 def show_crp(step, facts, seed):
     say(lesson_words.sentence(step, facts))
     crp = facts.crp
     left, right = panes()
     with left:
         figure(lplots.posterior_and_partitions(
-            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k)],
-            [(f"a draw: {sizes_title(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
-             (f"point estimate: {sizes_title(crp.point_sizes)}",
-              lesson.matched_colours(crp.point, crp.point))],
-            facts.true_k, height=FIGURE_PX), "lesson-crp")
+            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k, 2 * crp.mcse)],
+            partition_panels(facts, "crp"), facts.true_k, height=FIGURE_PX), "lesson-crp")
     terms(right, step, facts)
     source(f"Run now: {crp.chains} {crp.label} chains of {facts.sweeps} sweeps (seed {facts.seed}) on the "
            "standardised data; the draw is the first chain's last kept one.")
@@ -232,12 +234,10 @@ def show_pcrp(step, facts, seed):
     left, right = panes()
     with left:
         figure(lplots.posterior_and_partitions(
-            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k),
-                                     (legend(pcrp, facts.true_k, facts.r), *pcrp.k_posterior(), pcrp.mean_k)],
-            [(f"{crp.label} draw: {sizes_title(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
-             (f"{pcrp.label} draw: {sizes_title(pcrp.draw_sizes)}",
-              lesson.matched_colours(pcrp.draw, crp.point))],
-            facts.true_k, height=FIGURE_PX), "lesson-pcrp")
+            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k, 2 * crp.mcse),
+                                     (legend(pcrp, facts.true_k, facts.r), *pcrp.k_posterior(), pcrp.mean_k,
+                                      2 * pcrp.mcse)],
+            partition_panels(facts, "pcrp"), facts.true_k, height=FIGURE_PX), "lesson-pcrp")
     terms(right, step, facts)
     _, _, entry = lesson.shipped_r()
     source(f"Same seed, starts and {facts.sweeps} sweeps; one colour, one cluster in both draws. r = {facts.r:g} "
@@ -367,13 +367,14 @@ def navigation(step, present):
     return c[3].empty()
 
 
-def explorer_link(place, values, present):
+def explorer_link(place, step, values, present):
     """The Explorer in this step's settings, in a new tab (an address carries settings only, never a run); the label
-    names the r the step talks about."""
+    names the r the step talks about, from the step that defines r on (:func:`pcrp.teaching.lesson.names_r`)."""
     values["present"] = present
     url = es.demo_link(lesson.explorer_address(st.context.url) or "/", values)
     r = values.get(lesson.explorer_r_key())
-    label = "Open in the Explorer" + (f" at r = {r:g}" if r is not None and r == r else "")
+    named = lesson.names_r(step) and r is not None and r == r
+    label = "Open in the Explorer" + (f" at r = {r:g}" if named else "")
     place.link_button(label, url, icon=":material/open_in_new:")
 
 
@@ -416,7 +417,7 @@ def page():
     with guarded(f"step {step} of the lesson"):
         values = step_body(step, info, seed, body)
         if values is not None:
-            explorer_link(link, values, present)
+            explorer_link(link, step, values, present)
     st.iframe(KEYS_SCRIPT, height=1)  # same-origin: may reach the page (see KEYS_CODE)
 
 
