@@ -7,6 +7,7 @@ Vega-Lite drawing in larger type; E[K_N] is its Plotly figure; the rest are smal
 import numpy as np
 import plotly.graph_objects as go
 
+from ..basics.shares import percent_text
 from .restaurant import k_growth_priors, restaurant_chart, restaurant_grid
 from .style import LAYOUT, colour, plain_text
 
@@ -16,9 +17,9 @@ TINY_GREY = "#b0b0b0"
 
 
 def projector(fig, height=HEIGHT_PX, **layout):
-    """``fig`` with the lesson's type size and height; annotations without a size of their own (the panels'
-    titles) at the lesson's size too."""
-    fig.update_layout(font=dict(size=FONT_PX), height=height, **layout)
+    """``fig`` with the lesson's type size and height (None: its own); annotations without a size of their own (the
+    panels' titles) at the lesson's size too. Rich get richer's Present sets its figures in this type as well."""
+    fig.update_layout(font=dict(size=FONT_PX), **({} if height is None else {"height": height}), **layout)
     fig.for_each_annotation(lambda a: a.update(font_size=FONT_PX) if a.font.size is None else None)
     return fig
 
@@ -27,13 +28,8 @@ def restaurant(sizes, probs, title, cols=8, max_rows=3, cell_px=100):
     """The restaurant (:func:`pcrp.plots.restaurant.restaurant_chart`) with its counts, probabilities and title in
     the lesson's type size: as many rows of ``cols`` tables as it needs, at most ``max_rows``."""
     rows = restaurant_grid(len(sizes), cols, max_rows)
-    spec = restaurant_chart(sizes, probs, max_customers=max(int(np.max(sizes)), 1), cols=cols, rows=rows,
-                            cell_px=cell_px, title=title)
-    for layer in spec["layer"]:
-        if layer["mark"].get("type") == "text":
-            layer["mark"]["fontSize"] = FONT_PX
-    spec["title"]["fontSize"] = FONT_PX + 2
-    return spec
+    return restaurant_chart(sizes, probs, max_customers=max(int(np.max(sizes)), 1), cols=cols, rows=rows,
+                            cell_px=cell_px, title=title, font_px=FONT_PX, title_px=FONT_PX + 2)
 
 
 def k_growth(labels, N, means, ses, exact, title):
@@ -68,15 +64,9 @@ def partitions(X, columns, panels):
 
 def share_text(percent):
     """A share of draws as written above its bar, in the axis's unit (% of draws) without the sign, narrow enough
-    for a grouped bar: '39', '<1' (some, under one percent), '>99' (not all, over 99 percent: never a 100 that is
-    not), or '' (none)."""
-    if percent <= 0:
-        return ""
-    if percent < 1:
-        return "<1"
-    if 99 < percent < 100:
-        return ">99"
-    return f"{percent:.0f}"
+    for a grouped bar: :func:`pcrp.basics.shares.percent_text`'s rule (never 100 for less, never 0 for more: '39',
+    '99.6', '0.3'), or '' (none)."""
+    return "" if percent <= 0 else percent_text(percent / 100).removesuffix("%")
 
 
 BARS_TOP = 100.0  # the bars' axis: % of draws

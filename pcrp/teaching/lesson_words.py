@@ -6,6 +6,7 @@ watches the word change); no figure is typed into a sentence.
 
 import numpy as np
 
+from ..basics.shares import percent_text
 from .lesson import CV_FILE, K_BURN_IN, K_SWEEPS, OLD_FAITHFUL, STEPS, TRUE_K_SOURCE, one_se, outcome
 
 MOST = 0.5  # "most draws": a share of the pooled draws above one half
@@ -29,9 +30,9 @@ def points_text(sizes):
 
 def _restaurant_sentence(facts):
     return (f"After {facts.customers} customers the {facts.label} has opened {facts.tables} "
-            f"table{'s' if facts.tables != 1 else ''} and the largest seats {facts.largest_share:.0%} of them; "
-            f"the next customer joins that table with probability {facts.p_largest:.0%} and opens a new one with "
-            f"probability {facts.p_new:.1%}: the fuller a table, the likelier the next customer sits there.")
+            f"table{'s' if facts.tables != 1 else ''} and the largest seats {percent_text(facts.largest_share)} of them; "
+            f"the next customer joins that table with probability {percent_text(facts.p_largest)} and opens a new one with "
+            f"probability {percent_text(facts.p_new, 1)}: the fuller a table, the likelier the next customer sits there.")
 
 
 def amount(value):
@@ -66,22 +67,22 @@ def _point_clause(v, true_k):
             f"({points_text(v.point_sizes)})"
     if v.point_k == true_k:
         return (f"{where}, the true number: a loss-based summary drops the extra clusters that "
-                f"{v.p_above:.0%} of the draws hold" if v.p_above > MOST else f"{where}, as its draws do")
+                f"{percent_text(v.p_above)} of the draws hold" if v.p_above > MOST else f"{where}, as its draws do")
     return f"{where}: {'more' if v.point_k > true_k else 'fewer'} than the {true_k} true ones"
 
 
 def _crp_sentence(facts):
     v, k = facts.crp, facts.true_k
     text = (f"On Old Faithful's {facts.X.shape[0]} eruptions (K_true = {k}), {v.chains} {v.label} chains put "
-            f"{v.p_true:.0%} of their draws on K = {k} and hold {v.mean_k:.2f} clusters on average "
+            f"{percent_text(v.p_true)} of their draws on K = {k} and hold {v.mean_k:.2f} clusters on average "
             f"(± {2 * v.mcse:.2f})")
     if v.p_above > MOST:
-        text += (f": the posterior over-clusters, with extra clusters in {v.p_above:.0%} of the draws (the one shown: "
+        text += (f": the posterior over-clusters, with extra clusters in {percent_text(v.p_above)} of the draws (the one shown: "
                  f"{points_text(v.draw_sizes)})")
     elif v.p_below > MOST:
-        text += f": the posterior merges the real clusters in {v.p_below:.0%} of the draws"
+        text += f": the posterior merges the real clusters in {percent_text(v.p_below)} of the draws"
     else:
-        text += (f": the posterior does not over-cluster, with extra clusters in only {v.p_above:.0%} of the "
+        text += (f": the posterior does not over-cluster, with extra clusters in only {percent_text(v.p_above)} of the "
                  "draws")
     return text + "; " + _point_clause(v, k) + "."
 
@@ -89,19 +90,19 @@ def _crp_sentence(facts):
 def _pcrp_sentence(facts):
     v, c, k = facts.pcrp, facts.crp, facts.true_k
     text = (f"At r = {facts.r:g}, cross validation's r for Old Faithful, {v.chains} {v.label} chains on the same data, "
-            f"starts and sweeps put {v.p_true:.0%} of their draws on K = {k} against the {c.label}'s {c.p_true:.0%} "
+            f"starts and sweeps put {percent_text(v.p_true)} of their draws on K = {k} against the {c.label}'s {percent_text(c.p_true)} "
             f"and hold {v.mean_k:.2f} clusters on average against {c.mean_k:.2f}: ")
     if v.p_below > MOST:
         text += f"the power merges the real clusters in most draws"
     elif v.p_above < c.p_above and v.p_above <= MOST:
-        text += (f"the power empties the extra tables in the draws themselves (extra clusters in {v.p_above:.0%} of "
-                 f"them against {c.p_above:.0%})")
+        text += (f"the power empties the extra tables in the draws themselves (extra clusters in {percent_text(v.p_above)} of "
+                 f"them against {percent_text(c.p_above)})")
     elif v.p_above < c.p_above:
-        text += (f"the power empties some extra tables, but {v.p_above:.0%} of the draws still hold extra clusters "
-                 f"(against {c.p_above:.0%})")
+        text += (f"the power empties some extra tables, but {percent_text(v.p_above)} of the draws still hold extra clusters "
+                 f"(against {percent_text(c.p_above)})")
     else:
-        text += (f"the power does not empty the extra tables here (extra clusters in {v.p_above:.0%} of the draws "
-                 f"against {c.p_above:.0%})")
+        text += (f"the power does not empty the extra tables here (extra clusters in {percent_text(v.p_above)} of the draws "
+                 f"against {percent_text(c.p_above)})")
     if facts.same_point:
         text += (f"; both point estimates under VI loss are the same partition ({points_text(v.point_sizes)}), so the "
                  "power changes the draws more than that summary")
@@ -320,7 +321,7 @@ def _about_sim(sim):
     gaps = _and(f"{g:.1f}" for g in sim.gaps)
     means, sds = (", ".join(f"{v:g}" for v in values) for values in (sim.means, sim.sds))
     return (f"1-D Gaussians at {means} with sds {sds}; "
-            f"neighbours {gaps} sds (of the wider) apart; the true mixture itself misplaces {sim.misassigned:.1%} of "
+            f"neighbours {gaps} sds (of the wider) apart; the true mixture itself misplaces {percent_text(sim.misassigned, 1)} of "
             "points")
 
 
