@@ -11,7 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages.shared import guarded, inert, sampler_ready
+from app_pages.shared import guarded, inert, present_from_address, present_style, present_switch, sampler_ready
+from pcrp.basics.shares import percent_text
 from pcrp.teaching import lesson, lesson_words
 from pcrp.app import explorer_settings as es
 from pcrp.plots import lesson as lplots
@@ -20,8 +21,8 @@ state = st.session_state
 COMPARISON = Path(__file__).resolve().parent.parent / "docs" / "compare" / "compare.json"  # `pcrp compare`'s run
 NO_TOOLBAR = {"displayModeBar": False}
 
-# Large type for the sentence a teacher reads out, smaller for the terms beside the figure; presentation mode also
-# hides the sidebar and the header.
+# Large type for the sentence a teacher reads out, smaller for the terms beside the figure; presentation mode
+# (app_pages/shared.py's, with these rules for the sentence and the terms) also hides the sidebar and the header.
 LESSON_CSS = """<style>
 .lesson-say {font-size: 24px; line-height: 1.35; margin: 0 0 0.3rem 0;}
 .lesson-terms {border-left: 3px solid #ddd; padding-left: 0.6rem;}
@@ -30,16 +31,10 @@ LESSON_CSS = """<style>
 [data-testid='stMainBlockContainer'] h2 {padding: 0.2rem 0 0.2rem 0;}
 [data-testid='stMainBlockContainer'] {padding-top: 3.8rem;}
 </style>"""
-PRESENT_CSS = """<style>
-section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader'],
-[data-testid='stElementToolbar'], [data-testid='stToolbar'] {display: none !important;}
-[data-testid='stMainBlockContainer'] {padding: 0.6rem 1.5rem 0.5rem 1.5rem !important; max-width: 100% !important;}
-[data-testid='stMainBlockContainer'] p, [data-testid='stMainBlockContainer'] a,
-[data-testid='stCaptionContainer'] {font-size: 20px !important;}
+PRESENT_EXTRA = """
 [data-testid='stMainBlockContainer'] p.lesson-say {font-size: 25px !important; line-height: 1.3 !important;}
 [data-testid='stMainBlockContainer'] p.lesson-term {font-size: 17px !important;}
-[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] p {font-size: 16px !important;}
-</style>"""
+"""
 
 # Keys: the right arrow (or Page Down, as a presenter's clicker sends) = Next, the left arrow (or Page Up) =
 # Previous. A listener added once to the page clicks the enabled button, so keys and buttons do the same. Keys typed
@@ -83,25 +78,13 @@ def address():
         st.query_params["step"] = str(state.lesson_step)
     step, problem = lesson.parse_step(st.query_params.get_all("step") or None)
     state.lesson_step = step
-    problems = [problem] if problem else []
-    present = False
-    if "present" in st.query_params:
-        try:
-            present = es.BY_NAME["present"].parse(st.query_params["present"])
-        except ValueError as err:
-            problems.append(str(err))
+    present, present_problem = present_from_address()
+    problems = [p for p in (problem, present_problem) if p]
     return step, present, problems
 
 
 def go_to(step):
     st.query_params["step"] = str(step)
-
-
-def toggle_present():
-    if state.lesson_present:
-        st.query_params["present"] = "1"
-    elif "present" in st.query_params:
-        del st.query_params["present"]
 
 
 # ----------------------------------------------------------------------------- each step's numbers, cached
@@ -157,8 +140,8 @@ FIGURE_PX = 390  # a figure under a sentence of four lines at 1280 x 800 (Presen
 def legend(post, true_k, r=None):
     """A prior's legend entry beside its posterior of K: mean K ± 2 MCSE and the share of draws above K_true."""
     name = post.label if r is None else f"{post.label}, r = {r:g}"
-    return (f"{name}: mean K {post.mean_k:.2f} ± {2 * post.mcse:.2f} (dashed), K = {true_k} in {post.p_true:.0%}, "
-            f"K > {true_k} in {post.p_above:.0%}")
+    return (f"{name}: mean K {post.mean_k:.2f} ± {2 * post.mcse:.2f} (◆), K = {true_k} in {percent_text(post.p_true)}, "
+            f"K > {true_k} in {percent_text(post.p_above)}")
 
 
 def sizes_title(sizes):
@@ -209,17 +192,19 @@ def show_growth(step, facts, seed):
     return lesson.explorer_values(step, r=facts.r)
 
 
+def partition_panels(facts, key):
+    """The step's partitions beside its posterior of K: [(title, colours)] (:meth:`OldFaithful.panels`)."""
+    return [(f"{which}: {sizes_title(sizes)}", colours) for which, sizes, colours in facts.panels(key)]
+
+
 def show_crp(step, facts, seed):
     say(lesson_words.sentence(step, facts))
     crp = facts.crp
     left, right = panes()
     with left:
         figure(lplots.posterior_and_partitions(
-            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k)],
-            [(f"a draw: {sizes_title(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
-             (f"point estimate: {sizes_title(crp.point_sizes)}",
-              lesson.matched_colours(crp.point, crp.point))],
-            facts.true_k, height=FIGURE_PX), "lesson-crp")
+            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k, 2 * crp.mcse)],
+            partition_panels(facts, "crp"), facts.true_k, height=FIGURE_PX), "lesson-crp")
     terms(right, step, facts)
     source(f"Run now: {crp.chains} {crp.label} chains of {facts.sweeps} sweeps (seed {facts.seed}) on the "
            "standardised data; the draw is the first chain's last kept one.")
@@ -232,12 +217,10 @@ def show_pcrp(step, facts, seed):
     left, right = panes()
     with left:
         figure(lplots.posterior_and_partitions(
-            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k),
-                                     (legend(pcrp, facts.true_k, facts.r), *pcrp.k_posterior(), pcrp.mean_k)],
-            [(f"{crp.label} draw: {sizes_title(crp.draw_sizes)}", lesson.matched_colours(crp.draw, crp.point)),
-             (f"{pcrp.label} draw: {sizes_title(pcrp.draw_sizes)}",
-              lesson.matched_colours(pcrp.draw, crp.point))],
-            facts.true_k, height=FIGURE_PX), "lesson-pcrp")
+            facts.X, facts.columns, [(legend(crp, facts.true_k), *crp.k_posterior(), crp.mean_k, 2 * crp.mcse),
+                                     (legend(pcrp, facts.true_k, facts.r), *pcrp.k_posterior(), pcrp.mean_k,
+                                      2 * pcrp.mcse)],
+            partition_panels(facts, "pcrp"), facts.true_k, height=FIGURE_PX), "lesson-pcrp")
     terms(right, step, facts)
     _, _, entry = lesson.shipped_r()
     source(f"Same seed, starts and {facts.sweeps} sweeps; one colour, one cluster in both draws. r = {facts.r:g} "
@@ -361,19 +344,18 @@ def navigation(step, present):
                 icon=":material/arrow_forward:", type="primary")
     c[2].markdown(f"**Step {step} of {len(lesson.STEPS)}**", help="The → and ← keys (or Page Down and Page Up, as a "
                   "presenter's clicker sends) move between the steps, also right after a click on a switch or button.")
-    state.lesson_present = present
-    c[4].toggle("Present", key="lesson_present", on_change=toggle_present,
-                help="Hide the sidebar and the header, for a projector (or add &present=1 to the address).")
+    present_switch(c[4], "lesson_present", present)
     return c[3].empty()
 
 
-def explorer_link(place, values, present):
+def explorer_link(place, step, values, present):
     """The Explorer in this step's settings, in a new tab (an address carries settings only, never a run); the label
-    names the r the step talks about."""
+    names the r the step talks about, from the step that defines r on (:func:`pcrp.teaching.lesson.names_r`)."""
     values["present"] = present
     url = es.demo_link(lesson.explorer_address(st.context.url) or "/", values)
     r = values.get(lesson.explorer_r_key())
-    label = "Open in the Explorer" + (f" at r = {r:g}" if r is not None and r == r else "")
+    named = lesson.names_r(step) and r is not None and r == r
+    label = "Open in the Explorer" + (f" at r = {r:g}" if named else "")
     place.link_button(label, url, icon=":material/open_in_new:")
 
 
@@ -402,8 +384,7 @@ def page():
     """The lesson: the address, the frame, then the step."""
     step, present, problems = address()
     st.html(LESSON_CSS)
-    if present:
-        st.html(PRESENT_CSS)
+    present_style(present, PRESENT_EXTRA)
     link = navigation(step, present)
     for problem in problems:
         st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
@@ -416,7 +397,7 @@ def page():
     with guarded(f"step {step} of the lesson"):
         values = step_body(step, info, seed, body)
         if values is not None:
-            explorer_link(link, values, present)
+            explorer_link(link, step, values, present)
     st.iframe(KEYS_SCRIPT, height=1)  # same-origin: may reach the page (see KEYS_CODE)
 
 

@@ -3,7 +3,8 @@
 The restaurant fills the first screen of a projector; the slower parts (the growth of K, exchangeability, one
 customer's choice in a real posterior) are drawn only when chosen under "Go further". The pCRP's r is a data set's
 own (pcrp.teaching.one_customer.data_r: the shipped cross-validated r): Old Faithful's in the restaurant, as in the
-lesson, and the shown data set's in the one-customer view."""
+lesson, and the shown data set's in the one-customer view. Present (the switch, or ?present=1) is the Lesson's
+presentation mode (app_pages/shared.py): no sidebar, projector type, the restaurants in larger cells."""
 
 import html
 import math
@@ -11,12 +12,14 @@ import math
 import numpy as np
 import streamlit as st
 
-from app_pages.shared import guarded, inert, sampler_ready
+from app_pages.shared import guarded, inert, present_from_address, present_style, present_switch, sampler_ready
 from pcrp import plots
+from pcrp.basics.shares import fraction_text, percent_text
 from pcrp.model import DEFAULT_PRIOR, PRIORS, ModelError, make_prior, resolve_niw
 from pcrp.teaching.one_customer import (CHOICE_DATA, RESTAURANT_DATA, choice_data, contrast, data_r, seating_choice,
                                         with_data_r)
 from pcrp.plots import restaurant as rplots
+from pcrp.plots.lesson import FONT_PX as PROJECTOR_PX, projector
 from pcrp.plots.palette import colour
 from pcrp.runs.chains import run_chain
 from pcrp.model.seating import (arrival_orders, growth, order_probability_prior, seat_prior, seating_probabilities_prior,
@@ -33,9 +36,13 @@ DEFAULT_SEED = 1
 FURTHER = {"growth": "Growth of K", "exchangeability": "Exchangeability", "one_customer": "One customer's choice"}
 
 
-def introduction():
-    """The title and what to watch for."""
-    st.title("Rich get richer")
+def introduction(present, problem):
+    """The title beside the Present switch, a bad ``present`` in the address said, and what to watch for."""
+    c = st.columns([5, 1], vertical_alignment="center")
+    c[0].title("Rich get richer")
+    present_switch(c[1], "rgr_present", present)
+    if problem:
+        st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
     st.markdown(
         "Customers enter one by one; each joins a table with a weight that grows with its size, or opens a new one. "
         "**What to watch for:** the big tables get bigger, and under the pCRP (sizes to the power r > 1) they pull "
@@ -166,9 +173,25 @@ def plural(n, word, words=None):
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
-def restaurants(chosen, priors, n_total, seed, speed):
+# Present's rules besides the shared ones (app_pages/shared.py): the typed values and the chosen priors' tags in
+# projector type too.
+PRESENT_EXTRA = """
+[data-testid='stMainBlockContainer'] input, [data-testid='stMainBlockContainer'] [data-tag] span
+{font-size: 18px !important;}
+"""
+
+
+def chart(place, fig, present, key):
+    """A Plotly figure in ``place``, without its toolbar; in Present in the projector's type
+    (:func:`pcrp.plots.lesson.projector`, its own height kept) and without Streamlit's theme, which sets its own
+    smaller type."""
+    place.plotly_chart(projector(fig, height=None) if present else fig, key=key, width="stretch",
+                       config={"displayModeBar": False}, theme=None if present else "streamlit")
+
+
+def restaurants(chosen, priors, n_total, seed, speed, present=False):
     """The restaurants and their status line: a fragment (see restaurant_section) that seats the next customers
-    on every tick while playing."""
+    on every tick while playing; in Present larger cells and type."""
     per_tick = SPEEDS[speed][1]
     with guarded("the seating animation"):
         if state.rgr_playing:
@@ -190,7 +213,7 @@ def restaurants(chosen, priors, n_total, seed, speed):
             return
         sizes = {p: np.bincount(seating(p, n_total, seed)[:n]) for p in shown}
         max_customers = max(int(s.max()) for s in sizes.values())
-        cols_per_row, cell_px = {1: (9, 88), 2: (4, 84), 3: (3, 80)}[len(shown)]
+        cols_per_row, cell_px = (rplots.PRESENT_GRID if present else rplots.GRID)[len(shown)]
         most = max(s.size for s in sizes.values())
         rows = rplots.restaurant_grid(most, cols_per_row, max_rows=3)
         overflow = most + 1 > cols_per_row * rows  # some panel notes its tables that are not drawn
@@ -201,15 +224,17 @@ def restaurants(chosen, priors, n_total, seed, speed):
                 st.vega_lite_chart(rplots.restaurant_chart(s, seating_probabilities_prior(prior, s),
                                                            max_customers=max_customers, cols=cols_per_row,
                                                            rows=rows, cell_px=cell_px, title=prior.label(),
-                                                           note_row=overflow),
+                                                           note_row=overflow,
+                                                           **({"font_px": PROJECTOR_PX, "title_px": PROJECTOR_PX + 2}
+                                                              if present else {})),
                                    key=f"rgr-restaurant-{prior.name}", width="content")
-                st.markdown(f"**{plural(s.size, 'table')}**, largest {s.max() / n:.0%}")
+                st.markdown(f"**{plural(s.size, 'table')}**, largest {percent_text(s.max() / n)}")
         st.caption("Circles: tables in the order they opened, area proportional to customers (one scale for all "
                    "panels); under each, the next customer's probability of sitting there; dashed: a new table. "
                    "Every panel uses the same random numbers, so the panels differ only by the prior.")
 
 
-def restaurant_section(chosen, priors, n_total, seed):
+def restaurant_section(chosen, priors, n_total, seed, present=False):
     """Step / +10 / Play / Restart, the speed, the animated restaurants and the seating rule."""
     state.setdefault("rgr_shown", 1)
     state.setdefault("rgr_playing", False)
@@ -224,7 +249,7 @@ def restaurant_section(chosen, priors, n_total, seed):
     speed = b[4].select_slider("speed", options=list(SPEEDS), value="medium (5 per second)", key="rgr_speed")
     interval = SPEEDS[speed][0]
     animated = st.fragment(restaurants, run_every=interval if state.rgr_playing else None)
-    animated(chosen, priors, n_total, seed, speed)
+    animated(chosen, priors, n_total, seed, speed, present)
     rule = st.expander("The seating rule, for every prior")
     rule.markdown("With $n$ customers seated at $K$ tables ($V_{n+1}(K)$: the prior's weight of $K$ tables among "
                   "the $n + 1$ customers once the newcomer sits; $W(n)$: its weight of a table of $n$):")
@@ -245,7 +270,7 @@ def tables_at(prior, n, runs, seed):
     return simulate_tables_prior(prior, n, runs, seed=seed)
 
 
-def growth_section(priors, seed):
+def growth_section(priors, seed, present=False):
     """E[K_N] curves and the distribution of the tables after N customers, for the priors chosen here."""
     st.header("Growth of K")
     c = st.columns([3, 1])
@@ -263,9 +288,8 @@ def growth_section(priors, seed):
         curves.append({"label": prior.spec.label, "N": N, "mean": sims.mean(axis=0),
                        "se": sims.std(axis=0, ddof=1) / np.sqrt(runs), "exact": known.exact, "limit": known.limit})
     if curves:
-        st.plotly_chart(rplots.k_growth_priors(curves, f"E[K_N]: simulated (bands ±2 standard errors, {runs} seatings), "
-                                                       "exact dashed, limits dotted"),
-                        key="rgr-growth", width="stretch", config={"displayModeBar": False})
+        title = f"E[K_N]: simulated (bands ±2 standard errors, {runs} seatings), exact dashed, limits dotted"
+        chart(st, rplots.k_growth_priors(curves, title), present, "rgr-growth")
         notes = [(p.label(), growth(p, 1)) for p in growth_priors]
         st.markdown("\n".join(f"- **{label}**: {g.formula}" + (f"; K_N {g.rate}." if g.rate else ".")
                               for label, g in notes))
@@ -282,24 +306,22 @@ def growth_section(priors, seed):
             f"<b style='color: {colour(i)}'>{html.escape(label)}</b>" for i, label in enumerate(at))
                 + "</div>")
         cols = st.columns(3)
-        cols[0].plotly_chart(rplots.distribution_lines({k: v["K"] for k, v in at.items()}, f"K_N at N = {n_at}",
-                                                       "tables K", showlegend=False),
-                             key="rgr-kdist", width="stretch", config={"displayModeBar": False})
-        cols[1].plotly_chart(rplots.distribution_lines({k: v["largest_share"] for k, v in at.items()},
-                                                       "share of the largest table", "largest table / N",
-                                                       integer=False, x_range=(0, 1), showlegend=False),
-                             key="rgr-largest", width="stretch", config={"displayModeBar": False})
-        cols[2].plotly_chart(rplots.distribution_lines({k: v["singletons"] for k, v in at.items()},
-                                                       "tables with one customer", "singletons",
-                                                       showlegend=False),
-                             key="rgr-singletons", width="stretch", config={"displayModeBar": False})
-        st.caption(" · ".join(f"{k}: mean K {v['K'].mean():.2f}, largest table {v['largest_share'].mean():.0%}, "
+        chart(cols[0], rplots.distribution_lines({k: v["K"] for k, v in at.items()}, f"K_N at N = {n_at}",
+                                                 "tables K", showlegend=False), present, "rgr-kdist")
+        chart(cols[1], rplots.distribution_lines({k: v["largest_share"] for k, v in at.items()},
+                                                 "share of the largest table", "largest table / N", integer=False,
+                                                 x_range=(0, 1), showlegend=False), present, "rgr-largest")
+        chart(cols[2], rplots.distribution_lines({k: v["singletons"] for k, v in at.items()},
+                                                 "tables with one customer", "singletons", showlegend=False),
+              present, "rgr-singletons")
+        st.caption(" · ".join(f"{k}: mean K {v['K'].mean():.2f}, "
+                              f"largest table {percent_text(v['largest_share'].mean())}, "
                               f"{v['singletons'].mean():.2f} singletons" for k, v in at.items())
                    + f" ({runs} seatings each).")
 
 
 # ----------------------------------------------------------------------------- exchangeability
-def exchangeability_section(chosen, priors):
+def exchangeability_section(chosen, priors, present=False):
     """The three-customer example and the probability of a partition by arrival order, for the priors chosen for
     the restaurant."""
     st.header("Exchangeability")
@@ -308,8 +330,9 @@ def exchangeability_section(chosen, priors):
         st.markdown("The paper's three-customer example: customers 1 and 2 at one table, or at two tables; where does "
                     "customer 3 sit?")
         st.markdown("\n".join(
-            f"- **{p.label()}**: p(z3 = 2 | z1 = 1, z2 = 1) = **{seating_probabilities_prior(p, [2])[-1]:.3f}**, "
-            f"p(z3 = 1 | z1 = 1, z2 = 2) = **{seating_probabilities_prior(p, [1, 1])[0]:.3f}**" for p in compared))
+            f"- **{p.label()}**: p(z3 = 2 | z1 = 1, z2 = 1) = "
+            f"**{fraction_text(seating_probabilities_prior(p, [2])[-1], 3)}**, p(z3 = 1 | z1 = 1, z2 = 2) = "
+            f"**{fraction_text(seating_probabilities_prior(p, [1, 1])[0], 3)}**" for p in compared))
     blocks_text = st.text_input("a partition, as block sizes (at most 8 customers)", "3,1", key="rgr_blocks")
     try:
         block_sizes = [int(v) for v in blocks_text.split(",")]
@@ -324,9 +347,8 @@ def exchangeability_section(chosen, priors):
             letters = "ABCDEFGH"
             names = ["".join(letters[b] for b in o) for o in orders]
             probs = {p.label(): [order_probability_prior(o, p) for o in orders] for p in compared}
-            st.plotly_chart(plots.order_probabilities(names, probs,
-                                                      f"p(partition {'/'.join(map(str, block_sizes))}) by arrival order"),
-                            key="rgr-orders", width="stretch", config={"displayModeBar": False})
+            title = f"p(partition {'/'.join(map(str, block_sizes))}) by arrival order"
+            chart(st, plots.order_probabilities(names, probs, title), present, "rgr-orders")
             same = [k for k, v in probs.items() if max(v) - min(v) <= 1e-9 * max(v)]
             varies = [k for k in probs if k not in same]
             parts = [f"{k}: from {min(v):.4g} to {max(v):.4g}" for k, v in probs.items()]
@@ -364,7 +386,7 @@ def disagreement(name, seed, priors):
     return contrast(ds.X, labels, niw, list(priors))[0]
 
 
-def one_customer_section(chosen, priors, seed):
+def one_customer_section(chosen, priors, seed, present=False):
     """Algorithm 1's inner loop for one point of a real posterior draw, under each prior chosen for the restaurant,
     the pCRP at the shown data set's own r."""
     st.header("One customer's choice in a real posterior")
@@ -396,41 +418,43 @@ def one_customer_section(chosen, priors, seed):
     point = c[1].slider("point", 0, ds.n - 1, key="rgr_point")
     if tv is not None:
         c[0].caption(f"Point {informative} is where the priors' choices differ most (total variation "
-                     f"{tv[informative]:.2f}); for {np.mean(tv < 0.01):.0%} of the points they differ by under 0.01, "
-                     "because the predictive densities decide.")
-    c[1].plotly_chart(plots.highlight_point(ds.X, labels, point, ds.columns,
-                                            f"{dataset_name}: a CRP posterior draw, point {point} ringed"),
-                      key="rgr-choice-scatter", width="stretch", config={"displayModeBar": False})
+                     f"{tv[informative]:.2f}); for {percent_text(np.mean(tv < 0.01))} of the points they differ by "
+                     "under 0.01, because the predictive densities decide.")
+    chart(c[1], plots.highlight_point(ds.X, labels, point, ds.columns,
+                                      f"{dataset_name}: a CRP posterior draw, point {point} ringed"),
+          present, "rgr-choice-scatter")
     if compared:
         cols = st.columns(len(compared))
         for col, prior in zip(cols, compared):
             choice = seating_choice(ds.X, labels, point, niw, prior)
-            col.plotly_chart(rplots.choice_bars(choice, f"{prior.label()}: where point {point} goes"),
-                             key=f"rgr-choice-{prior.name}", width="stretch", config={"displayModeBar": False})
+            chart(col, rplots.choice_bars(choice, f"{prior.label()}: where point {point} goes"), present,
+                  f"rgr-choice-{prior.name}")
         st.caption("Every panel uses the same partition of the other points and the same predictive densities; only "
                    "the prior weights differ. Under the pCRP the big clusters' weights grow as N_k^r, so a point that "
                    "fits a small cluster is pulled towards a big one unless its predictive clearly prefers the small "
                    "one.")
 
 
-def further(chosen, priors, seed):
+def further(chosen, priors, seed, present=False):
     """The slower parts, one at a time and only when chosen, so that the page stays a restaurant on a projector."""
     part = st.segmented_control("Go further", list(FURTHER), format_func=FURTHER.get, key="rgr_further",
                                 help="Each part runs simulations or a posterior draw when chosen; none by default.")
     if part == "growth":
-        growth_section(priors, seed)
+        growth_section(priors, seed, present)
     elif part == "exchangeability":
-        exchangeability_section(chosen, priors)
+        exchangeability_section(chosen, priors, present)
     elif part == "one_customer":
-        one_customer_section(chosen, priors, seed)
+        one_customer_section(chosen, priors, seed, present)
 
 
 def page():
-    """Rich get richer, top to bottom."""
-    introduction()
+    """Rich get richer, top to bottom (in Present, the Lesson's presentation mode)."""
+    present, problem = present_from_address()
+    present_style(present, PRESENT_EXTRA)
+    introduction(present, problem)
     chosen, n_total, seed, priors = prior_choices()
-    restaurant_section(chosen, priors, n_total, seed)
-    further(chosen, priors, seed)
+    restaurant_section(chosen, priors, n_total, seed, present)
+    further(chosen, priors, seed, present)
 
 
 page()

@@ -196,3 +196,54 @@ def guarded(what="this page"):
         LOG.exception("unexpected error in %s", what)
         st.error(f"Something went wrong in {what}; the details are in the server's log. "
                  "Press Reset or reload the page to start again.")
+
+
+# ----------------------------------------------------------------------------- presentation mode
+# Presentation mode (?present=1 in the address, or a page's Present switch), shared by the Lesson and Rich get richer
+# (the Explorer has its own, with its charts' sizes: app_pages/explorer_parts/header.py): no sidebar, header or
+# toolbars, the page the projector's whole width, text in projector type (20 px; captions 16 px). A page adds its own
+# rules (present_style's ``extra``).
+PRESENT_RULES = """
+section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader'],
+[data-testid='stElementToolbar'], [data-testid='stToolbar'] {display: none !important;}
+[data-testid='stMainBlockContainer'] {padding: 0.6rem 1.5rem 0.5rem 1.5rem !important; max-width: 100% !important;}
+[data-testid='stMainBlockContainer'] h1 {font-size: 1.9rem; padding: 0 0 0.2rem 0;}
+[data-testid='stMainBlockContainer'] p, [data-testid='stMainBlockContainer'] a,
+[data-testid='stMainBlockContainer'] li, [data-testid='stCaptionContainer'] {font-size: 20px !important;}
+[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] p {font-size: 16px !important;}
+"""
+EMPTY_STYLE = "<style></style>"
+PRESENT_HELP = "Hide the sidebar and the header and set the text in projector type (or add &present=1 to the address)."
+
+
+def present_from_address():
+    """(presentation mode on or off, problem or None) from the address's ``present`` value, read by the Explorer's
+    declaration of it (pcrp.app.explorer_settings): a bad value leaves it off, with the sentence saying why."""
+    from pcrp.app import explorer_settings as es
+
+    if "present" not in st.query_params:
+        return False, None
+    try:
+        return bool(es.BY_NAME["present"].parse(st.query_params["present"])), None
+    except ValueError as err:
+        return False, str(err)
+
+
+def present_switch(place, key, present, help=PRESENT_HELP):
+    """The Present switch (widget ``key``) in ``place``, showing ``present`` (the address's), bound to the address:
+    switching it on writes ?present=1, off removes it, so that a reload or a shared address keeps the mode."""
+    st.session_state[key] = bool(present)
+
+    def changed():
+        if st.session_state[key]:
+            st.query_params["present"] = "1"
+        elif "present" in st.query_params:
+            del st.query_params["present"]
+
+    return place.toggle("Present", key=key, on_change=changed, help=help)
+
+
+def present_style(present, extra=""):
+    """Presentation mode's styles (PRESENT_RULES and a page's ``extra`` rules) when ``present``, else an empty style:
+    every run of a page sends one style element here, so the elements after it keep their places."""
+    st.html(f"<style>{PRESENT_RULES}{extra}</style>" if present else EMPTY_STYLE)

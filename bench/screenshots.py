@@ -6,9 +6,10 @@
 Starts `streamlit run serve.py` on a free port and drives Debian's chromium (Playwright; never `playwright
 install`). Each page is shown after it has something on it: the Explorer after its default demo has run about
 20 s (and again with `?present=1`, the presentation mode; "five": the five registry priors on Sim 2, one row
-each, `?priors=crp,pcrp,py,mfm,sfm`), Choose r after "Compare all three" at its other default settings (Old
-Faithful; a few minutes; and in Present, `choose_r-present`), Reproduce the paper with our published run opened, Rich get richer after
-twenty customers. Files: <out>/<page>-<width>x<height>.png. Look at them before committing.
+ each, `?priors=crp,pcrp,py,mfm,sfm`), Choose r after "Compare all three" at its other default settings (Old
+ Faithful; a few minutes; and in Present, `choose_r-present`), Reproduce the paper with our published run opened, Rich
+ get richer after twenty customers ("rich-present": with `?present=1`, at 1280 x 800). Files:
+ <out>/<page>-<width>x<height>.png. Look at them before committing.
 """
 
 import argparse
@@ -103,17 +104,17 @@ def shoot_from_heading(page, out, name, heading, sizes=SIZES):
         shoot(page, out, name, width, height)
 
 
-def rich(browser, url, out):
+def rich(browser, url, out, present=False):
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.goto(url + "/rich_get_richer")
+    page.goto(url + "/rich_get_richer" + ("?present=1" if present else ""))
     expect(page.get_by_role("button", name="+10")).to_be_visible(timeout=90_000)
     for _ in range(2):
         page.get_by_role("button", name="+10").click()
         page.wait_for_timeout(1500)
-    for width, height in SIZES:
-        shoot(page, out, "rich_get_richer", width, height)
+    for width, height in SIZES[:1] if present else SIZES:
+        shoot(page, out, "rich_get_richer" + ("-present" if present else ""), width, height)
     page.close()
 
 
@@ -134,8 +135,8 @@ def main():
                 choose_r(browser, url, args.out, present=name.endswith("present"))
             elif name == "reproduce":
                 reproduce(browser, url, args.out)
-            elif name == "rich":
-                rich(browser, url, args.out)
+            elif name in ("rich", "rich-present"):
+                rich(browser, url, args.out, present=name.endswith("present"))
             else:
                 raise SystemExit(f"unknown page {name!r}")
     print(f"{time.perf_counter() - started:.0f} s")

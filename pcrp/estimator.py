@@ -5,10 +5,11 @@
 >>> model.weights_, model.means_, model.covariances_    # its clusters' mixing proportions and parameters
 >>> model.predict_proba(X_new)              # (M, K): which of the K clusters each new point belongs to
 >>> model.predict_new_cluster_proba(X_new)  # (M,): the probability that it would open a new cluster
->>> model.chains_.diagnostics()["K"]["rhat"]; model.modes_; model.stop_reason_
+>>> model.chains_.diagnostics()["K"]["rhat"]; model.modes_; model.converged_, model.stop_reason_
 >>> PCRPMixture(prior=PowerCRP(r=1.7))                  # a prior object: its parameters nest as prior__r
 >>> PCRPMixture(prior=make_prior("mfm", gamma=1.0, lam=2.0))   # any prior of pcrp.model.PRIORS
->>> GridSearchCV(PCRPMixture(prior=PowerCRP(r=1.1)), {"prior__r": [1.1, 1.5]})
+>>> PCRPMixture().set_params(prior__r=1.5)              # the default prior is PowerCRP() too
+>>> GridSearchCV(PCRPMixture(), {"prior__r": [1.1, 1.5]})
 
 Follows scikit-learn's conventions: keyword-only parameters stored as given, nothing else in ``__init__``; an
 object-valued parameter nests its own parameters (``prior__r``, as GaussianProcessRegressor's
@@ -22,6 +23,7 @@ sampler sees (stored in ``niw_``, in those units), while every attribute and pre
 """
 
 import sys
+import warnings
 from numbers import Integral
 
 import numpy as np
@@ -35,7 +37,7 @@ from .basics.errors import SettingError
 from .basics.params import Declarations, Param
 from .model import DEFAULT_PRIOR, PRIORS, GibbsPrior, check_covariance_type, make_prior
 from .summaries.partition import DEFAULT_LOSS, LOSSES
-from .runs.run_spec import MAX_SWEEPS, RUN_PARAMS, check_setting, make_run_spec
+from .runs.run_spec import CORES, MAX_SWEEPS, RUN_PARAMS, check_setting, make_run_spec
 from .runs.compiling import compile_kernels
 
 
@@ -49,10 +51,16 @@ ESTIMATOR_PARAMS = Declarations(
           "when fewer are kept).", integer=True,
           why_high="more draws than a chain's cap of sweeps are never kept; each draw costs a pass over the data."),
     Param("verbose", "verbosity", 0, 0, 10, True, True,
-          "0 silent; 1 or more the run's header, a progress bar and its summary, on stderr.", integer=True,
+          "0 silent (nothing on stdout or stderr); 1 or more the kernels' compile message on a first fit, the run's "
+          "header, a progress bar and its summary, on stderr.", integer=True,
           why_high="there is one level of detail: every value from 1 prints the same."),
     error=SettingError,
 )
+# The default prior, an object (the registry's default prior at its defaults: the pCRP, alpha 1, r 1.1), so that its
+# parameters nest on the default estimator too: PCRPMixture().set_params(prior__r=1.5), a grid over prior__r. A prior
+# is an immutable value (a frozen dataclass, compared with ==, its clone itself), so every estimator may share it:
+# set_params replaces it, never changes it.
+DEFAULT_PRIOR_OBJECT = make_prior(DEFAULT_PRIOR)
 
 
 class PCRPMixture(ClusterMixin, BaseEstimator):
@@ -61,24 +69,27 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    prior : str or prior object, default=pcrp.model.DEFAULT_PRIOR ("pcrp")
-        The seating prior. A name of :data:`pcrp.model.PRIORS` ("crp", "pcrp", "py", "mfm", "sfm", or a prior
-        registered with :func:`pcrp.register_prior` / :func:`pcrp.register_gcrp`, at any time) takes that prior's
-        registry defaults (pcrp: alpha 1, r 1.1). A prior object carries its parameters:
-        ``pcrp.model.PowerCRP(alpha=1.0, r=1.7)`` or ``pcrp.model.make_prior("mfm", gamma=1.0, lam=2.0)``. Its
-        parameters nest, as a kernel's do in GaussianProcessRegressor: ``get_params(deep=True)`` shows
-        ``prior__alpha`` and ``prior__r``, and ``set_params(prior__r=1.3)`` and ``GridSearchCV(...,
-        {"prior__r": [1.1, 1.5]})`` change them. This is the one route for a prior's parameters.
+    prior : prior object or str, default=PowerCRP()
+        The seating prior. A prior object carries its parameters: the default, ``pcrp.model.PowerCRP()`` (the
+        registry's default prior :data:`pcrp.model.DEFAULT_PRIOR` at its defaults, alpha 1 and r 1.1),
+        ``PowerCRP(alpha=1.0, r=1.7)``, or ``pcrp.model.make_prior("mfm", gamma=1.0, lam=2.0)`` for any prior of
+        :data:`pcrp.model.PRIORS` ("crp", "pcrp", "py", "mfm", "sfm", or one registered with
+        :func:`pcrp.register_prior` / :func:`pcrp.register_gcrp`, at any time). Its parameters nest, as a kernel's
+        do in GaussianProcessRegressor: ``get_params(deep=True)`` shows ``prior__alpha`` and ``prior__r``, and
+        ``set_params(prior__r=1.3)`` and ``GridSearchCV(..., {"prior__r": [1.1, 1.5]})`` change them, on the default
+        estimator too. This is the one route for a prior's parameters. A prior's name ("crp") is accepted as well and
+        takes that prior's registry defaults, but has no parameters to set.
 
-        A prior is an immutable value (compared with ``==``, hashed, shared between clones), so
-        ``set_params(prior__r=v)`` replaces it with ``make_prior(prior.name, **{**prior.get_params(), "r": v})``, a
-        copy checked against the declared bounds at once (a value out of bounds, or a parameter the prior does not
-        have, is a ValueError naming the prior's parameters; a grid with such a value stops there, before any fit).
-        A prior given by name has no parameters to set: ``set_params(prior__r=...)`` on it is a ValueError saying to
-        give a prior object. Why an object rather than a ``prior_params`` dict: the parameters are then single
-        parameters to scikit-learn (a grid over ``prior__r`` alone, ``cv_results_["param_prior__r"]``), the prior
-        and its values cannot disagree (an object is checked when built), and the estimator's signature stays
-        fixed whatever is registered. Choose the pCRP's r for your data with :func:`pcrp.analyses.cv.cross_validate`.
+        A prior is an immutable value (a frozen dataclass, compared with ``==``, hashed; scikit-learn's ``clone``
+        returns it as it is), so the default object is shared by every estimator safely: ``set_params(prior__r=v)``
+        replaces it with ``make_prior(prior.name, **{**prior.get_params(), "r": v})``, a copy checked against the
+        declared bounds at once (a value out of bounds, or a parameter the prior does not have, is a ValueError
+        naming the prior's parameters; a grid with such a value stops there, before any fit). On a prior given by
+        name, ``set_params(prior__r=...)`` is a ValueError saying to give a prior object. Why an object rather than
+        a ``prior_params`` dict: the parameters are then single parameters to scikit-learn (a grid over
+        ``prior__r`` alone, ``cv_results_["param_prior__r"]``), the prior and its values cannot disagree (an object
+        is checked when built), and the estimator's signature stays fixed whatever is registered. Choose the
+        pCRP's r for your data with :func:`pcrp.analyses.cv.cross_validate`.
     standardize : bool, default=True
         Z-score every column before sampling (as ``pcrp run`` does for CSV files); False uses X as given.
     n_chains : int, default=4
@@ -123,12 +134,15 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         Also compute ``psm_``, the N x N similarity matrix (4 N^2 bytes: 40 MB at N = 3,162; 37 GiB at
         N = 100,000). The point estimate never needs it.
     n_jobs : int, default=-1
-        Threads for the chains (-1 = all cores, as ``pcrp run``).
+        Threads for the chains (-1 = all cores, as ``pcrp run``). More than this machine's cores runs on all of them,
+        with a UserWarning at fit, never an error (a script written on a bigger machine still runs; the chains are
+        CPU-bound, so more threads would only slow them); 0 and values below -1 are refused.
     verbose : int, default=0
-        0 silent; 1 the run's header, a progress bar of the sweeps (tqdm: a terminal bar, or a notebook widget
-        in Jupyter) and the summary ``pcrp run`` prints (:func:`pcrp.analyses.run_summary.summary_lines`: why the chains
-        stopped, each chain's K and log joint, the point estimate, the modes, the sampling and summary times), on
-        stderr.
+        0 silent: nothing on stdout or stderr, not even the message of numba compiling the kernels on a first fit
+        (warnings aside: a clamped ``n_jobs``). 1: the compile message when the kernels compile, the run's header,
+        a progress bar of the sweeps (tqdm: a terminal bar, or a notebook widget in Jupyter) and the summary
+        ``pcrp run`` prints (:func:`pcrp.analyses.run_summary.summary_lines`: why the chains stopped, each chain's K
+        and log joint, the point estimate, the modes, the sampling and summary times), on stderr.
     random_state : int, RandomState instance or None, default=None
         Seed of the chains and of the point-estimate search (``pcrp run --seed S`` = ``random_state=S``); None
         draws a fresh seed, recorded in ``seed_``.
@@ -159,6 +173,11 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     chains_ : :class:`pcrp.runs.chains.ChainSet`, the chains (diagnostics, InferenceData, save).
     spec_ : :class:`pcrp.runs.run_spec.RunSpec`, the run as specified (rerun it with ``run_chains(X_sampler, spec_)``).
     stop_reason_ : str, why the chains stopped (converged, the cap, or a fixed budget) with the R-hat and ESS.
+    converged_ : bool, whether the chains met the automatic budget's targets (split R-hat <= 1.01 and bulk ESS
+        >= 400 for K and the log joint, or both settled, with one mode) when they stopped. With the automatic
+        budget False means the cap (``max_iters``) came first. With a fixed ``iters`` there is no stopping rule, so
+        the same targets are judged on the draws after burn-in at the last sweep: True only when they are met, so
+        that ``converged_`` never vouches for chains nobody checked (``stop_reason_`` gives the figures).
     niw_ : :class:`pcrp.model.NIW`, resolved NIW hyperparameters (sampler units).
     prior_ : the seating prior the chains ran with (the prior object, or the named prior at its defaults).
     center_, scale_ : (d,) the standardisation, X_sampler = (X - center_) / scale_ (0 and 1 when off).
@@ -177,7 +196,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
     >>> search.best_params_, search.best_estimator_.prior_
     """
 
-    def __init__(self, *, prior=DEFAULT_PRIOR, standardize=True, n_chains=RUN_PARAMS["n_chains"].default,
+    def __init__(self, *, prior=DEFAULT_PRIOR_OBJECT, standardize=True, n_chains=RUN_PARAMS["n_chains"].default,
                  iters=RUN_PARAMS["iters"].default, burn_in=RUN_PARAMS["burn_in"].default, max_iters=None,
                  thin=RUN_PARAMS["thin"].default, split_merge=RUN_PARAMS["split_merge"].default, init=None,
                  loss=DEFAULT_LOSS, covariance_type="full", m0=None, kappa0=None, nu0=None, S0=None,
@@ -228,17 +247,6 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         return [("prior", self.prior_.label()), ("N", rows["N"]), ("K", str(self.n_clusters_)),
                 ("chains", rows["chains"]), ("R-hat", rows["R-hat"]), ("stopped", rows["stopped"])]
 
-    def _html_repr(self):
-        """scikit-learn's diagram, and once fitted a table of the fit (notebooks show it)."""
-        import html
-
-        out = super()._html_repr()
-        if hasattr(self, "chains_"):
-            rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
-                           f"{html.escape(v)}</td></tr>" for k, v in self._fitted_overview())
-            out += f"<table><caption>fitted</caption>{rows}</table>"
-        return out
-
     def _checked_prior(self):
         """The prior the chains will run with: the named prior at its registry defaults, or the prior object
         given (registered now: a prior registered at any time works; one removed since is refused by name)."""
@@ -266,6 +274,8 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
             value = getattr(self, name)
             if name == "split_merge" and isinstance(value, (bool, np.bool_)):
                 value = int(value)
+            if name == "n_jobs" and isinstance(value, Integral) and not isinstance(value, (bool, np.bool_)):
+                value = min(int(value), CORES)  # above the cores: clamped at fit, with a warning (_threads)
             if value is not None:
                 check_setting(name, value)
         if self.random_state is not None and not isinstance(self.random_state, np.random.RandomState):
@@ -305,10 +315,22 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         niw = {k: v for k, v in dict(m0=self.m0, kappa0=self.kappa0, nu0=self.nu0, S0=self.S0,
                                      covariance_type=self.covariance_type).items() if v is not None}
         init = list(self.init) if isinstance(self.init, (list, tuple)) else self.init
+        settings = {name: getattr(self, name) for name in RUN_SETTINGS}
+        settings["n_jobs"] = self._threads()
         return make_run_spec(Z, prior=self._checked_prior() if prior is None else prior, niw=niw, init=init,
                              seed=self._seed(), standardize=bool(self.standardize), similarity=bool(self.psm),
-                             data={"data": "X given to PCRPMixture.fit"},
-                             **{name: getattr(self, name) for name in RUN_SETTINGS})
+                             data={"data": "X given to PCRPMixture.fit"}, **settings)
+
+    def _threads(self):
+        """``n_jobs`` as the run takes it: more than this machine's cores is clamped to the cores, with a
+        UserWarning saying so (the parameter itself is left as given); anything else is checked by the run's
+        declaration as given."""
+        n_jobs = self.n_jobs
+        if isinstance(n_jobs, Integral) and not isinstance(n_jobs, (bool, np.bool_)) and n_jobs > CORES:
+            warnings.warn(f"n_jobs={int(n_jobs)} is more than this machine's {CORES} cores: running {CORES} threads "
+                          "(the chains are CPU-bound; more threads only slow them).", UserWarning, stacklevel=4)
+            return CORES
+        return n_jobs
 
     def fit(self, X, y=None):
         """Run the chains on X (N, d) and summarise them (:func:`pcrp.analyses.run_summary.summarise_run`, as ``pcrp run``
@@ -324,10 +346,11 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         self.prior_, self.niw_, self.seed_ = self.spec_.prior, self.spec_.niw, self.spec_.seed
         if self.verbose:
             print("\n".join(self.spec_.describe()), file=sys.stderr)
-        compile_kernels(sys.stderr)  # the first fit of an installation compiles, and says so
+        compile_kernels(sys.stderr if self.verbose else None)  # a first fit compiles, and says so when verbose
         with self._progress() as advance:
             self.chains_ = run_chains(Z, self.spec_, callback=advance)
         self.stop_reason_ = self.chains_.stop["reason"]
+        self.converged_ = bool(self.chains_.stop["verdict"]["passed"])  # the fixed budget's too (see converged_)
         summary = summarise_run(self.chains_, loss=self.loss, seed=self.seed_, similarity=self.psm)
         self.summary_ = summary
         self.psm_ = summary.psm

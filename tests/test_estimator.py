@@ -14,12 +14,50 @@ from pcrp.summaries.partition import point_estimate
 QUICK = dict(n_chains=2, iters=30, burn_in=10, thin=2, random_state=0)
 
 
-# Every check of scikit-learn's suite runs, with a prior by name and with a prior object (whose parameters nest:
-# clone, get_params and set_params see them); the only skip is sklearn's own array-API check, which skips itself
-# unless SCIPY_ARRAY_API=1 (the estimator works on NumPy arrays only).
-@parametrize_with_checks([PCRPMixture(**QUICK), PCRPMixture(prior=PowerCRP(r=1.3), **QUICK)])
+# The one check expected to fail, for the one reason test_the_default_prior_object_is_the_one_departure_from_the_
+# default_check checks: its list of a default's allowed types (str, numbers, tuple, None, types, callables) has no
+# room for an immutable value such as PowerCRP(), the default prior. Strict: should the check pass, the test fails.
+DEFAULT_CHECK = "check_parameters_default_constructible"
+EXPECTED_FAILURES = {DEFAULT_CHECK: "the default prior is PowerCRP(), an immutable value, not among the check's types"}
+
+
+# Every other check of scikit-learn's suite runs, with the default prior, a prior object and a prior by name (a prior
+# object's parameters nest: clone, get_params and set_params see them); the only skip is sklearn's own array-API
+# check, which skips itself unless SCIPY_ARRAY_API=1 (the estimator works on NumPy arrays only).
+@parametrize_with_checks([PCRPMixture(**QUICK), PCRPMixture(prior=PowerCRP(r=1.3), **QUICK),
+                          PCRPMixture(prior="crp", **QUICK)],
+                         expected_failed_checks=lambda estimator: EXPECTED_FAILURES, xfail_strict=True)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_the_default_prior_object_is_the_one_departure_from_the_default_check():
+    """scikit-learn's check_parameters_default_constructible fails on the prior's default, PowerCRP(), and on
+    nothing else: what the check is there for (a default shared by every instance must not change under them, and
+    __init__ stores every parameter unchanged) holds, checked here for every parameter. A prior is a frozen
+    dataclass: nothing changes it in place, clone returns it, set_params replaces it."""
+    import dataclasses
+    import inspect
+
+    from sklearn.base import clone
+    from sklearn.utils.estimator_checks import check_parameters_default_constructible
+
+    with pytest.raises(AssertionError, match=r"^Parameter 'prior' of estimator 'PCRPMixture' is of type PowerCRP "
+                                             r"which is not allowed"):
+        check_parameters_default_constructible("PCRPMixture", PCRPMixture())
+    default = inspect.signature(PCRPMixture).parameters["prior"].default
+    assert default == make_prior("pcrp") == PowerCRP(alpha=1.0, r=1.1)
+    allowed = (str, int, float, bool, tuple, type(None))
+    params = PCRPMixture().get_params(deep=False)
+    for name, parameter in inspect.signature(PCRPMixture).parameters.items():
+        assert name == "prior" or isinstance(parameter.default, allowed), name
+        assert params[name] is parameter.default, name  # stored unchanged
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        default.r = 2.0
+    one, two = PCRPMixture(), PCRPMixture()
+    assert one.prior is two.prior is clone(one).prior is default
+    one.set_params(prior__r=1.5)
+    assert one.prior == PowerCRP(r=1.5) and two.prior is default and default.r == 1.1
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +139,7 @@ def test_defaults_are_those_of_pcrp_run():
 
     args = build_parser().parse_args(["run", "sim1", "--out", "x"])
     est = PCRPMixture()
-    assert est.prior == args.prior == DEFAULT_PRIOR and est.loss == args.loss
+    assert args.prior == DEFAULT_PRIOR and est.prior == make_prior(args.prior) and est.loss == args.loss
     assert run_settings(args) == {} and all(getattr(args, name) is None for name in RUN_FLAGS)
     for name in ("n_chains", "iters", "burn_in", "thin", "split_merge", "n_jobs"):
         assert est.get_params()[name] == RUN_PARAMS[name].default, name
@@ -167,13 +205,25 @@ def test_a_prior_given_by_name_has_no_nested_parameters():
         model.set_params(r=1.3)  # the old route: a prior's parameter is not one of the estimator's
 
 
+def test_the_default_estimator_s_prior_nests_too():
+    """The default prior is an object, PowerCRP(): PCRPMixture().set_params(prior__r=1.5) works, and
+    get_params(deep=True) shows its parameters, as for a prior given."""
+    model = PCRPMixture()
+    params = model.get_params(deep=True)
+    assert params["prior"] == PowerCRP() and params["prior__alpha"] == 1.0 and params["prior__r"] == 1.1
+    assert model.set_params(prior__r=1.5).prior == PowerCRP(alpha=1.0, r=1.5)
+    assert PCRPMixture().prior == PowerCRP(r=1.1)  # the default itself is untouched
+    assert "prior" not in repr(PCRPMixture()) and "prior=PowerCRP(alpha=1.0, r=1.5)" in repr(model)
+
+
 def test_grid_search_over_r():
-    """GridSearchCV over prior__r on two blobs: cv_results_ holds both values of r and the refit estimator ran
-    with the best one (scored by score, the mean log predictive density of the held-out points)."""
+    """GridSearchCV over prior__r on the default estimator's prior, on two blobs: cv_results_ holds both values of
+    r and the refit estimator ran with the best one (scored by score, the mean log predictive density of the
+    held-out points)."""
     from sklearn.model_selection import GridSearchCV
 
     X, _ = make_blobs(n_samples=60, centers=[[-4, 0], [4, 0]], cluster_std=1.0, random_state=3)
-    base = PCRPMixture(prior=PowerCRP(r=1.1), n_chains=2, iters=40, burn_in=10, thin=2, n_jobs=1, random_state=0)
+    base = PCRPMixture(n_chains=2, iters=40, burn_in=10, thin=2, n_jobs=1, random_state=0)
     search = GridSearchCV(base, {"prior__r": [1.1, 1.5]}, cv=2).fit(X)
     assert list(search.cv_results_["param_prior__r"]) == [1.1, 1.5]
     assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
@@ -346,3 +396,78 @@ def test_the_estimator_prints_the_summary_pcrp_run_prints(tmp_path, capsys):
     start = next(i for i, line in enumerate(printed) if line.startswith("stopped: "))
     shared = untimed(printed[start:])
     assert len(shared) >= 5 and all(line in untimed(written) for line in shared), (shared, written)
+
+
+def test_n_jobs_above_the_cores_is_clamped_with_a_warning(blobs):
+    """n_jobs beyond this machine's cores runs on all of them and says so (a UserWarning), never an error; the
+    parameter stays as given (scikit-learn: __init__'s values are never rewritten). 0 is still refused."""
+    from pcrp.runs.run_spec import CORES
+
+    model = PCRPMixture(**{**QUICK, "n_jobs": CORES + 3})
+    with pytest.warns(UserWarning, match=rf"^n_jobs={CORES + 3} is more than this machine's {CORES} cores: running "
+                                         rf"{CORES} threads"):
+        model.fit(blobs[0][:30])
+    assert model.spec_.n_jobs == CORES and model.n_jobs == CORES + 3 and model.n_clusters_ >= 1
+    with pytest.raises(ValueError, match=r"n_jobs must be -1 \(all cores\) or a whole number from 1"):
+        PCRPMixture(**{**QUICK, "n_jobs": 0}).fit(blobs[0][:30])
+
+
+def test_fit_is_silent_at_verbose_0_even_when_the_kernels_compile(blobs, capfd, monkeypatch):
+    """verbose=0 writes nothing to stdout or stderr (file descriptors, so C-level writes count too), also on a
+    first fit whose kernels compile: compile_kernels is made to behave as on a cold cache (it announces to the
+    stream it is given), and the fit gives it none; verbose=1 gives it stderr, so the message shows there."""
+    import pcrp.estimator as estimator_module
+    from pcrp.runs import compiling
+
+    def cold(stream=None, *args, **kwargs):
+        if stream is not None:
+            print("compiling the sweep (once per installation) ...", file=stream, flush=True)
+        return compiling.compile_kernels(None, *args, **kwargs)
+
+    monkeypatch.setattr(estimator_module, "compile_kernels", cold)
+    capfd.readouterr()
+    PCRPMixture(**QUICK).fit(blobs[0][:30])
+    assert capfd.readouterr() == ("", "")
+    PCRPMixture(**{**QUICK, "verbose": 1}).fit(blobs[0][:30])
+    assert "compiling the sweep (once per installation) ..." in capfd.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_first_fit_at_verbose_0_on_a_cold_cache_prints_nothing(tmp_path):
+    """A fresh process with an empty numba cache (NUMBA_CACHE_DIR), so the kernels compile for real (one to two
+    minutes on two cores; the cache it fills shows they did): a fit at verbose=0 leaves stdout and stderr empty."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import numpy as np; from pcrp.estimator import PCRPMixture; "
+            "X = np.random.default_rng(0).normal(size=(40, 2)); "
+            "PCRPMixture(n_chains=2, iters=20, burn_in=5, thin=1, random_state=0).fit(X)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert any(tmp_path.rglob("*.nbi")), "the kernels did not compile into the empty cache"
+    assert (done.stdout, done.stderr) == ("", "")
+
+
+def test_converged_says_whether_the_stopping_rule_was_met(blobs):
+    """converged_ is the automatic budget's verdict when the chains stopped (True when the targets were met before
+    the cap), and for a fixed budget the same targets judged at its last sweep; it agrees with stop_reason_."""
+    X = blobs[0][:60]
+    auto = PCRPMixture(n_chains=2, max_iters=3000, random_state=0).fit(X)
+    assert auto.converged_ is True and auto.stop_reason_.startswith("converged")
+    capped = PCRPMixture(n_chains=2, max_iters=20, random_state=0).fit(X)  # 20 sweeps cannot give ESS 400
+    assert capped.converged_ is False and capped.stop_reason_.startswith("cap of 20 sweeps reached")
+    short = PCRPMixture(n_chains=2, iters=20, burn_in=5, random_state=0).fit(X)
+    assert short.converged_ is False and short.stop_reason_.startswith("fixed budget of 20 sweeps")
+    long = PCRPMixture(n_chains=2, iters=3000, random_state=0).fit(X)
+    assert long.converged_ is True and long.chains_.stop["verdict"]["passed"] is True
+
+
+def test_no_private_method_of_scikit_learn_is_overridden():
+    """The estimator overrides only scikit-learn's public methods (set_params, and __repr__), never a private one
+    such as _html_repr, which scikit-learn may change in any release."""
+    sklearn_bases = [c for c in PCRPMixture.__mro__[1:] if c.__module__.startswith("sklearn")]
+    overridden = {name for name in vars(PCRPMixture) if any(name in vars(base) for base in sklearn_bases)}
+    private = {name for name in overridden if name.startswith("_") and not name.endswith("__")}
+    assert not private and {"set_params", "__repr__"} <= overridden, overridden

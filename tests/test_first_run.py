@@ -36,9 +36,12 @@ def test_the_first_pcrp_run_says_what_it_compiles_with_the_seconds_measured(firs
     assert 0 <= seconds < 60  # this compile's own seconds (a few hundredths here), not a figure typed beforehand
 
 
-def test_the_first_fit_says_it_is_compiling(first_run, capsys):
-    PCRPMixture(n_chains=1, iters=20, random_state=0).fit(old_faithful().X)
+def test_the_first_fit_says_it_is_compiling_when_verbose_and_nothing_at_verbose_0(first_run, capsys):
+    """A scikit-learn estimator is silent at verbose=0 (issue 57): the compile is announced with verbose=1 only."""
+    PCRPMixture(n_chains=1, iters=20, random_state=0, verbose=1).fit(old_faithful().X)
     assert "compiling the sweep and its split-merge moves (once per installation) ..." in capsys.readouterr().err
+    PCRPMixture(n_chains=1, iters=20, random_state=0).fit(old_faithful().X)
+    assert capsys.readouterr() == ("", "")
 
 
 def test_a_cached_run_says_nothing_about_compiling(tmp_path, capsys):
@@ -56,5 +59,5 @@ def test_a_fitted_model_and_its_chains_say_what_they_are_in_a_line():
     assert chains.startswith("ChainSet(prior: pCRP") and "stopped: converged" in chains and len(chains) < 400
     html = model.chains_._repr_html_()
     assert "<table>" in html and "&lt;= 1.01" in html  # escaped
-    assert "fitted" in model._repr_mimebundle_()["text/html"]
+    assert "PCRPMixture" in model._repr_mimebundle_()["text/html"]  # scikit-learn's own diagram, not overridden
     assert repr(PCRPMixture()) == "PCRPMixture()"  # unfitted: scikit-learn's own

@@ -92,8 +92,33 @@ def test_the_growth_of_k_is_measured_by_seating_simulations():
     text = lesson_words.sentence(2, facts)
     assert (f"the CRP opened {crp_k.mean(axis=0)[-1]:.1f} tables on average (exact {crp_expected_k(1.0, 60)[-1]:.1f}, "
             f"about alpha log N = {np.log(60):.1f})") in text
-    gain = pcrp_k.mean(axis=0)[-1] - pcrp_k.mean(axis=0)[29]
-    assert f"the pCRP at r = {r:g} opened {pcrp_k.mean(axis=0)[-1]:.1f} and only {gain:.2f} more after N = 30" in text
+    late = [int(np.sum(k[:, -1] > k[:, 29])) for k in (crp_k, pcrp_k)]
+    assert facts.late == tuple(late)
+    crp_gain = crp_k.mean(axis=0)[-1] - crp_k.mean(axis=0)[29]
+    assert f"{lesson_words.amount(crp_gain)} more after N = 30 (in {late[0]} of its 6 seatings)" in text
+    assert f"the pCRP at r = {r:g} opened {pcrp_k.mean(axis=0)[-1]:.1f} and " in text
+    if late[1] == 0:
+        assert "no more after N = 30 in any of its 6 seatings." in text
+
+
+def fake_growth(crp_late_k, pcrp_late_k, seatings=40):
+    """A Growth of n = 4 customers whose mean K at N = 2 is 1 and at N = 4 is given, with ``late`` seatings each."""
+    means = tuple(np.array([1.0, 1.0, 1.0, k]) for k in (crp_late_k[0], pcrp_late_k[0]))
+    return lesson.Growth(4, seatings, 1.7, ("CRP", "pCRP"), means, tuple(np.zeros(4) for _ in means), np.ones(4),
+                         1.0, (crp_late_k[1], pcrp_late_k[1]))
+
+
+def test_step_2_never_says_zero_more_for_a_gain_and_says_none_only_for_none():
+    """The pCRP's tables after N / 2: a mean gain under 0.005 is written with two significant digits (not "0.00"),
+    with how many seatings opened one; none opened is said as none."""
+    text = lesson_words.sentence(2, fake_growth((1.7, 22), (1.0, 0)))
+    assert "was still opening them, 0.7 more after N = 2 (in 22 of its 40 seatings)" in text
+    assert "the pCRP at r = 1.7 opened 1.0 and no more after N = 2 in any of its 40 seatings." in text
+    text = lesson_words.sentence(2, fake_growth((1.7, 22), (1.004, 1)))
+    assert not re.search(r"\b0\.0+ more", text) and "and only 0.004 more after N = 2 (in 1 of its 40 seatings)." in text
+    text = lesson_words.sentence(2, fake_growth((1.0, 0), (1.0, 0)))
+    assert "had stopped opening them, no more after N = 2 in any of its 40 seatings" in text and "only" not in text
+    assert [lesson_words.amount(v) for v in (0.725, 0.1, 0.025, 0.0041)] == ["0.7", "0.1", "0.025", "0.0041"]
 
 
 def test_old_faithful_steps_are_the_chains_of_the_library():
@@ -152,7 +177,8 @@ def test_step_3_says_over_clusters_only_when_most_draws_hold_extra_clusters():
     over = fake_old_faithful(fake_posterior([3, 4, 3, 2], TWO), fake_posterior([2, 2, 2, 2], TWO, "pCRP"))
     text = lesson_words.sentence(3, over)
     assert "the posterior over-clusters, with extra clusters in 75% of the draws" in text
-    assert "has 2 clusters (175 and 97 points), so a loss-based summary already removes most" in text
+    assert ("has 2 clusters (175 and 97 points), the true number: a loss-based summary drops the extra clusters "
+            "that 75% of the draws hold") in text and "most of the extra" not in text
     fewer = replace(over, crp=replace(over.crp, K=np.asarray([[3, 2, 2, 2]])))  # extra clusters in 25%
     text = lesson_words.sentence(3, fewer)
     assert "over-clusters" not in text and "does not over-cluster, with extra clusters in only 25%" in text
@@ -187,14 +213,14 @@ def test_step_4_says_what_the_power_did_as_the_numbers_say():
     assert lesson.same_partition(TWO, 1 - TWO) and not lesson.same_partition(TWO, THREE)
 
 
-def fake_threshold(mean_300, mean_2000, r_star=(1.09, 1.12), shipped=1.1):
+def fake_threshold(mean_300, mean_2000, r_star=(1.09, 1.12), shipped=1.1, shipped_k=3.75):
     from pcrp.analyses.k_over_r import KOverR
 
     grid = np.array([1.01, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3])
     posterior = {n: KOverR(grid, np.arange(1, 6), np.zeros((grid.size, 5)), np.asarray(m, dtype=float))
                  for n, m in ((300, mean_300), (2000, mean_2000))}
     return lesson.Threshold({300: None, 2000: None}, dict(zip((300, 2000), r_star)), 0.02, posterior, 3, 0.5,
-                            shipped, 300, "Sim 1: three Gaussians.")
+                            shipped, 300, lesson.simulation_facts("sim1"), np.zeros(0), shipped_k, 4, 2000)
 
 
 MEAN_300 = [4.8, 4.2, 3.8, 2.8, 2.3, 2.2, 2.1]  # below 2.5 from r = 1.2
@@ -207,10 +233,17 @@ def test_step_5_sets_r_star_of_single_partitions_beside_the_posterior():
     assert [facts.merge_r(n) for n in (300, 2000)] == [1.2, 1.25] and facts.merged_from() == 1.25
     text = lesson_words.sentence(5, facts)
     assert "prefers two real clusters merged above r* = 1.09 and 1.12, but the posterior does not follow it" in text
-    assert "at r = 1.1 and 1.15, just above r*, the pCRP's draws hold 3.8 and 3.3 clusters on average" in text
-    assert "falls below 2.5 (the 3 true clusters less 0.5) only at r = 1.2 and 1.25" in text
-    assert "Sim 1's cross-validated r, 1.1 (chosen at N = 300), lies below that at every N" in text
-    assert "from r = 1.25 on every N merges real clusters" in text
+    assert "just above r*, at r = 1.1 and 1.15, its mean K is 3.8 and 3.3" in text
+    assert "and falls below 2.5 (3 true less 0.5) only at r = 1.2 and 1.25" in text
+    assert "Sim 1's cross-validated r, 1.1, lies below that at every N" in text
+    assert ("but leaves extra clusters at N = 300, where it was chosen: its shipped check's chains hold 3.75 on "
+            "average.") in text
+    # what the shipped r leaves, by its check's mean K against K_true +- 0.5
+    assert "and keeps the 3 true clusters at N = 300, where it was chosen: its shipped check's chains hold 3.20" in \
+        lesson_words.sentence(5, fake_threshold(MEAN_300, MEAN_2000, shipped_k=3.2))
+    assert "but merges real clusters at N = 300" in lesson_words.sentence(5, fake_threshold(MEAN_300, MEAN_2000,
+                                                                                            shipped_k=2.4))
+    assert "shipped check" not in lesson_words.sentence(5, fake_threshold(MEAN_300, MEAN_2000, shipped_k=np.nan))
     # the posterior merges just above r* at both N: it follows r*
     follows = fake_threshold([4.8, 4.2, 2.4, 2.3, 2.3, 2.2, 2.1], [5.2, 3.9, 3.5, 2.3, 2.2, 2.1, 2.0])
     assert "and the posterior follows it:" in lesson_words.sentence(5, follows)
@@ -218,46 +251,90 @@ def test_step_5_sets_r_star_of_single_partitions_beside_the_posterior():
     assert "the posterior follows it at N = 300 only" in lesson_words.sentence(5, half)
     # a shipped r at or above where the posterior merges is said so
     assert "lies at or above that" in lesson_words.sentence(5, fake_threshold(MEAN_300, MEAN_2000, shipped=1.3))
-    assert "lies below that at N = 2,000 only" in lesson_words.sentence(5, fake_threshold(MEAN_300, MEAN_2000, shipped=1.2))
-    # a posterior that climbs back above the line at the grid's end: no "from r on"
-    back = fake_threshold(MEAN_300, MEAN_2000[:-1] + [2.6])
-    assert np.isnan(back.merged_from()) and "on every N merges" not in lesson_words.sentence(5, back)
+    assert "lies below that at N = 2,000 only" in lesson_words.sentence(5, fake_threshold(MEAN_300, MEAN_2000,
+                                                                                        shipped=1.2))
+    # a posterior that climbs back above the line at the grid's end merges from no r on
+    assert np.isnan(fake_threshold(MEAN_300, MEAN_2000[:-1] + [2.6]).merged_from())
     never = fake_threshold(MEAN_300, [5.0] * 7)
     assert "does not fall below 2.5 at every N on the grid" in lesson_words.sentence(5, never)
 
 
-def fake_choice(loss, loss_se, log_pred, used=1.7):
+REASON = ("the smallest of the 3 repeats' proposals (1.7, 1.75, 1.75) and the lower quartile of the 15 splits' own "
+          "proposals (1.75): r past it merges real clusters in some splits")
+
+
+def fake_choice(loss, loss_se, log_pred, used=1.7, log_pred_se=0.03, mean_k=(3.3, 2.1, 2.02, 1.92)):
     grid = np.array([1.01, 1.5, 1.7, 1.75])
     return lesson.Choice(grid, np.asarray(loss, float), np.asarray(loss_se, float), np.asarray(log_pred, float),
-                         np.full(4, 0.03), 1.7, used, 5, 3, "cmd", "2026-01-01")
+                         np.full(4, log_pred_se), 1.7, used, 5, 3, "cmd", "2026-01-01", np.asarray(mean_k, float),
+                         REASON, 272, 4)
 
 
-def test_step_6_names_the_loss_and_says_how_it_and_the_log_predictive_moved():
-    facts = fake_choice([5.36, 5.40, 5.43, 5.91], [0.12, 0.12, 0.12, 0.3], [-1.465, -1.48, -1.491, -1.54])
+LOSS, LOSS_SE, LOG_PRED = [5.36, 5.40, 5.43, 5.91], [0.12, 0.12, 0.12, 0.3], [-1.465, -1.48, -1.491, -1.54]
+
+
+def test_step_6_judges_the_loss_and_the_log_predictive_by_one_yardstick():
+    """Both curves, from the grid's first r to the proposal, are judged by one standard error (the larger of the two
+    ends'): a move within it is said to be within it for either curve, a move beyond it beyond it for either."""
+    facts = fake_choice(LOSS, LOSS_SE, LOG_PRED)
     text = lesson_words.sentence(6, facts)
-    assert "held-out loss of the paper's eq. (5): it rises from 5.36 at r = 1.01 to 5.43 at r = 1.7, within one " \
-           "standard error (0.12)" in text
-    assert "jumps to 5.91 at r = 1.75" in text and "proposes r = 1.7" in text
-    assert "log predictive density gets worse meanwhile, from -1.465 to -1.491 per point" in text
-    steep = replace(facts, loss=np.array([5.0, 5.2, 5.43, 5.91]))
-    assert "rises from 5.00 at r = 1.01 to 5.43 at r = 1.7, by more than one standard error" in lesson_words.sentence(6, steep)
-    falls = replace(facts, loss=np.array([5.5, 5.45, 5.43, 5.91]))
-    assert "it falls from 5.50" in lesson_words.sentence(6, falls)
-    better = replace(facts, log_pred=np.array([-1.50, -1.49, -1.48, -1.54]))
-    text = lesson_words.sentence(6, better)
-    assert "does not get worse meanwhile (-1.500 to -1.480 per point)" in text and "gets worse" not in text
-    assert "the check with chains steps down to r = 1.5" in lesson_words.sentence(6, replace(facts, used=1.5))
+    assert ("from r = 1.01 to 1.7 the held-out loss rises from 5.36 to 5.43 and the log predictive falls from "
+            "-1.465 to -1.491, each within one standard error (0.12, 0.030): neither tells those r apart") in text
+    assert "gets worse" not in text and "cost" not in text
+    steep = lesson_words.sentence(6, replace(facts, loss=np.array([5.0, 5.2, 5.43, 5.91])))
+    assert ("the loss by more than one standard error (0.12) and the log predictive within one (0.030)" in steep
+            and "neither" not in steep)
+    worse = lesson_words.sentence(6, replace(facts, log_pred=np.array([-1.40, -1.45, -1.491, -1.54])))
+    assert "the loss within one standard error (0.12) and the log predictive by more than one (0.030)" in worse
+    both = lesson_words.sentence(6, replace(facts, loss=np.array([5.0, 5.2, 5.43, 5.91]),
+                                            log_pred=np.array([-1.40, -1.45, -1.491, -1.54])))
+    assert "each by more than one standard error (0.12, 0.030)" in both
+    assert "the held-out loss falls from 5.50 to 5.43" in \
+        lesson_words.sentence(6, replace(facts, loss=np.array([5.5, 5.45, 5.43, 5.91])))
+    # the yardstick is the same function for both curves
+    assert facts.within_se == lesson.within_one_se(facts.loss, facts.loss_se, 0, facts.at)
+    assert facts.log_pred_within_se == lesson.within_one_se(facts.log_pred, facts.log_pred_se, 0, facts.at)
 
 
-def test_step_6_reads_the_real_curve_and_its_log_predictive():
+def test_step_6_says_the_shipped_rule_as_the_code_applied_it():
+    """The jump is the shipped rule's (find_blow_up on the mean curve), the proposal the smallest of the repeats' and
+    the splits' lower quartile as the rule's own reason names them, and the check with chains keeps or steps down."""
+    facts = fake_choice(LOSS, LOSS_SE, LOG_PRED)
+    text = lesson_words.sentence(6, facts)
+    assert "at r = 1.75 the loss jumps to 5.91 as the fits' mean K falls below 2 (1.92)" in text
+    assert ("the rule takes the smallest of the repeats' last r before a jump (1.7, 1.75, 1.75) and the splits' lower "
+            "quartile (1.75): r = 1.7, kept by the check with chains.") in text
+    assert "the last r before the jump" not in text
+    stepped = lesson_words.sentence(6, replace(facts, used=1.5))
+    assert "r = 1.7, which the check with chains steps down to 1.5." in stepped
+    flat = replace(facts, loss=np.array([5.36, 5.40, 5.43, 5.50]))  # no blow-up at 1.75 by the rule's yardstick
+    assert flat.jump_at is None and "the loss moves to 5.50" in lesson_words.sentence(6, flat)
+    kept = replace(facts, mean_k=np.array([3.3, 2.1, 2.02, 2.01]))
+    assert "as the fits' mean K falls from 2.02 to 2.01" in lesson_words.sentence(6, kept)
+    other = replace(facts, reason="the loss never blows up in a quarter of the splits")
+    assert other.rule_parts() is None
+    assert "the rule proposes r = 1.7 (the loss never blows up in a quarter of the splits)" in \
+        lesson_words.sentence(6, other)
+
+
+def test_step_6_reads_the_real_curve_and_the_rule_s_reason():
     from pcrp.analyses.cv import builtin_r_table
+    from pcrp.analyses.cv.blow_up import find_blow_up
 
     facts = lesson.cv_choice()
     entry = builtin_r_table()["old-faithful"]
     np.testing.assert_allclose(facts.log_pred, [c["log_pred"] for c in entry["curve"]])
+    np.testing.assert_allclose(facts.mean_k, [c["mean_k"] for c in entry["curve"]])
     text = lesson_words.sentence(6, facts)
-    assert f"from {facts.log_pred[0]:.3f} to {facts.log_pred[facts.at]:.3f} per point" in text
-    assert f"rises from {facts.loss[0]:.2f} at r = {facts.r_grid[0]:g} to {facts.loss[facts.at]:.2f}" in text
+    assert f"the log predictive falls from {facts.log_pred[0]:.3f} to {facts.log_pred[facts.at]:.3f}" in text
+    assert f"rises from {facts.loss[0]:.2f} to {facts.loss[facts.at]:.2f}" in text
+    # the mean curve's own blow-up is where the shipped file's mean rule proposed (the r before it)
+    jump = find_blow_up(facts.loss, facts.loss_se).index
+    assert facts.r_grid[jump - 1] == entry["mean_rule_r"]
+    repeats, quartile, splits = facts.rule_parts()
+    assert min(min(repeats), quartile) == facts.proposed == entry["cv_r"]
+    assert len(repeats) == entry["cv"]["repeats"] and splits == entry["cv"]["folds"] * entry["cv"]["repeats"]
+    assert facts.checked_n == entry["check"]["n"] == entry["n"]
 
 
 OUTCOME_WORDS = {"k": ("nearer", "as near", "farther"), "nmi": ("higher", "within", "lower")}
@@ -375,9 +452,9 @@ def test_choosing_r_reads_the_shipped_file_which_names_its_command():
     np.testing.assert_allclose(facts.loss, [c["loss"] for c in entry["curve"]])
     assert facts.proposed == entry["cv_r"] and facts.used == entry["r"]
     text = lesson_words.sentence(6, facts)
-    assert f"{entry['cv']['folds']}-fold cross validation repeated {entry['cv']['repeats']} times" in text
-    assert f"to {facts.loss[facts.at]:.2f} at r = {entry['cv_r']:g}" in text
-    assert f"jumps to {facts.loss[facts.at + 1]:.2f} at r = {facts.r_grid[facts.at + 1]:g}" in text
+    assert f"On Old Faithful ({entry['cv']['folds']} folds × {entry['cv']['repeats']} repeats)" in text
+    assert f"from r = {facts.r_grid[0]:g} to {entry['cv_r']:g}" in text
+    assert f"at r = {facts.r_grid[facts.at + 1]:g} the loss jumps to {facts.loss[facts.at + 1]:.2f}" in text
 
 
 def test_the_comparison_reads_the_shipped_report_which_names_its_command():
@@ -405,12 +482,68 @@ def test_every_term_a_step_uses_first_is_defined_there():
 
     facts = {1: lesson.restaurant(), 6: lesson.cv_choice(), 7: lesson.comparison(read_report(COMPARISON)),
              5: fake_threshold(MEAN_300, MEAN_2000)}
+    growth = fake_growth((1.7, 22), (1.0, 0))
+    of = fake_old_faithful(fake_posterior([3, 4, 3, 2], TWO), fake_posterior([2, 2, 2, 2], TWO, "pCRP"))
+    facts.update({2: growth, 3: of, 4: of})
     defined = {step: {term for term, _ in lesson_words.terms(step, f)} for step, f in facts.items()}
     assert {"CRP", "table", "alpha"} <= defined[1]
-    assert {"Sim 1", "merge path", "r*", "mean K"} <= defined[5]
-    assert "the loss, eq. (5)" in defined[6] and "held-out log predictive" in defined[6]
+    assert {"K_N", "pCRP", "cross validation"} <= defined[2] and "n^r" in dict(lesson_words.terms(2, growth))["pCRP"]
+    assert {"K_true", "posterior of K", "mean K", "point estimate (VI loss)"} <= defined[3]
+    assert {"Sim 1", "merge path", "r*", "posterior mean K", "shipped check"} <= defined[5]
+    assert {"held-out loss", "log predictive", "one standard error", "jump, rule"} <= defined[6]
     assert {"BGM", "MFM", "SFM", "Pitman-Yor", "NMI", "as near"} <= defined[7]
-    assert "three Gaussians" in dict(lesson_words.terms(5, facts[5]))["Sim 1"]
+    # every term is defined once, at the first step that uses it
+    firsts = [term for step in sorted(defined) for term in defined[step]]
+    assert len(firsts) == len(set(firsts)), firsts
+
+
+def test_r_is_named_only_from_the_step_that_defines_it():
+    """Step 1's Explorer link does not name r (defined at step 2, the pCRP's n^r); every later step's may."""
+    assert not lesson.names_r(1) and all(lesson.names_r(s.number) for s in lesson.STEPS[1:])
+    assert "n^r" in dict(lesson_words.terms(2, fake_growth((1.7, 22), (1.0, 0))))["pCRP"]
+    assert not any("r" == term or "n^r" in text for term, text in lesson_words.terms(1, lesson.restaurant()))
+
+
+def test_grey_points_are_defined_where_a_figure_shows_them_and_only_there():
+    """Steps 3 and 4 draw partitions coloured against the CRP's point estimate; a cluster under the tiny share is
+    grey. The term is defined beside a figure that has grey points, never beside one that has none."""
+    plain = fake_old_faithful(fake_posterior([3, 4, 3, 2], TWO), fake_posterior([2, 2, 2, 2], TWO, "pCRP"))
+    assert not plain.shows_tiny("crp") and not plain.shows_tiny("pcrp")
+    assert all("grey points" not in dict(lesson_words.terms(step, plain)) for step in (3, 4))
+    tiny = np.r_[np.zeros(175), np.ones(96), [2]].astype(int)  # one point alone: under 2% of 272
+    grey_draw = replace(plain, crp=replace(plain.crp, draw=tiny))
+    assert grey_draw.shows_tiny("crp") and grey_draw.shows_tiny("pcrp")  # the CRP's draw is in both figures
+    assert all("grey points" in dict(lesson_words.terms(step, grey_draw)) for step in (3, 4))
+    grey_pcrp = replace(plain, pcrp=replace(plain.pcrp, draw=tiny))
+    assert not grey_pcrp.shows_tiny("crp") and grey_pcrp.shows_tiny("pcrp")
+    assert "grey points" not in dict(lesson_words.terms(3, grey_pcrp))
+    assert "grey points" in dict(lesson_words.terms(4, grey_pcrp))
+    assert any(bool(np.any(c < 0)) for _, _, c in grey_pcrp.panels("pcrp"))
+
+
+def test_sim_1_is_described_by_its_own_means_and_spread():
+    """Step 5's Sim 1: the declared means and sds, each neighbour's gap in sds of the wider, and the share of points
+    the true mixture itself puts in another component, checked against 400,000 draws of the mixture classified by
+    the largest weighted density (Monte Carlo SE of a share near 0.03: 0.0003; tolerance 0.002, over 6 SE)."""
+    from scipy.stats import norm
+
+    from pcrp.data.builtin_sets import SIMULATIONS
+
+    sim = lesson.simulation_facts("sim1")
+    spec = SIMULATIONS["sim1"]
+    assert sim.means == tuple(sorted(spec["means"])) and sim.sds == tuple(spec["sds"])
+    assert sim.gaps == pytest.approx([(-8 + 17.6) / 1.5, (1 + 8) / 3.6])
+    rng = np.random.default_rng(0)
+    k = rng.choice(3, size=400_000, p=spec["weights"])
+    x = rng.normal(np.take(spec["means"], k), np.take(spec["sds"], k))
+    dens = np.asarray(spec["weights"])[:, None] * norm.pdf(x[None], np.asarray(spec["means"])[:, None],
+                                                             np.asarray(spec["sds"])[:, None])
+    assert sim.misassigned == pytest.approx(np.mean(dens.argmax(axis=0) != k), abs=0.002)
+    text = dict(lesson_words.terms(5, fake_threshold(MEAN_300, MEAN_2000)))["Sim 1"]
+    assert "1-D Gaussians at -17.6, -8, 1 with sds 0.675, 1.5, 3.6" in text
+    assert f"neighbours {sim.gaps[0]:.1f} and {sim.gaps[1]:.1f} sds (of the wider) apart" in text
+    assert f"the true mixture itself misplaces {sim.misassigned:.1%} of points" in text
+    assert "poorly" not in text
 
 
 def test_no_sentence_carries_a_number_its_facts_do_not():
@@ -550,8 +683,43 @@ def test_every_step_renders_with_its_sentence_chart_terms_and_the_explorer_at_it
         assert len(charts) == 1, step
         links = at.get("link_button")
         r = expected.get(step.key, shipped)
-        assert len(links) == 1 and links[0].proto.label == f"Open in the Explorer at r = {r:g}", step
+        label = f"Open in the Explorer at r = {r:g}" if lesson.names_r(step.number) else "Open in the Explorer"
+        assert len(links) == 1 and links[0].proto.label == label, step
         assert links[0].proto.url.startswith("/")
         query = parse_qs(urlsplit(links[0].proto.url).query)
         data = query.get("data", [es.defaults()["data"]])[0]
         assert float(query.get("r2", [es.data_r({"data": data})])[0]) == r, step  # left out: the data set's r
+
+
+# ----------------------------------------------------------------------------- the figures
+def test_each_mean_k_is_a_marker_above_every_share_written_on_a_bar():
+    """Steps 3 and 4: a prior's mean K is a diamond (with its ± 2 MCSE) in a row of its own above the bars, never a
+    line through them, so that it cannot cross a share written above a bar (step 4's "98%" at K = 2 beside a mean K of
+    2.02). The gap from the 100% line to the first row, in pixels, exceeds a label's height (its font and 4 px), on
+    a plot area of at least half the figure's height."""
+    from pcrp.plots import lesson as lplots
+
+    X = np.zeros((4, 2))
+    bars = [("CRP", [2, 3], [0.09, 0.91], 3.66, 0.1), ("pCRP", [2, 3], [0.98, 0.02], 2.02, 0.01)]
+    fig = lplots.posterior_and_partitions(X, ("a", "b"), bars, [("p", [0, 0, 1, 1])], 2, height=390)
+    assert not fig.layout.shapes  # no line across the bars
+    marks = [t for t in fig.data if t.type == "scatter" and t.marker.symbol == "diamond"]
+    assert [(m.x[0], m.error_x.value) for m in marks] == [(3.66, 0.1), (2.02, 0.01)]
+    top = fig.layout.yaxis.range[1]
+    label_px = lplots.FONT_PX - 3 + 4
+    px_per_unit = 0.5 * 390 / top
+    assert min(m.y[0] for m in marks) - lplots.BARS_TOP >= label_px / px_per_unit
+    assert max(m.y[0] for m in marks) < top and len({m.y[0] for m in marks}) == 2
+    assert fig.layout.yaxis.ticktext[-1] == "mean K" and fig.layout.yaxis.tickvals[-2] == lplots.BARS_TOP
+
+
+def test_the_cross_validation_figure_claims_no_better_side_it_does_not_use():
+    """The rule reads where the loss jumps, not its lowest value: the panel says so instead of "lower is better"
+    (r = 1.7's loss is above r = 1.01's)."""
+    from pcrp.plots import lesson as lplots
+
+    facts = lesson.cv_choice()
+    fig = lplots.cv_curves(facts.r_grid, facts.loss, facts.loss_se, facts.log_pred, facts.log_pred_se,
+                           facts.proposed, float(facts.r_grid[0]), float(facts.r_grid[facts.next_at]))
+    titles = " ".join(a.text for a in fig.layout.annotations)
+    assert "better" not in titles and "where does it jump?" in titles

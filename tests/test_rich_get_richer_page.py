@@ -3,6 +3,7 @@ step / play with visible state, the registry's parameters, E[K_N] for every prio
 informative one-customer default."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -15,10 +16,12 @@ TIMEOUT = 120  # numba compiles on first use
 pytestmark = pytest.mark.slow  # each page run simulates five priors and a posterior draw (about 10 s cold)
 
 
-def page(further=None):
-    """The page as it opens, then with the part ``further`` of "Go further" chosen ("growth", "exchangeability",
-    "one_customer"; None: the restaurant alone)."""
+def page(further=None, present=None):
+    """The page as it opens (with ``present`` as the address's ?present= value, if given), then with the part
+    ``further`` of "Go further" chosen ("growth", "exchangeability", "one_customer"; None: the restaurant alone)."""
     at = AppTest.from_file("../app_pages/rich_get_richer.py", default_timeout=TIMEOUT)
+    if present is not None:
+        at.query_params["present"] = present
     at.run()
     assert not at.exception, at.exception
     if further is not None:
@@ -309,6 +312,94 @@ def test_restaurant_fits_the_projector_and_play_shows_its_state(rgr_server):
         held = seated()
         page.wait_for_timeout(1500)
         assert seated() == held
+
+
+@pytest.mark.browser
+def test_present_puts_the_restaurants_on_a_projector_in_projector_type(rgr_server):
+    """?present=1 at 1280 x 800: no sidebar, both restaurants whole on the first screen, the page's text at 20 px and
+    the typed values and priors' tags at 18 px (13-14 px without Present)."""
+    from playwright.sync_api import expect
+
+    from browser_support import chromium
+
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(rgr_server + "/rich_get_richer?present=1")
+        expect(page.get_by_role("button", name="+10")).to_be_visible(timeout=90_000)
+        expect(page.locator("section[data-testid='stSidebar']")).to_be_hidden()
+        page.get_by_role("button", name="+10").click()
+        charts = page.locator('[data-testid="stVegaLiteChart"]')
+        expect(charts).to_have_count(2)
+        for chart in charts.all():
+            box = chart.bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+
+        def px(locator):
+            return float(locator.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
+
+        assert px(page.get_by_text(re.compile(r"customers? seated of 200")).first) >= 20
+        assert px(page.get_by_text("pCRP", exact=True).first) >= 18
+        assert px(page.locator("[data-testid='stMainBlockContainer'] input").first) >= 18
+        page.close()
+
+
+def styles(at):
+    return " ".join(h.proto.body for h in at.get("html"))
+
+
+def text_sizes(chart):
+    spec = json.loads(chart.proto.spec)
+    return {layer["mark"]["fontSize"] for layer in spec["layer"] if layer["mark"].get("type") == "text"}
+
+
+def test_present_mode_from_the_address_and_the_switch():
+    """?present=1 (or the switch) is the Lesson's presentation mode (app_pages/shared.py): no sidebar or header,
+    projector type, and the restaurants in larger cells and the lesson's type; the switch writes the address, and a
+    bad value is said and left off."""
+    from app_pages.shared import PRESENT_RULES
+    from pcrp.plots.lesson import FONT_PX
+    from pcrp.plots.restaurant import GRID, PRESENT_GRID
+
+    at = page(present="1")
+    assert at.toggle(key="rgr_present").value is True
+    assert "section[data-testid='stSidebar']" in styles(at) and PRESENT_RULES.strip()[:40] in styles(at)
+    drawn = restaurants(at)
+    cols, cell = PRESENT_GRID[2]
+    assert [json.loads(c.proto.spec)["width"] for c in drawn] == [cols * cell] * 2
+    assert all(text_sizes(c) == {FONT_PX} for c in drawn)
+    at.toggle(key="rgr_present").set_value(False).run()
+    assert "present" not in at.query_params and "stSidebar" not in styles(at)
+    cols, cell = GRID[2]
+    assert [json.loads(c.proto.spec)["width"] for c in restaurants(at)] == [cols * cell] * 2
+    assert all(text_sizes(c) == {13} for c in restaurants(at))
+    at.toggle(key="rgr_present").set_value(True).run()
+    assert at.query_params["present"] == "1" and "stSidebar" in styles(at)
+    bad = page(present="maybe")
+    assert bad.toggle(key="rgr_present").value is False
+    assert any("presentation mode must be true or false" in w.value for w in bad.warning)
+
+
+def test_no_share_on_the_page_reads_100_for_less():
+    """A strong power seats nearly everyone at one table: the next customer's probability of it is below 1 and is
+    written as such (99.x%, never 100%), and so is the largest table's share (Rich get richer showed 100% for
+    99.6%)."""
+    from pcrp.basics.shares import percent_text
+
+    at = page()
+    at.number_input(key="rgr_r").set_value(3.0).run()
+    at.number_input(key="rgr_n").set_value(40).run()
+    for _ in range(4):
+        at.button(key="rgr_step10").click().run()
+    assert at.session_state["rgr_shown"] == 40
+    for chart in restaurants(at):
+        for row in chart_rows(chart):
+            if row["probability"] < 1:
+                assert "100%" not in row["p_text"], row
+    pcrp_rows = chart_rows(restaurants(at)[1])
+    top = max(r["probability"] for r in pcrp_rows if r["kind"] == "table")
+    assert 0.99 < top < 1 and percent_text(top) in [r["p_text"] for r in pcrp_rows]
+    lines = [m.value for m in at.markdown if "largest" in m.value]
+    assert lines and all("largest 100%" not in line or line.startswith("**1 table**") for line in lines)
 
 
 def test_restaurant_chart_areas_probabilities_and_overflow():

@@ -39,7 +39,7 @@ def old_faithful(standardize_data=True, columns=None):
 # that our CRP and CRP-Oracle rows match the paper's Table 1 within 0.03 NMI, 0.1 VI and 0.5 K: not the paper's own.
 SIMULATIONS = {
     "sim1": {"weights": [0.30, 0.26, 0.44], "means": [-17.6, -8.0, 1.0], "sds": [0.675, 1.5, 3.6],
-             "description": "Sim 1 (calibrated to the paper's Table 1): three poorly separated 1-D Gaussians "
+             "description": "Sim 1 (calibrated to the paper's Table 1): three 1-D Gaussians, narrow to wide "
                             "(weights .30/.26/.44, means -17.6, -8, 1, sds 0.675, 1.5, 3.6)."},
     "sim2": {"weights": [0.3, 0.4, 0.3], "means": [-13.8, -5.0, 3.8], "sds": [1.6, 1.6, 1.6],
              "description": "Sim 2 (calibrated to the paper's Table 1): three well separated 1-D Gaussians "

@@ -7,6 +7,7 @@ Vega-Lite drawing in larger type; E[K_N] is its Plotly figure; the rest are smal
 import numpy as np
 import plotly.graph_objects as go
 
+from ..basics.shares import percent_text
 from .restaurant import k_growth_priors, restaurant_chart, restaurant_grid
 from .style import LAYOUT, colour, plain_text
 
@@ -16,9 +17,9 @@ TINY_GREY = "#b0b0b0"
 
 
 def projector(fig, height=HEIGHT_PX, **layout):
-    """``fig`` with the lesson's type size and height; annotations without a size of their own (the panels'
-    titles) at the lesson's size too."""
-    fig.update_layout(font=dict(size=FONT_PX), height=height, **layout)
+    """``fig`` with the lesson's type size and height (None: its own); annotations without a size of their own (the
+    panels' titles) at the lesson's size too. Rich get richer's Present sets its figures in this type as well."""
+    fig.update_layout(font=dict(size=FONT_PX), **({} if height is None else {"height": height}), **layout)
     fig.for_each_annotation(lambda a: a.update(font_size=FONT_PX) if a.font.size is None else None)
     return fig
 
@@ -27,13 +28,8 @@ def restaurant(sizes, probs, title, cols=8, max_rows=3, cell_px=100):
     """The restaurant (:func:`pcrp.plots.restaurant.restaurant_chart`) with its counts, probabilities and title in
     the lesson's type size: as many rows of ``cols`` tables as it needs, at most ``max_rows``."""
     rows = restaurant_grid(len(sizes), cols, max_rows)
-    spec = restaurant_chart(sizes, probs, max_customers=max(int(np.max(sizes)), 1), cols=cols, rows=rows,
-                            cell_px=cell_px, title=title)
-    for layer in spec["layer"]:
-        if layer["mark"].get("type") == "text":
-            layer["mark"]["fontSize"] = FONT_PX
-    spec["title"]["fontSize"] = FONT_PX + 2
-    return spec
+    return restaurant_chart(sizes, probs, max_customers=max(int(np.max(sizes)), 1), cols=cols, rows=rows,
+                            cell_px=cell_px, title=title, font_px=FONT_PX, title_px=FONT_PX + 2)
 
 
 def k_growth(labels, N, means, ses, exact, title):
@@ -67,25 +63,39 @@ def partitions(X, columns, panels):
 
 
 def share_text(percent):
-    """A share of draws as written on its bar: '39%', '<1%' (some, under one percent) or '' (none)."""
-    return "" if percent <= 0 else ("<1%" if percent < 1 else f"{percent:.0f}%")
+    """A share of draws as written above its bar, in the axis's unit (% of draws) without the sign, narrow enough
+    for a grouped bar: :func:`pcrp.basics.shares.percent_text`'s rule (never 100 for less, never 0 for more: '39',
+    '99.6', '0.3'), or '' (none)."""
+    return "" if percent <= 0 else percent_text(percent / 100).removesuffix("%")
+
+
+BARS_TOP = 100.0  # the bars' axis: % of draws
+MEAN_ROW = 9.0  # % of the axis between the bars' top and each prior's mean K row above it, one row per prior
+
+
+def mean_rows(n):
+    """The heights (on the % axis) of ``n`` priors' mean K markers: rows above the tallest bar's label, so that no
+    mark crosses a share written on a bar."""
+    return [BARS_TOP + MEAN_ROW * (i + 2) for i in range(n)]
 
 
 def posterior_and_partitions(X, columns, bars, panels, true_k, height=HEIGHT_PX):
     """Left: the posterior of K of one or more priors (``bars``: [(legend label, K values (M,), shares (M,), mean
-    K)]), grouped bars with each share written on its bar, K_true's bars outlined and each mean K a dashed line
-    (the legend label says the mean).
+    K, half width of its interval)]), grouped bars with each share written on its bar, K_true's bars outlined and
+    each mean K a diamond with its interval in a row of its own above the bars (:func:`mean_rows`: never across a
+    share's label; the legend label says the mean).
     Right: the points coloured by cluster, one panel per (title, colours (N,), -1 = tiny) of ``panels``, sharing
     their axes."""
     from plotly.subplots import make_subplots
 
     X = np.asarray(X)
     n = len(panels)
-    fig = make_subplots(rows=1, cols=1 + n, column_widths=[0.36] + [0.64 / n] * n, horizontal_spacing=0.06,
+    fig = make_subplots(rows=1, cols=1 + n, column_widths=[0.38] + [0.62 / n] * n, horizontal_spacing=0.06,
                         subplot_titles=["posterior of K"] + [plain_text(t) for t, _ in panels])
     fig.update_annotations(font_size=FONT_PX - 1)  # the panels' titles (three side by side)
-    ks = sorted({int(k) for _, values, _, _ in bars for k in values})
-    for i, (label, values, shares, mean_k) in enumerate(bars):
+    ks = sorted({int(k) for _, values, _, _, _ in bars for k in values})
+    rows = mean_rows(len(bars))
+    for i, (label, values, shares, mean_k, half) in enumerate(bars):
         share = dict(zip((int(k) for k in values), (float(p) for p in shares)))
         y = [100 * share.get(k, 0.0) for k in ks]
         fig.add_bar(x=ks, y=y, name=plain_text(label), marker_color=colour(i), row=1, col=1,
@@ -93,19 +103,23 @@ def posterior_and_partitions(X, columns, bars, panels, true_k, height=HEIGHT_PX)
                                      width=[3 if k == true_k else 0 for k in ks]),
                     text=[share_text(v) for v in y], textposition="outside", cliponaxis=False,
                     textfont=dict(size=FONT_PX - 3, color=colour(i)))
-        fig.add_vline(x=mean_k, line=dict(color=colour(i), dash="dash", width=2), row=1, col=1)
+        fig.add_scatter(x=[mean_k], y=[rows[i]], mode="markers", row=1, col=1, showlegend=False, hoverinfo="skip",
+                        marker=dict(symbol="diamond", size=14, color=colour(i), line=dict(color="white", width=1)),
+                        error_x=dict(type="constant", value=float(half), color=colour(i), thickness=2, width=6))
     fig.update_xaxes(title_text=f"K (outlined: K_true = {true_k})", dtick=1, row=1, col=1)
-    fig.update_yaxes(title_text="% of draws", range=[0, 112], row=1, col=1)
+    ticks = [0, 25, 50, 75, BARS_TOP]
+    fig.update_yaxes(title_text="% of draws", range=[0, rows[-1] + MEAN_ROW / 2], row=1, col=1,
+                     tickvals=ticks + [float(np.mean(rows))], ticktext=[f"{t:g}" for t in ticks] + ["mean K"])
     for i, (_, colours) in enumerate(panels):
         _scatter(fig, X, colours, 1, i + 2)
         fig.update_xaxes(title_text=plain_text(columns[0]), row=1, col=i + 2, matches="x2")
         fig.update_yaxes(row=1, col=i + 2, matches="y2", showticklabels=i == 0)
     fig.update_yaxes(title_text=plain_text(columns[1]), row=1, col=2, title_standoff=4)
-    return projector(fig, height=height, barmode="group", template=LAYOUT["template"],
+    return projector(fig, height=height, barmode="group", bargap=0.12, bargroupgap=0.04, template=LAYOUT["template"],
                      uniformtext=dict(minsize=FONT_PX - 4, mode="show"),
                      legend=dict(orientation="v", x=0, xanchor="left", y=-0.2, yanchor="top",
                                  font=dict(size=FONT_PX - 1)),
-                     showlegend=True, margin=dict(l=60, r=10, t=30, b=10))
+                     showlegend=True, margin=dict(l=60, r=30, t=30, b=10))
 
 
 def merge_and_posterior(r_grid, mean_k, r_axis, kept, r_star, just_above, merge_r, line, true_k, shipped, title,
@@ -168,8 +182,8 @@ def cv_curves(r_grid, loss, loss_se, log_pred, log_pred_se, proposed, first, jum
 
     r_grid = np.asarray(r_grid, dtype=float)
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
-                        subplot_titles=("held-out loss, eq. (5) (lower is better)",
-                                        "held-out log predictive per point (higher is better)"))
+                        subplot_titles=("held-out loss, eq. (5): where does it jump?",
+                                        "held-out log predictive per point"))
     fig.update_annotations(font_size=FONT_PX - 1)  # the panels' titles
     panels = ((loss, loss_se, 2, (first, proposed) + ((jump,) if jump is not None else ())),
               (log_pred, log_pred_se, 3, (first, proposed)))

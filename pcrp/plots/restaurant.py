@@ -8,20 +8,27 @@ others are static Plotly figures. Plain data in, figures out: the seating itself
 import numpy as np
 import plotly.graph_objects as go
 
+from ..basics.shares import fraction_text, percent_text
 from .palette import (NEW_CLUSTER_GREY, NEW_TABLE_GREY, PALETTE, PRIOR_WEIGHT_GREY, TEXT_DARK, TEXT_MUTED, colour,
                       rgba)
 from .style import LAYOUT, plain_text
 
 TABLE_FIELD_TITLE = "table (in opening order)"
+# (tables per row, cell pixels) of the Rich get richer page's restaurant grid by the number of restaurants side by
+# side; its Present has the sidebar's width too and larger cells, so that a projector shows the tables and their
+# probabilities from the back of a room.
+GRID = {1: (9, 88), 2: (4, 84), 3: (3, 80)}
+PRESENT_GRID = {1: (10, 112), 2: (5, 112), 3: (3, 112)}
 
 
 def probability_text(p):
-    """A seating probability as a short label: '41%', '3.2%', '0.04%', '<0.01%' or '0' (impossible)."""
+    """A seating probability as a short label: '41%', '99.6%' (never '100%' below 1:
+    :func:`pcrp.basics.shares.percent_text`), '3.2%', '0.04%', '<0.01%' or '0' (impossible)."""
     p = float(p)
     if p <= 0:
         return "0"
     if p >= 0.1:
-        return f"{p:.0%}"
+        return percent_text(p)
     if p >= 0.001:
         return f"{100 * p:.2g}%"
     return "<0.1%" if p >= 1e-4 else "<0.01%"
@@ -33,7 +40,8 @@ def restaurant_grid(n_tables, cols, max_rows):
     return int(min(max(1, -(-(int(n_tables) + 1) // int(cols))), max_rows))
 
 
-def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64, title=None, note_row=False):
+def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64, title=None, note_row=False,
+                     font_px=13, title_px=15):
     """Vega-Lite: the restaurant after the customers so far, tables as circles in opening order.
 
     sizes: (K,) customers per table in opening order. probs: (K + 1,) the next customer's probability of each
@@ -43,7 +51,9 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
     newcomer's probability under it. ``cols`` x ``rows`` cells of ``cell_px`` pixels: pass the same grid to
     every panel; tables that do not fit (beyond cols * rows - 1) are summed in a note at the bottom. ``title``:
     one line above the grid (cut with an ellipsis when wider than the chart), so panels side by side line up;
-    ``note_row``: keep the note's line even without a note (when another panel has one).
+    ``note_row``: keep the note's line even without a note (when another panel has one). ``font_px``: the counts'
+    and probabilities' type (the note's a pixel less), ``title_px`` the title's: a projector's larger type (the
+    lesson's, Rich get richer's Present) passes its own.
     """
     sizes = np.asarray(sizes, dtype=int)
     probs = np.asarray(probs, dtype=float)
@@ -87,9 +97,9 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
                   "color": NEW_TABLE_GREY, "strokeDash": [4, 3], "strokeWidth": 2},
          "transform": [{"filter": "datum.kind == 'new'"}],
          "encoding": {"tooltip": [{"field": "p_text", "title": "a new table"}]}},
-        {"mark": {"type": "text", "color": "white", "fontWeight": "bold", "fontSize": 13},
+        {"mark": {"type": "text", "color": "white", "fontWeight": "bold", "fontSize": font_px},
          "encoding": {"text": {"field": "count"}}},
-        {"mark": {"type": "text", "fontSize": 13, "baseline": "bottom", "color": TEXT_DARK},
+        {"mark": {"type": "text", "fontSize": font_px, "baseline": "bottom", "color": TEXT_DARK},
          "encoding": {"y": {"field": "label_y", "type": "quantitative", "axis": None,
                             "scale": {"domain": [0, rows + note / cell_px], "reverse": True}},
                       "text": {"field": "p_text"}}},
@@ -98,7 +108,7 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
         layers.append({"data": {"values": [{"x": cols / 2, "y": rows + 0.1,
                                             "note": f"+ {hidden} more table{'s' if hidden != 1 else ''} "
                                                     f"({int(sizes[shown:].sum())} customers) not drawn"}]},
-                       "mark": {"type": "text", "fontSize": 12, "color": TEXT_MUTED, "baseline": "top"},
+                       "mark": {"type": "text", "fontSize": font_px - 1, "color": TEXT_MUTED, "baseline": "top"},
                        "encoding": {"text": {"field": "note"}}})
     spec = {
         "width": cols * cell_px, "height": height,
@@ -115,7 +125,7 @@ def restaurant_chart(sizes, probs, *, max_customers, cols=6, rows=3, cell_px=64,
         "config": {"view": {"stroke": None}},
     }
     if title is not None:
-        spec["title"] = {"text": plain_text(title), "anchor": "start", "fontSize": 15, "limit": cols * cell_px,
+        spec["title"] = {"text": plain_text(title), "anchor": "start", "fontSize": title_px, "limit": cols * cell_px,
                          "offset": 8}
     return spec
 
@@ -183,7 +193,8 @@ def distribution_lines(samples, title, xaxis_title, integer=True, bins=20, x_ran
 def choice_bars(choice, title):
     """Algorithm 1's inner loop for one point: prior weight, predictive (normalised) and posterior per option
     (clusters, largest first, then a new one), each bar labelled with its value (none under 0.005, where labels
-    would overlap); the legend sits under the x axis, clear of the title."""
+    would overlap; never 1.00 below 1: :func:`pcrp.basics.shares.fraction_text`); the legend sits under the x axis,
+    clear of the title."""
     names = [f"cluster {k + 1}<br>n = {n}" for k, n in enumerate(choice.sizes[:-1])] + ["new"]
     fig = go.Figure()
     for bar_colour, (label, values) in zip((PRIOR_WEIGHT_GREY, NEW_CLUSTER_GREY, PALETTE[0]),
@@ -191,7 +202,8 @@ def choice_bars(choice, title):
                                         ("predictive likelihood (normalised)", choice.likelihood_share),
                                         ("posterior", choice.posterior))):
         fig.add_bar(x=names, y=values, name=label, marker_color=bar_colour,
-                    text=[f"{v:.2f}" if v >= 0.005 else "" for v in values], textposition="outside", cliponaxis=False)
+                    text=[fraction_text(v) if v >= 0.005 else "" for v in values], textposition="outside",
+                    cliponaxis=False)
     fig.update_layout(title=dict(text=plain_text(title), y=0.97, yanchor="top"), yaxis_title="probability",
                       yaxis_range=[0, 1.12], barmode="group", uniformtext=dict(minsize=9, mode="hide"),
                       legend=dict(orientation="h", x=0, xanchor="left", y=-0.28, yanchor="top"),

@@ -61,7 +61,7 @@ OLD_FAITHFUL_TRUE_K = 2
 TRUE_K_SOURCE = ("two eruption types, short and long: the paper's ground truth for these data (a manual clustering "
                  "of two Gaussian components)")
 OF_THIN = 5  # kept draws of steps 3 and 4 (the point estimate's): every 5th sweep after burn-in, as the run default
-SIM1 = "sim1"  # the built-in simulation of step 5 (three poorly separated 1-D Gaussians, true labels known)
+SIM1 = "sim1"  # the built-in simulation of step 5 (three 1-D Gaussians, true labels known)
 PATH_SIZES = (300, 2000)  # the paper's two N of Sim 1: the merge path's threshold at each (step 5)
 PATH_CHAINS, PATH_SWEEPS, PATH_BURN_IN, PATH_THIN = 2, 600, 200, 5  # the CRP fit the merge path starts from
 # Step 5's posterior of K for each r of the tuned grid: one pCRP chain per r on all the data
@@ -190,7 +190,8 @@ def restaurant(customers=None, seed=None):
 @dataclass(frozen=True)
 class Growth:
     """Simulated K_N, N = 1..n, for the CRP and the pCRP (at Old Faithful's shipped r): mean and standard error
-    (n,) over ``seatings`` seatings each, and the CRP's exact E[K_N] (n,)."""
+    (n,) over ``seatings`` seatings each, the CRP's exact E[K_N] (n,), and per prior how many of its seatings opened
+    a table after N = n / 2 (``late``)."""
 
     n: int
     seatings: int
@@ -200,6 +201,7 @@ class Growth:
     ses: tuple
     exact: np.ndarray
     alpha: float
+    late: tuple = ()
 
     @property
     def half(self):
@@ -223,9 +225,10 @@ def k_growth(growth_customers=None, seatings=None, seed=None):
     r, _, _ = shipped_r()
     priors = (reference_prior(), tuned_prior(r))
     sims = [simulate_k_growth_prior(p, n, runs, seed=s["seed"]) for p in priors]
+    half = n // 2
     return Growth(n, runs, r, tuple(p.spec.label for p in priors), tuple(k.mean(axis=0) for k in sims),
                   tuple(k.std(axis=0, ddof=1) / np.sqrt(runs) for k in sims), growth(priors[0], n).exact,
-                  float(priors[0].alpha))
+                  float(priors[0].alpha), tuple(int(np.sum(k[:, -1] > k[:, half - 1])) for k in sims))
 
 
 # ----------------------------------------------------------------------------- steps 3 and 4: Old Faithful
@@ -339,6 +342,21 @@ class OldFaithful:
         """Whether the two priors' point estimates are the same partition."""
         return same_partition(self.crp.point, self.pcrp.point)
 
+    def panels(self, step_key):
+        """[(which, sizes, colours (N,))] of the partitions step ``step_key`` ("crp" or "pcrp") draws beside the
+        posterior of K, coloured against the CRP's point estimate (:func:`matched_colours`; -1: a tiny cluster,
+        grey). which: "draw" or "point estimate" of the CRP (step 3), or the CRP's and the pCRP's draw (step 4)."""
+        crp, pcrp = self.crp, self.pcrp
+        if step_key == "crp":
+            return [("a draw", crp.draw_sizes, matched_colours(crp.draw, crp.point)),
+                    ("point estimate", crp.point_sizes, matched_colours(crp.point, crp.point))]
+        return [(f"{crp.label} draw", crp.draw_sizes, matched_colours(crp.draw, crp.point)),
+                (f"{pcrp.label} draw", pcrp.draw_sizes, matched_colours(pcrp.draw, crp.point))]
+
+    def shows_tiny(self, step_key):
+        """Whether a partition step ``step_key`` draws has a tiny cluster (grey points)."""
+        return any(bool(np.any(colours < 0)) for _, _, colours in self.panels(step_key))
+
 
 def posterior_of(X, prior, niw, s):
     """:class:`Posterior` of ``prior`` on X: ``s["chains"]`` chains from the run's unlike starts
@@ -389,7 +407,9 @@ class Threshold:
     of the points) merged}, beside the sampled posterior of K for each r of the tuned grid (``posterior`` {N:
     pcrp.analyses.k_over_r.KOverR}). ``fall``: a fit has merged real clusters when its mean K is more than this below
     ``true_k`` (:data:`pcrp.analyses.collapse.FALL`). ``shipped``: Sim 1's cross-validated r and the N it was chosen
-    at (:func:`shipped_r`). ``about``: what Sim 1 is (:func:`pcrp.data.load`'s description)."""
+    at (:func:`shipped_r`). ``about``: what Sim 1 is (:func:`simulation_facts`). ``shipped_k``: the mean K of the
+    shipped check's chains at the shipped r on the N it was chosen at (the mean over chains of their mean K), with
+    ``shipped_chains`` chains of ``shipped_sweeps`` sweeps."""
 
     paths: dict
     r_star: dict
@@ -399,8 +419,11 @@ class Threshold:
     fall: float
     shipped: float
     shipped_n: int
-    about: str
+    about: "SimulationFacts"
     r_axis: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (R,) powers the merge path is drawn at
+    shipped_k: float = float("nan")
+    shipped_chains: int = 0
+    shipped_sweeps: int = 0
 
     @property
     def sizes(self):
@@ -446,6 +469,54 @@ class Threshold:
         return max(starts)
 
 
+@dataclass(frozen=True)
+class SimulationFacts:
+    """What a built-in 1-D simulation is, from its declared mixture (:data:`pcrp.data.builtin_sets.SIMULATIONS`):
+    weights, means and sds (K,) in the order of the means; ``gaps``: each pair of neighbours' distance in sds of the
+    wider of the two (K - 1,); ``misassigned``: the share of the points that the true mixture itself would put in
+    another component (its Bayes error: 1 - the integral of the largest weighted component density)."""
+
+    name: str
+    weights: tuple
+    means: tuple
+    sds: tuple
+    gaps: tuple
+    misassigned: float
+
+    @property
+    def widest(self):
+        """Index of the widest component."""
+        return int(np.argmax(self.sds))
+
+
+def simulation_facts(name=SIM1):
+    """:class:`SimulationFacts` of built-in simulation ``name``, computed from its declared weights, means and sds
+    (the misassigned share by the trapezoid rule over the means +- 12 of the largest sd, 200,001 points)."""
+    from scipy.stats import norm
+
+    from ..data.builtin_sets import SIMULATIONS
+
+    spec = SIMULATIONS[name]
+    order = np.argsort(spec["means"])
+    w, m, sd = (np.asarray(spec[key], dtype=float)[order] for key in ("weights", "means", "sds"))
+    gaps = tuple(float((m[i + 1] - m[i]) / max(sd[i], sd[i + 1])) for i in range(m.size - 1))
+    x = np.linspace(m.min() - 12 * sd.max(), m.max() + 12 * sd.max(), 200_001)
+    dens = w[:, None] * norm.pdf(x[None, :], m[:, None], sd[:, None])
+    misassigned = float(np.trapezoid(dens.sum(axis=0) - dens.max(axis=0), x))
+    return SimulationFacts(name, tuple(w), tuple(m), tuple(sd), gaps, misassigned)
+
+
+def shipped_check_k(entry):
+    """(mean K, chains, sweeps) of the shipped check's chains at the shipped r (``entry``: a cv_r.json entry): the
+    mean over its chains of their mean K; (nan, 0, 0) when the entry has no check at that r."""
+    check = entry.get("check") or {}
+    for tried in check.get("tried", []):
+        if abs(float(tried["r"]) - float(entry["r"])) < 1e-9:
+            per_chain = np.asarray(tried["mean_K_per_chain"], dtype=float)
+            return float(per_chain.mean()), int(per_chain.size), int(check.get("iters", 0))
+    return float("nan"), 0, 0
+
+
 def real_merge_r(path, share):
     """The power at which the path first merges two clusters that each hold at least ``share`` of the points
     (pcrp.analyses.collapse's "kept" clusters): its effective r* (:meth:`pcrp.analyses.path.MergePath.effective_r`); inf if none."""
@@ -477,11 +548,11 @@ def merge_threshold(seed=None):
         paths[n] = merge_path(ds.X, start.labels, niw, config=start.config)
         r_star[n] = real_merge_r(paths[n], MIN_SHARE)
         posterior[n] = k_over_r(ds.X, niw, grid, iters=K_SWEEPS, burn_in=K_BURN_IN, seed=s["seed"], n_jobs=1)
-        true_k, about = int(ds.true_k), str(ds.description)
+        true_k = int(ds.true_k)
     shipped, _, entry = shipped_r(SIM1)
     axis = np.linspace(min(1.0, grid.min()), grid.max(), 300)
     return Threshold(paths, r_star, MIN_SHARE, posterior, true_k, float(FALL), shipped, int(entry["data"]["n"]),
-                     about, axis)
+                     simulation_facts(SIM1), axis, *shipped_check_k(entry))
 
 
 # ----------------------------------------------------------------------------- step 6: choosing r
@@ -489,7 +560,10 @@ def merge_threshold(seed=None):
 class Choice:
     """The shipped cross validation of Old Faithful: r grid (G,), the held-out loss of eq. (5) and its SE (G,), the
     held-out log predictive density per point and its SE (G,), cross validation's proposal and the r used (the
-    proposal after the check with chains), folds, repeats, command and date."""
+    proposal after the check with chains), folds, repeats, command and date; ``mean_k`` (G,) the clusters the
+    cross-validation fits keep at each r; the shipped rule's reason (``reason``: the sentence the rule wrote, naming
+    its parts' proposals) and the check's points (``checked_n``) and chains (``check_chains``); ``true_k``: the
+    data's true number of clusters."""
 
     r_grid: np.ndarray
     loss: np.ndarray
@@ -502,6 +576,11 @@ class Choice:
     repeats: int
     command: str
     date: str
+    mean_k: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    reason: str = ""
+    checked_n: int = 0
+    check_chains: int = 0
+    true_k: int = OLD_FAITHFUL_TRUE_K
 
     @property
     def at(self):
@@ -520,9 +599,47 @@ class Choice:
 
     @property
     def within_se(self):
-        """Whether the loss moved by at most one standard error (the larger of the two ends') from the grid's first
-        r to the proposal: cross validation cannot tell those r apart by the loss."""
-        return abs(self.rise) <= max(float(np.nan_to_num(self.loss_se[0])), float(np.nan_to_num(self.loss_se[self.at])))
+        """Whether the loss moved by at most one standard error from the grid's first r to the proposal
+        (:func:`within_one_se`)."""
+        return within_one_se(self.loss, self.loss_se, 0, self.at)
+
+    @property
+    def log_pred_within_se(self):
+        """Whether the held-out log predictive moved by at most one standard error from the grid's first r to the
+        proposal: the loss's yardstick (:func:`within_one_se`)."""
+        return within_one_se(self.log_pred, self.log_pred_se, 0, self.at)
+
+    @property
+    def jump_at(self):
+        """Grid index where the mean loss curve blows up by the shipped rule's yardstick
+        (:func:`pcrp.analyses.cv.blow_up.find_blow_up` on the mean and its SE), or None."""
+        from ..analyses.cv.blow_up import find_blow_up
+
+        return find_blow_up(self.loss, self.loss_se, r_grid=self.r_grid).index
+
+    def rule_parts(self):
+        """(the repeats' proposals [r], the splits' lower quartile r, splits) read from the rule's own ``reason``
+        (:func:`pcrp.analyses.cv.blow_up.robust_blow_up` writes them there); None when the reason names no parts (the
+        loss never blew up, or a file of another rule)."""
+        import re
+
+        found = re.search(r"proposals? \(([^)]*)\) and the lower quartile of the (\d+) splits' own proposals "
+                          r"\(([^)]*)\)", self.reason)
+        if not found:
+            return None
+        repeats = [float(v) for v in found.group(1).split(",")]
+        return repeats, float(found.group(3)), int(found.group(2))
+
+
+def within_one_se(values, ses, i, j):
+    """Whether ``values`` (G,) moved by at most one standard error from index i to index j, the larger of the two
+    ends' SEs (``ses`` (G,)): the one yardstick step 6 judges both cross-validation curves by."""
+    return abs(float(values[j] - values[i])) <= one_se(ses, i, j)
+
+
+def one_se(ses, i, j):
+    """The larger of the standard errors at indices i and j (a missing SE counts 0)."""
+    return max(float(np.nan_to_num(ses[i])), float(np.nan_to_num(ses[j])))
 
 
 def cv_choice(name=OLD_FAITHFUL):
@@ -533,9 +650,11 @@ def cv_choice(name=OLD_FAITHFUL):
     def column(key):
         return np.array([c[key] for c in curve], dtype=float)
 
+    check = entry.get("check") or {}
     return Choice(column("r"), column("loss"), column("loss_se"), column("log_pred"), column("log_pred_se"), proposed,
                   used, int(entry["cv"]["folds"]), int(entry["cv"]["repeats"]), str(entry["command"]),
-                  str(entry["date"]))
+                  str(entry["date"]), column("mean_k"), str(entry.get("reason", "")), int(check.get("n", 0)),
+                  int(check.get("chains", 0)), OLD_FAITHFUL_TRUE_K)
 
 
 # ----------------------------------------------------------------------------- step 7: compared with what
@@ -649,6 +768,15 @@ def explorer_values(step, lesson_settings=None, *, r=None, rival=None, present=F
         values[explorer_r_key()] = float(r)
     values["present"] = bool(present)
     return values
+
+
+# The step whose terms first define r (the pCRP's power, step 2's "pCRP"): no label names r before it.
+R_DEFINED_AT = "growth"
+
+
+def names_r(step):
+    """Whether step number ``step`` may name r (in its Explorer link's label): r is defined by then."""
+    return step >= next(s.number for s in STEPS if s.key == R_DEFINED_AT)
 
 
 def explorer_r_key():
