@@ -6,10 +6,10 @@
 Starts `streamlit run serve.py` on a free port and drives Debian's chromium (Playwright; never `playwright
 install`). Each page is shown after it has something on it: the Explorer after its default demo has run about
 20 s (and again with `?present=1`, the presentation mode; "five": the five registry priors on Sim 2, one row
- each, `?priors=crp,pcrp,py,mfm,sfm`), Choose r after "Compare all three" at its other default settings (Old
- Faithful; a few minutes; and in Present, `choose_r-present`), Reproduce the paper with our published run opened, Rich
- get richer after twenty customers ("rich-present": with `?present=1`, at 1280 x 800). Files:
- <out>/<page>-<width>x<height>.png. Look at them before committing.
+each, `?priors=crp,pcrp,py,mfm,sfm`), Choose r after "Compare all three" at its other default settings (Old
+Faithful; a few minutes; and in Present, `choose_r-present`), Reproduce the paper with our published run opened, Rich
+get richer after twenty customers ("rich-present": with `?present=1`, at 1280 x 800). Files:
+<out>/<page>-<width>x<height>.png. Look at them before committing.
 """
 
 import argparse
