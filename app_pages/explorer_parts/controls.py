@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app_pages.explorer_parts.model_sidebar import row_name
-from app_pages.explorer_parts.session import automatic_rows, bind, explorer, publish_address, say, settings
+from app_pages.explorer_parts.session import automatic_rows, bind, choices, explorer, publish_address, say, settings
 from app_pages.shared import browser_key, client_address, inert, registry, session_owner
 from pcrp.app import explorer_settings as es
 from pcrp.app.fair_share import ServerBusy
@@ -209,7 +209,7 @@ def controls(run, data):
     b[3].button("One sweep", key="step", disabled=not paused, on_click=on_step)
     b[4].button("Stop", key="stop", disabled=not (running or paused), on_click=on_stop)
     b[5].button("Reset", key="reset", disabled=run is None, on_click=on_reset)
-    b[6].select_slider("Pace", options=list(es.PACES), **bind("pace"), label_visibility="collapsed")
+    b[6].select_slider("Pace", options=choices("pace"), **bind("pace"), label_visibility="collapsed")
     b[7].toggle("Present", **bind("present", on_present))
     publish_address()  # (in the live fragment: a change of pace is written to the address here)
     notices = explorer().notices

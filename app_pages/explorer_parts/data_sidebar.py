@@ -5,7 +5,7 @@ Every string a visitor supplies (file and column names, cells) goes through ``in
 import streamlit as st
 
 from app_pages.explorer_parts.row_notes import watch_for
-from app_pages.explorer_parts.session import bind, explorer, number, settings
+from app_pages.explorer_parts.session import bind, choices, explorer, number, settings
 from app_pages.shared import inert
 from pcrp import data
 from pcrp.app import explorer_settings as es
@@ -39,12 +39,12 @@ def data_sidebar():
     """The sidebar's data widgets (a CSV's upload and column choices included); returns the chosen source."""
     with st.sidebar:
         st.header("Data")
-        st.selectbox("Data set", es.SOURCES, format_func=es.SOURCE_LABELS.get, **bind("data"))
+        st.selectbox("Data set", choices("data"), format_func=es.SOURCE_LABELS.get, **bind("data"))
         source = settings()["data"]
         if source == "mnist":
-            st.multiselect("Digits", list(range(10)), **bind("digits"))
+            st.multiselect("Digits", choices("digits"), **bind("digits"))
             number("N (bundled file: 1,000 per digit)", "mnist_n", step=50)
-            st.selectbox("Embedding", ["spectral", "pca"], **bind("embedding"))
+            st.selectbox("Embedding", choices("embedding"), **bind("embedding"))
             number("Dimensions", "dims")
         if source in ("sim1", "sim2"):
             number("N", "sim_n", step=50)

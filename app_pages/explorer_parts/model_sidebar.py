@@ -5,12 +5,12 @@ settings and the demo link. What differs between priors is read from the registr
 import numpy as np
 import streamlit as st
 
-from app_pages.explorer_parts.session import (address_values, automatic_rows, bind, explorer, number, say, settings,
-                                              tuned_origin, tuned_set_by_visitor)
+from app_pages.explorer_parts.session import (address_values, automatic_rows, bind, choices, explorer, number, say,
+                                              settings, tuned_origin, tuned_set_by_visitor)
 from app_pages.shared import keep_browser_key
 from pcrp.app import explorer_settings as es
 from pcrp.app.live_params import chains_cap, default_chains
-from pcrp.model import COVARIANCE_TYPES, PRIORS, WITHIN_SCALE, resolve_niw
+from pcrp.model import PRIORS, WITHIN_SCALE, resolve_niw
 from pcrp.summaries.summary import oracle_alpha
 
 # The r that Choose r's "use this r" sends: that page's own key, until it has a part of the session's state object.
@@ -97,7 +97,7 @@ def r_caption(row):
 def prior_widgets(row):
     """The prior of one row and its parameters' widgets, all generated from the pcrp.model.PRIORS registry."""
     values = settings()
-    st.selectbox(f"{row_name(row, len(es.active_rows(values)))}: prior", tuple(PRIORS),
+    st.selectbox(f"{row_name(row, len(es.active_rows(values)))}: prior", choices(es.prior_key(row)),
                  format_func=lambda name: PRIORS[name].label, **bind(es.prior_key(row), on_prior_change, (row,)),
                  help=" · ".join(f"{spec.label}: {spec.help}" for spec in PRIORS.values()))
     prior = values[es.prior_key(row)]
@@ -182,7 +182,7 @@ def model_and_run_sidebar(S, ds, ds_key, source):
             prior_widgets(row)
         if ds is not None and ds.labels is not None and oracle_rows(S):
             st.button("CRP-Oracle alpha = K_true / ln N", key="oracle", on_click=on_oracle, args=(ds,))
-        st.selectbox("Clusters' covariance", tuple(COVARIANCE_TYPES), **bind("covariance"),
+        st.selectbox("Clusters' covariance", choices("covariance"), **bind("covariance"),
                      format_func=COVARIANCE_LABELS.get,
                      help="scikit-learn's covariance_type. Full: each cluster its own d x d covariance (the "
                           "paper's). Diagonal: its own variance per column, O(d) a point, fewer parameters for many "
@@ -213,7 +213,7 @@ def model_and_run_sidebar(S, ds, ds_key, source):
         number("Seed", "seed")
         st.checkbox("Split-merge moves", **bind("split_merge"),
                     help="Off = the paper's plain Gibbs; pCRP chains then tend to stay where they start.")
-        st.selectbox("Start", es.STARTS, **bind("start"))
+        st.selectbox("Start", choices("start"), **bind("start"))
         number("Chains per prior", "chains", high=chains_cap(len(es.active_rows(S))),
                help="The first starts as chosen above; the others from unlike starts (one cluster, random "
                     "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the start.")

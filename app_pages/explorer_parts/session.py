@@ -110,9 +110,9 @@ def bind(name, on_change=None, args=()):
     return {"key": key, "on_change": _write_back, "args": (name, on_change, tuple(args))}
 
 
-def set_value(name, value):
-    """Set setting ``name`` (from a callback: the widget shows it when next drawn)."""
-    settings()[name] = value
+def choices(name):
+    """The options of a widget of setting ``name``: its declaration's choices (pcrp.app.explorer_settings)."""
+    return list(es.BY_NAME[name].choices)
 
 
 def number(label, name, high=None, **kwargs):
