@@ -137,6 +137,11 @@ def client_address():
     return visitor_address(ip)
 
 
+# A components.v2 component runs in the page's own document (no iframe), so its script sets the app's cookie itself.
+STORE_COOKIE = st.components.v2.component(
+    "pcrp_browser_key", js="export default function ({data}) {\n  if (data && data.cookie) document.cookie = data.cookie;\n}\n")
+
+
 def keep_browser_key():
     """Store this session's browser key in the browser (SameSite=Strict cookie) when it did not come from there and
     the server does not set it itself (serve.py does, HttpOnly, on every page load without a valid key). A script
@@ -146,10 +151,9 @@ def keep_browser_key():
         return
     max_age = BROWSER_COOKIE_DAYS * 86400
     secure = "; Secure" if str(st.context.url or "").startswith("https:") else ""
-    # st.iframe runs this HTML same-origin (it may set the app's cookie); nothing in it comes from a visitor:
-    # the key is our own signed token (letters, digits, '.', '_' and '-'). (st.components.v1.html is deprecated.)
-    st.iframe(f"<script>window.parent.document.cookie = '{BROWSER_COOKIE}={key}; path=/; "
-              f"max-age={max_age}; SameSite=Strict{secure}';</script>", height=1)
+    # Nothing in the cookie comes from a visitor: the key is our own signed token (letters, digits, '.', '_', '-').
+    STORE_COOKIE(key="browser_key_cookie", height="content",
+                 data={"cookie": f"{BROWSER_COOKIE}={key}; path=/; max-age={max_age}; SameSite=Strict{secure}"})
 
 
 def owned_download(build):

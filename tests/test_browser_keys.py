@@ -188,11 +188,13 @@ def test_without_the_middleware_the_page_stores_its_signed_key_from_a_script_and
         at.run()
         assert not at.exception, at.exception
         key = browser_key(at)
-        scripts = [e.proto.srcdoc for e in at.get("iframe") if "document.cookie" in e.proto.srcdoc]
+        scripts = [(e.proto.js_content, e.proto.json) for e in at.get("bidi_component")
+                   if e.proto.component_name == "pcrp_browser_key"]
         return key, scripts
 
     key, scripts = cookie_scripts()
     assert browser_keys.SERVER_KEYS.verify(key) == key
-    assert len(scripts) == 1 and f"pcrp_browser={key}; path=/;" in scripts[0] and "SameSite=Strict" in scripts[0]
+    assert len(scripts) == 1 and "document.cookie = data.cookie" in scripts[0][0]
+    assert f"pcrp_browser={key}; path=/;" in scripts[0][1] and "SameSite=Strict" in scripts[0][1]
     monkeypatch.setitem(browser_keys._MIDDLEWARE, "active", True)
     assert cookie_scripts()[1] == []

@@ -11,6 +11,9 @@ from pcrp.model import PRIORS
 
 # Presentation mode (?present=1, or the Present toggle): no sidebar, header or chart toolbars, every text
 # larger (status text 20 px), charts sized so both rows fit a 1280 x 800 projector without scrolling.
+# Streamlit 1.67 has no public way to hide the sidebar with its control, the app's header or an element's toolbar
+# during a session (st.set_page_config's initial_sidebar_state is the state a page starts in; no option leaves out a
+# header or a chart's toolbar), so these styles name Streamlit's own data-testid attributes (docs/design.md section 7).
 PRESENT_CSS = """<style>
 section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader'],
 [data-testid='stElementToolbar'], [data-testid='stToolbar'] {display: none !important;}
@@ -23,6 +26,7 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], hea
 
 
 # The live charts have no toolbar (fullscreen, export): four tab stops per chart, 24 in all, before the buttons.
+# (No public option of st.vega_lite_chart leaves it out: see PRESENT_CSS.)
 NO_TOOLBAR_CSS = ("<style>div:has(> [data-testid='stVegaLiteChart']) > [data-testid='stElementToolbar'] "
                   "{display: none !important;}</style>")
 EMPTY_STYLE = "<style></style>"

@@ -44,7 +44,9 @@ LABEL_WORK_SHARE = 0.1  # the partition-wide work of a frame may take this share
 LABEL_WORK_MAX_SECONDS = 0.5  # ... but is redone at least this often (a cached point estimate's rare cost aside)
 # While a run is live its panel redraws itself (a fragment rerun), and Streamlit fades each element of a rerunning
 # fragment as "stale" until it is sent again: 40-45% of the time the charts were faded (issue 37). Fresh data come
-# every redraw, so the live panel is never shown faded while its run is live (a full page rerun still fades).
+# every redraw, so the live panel is never shown faded while its run is live (a full page rerun still fades). Streamlit
+# has no public option for this: the style selects the panel by its key's class (.st-key-live_panel, public) and the
+# frontend's stale marker (data-stale), the one way there is (docs/design.md section 7).
 NO_FADE_CSS = ("<style>.st-key-live_panel [data-stale='true'], .st-key-live_panel [data-stale='true'] * "
                "{opacity: 1 !important; transition: none !important;}</style>")
 SYMBOLS = {"alpha": "α", "sigma": "σ", "gamma": "γ", "lam": "λ"}  # how a parameter name is printed
