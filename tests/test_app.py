@@ -234,6 +234,45 @@ def test_a_run_belongs_to_its_browser_and_the_address_carries_none_of_it():
     assert current_run(again) is None and "no longer kept on this server" in texts(again)
 
 
+def test_reset_discards_the_run_and_no_reload_brings_it_back():
+    """After Reset a reload brought the run back ("stopped because you pressed Reset", or "finished"): the reload found
+    the browser's latest run. Now Reset lets the run go for good (its buffers freed), and so does Start for the run it
+    replaces, so the reload after a Reset shows no run."""
+    at = explorer({"sweeps": "100000", "pace": "10 sweeps/s"})
+    at.button(key="start").click().run()
+    first = current_run(at)
+    at.button(key="start").click().run()  # a second run replaces the first
+    second = current_run(at)
+    at.button(key="reset").click().run()
+    assert not at.exception, at.exception
+    assert current_run(at) is None and first.discarded and second.discarded
+    again = reloaded_in_the_same_browser(at)
+    assert current_run(again) is None and again.button(key="reset").disabled
+    assert "Press **Start** to run CRP and pCRP" in texts(again) and "stopped because" not in texts(again)
+    finished = fast(again)  # a finished run, reset: the same
+    finished.button(key="start").click().run()
+    run = current_run(finished)
+    wait_for(lambda: not run.live)
+    finished.run()
+    finished.button(key="reset").click().run()
+    assert current_run(reloaded_in_the_same_browser(finished)) is None and run.discarded
+
+
+def test_reset_in_one_tab_leaves_another_tab_of_the_browser_its_view_but_no_reload_finds_the_run():
+    """A second tab of the same browser showing the run keeps it on its page (its memory is freed when that tab lets
+    go too), but no reload of the browser finds it after a Reset."""
+    at = explorer({"sweeps": "100000", "pace": "10 sweeps/s"})
+    at.button(key="start").click().run()
+    run = current_run(at)
+    other = reloaded_in_the_same_browser(at)
+    assert current_run(other) is run
+    at.button(key="reset").click().run()
+    assert not run.discarded and not run.live
+    other.run()
+    assert not other.exception and current_run(other) is run and "stopped because you pressed Reset" in texts(other)
+    assert current_run(reloaded_in_the_same_browser(at)) is None
+
+
 def test_oracle_button_sets_crp_alpha_with_feedback():
     at = explorer({"data": "sim1"})
     assert at.session_state["dataset"].true_k == 3
