@@ -18,7 +18,10 @@ WIDGETS = ("button", "number_input", "selectbox", "multiselect", "select_slider"
 
 
 def widget_keys(at):
-    return {w.key for kind in WIDGETS for w in at.get(kind) if getattr(w, "key", None)}
+    """The keys of the widgets on the page, and of its components (a component's state is a widget's: its id ends
+    with its key)."""
+    components = {e.proto.id.split("-", 2)[2] for e in at.get("bidi_component") if e.proto.id.count("-") >= 2}
+    return {w.key for kind in WIDGETS for w in at.get(kind) if getattr(w, "key", None)} | components
 
 
 def address(at):
