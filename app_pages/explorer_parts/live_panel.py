@@ -503,7 +503,8 @@ def rows_and_replay(run, snaps, groups, presentation, frozen=False):
     if run.plan.thin_raised:
         st.caption(run.plan.describe())
     if not run.running and not frozen and len(options) > 1:
-        st.session_state[REPLAY_KEY] = choice  # (the widget shows the view's sweep; its change goes into the view)
+        # the widget shows the view's sweep (its change goes into the view)
+        st.session_state[REPLAY_KEY] = choice if choice in options else "now"
         st.select_slider("Replay: show the clusters at sweep", options=options, key=REPLAY_KEY, on_change=on_replay,
                          args=(run,))
     ex = explorer()
