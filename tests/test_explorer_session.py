@@ -50,6 +50,9 @@ def test_the_session_keeps_one_object_and_each_setting_once():
     assert address(at) == es.to_query(ex.settings)
     at.number_input(key="w_sweeps").set_value(450).run()  # a widget's change: in the object, then the address
     assert ex.settings["sweeps"] == 450 and address(at)["sweeps"] == "450"
+    kappa0 = next(w for w in at.number_input if w.key.startswith("kappa0_"))  # the cluster prior's: in the object too
+    kappa0.set_value(0.5).run()
+    assert ex.niw["kappa0"] == 0.5 and at.session_state[kappa0.key] == 0.5
     assert ex.run_view.replay != "now"  # the replay slider's sweep is the run view's
 
 

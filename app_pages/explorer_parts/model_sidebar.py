@@ -161,6 +161,33 @@ def apply_pending_r(S):
         S[key] = float(np.clip(r_origin(S)[0], widget.low, widget.high))
 
 
+NIW_NAMES = ("kappa0", "nu0", "S0")  # the cluster prior's settings of the sidebar (S0: its scale s, S0 = s * I)
+
+
+def niw_values(ds, ds_key):
+    """The cluster prior's settings in the session's object (ExplorerState.niw) for the data set ``ds`` (its key
+    ``ds_key``): the data's defaults (pcrp.model.resolve_niw) until the visitor changes them; another data set starts
+    from its own."""
+    ex = explorer()
+    if ex.niw is None or ex.niw["data"] != ds_key:
+        default = resolve_niw(ds.X)
+        ex.niw = {"data": ds_key, "kappa0": float(default.kappa0), "nu0": float(default.nu0),
+                  "S0": float(default.S0[0, 0])}
+    return ex.niw
+
+
+def _niw_back(name, key):
+    explorer().niw[name] = float(st.session_state[key])
+
+
+def bind_niw(name, ds_key):
+    """key, on_change and args of the widget of cluster-prior setting ``name``: it shows the object's value, and a
+    change goes into the object at once (as session.bind does for the declared settings)."""
+    key = f"{name.lower()}_{ds_key}"
+    st.session_state[key] = explorer().niw[name]
+    return {"key": key, "on_change": _niw_back, "args": (name, key)}
+
+
 COVARIANCE_LABELS = {"full": "Full", "diag": "Diagonal", "spherical": "Spherical"}
 CLUSTER_PRIOR_WORDS = {
     "full": "mu_k | Sigma_k ~ N(m0, Sigma_k / kappa0), Sigma_k ~ IW(S0, nu0).",
@@ -190,7 +217,7 @@ def model_and_run_sidebar(S, ds, ds_key, source):
                           "needs one marginal likelihood per cluster.")
         niw_choice = {}
         if ds is not None:
-            default = resolve_niw(ds.X)
+            values = niw_values(ds, ds_key)
             with st.expander("Cluster prior (defaults from the data)"):
                 full = S["covariance"] == "full"
                 st.caption(CLUSTER_PRIOR_WORDS[S["covariance"]]
@@ -198,14 +225,13 @@ def model_and_run_sidebar(S, ds, ds_key, source):
                            + ("S0 = s * I. Larger S0" if full else "s = the variances' prior scale. Larger s")
                            + " = broader clusters a priori = fewer clusters; smaller kappa0 = means expected "
                            "far apart = fewer clusters.")
-                niw_choice["kappa0"] = st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4,
-                                                       float(default.kappa0), format="%.4f", key=f"kappa0_{ds_key}")
-                niw_choice["nu0"] = st.number_input(f"nu0: degrees of freedom (> d - 1 = {ds.dim - 1})",
-                                                    float(ds.dim - 1) + 0.01, 1e4, float(default.nu0),
-                                                    key=f"nu0_{ds_key}")
+                st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4, format="%.4f",
+                                **bind_niw("kappa0", ds_key))
+                st.number_input(f"nu0: degrees of freedom (> d - 1 = {ds.dim - 1})", float(ds.dim - 1) + 0.01, 1e4,
+                                **bind_niw("nu0", ds_key))
                 s_label = "S0 = s * identity, s =" if full else "s: the variances' prior scale"
-                niw_choice["S0"] = st.number_input(s_label, 1e-6, 1e6, float(default.S0[0, 0]),
-                                                   format="%.4f", key=f"s0_{ds_key}")
+                st.number_input(s_label, 1e-6, 1e6, format="%.4f", **bind_niw("S0", ds_key))
+            niw_choice = {name: values[name] for name in NIW_NAMES}
         st.header("Run")
         number("Sweeps", "sweeps", step=100)
         number("Burn-in", "burn_in", step=100)

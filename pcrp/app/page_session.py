@@ -128,7 +128,9 @@ class ExplorerState:
     """The Explorer's part of a session (see the module docstring).
 
     settings: the one copy of each setting, {declared name: value} (pcrp.app.explorer_settings: data, rows, each row's
-    prior and parameters, the run's settings, pace, present); tuned_by_visitor: the rows' tuned settings ("r2") that
+    prior and parameters, the run's settings, pace, present); niw: the cluster prior's settings for the data set
+    shown, {"data": its key, "kappa0", "nu0", "S0"} (the data's defaults until changed; not in the address);
+    tuned_by_visitor: the rows' tuned settings ("r2") that
     the visitor chose (the address, the widget, Choose r's "use this r"): the data set's value never replaces them;
     tuned_origin: {tuned setting: how it was chosen, in words; None: with the widget}; run: the
     pcrp.app.live_runs.LiveRun shown, or None; find_run: whether to look for this browser's latest run (the first
@@ -139,6 +141,7 @@ class ExplorerState:
     :class:`RunView` of the run shown (read it through :meth:`view`)."""
 
     settings: dict
+    niw: dict = None
     tuned_by_visitor: set = field(default_factory=set)
     tuned_origin: dict = None
     run: object = None
