@@ -1,5 +1,5 @@
-"""What every page shares: the server's run registry, the session's claim on its runs, and the
-guard that turns an unexpected error into a short message (details go to the server log only).
+"""What every page shares: the server's run registry, the session's one state object (its claim on its runs
+among it), and the guard that turns an unexpected error into a short message (details go to the server log only).
 
 Not a page: app.py lists the pages explicitly.
 """
@@ -15,7 +15,8 @@ import streamlit as st
 from pcrp.app import warm_up
 from pcrp.sampling.compute import SessionWork
 from pcrp.app.browser_keys import COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
-from pcrp.app.fair_share import RunRegistry, SessionOwner, share_settings, visitor_address
+from pcrp.app.fair_share import RunRegistry, share_settings, visitor_address
+from pcrp.app.page_session import PageSession
 
 LOG = logging.getLogger("pcrp.app")
 
@@ -46,15 +47,37 @@ def registry():
     return RunRegistry(**kwargs)
 
 
-def _release(owner):
-    owner.release_all()
+# This session's one state object (pcrp.app.page_session.PageSession): every page keeps its state in it, under one
+# key of st.session_state. Streamlit releases a session-scoped resource when the session disconnects (tab closed,
+# reload, network lost); the one below holds the session's object, so that its release is the object's cleanup, one
+# call (PageSession.close): its runs stop after a short grace unless the session returns, and what it holds goes.
+SESSION_KEY = "pcrp"
 
 
-@st.cache_resource(scope="session", on_release=_release, show_spinner=False)
+def _close_session(session):
+    session.close()
+
+
+@st.cache_resource(scope="session", on_release=_close_session, show_spinner=False)
+def _closed_at_the_end(object_id, _session):
+    """``_session`` (one per Streamlit session; ``object_id``: its id, so that each object has its own entry), closed
+    when Streamlit releases the session's resources."""
+    return _session
+
+
+def page_session():
+    """This session's :class:`pcrp.app.page_session.PageSession` (made on its first page run)."""
+    state = st.session_state
+    session = state.get(SESSION_KEY)
+    if session is None:
+        session = state[SESSION_KEY] = PageSession()
+    _closed_at_the_end(id(session), session)
+    return session
+
+
 def session_owner():
-    """This browser session's owner token. Streamlit releases it when the session disconnects (tab
-    closed, reload, network lost); its runs then stop after a short grace unless the session returns."""
-    return SessionOwner()
+    """This browser session's claim on its runs (pcrp.app.fair_share.SessionOwner), released with the session."""
+    return page_session().owner
 
 
 def _cancel_work(work):
@@ -89,18 +112,18 @@ def browser_key():
     server signed it and it has not expired, else a fresh key for this session (which keep_browser_key stores in
     the browser when the server did not already). An unsigned, altered, expired or foreign value is never
     adopted: it is replaced, and the server's log says so."""
-    state = st.session_state
-    if "browser_key" not in state:
+    session = page_session()
+    if session.browser_key is None:
         cookie = _cookie()
         key = SERVER_KEYS.verify(cookie)
         if key is not None:
-            state.browser_key, state.browser_key_stored = key, True
+            session.browser_key, session.key_stored = key, True
         else:
             if cookie:
                 LOG.info("refused a browser key this server did not issue (%d characters); issued a new one",
                          len(str(cookie)))
-            state.browser_key, state.browser_key_stored = SERVER_KEYS.mint(), False
-    return state.browser_key
+            session.browser_key, session.key_stored = SERVER_KEYS.mint(), False
+    return session.browser_key
 
 
 def client_address():
@@ -114,19 +137,23 @@ def client_address():
     return visitor_address(ip)
 
 
+# A components.v2 component runs in the page's own document (no iframe), so its script sets the app's cookie itself.
+STORE_COOKIE = st.components.v2.component(
+    "pcrp_browser_key", js="export default function ({data}) {\n  if (data && data.cookie) document.cookie = data.cookie;\n}\n")
+
+
 def keep_browser_key():
     """Store this session's browser key in the browser (SameSite=Strict cookie) when it did not come from there and
     the server does not set it itself (serve.py does, HttpOnly, on every page load without a valid key). A script
     cannot set an HttpOnly cookie, so under `streamlit run app.py` page scripts can read the key (docs/serving.md)."""
     key = browser_key()
-    if st.session_state.get("browser_key_stored") or middleware_active():
+    if page_session().key_stored or middleware_active():
         return
     max_age = BROWSER_COOKIE_DAYS * 86400
     secure = "; Secure" if str(st.context.url or "").startswith("https:") else ""
-    # st.iframe runs this HTML same-origin (it may set the app's cookie); nothing in it comes from a visitor:
-    # the key is our own signed token (letters, digits, '.', '_' and '-'). (st.components.v1.html is deprecated.)
-    st.iframe(f"<script>window.parent.document.cookie = '{BROWSER_COOKIE}={key}; path=/; "
-              f"max-age={max_age}; SameSite=Strict{secure}';</script>", height=1)
+    # Nothing in the cookie comes from a visitor: the key is our own signed token (letters, digits, '.', '_', '-').
+    STORE_COOKIE(key="browser_key_cookie", height="content",
+                 data={"cookie": f"{BROWSER_COOKIE}={key}; path=/; max-age={max_age}; SameSite=Strict{secure}"})
 
 
 def owned_download(build):

@@ -13,7 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from pcrp.app.explorer_settings import EXPLORER_CHOICES  # noqa: E402
 from pcrp.app.live_params import LIVE_PARAMS  # noqa: E402
+from pcrp.basics.params import Choice  # noqa: E402
 from pcrp.experiments.compare import COMPARE_PARAMS  # noqa: E402
 from pcrp.analyses.cv import CV_PARAMS  # noqa: E402
 from pcrp.model import NIW_PARAMS, PRIORS  # noqa: E402
@@ -29,6 +31,7 @@ OWNERS = [  # (object name as code writes it, the declarations, the module that 
     ("REPRODUCE_PARAMS", REPRODUCE_PARAMS, "pcrp/experiments/reproduce/protocol.py"),
     ("COMPARE_PARAMS", COMPARE_PARAMS, "pcrp/experiments/compare.py"),
     ("LIVE_PARAMS", LIVE_PARAMS, "pcrp/app/live_params.py"),
+    ("EXPLORER_CHOICES", EXPLORER_CHOICES, "pcrp/app/explorer_settings.py"),
 ]
 
 
@@ -43,6 +46,8 @@ def readers(word, texts, declared_in):
 
 
 def describe(param):
+    if isinstance(param, Choice):
+        return f"`{param.name}` {param.text(param.default)} {{{', '.join(map(str, param.choices))}}}"
     default = "owner's" if param.default is None else f"{param.default:g}"
     return f"`{param.name}` {default} {param.interval()}"
 

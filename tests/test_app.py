@@ -9,6 +9,7 @@ import numpy as np
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from explorer_support import as_browser, browser_key, current_run, explorer_state, run_view
 
 TIMEOUT = 120  # numba compiles on first use
 
@@ -49,7 +50,7 @@ def test_explorer_runs_crp_and_pcrp_and_the_buttons_follow_the_state():
     assert at.button(key="pause").disabled and at.button(key="reset").disabled
     at.button(key="start").click().run()
     assert not at.exception, at.exception
-    run = at.session_state["run"]
+    run = current_run(at)
     assert run.groups == {"CRP": ["CRP", "CRP · chain 2"], "pCRP": ["pCRP", "pCRP · chain 2"]}
     assert run.dataset.n == 272
     assert run.config["runs"]["CRP"]["init"] == ["kmeans:10", "one"]  # the second chain starts unlike the first
@@ -69,7 +70,7 @@ def test_pause_step_resume_stop_while_running():
     at.number_input(key="w_sweeps").set_value(100_000)
     at.select_slider(key="w_pace").set_value("100 sweeps/s").run()
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: all(c.done >= 5 for c in run.chains.values()))
     at.button(key="pause").click().run()
     assert set(run.states.values()) == {"paused"}
@@ -92,22 +93,23 @@ def test_start_reset_start_and_reset_during_a_run():
     at = explorer()
     at.number_input(key="w_sweeps").set_value(100_000).run()
     at.button(key="start").click().run()
-    first = at.session_state["run"]
+    first = current_run(at)
     at.button(key="reset").click().run()  # during the run
     assert not at.exception, at.exception
-    assert at.session_state["run"] is None if "run" in at.session_state else True
+    assert current_run(at) is None
     first.join(5)
     assert not any(c.alive for c in first.chains.values())
     at.button(key="start").click().run()
     assert not at.exception, at.exception
-    second = at.session_state["run"]
+    second = current_run(at)
     assert second is not first and second.live
     at.button(key="start").click().run()  # Start again while running replaces the run
     assert not at.exception, at.exception
-    assert at.session_state["run"] is not second
+    assert current_run(at) is not second
     second.join(5)
-    assert "a new run was started" in second.snapshots()["CRP"].stop_reason
-    at.session_state["run"].stop("test over")
+    assert all("a new run was started" in chain.stop_reason for chain in second.chains.values())
+    assert second.discarded  # a replaced run is never shown again and no reload finds it: its buffers are freed
+    current_run(at).stop("test over")
 
 
 def test_a_refused_start_then_a_good_one():
@@ -118,22 +120,22 @@ def test_a_refused_start_then_a_good_one():
     assert not at.exception, at.exception
     # in the words of the page's widgets, not the library's parameter names
     assert any(e.value == "burn-in (100) must be smaller than sweeps (100) so that draws are kept." for e in at.error)
-    assert at.session_state["run"] is None if "run" in at.session_state else True
+    assert current_run(at) is None
     fast(at)
     at.button(key="start").click().run()
     assert not at.exception, at.exception
-    assert at.session_state["run"].dataset.n == 272
+    assert current_run(at).dataset.n == 272
 
 
 def test_results_are_marked_as_the_previous_run_after_the_data_change():
     at = fast(explorer())
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.selectbox(key="w_data").set_value("sim1").run()
     assert not at.exception, at.exception
     assert at.session_state["dataset"].name == "sim1"
-    assert at.session_state["run"] is run  # kept, but said to be the previous run, on its own data
+    assert current_run(at) is run  # kept, but said to be the previous run, on its own data
     warning = " ".join(w.value for w in at.warning)
     assert "Showing the previous run, on Old Faithful" in warning and "Changed since it started: data" in warning
     at.slider(key="w_r2").set_value(1.5)
@@ -152,7 +154,7 @@ def test_settings_and_run_survive_a_visit_to_another_page():
     at.number_input(key="w_burn_in").set_value(100)
     at.select_slider(key="w_pace").set_value("full speed").run()
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     at.switch_page("app_pages/choose_r.py").run()
     assert not at.exception, at.exception
     assert "Sim 2" in texts(at)  # Choose r works on the Explorer's data
@@ -160,7 +162,7 @@ def test_settings_and_run_survive_a_visit_to_another_page():
     assert not at.exception, at.exception
     assert at.selectbox(key="w_data").value == "sim2" and at.number_input(key="w_sim_n").value == 150
     assert at.slider(key="w_r2").value == pytest.approx(1.35) and at.number_input(key="w_sweeps").value == 300
-    assert at.session_state["run"] is run and not at.warning  # same run, same data and settings
+    assert current_run(at) is run and not at.warning  # same run, same data and settings
 
 
 def test_settings_come_from_the_address_and_bad_values_are_refused():
@@ -192,7 +194,7 @@ def test_the_run_settings_widgets_have_the_declared_bounds_and_a_seed_beyond_31_
     assert at.number_input(key="w_chains").max == LIVE_PARAMS["chains"].high
     at.button(key="start").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    run = at.session_state["run"]
+    run = current_run(at)
     assert all(config["seed"] == 3_000_000_000 for config in run.config["runs"].values())
     run.stop("test over")
 
@@ -201,8 +203,7 @@ def reloaded_in_the_same_browser(at):
     """A new session of the browser of ``at``: it sends its browser key (the pcrp_browser cookie, which
     AppTest cannot send, so the key is put where the page keeps what the cookie said)."""
     again = AppTest.from_file("../app_pages/explorer.py", default_timeout=TIMEOUT)
-    again.session_state["browser_key"] = at.session_state["browser_key"]
-    again.session_state["browser_key_stored"] = True
+    as_browser(again, browser_key(at))
     again.run()
     assert not again.exception, again.exception
     return again
@@ -211,26 +212,65 @@ def reloaded_in_the_same_browser(at):
 def test_a_run_belongs_to_its_browser_and_the_address_carries_none_of_it():
     at = fast(explorer())
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.run()
     address = dict(at.query_params)
     assert run.token not in json.dumps(address) and "run" not in address
-    assert run.browser == at.session_state["browser_key"]
+    assert run.browser == browser_key(at)
     # another visitor opens the projected address, even with the run's id added: a fresh page
     stranger = explorer({**address, "run": run.token})
-    assert "run" not in stranger.session_state or stranger.session_state["run"] is None
+    assert current_run(stranger) is None
     assert "Addresses no longer name runs" in texts(stranger) and "400 / 400 sweeps" not in texts(stranger)
     assert not stranger.button(key="stop").value and stranger.button(key="reset").disabled
     # the owner's reload finds the run again
     again = reloaded_in_the_same_browser(at)
-    assert again.session_state["run"] is run
+    assert current_run(again) is run
     assert "finished: 400 / 400 sweeps" in texts(again)
     # the registry forgot the run while every page was away: a session still holding it lets it go
     run._owners.clear()
     run.discard()
     again.run()
-    assert again.session_state["run"] is None and "no longer kept on this server" in texts(again)
+    assert current_run(again) is None and "no longer kept on this server" in texts(again)
+
+
+def test_reset_discards_the_run_and_no_reload_brings_it_back():
+    """After Reset a reload brought the run back ("stopped because you pressed Reset", or "finished"): the reload found
+    the browser's latest run. Now Reset lets the run go for good (its buffers freed), and so does Start for the run it
+    replaces, so the reload after a Reset shows no run."""
+    at = explorer({"sweeps": "100000", "pace": "10 sweeps/s"})
+    at.button(key="start").click().run()
+    first = current_run(at)
+    at.button(key="start").click().run()  # a second run replaces the first
+    second = current_run(at)
+    at.button(key="reset").click().run()
+    assert not at.exception, at.exception
+    assert current_run(at) is None and first.discarded and second.discarded
+    again = reloaded_in_the_same_browser(at)
+    assert current_run(again) is None and again.button(key="reset").disabled
+    assert "Press **Start** to run CRP and pCRP" in texts(again) and "stopped because" not in texts(again)
+    finished = fast(again)  # a finished run, reset: the same
+    finished.button(key="start").click().run()
+    run = current_run(finished)
+    wait_for(lambda: not run.live)
+    finished.run()
+    finished.button(key="reset").click().run()
+    assert current_run(reloaded_in_the_same_browser(finished)) is None and run.discarded
+
+
+def test_reset_in_one_tab_leaves_another_tab_of_the_browser_its_view_but_no_reload_finds_the_run():
+    """A second tab of the same browser showing the run keeps it on its page (its memory is freed when that tab lets
+    go too), but no reload of the browser finds it after a Reset."""
+    at = explorer({"sweeps": "100000", "pace": "10 sweeps/s"})
+    at.button(key="start").click().run()
+    run = current_run(at)
+    other = reloaded_in_the_same_browser(at)
+    assert current_run(other) is run
+    at.button(key="reset").click().run()
+    assert not run.discarded and not run.live
+    other.run()
+    assert not other.exception and current_run(other) is run and "stopped because you pressed Reset" in texts(other)
+    assert current_run(reloaded_in_the_same_browser(at)) is None
 
 
 def test_oracle_button_sets_crp_alpha_with_feedback():
@@ -430,10 +470,9 @@ def test_an_unexpected_error_shows_one_line_not_a_traceback(monkeypatch):
 
     at = fast(AppTest.from_file("../app.py", default_timeout=TIMEOUT).run())
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     monkeypatch.setattr(live_view, "counts_text", broken)  # used by every row heading, live or ended
-    if "partition_parts" in at.session_state:  # the headings a frame may reuse (live_panel.fresh_parts): made anew
-        del at.session_state["partition_parts"]
+    run_view(at).parts = None  # the headings a frame may reuse (live_panel.fresh_parts): made anew
     at.run()
     assert not at.exception, at.exception
     shown = " ".join(e.value for e in at.error)
@@ -448,7 +487,7 @@ def test_posterior_summary_and_r_hat_show_when_chains_disagree():
     averaged density for each prior."""
     at = explorer({"r": "2", "split_merge": "0", "sweeps": "600", "burn_in": "200", "pace": "full speed"})
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.run()
     assert not at.exception, at.exception
@@ -518,7 +557,7 @@ def test_a_hostile_header_and_file_name_are_shown_as_literal_text():
     assert_inert(at)
     at = fast(at)
     at.button(key="start").click().run()
-    wait_for(lambda: not at.session_state["run"].live)
+    wait_for(lambda: not current_run(at).live)
     at.run()
     assert_inert(at)
     at.number_input(key="w_seed").set_value(1).run()  # the "previous run" warning names the data
@@ -565,7 +604,7 @@ def test_the_demo_link_carries_the_settings_and_nothing_of_the_run():
     at = fast(explorer({"data": "sim1", "r": "1.3"}))
     at.button(key="start").click().run()
     shown = " ".join(c.value for c in at.code)
-    assert "data=sim1" in shown and "r2=1.3" in shown and at.session_state["run"].token not in shown
+    assert "data=sim1" in shown and "r2=1.3" in shown and current_run(at).token not in shown
 
 
 def test_choose_r_refuses_work_above_its_budget_and_states_the_work_before_running():
@@ -637,7 +676,7 @@ def test_a_run_nobody_watched_is_shown_as_paused_by_the_server_and_its_owners_re
     at.number_input(key="w_sweeps").set_value(100_000)
     at.run()
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     try:
         run._watched -= registry().reclaim_seconds + 1  # its page has not drawn it for over 2 minutes
         registry().sweep()
@@ -659,17 +698,17 @@ def test_a_start_beyond_the_browsers_share_says_why_and_when():
     browser's 8 chains: this tab's Start is refused with the limit, its reason and the wait, not a bare 'busy'."""
     first = explorer({"chains": "4", "sweeps": "100000", "pace": "10 sweeps/s"})
     first.button(key="start").click().run()
-    held = first.session_state["run"]
+    held = current_run(first)
     try:
         second = reloaded_in_the_same_browser(first)
-        second.session_state["run"] = None  # another tab: same browser key, no run of its own
+        explorer_state(second).show(None)  # another tab: same browser key, no run of its own
         second.run()
         second.button(key="start").click().run()
         assert not second.exception, second.exception
         text = " ".join(e.value for e in second.error)
         assert "This browser's other tabs already run 8 chains" in text and "one browser may hold at most 8" in text
         assert re.search(r"end in about [\d.,]+ (s|min|h): try again then", text)  # at the chains' present speed
-        assert second.session_state["run"] is None and held.running
+        assert current_run(second) is None and held.running
     finally:
         held.stop("test over")
 

@@ -9,6 +9,7 @@ import pytest
 
 from pcrp.app import browser_keys
 from pcrp.app.browser_keys import COOKIE, BrowserKeyMiddleware, BrowserKeys, cookie_value
+from explorer_support import browser_key, current_run
 
 
 @pytest.fixture(autouse=True)
@@ -115,18 +116,18 @@ def test_a_forged_or_altered_key_controls_nothing_in_the_explorer(monkeypatch):
     a.number_input(key="w_sweeps").set_value(100_000)
     a.run()
     a.button(key="start").click().run()
-    run = a.session_state["run"]
-    key = a.session_state["browser_key"]
+    run = current_run(a)
+    key = browser_key(a)
     assert run.browser == key and shared.SERVER_KEYS.verify(key) == key
     try:
         for forged in (altered(key, 12), altered(key, len(key) - 3), key.split(".")[2] + "x" * 11, "k" * 43):
             b = session(forged)
-            assert b.session_state["run"] is None, forged
-            assert b.session_state["browser_key"] != forged
-            assert shared.SERVER_KEYS.verify(b.session_state["browser_key"]) == b.session_state["browser_key"]
+            assert current_run(b) is None, forged
+            assert browser_key(b) != forged
+            assert shared.SERVER_KEYS.verify(browser_key(b)) == browser_key(b)
             assert b.button(key="reset").disabled and b.button(key="stop").disabled
         again = session(key)  # the owner's browser, reloaded
-        assert again.session_state["run"] is run
+        assert current_run(again) is run
     finally:
         run.stop("test over")
 
@@ -186,12 +187,14 @@ def test_without_the_middleware_the_page_stores_its_signed_key_from_a_script_and
         at = AppTest.from_file("../app_pages/explorer.py", default_timeout=120)
         at.run()
         assert not at.exception, at.exception
-        key = at.session_state["browser_key"]
-        scripts = [e.proto.srcdoc for e in at.get("iframe") if "document.cookie" in e.proto.srcdoc]
+        key = browser_key(at)
+        scripts = [(e.proto.js_content, e.proto.json) for e in at.get("bidi_component")
+                   if e.proto.component_name == "pcrp_browser_key"]
         return key, scripts
 
     key, scripts = cookie_scripts()
     assert browser_keys.SERVER_KEYS.verify(key) == key
-    assert len(scripts) == 1 and f"pcrp_browser={key}; path=/;" in scripts[0] and "SameSite=Strict" in scripts[0]
+    assert len(scripts) == 1 and "document.cookie = data.cookie" in scripts[0][0]
+    assert f"pcrp_browser={key}; path=/;" in scripts[0][1] and "SameSite=Strict" in scripts[0][1]
     monkeypatch.setitem(browser_keys._MIDDLEWARE, "active", True)
     assert cookie_scripts()[1] == []

@@ -1,8 +1,8 @@
 """A presenter at the Explorer, in a real browser (Playwright + Debian's chromium against `streamlit run serve.py`):
 the keys work after a click on the Present toggle or the pace slider (→ and Page Down, as a clicker sends, step a
 paused run); no key throws a run away at one press (Space on a finished run and R say what a second press does, at
-the top of the page); the live posterior of K labels its K values in every row; a notice shown at Start does not
-come back when the run ends."""
+the top of the page); Reset, by the button or the keys, leaves no run for a reload; the live posterior of K labels
+its K values in every row; a notice shown at Start does not come back when the run ends."""
 
 import re
 import time
@@ -147,6 +147,36 @@ def test_space_and_r_on_a_finished_run_act_only_at_a_second_press(explorer):
     page.keyboard.press("Space")
     page.keyboard.press("Space")  # Space twice: a new run
     wait_for_status(page, lambda s: all(v[0] == "running" for v in s.values()))
+
+
+def test_reset_by_the_button_or_r_twice_leaves_no_run_for_a_reload(explorer):
+    """After Reset (the button, or R pressed twice) a reload brought the run back, "stopped because you pressed Reset"
+    or "finished". Now the reload shows no run: a running run reset by the button, a running one and a finished one
+    by the keys."""
+    page = explorer("sweeps=100000")
+    for how, query in (("button", "sweeps=100000"), ("keys", "sweeps=100000"),
+                       ("keys", "sweeps=2000&burn_in=500&pace=full+speed")):
+        page.goto(page.url.split("?")[0] + "?" + query)
+        expect(page.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=60_000)
+        page.wait_for_function("() => window.pcrpKeys === true", timeout=30_000)
+        page.get_by_role("button", name="Start", exact=True).click()
+        if "full" in query:
+            wait_for_status(page, lambda s: all(v == ("finished", 2000) for v in s.values()))
+            expect(page.locator(".pcrp-live-row")).to_have_count(0, timeout=30_000)  # the ended run's page is drawn
+        else:
+            wait_for_status(page, lambda s: all(v[0] == "running" for v in s.values()))
+        if how == "button":
+            page.get_by_role("button", name="Reset", exact=True).click()
+        else:
+            page.keyboard.press("r")
+            page.keyboard.press("r")
+        expect(page.get_by_text(re.compile("Press Start to run CRP and pCRP"))).to_be_visible(timeout=10_000)
+        page.reload()
+        expect(page.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=60_000)
+        expect(page.get_by_text(re.compile("Press Start to run CRP and pCRP"))).to_be_visible(timeout=30_000)
+        page.wait_for_timeout(2_000)  # (a run found again would be drawn by now)
+        assert status(page) == {}, (how, query, status(page))
+        expect(page.locator(".st-key-reset button")).to_be_disabled()
 
 
 # the K labels of each row's live posterior of K (canvases), and the dark pixels under each: [[K, ink], ...] per row

@@ -6,6 +6,7 @@ from pcrp.app.digit_means import DIGIT_SIDE, FRAME, cluster_mean_images, digit_s
 from pcrp.app.live_view import TINY
 from pcrp.plots.palette import PALETTE
 from tests.test_app import explorer, fast, wait_for
+from explorer_support import current_run
 
 
 def test_each_colour_gets_the_mean_of_its_points_largest_first_and_tiny_points_are_left_out():
@@ -36,14 +37,14 @@ def test_the_strip_frames_each_mean_in_its_clusters_colour():
 def test_the_explorer_shows_each_rows_mean_digits_on_mnist_and_none_on_other_data():
     at = fast(explorer({"data": "mnist", "mnist_n": "200", "chains": "1"}))
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.run()
     assert not at.exception, at.exception
     assert len(at.get("image")) == len(run.groups)  # one strip per row
     at = fast(explorer({"data": "old-faithful", "chains": "1"}))
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.run()
     assert len(at.get("image")) == 0

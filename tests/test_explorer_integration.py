@@ -6,6 +6,7 @@ import pytest
 from pcrp.analyses.cv import builtin_r
 from pcrp.model import DEFAULT_R
 from tests.test_app import explorer, fast, texts, wait_for
+from explorer_support import current_run, run_view
 
 
 def sidebar_captions(at):
@@ -72,7 +73,7 @@ def test_the_posterior_tab_shows_the_models_density_and_the_modes_of_disagreeing
     section 1.7), so its two chains settle in different modes and the page must say so with each mode's figures."""
     at = explorer({"r2": "2", "split_merge": "0", "sweeps": "600", "burn_in": "200", "pace": "full speed"})
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.run()
     at.button(key="summarise").click().run()
@@ -89,7 +90,7 @@ def test_the_posterior_tab_shows_the_models_density_and_the_modes_of_disagreeing
     assert any(w.startswith("pCRP: the chains settled in 2 modes") for w in warnings), warnings
     tables = [d.value for d in at.dataframe if "mean log joint" in d.value.columns]
     assert tables and sorted(tables[0]["chains"]) == ["1", "2"]
-    summary = next(s for k, s in at.session_state["posterior_cache"].items() if k[1] == "pCRP")
+    summary = run_view(at).summaries["pCRP"][1]
     assert summary.density.density.kind == "predictive" and summary.density.new_component is not None
 
 
@@ -127,7 +128,7 @@ def finished_run_headings(params):
     """The Explorer opened with ``params``, its run started and finished: (the AppTest, the pCRP row's heading)."""
     at = explorer(params)
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.run()
     assert not at.exception, at.exception
@@ -194,12 +195,12 @@ def test_the_summary_and_the_figures_below_the_rows_colour_each_cluster_as_the_r
 
     at = fast(explorer({"data": "sim2", "seed": "3"}))
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.run()
     at.run()
     assert not at.exception, at.exception
-    drawn = at.session_state["shown_colours"][1]  # the colours the rows were drawn in, per point
+    drawn = run_view(at).shown_colours  # the colours the rows were drawn in, per point
     differs = False
     for group, names in run.groups.items():
         labels = run.snapshots()[names[0]].labels
@@ -222,7 +223,7 @@ def test_the_summary_and_the_figures_below_the_rows_colour_each_cluster_as_the_r
     assert not at.exception, at.exception
     truth = live_view.reference_colours(run.dataset.labels)
     for group in run.groups:
-        summary = next(s for k, s in at.session_state["posterior_cache"].items() if k[1] == group)
+        summary = run_view(at).summaries[group][1]
         figure = plotly_figure(at, f"{group}: posterior predictive density")  # (1-D: no point-estimate scatter)
         lines = [t["line"]["color"] for t in figure["data"] if t.get("name", "").startswith("cluster ")]
         point = summary.point.labels
@@ -235,15 +236,15 @@ def test_the_summary_says_that_the_rows_log_joints_are_not_comparable():
     only up to a constant. The panel now says so with both values, and the pCRP's table names it 'log joint + c'."""
     at = fast(explorer())
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.run()
     at.button(key="summarise").click().run()
     assert not at.exception, at.exception
     note = next(c.value for c in at.caption if "not comparable between rows" in c.value)
-    cache = at.session_state["posterior_cache"]
+    cache = run_view(at).summaries
     for group in ("CRP", "pCRP"):
-        summary = next(s for k, s in cache.items() if k[1] == group)
+        summary = cache[group][1]
         assert f"{group} {summary.diagnostics['log_joint']['mean']:+,.1f}" in note
     assert "pCRP's is known only up to a constant c" in note
     tables = {group: str(plotly_figure(at, f"{group}: MCMC diagnostics")["data"][0]["cells"]["values"][0])
@@ -296,7 +297,7 @@ def test_the_page_sends_the_same_style_elements_before_its_notices_in_every_stat
     at.button(key="start").click().run()
     assert any(type(e).__name__ == "Toast" for e in at._tree.children[2].children.values())  # "Started ..."
     assert styles_before_notices(at) == idle
-    run = at.session_state["run"]
+    run = current_run(at)
     wait_for(lambda: not run.live)
     at.run()
     at.run()

@@ -72,6 +72,10 @@ from pcrp.app import live_view  # noqa: E402
 from pcrp.data import simulation  # noqa: E402
 from pcrp.model import resolve_niw  # noqa: E402
 from pcrp.sampling.sampler import Sampler
+
+from explorer_support import as_browser, browser_key, current_run  # noqa: E402
+
+
 def majority(values, mask):
     found, counts = np.unique(values[mask], return_counts=True)
     return found[np.argmax(counts)]
@@ -192,7 +196,7 @@ def test_a_five_column_csv_shows_a_labelled_projection_and_an_id_column_is_left_
     assert any("customer\\_id" in c.value and "identifier" in c.value for c in at.caption)  # ... and says so
     at.button(key="use_csv").click().run()
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     run.join(60)
     at.run()
     assert not at.exception, at.exception
@@ -222,7 +226,7 @@ def test_a_reload_keeps_the_owners_uploaded_data_and_another_browser_never_sees_
     at.file_uploader(key="upload").set_value(("private.csv", body, "text/csv")).run()
     at.button(key="use_csv").click().run()
     at.button(key="start").click().run()
-    run = at.session_state["run"]
+    run = current_run(at)
     run.join(60)
     at.run()
 
@@ -230,17 +234,16 @@ def test_a_reload_keeps_the_owners_uploaded_data_and_another_browser_never_sees_
         again = AppTest.from_file("../app_pages/explorer.py", default_timeout=120)
         again.query_params.update(dict(at.query_params))
         if browser_key:
-            again.session_state["browser_key"] = browser_key
-            again.session_state["browser_key_stored"] = True
+            as_browser(again, browser_key)
         again.run()
         assert not again.exception, again.exception
         return again
 
-    owner = session(at.session_state["browser_key"])
-    assert owner.session_state["run"] is run and owner.session_state["dataset"] is run.dataset
+    owner = session(browser_key(at))
+    assert current_run(owner) is run and owner.session_state["dataset"] is run.dataset
     assert not any("Changed since it started" in w.value for w in owner.warning)
     stranger = session(None)
-    assert stranger.session_state["run"] is None and stranger.session_state["dataset"] is None
+    assert current_run(stranger) is None and stranger.session_state["dataset"] is None
     assert not any("private" in m.value for m in list(stranger.caption) + list(stranger.markdown))
 
 

@@ -11,6 +11,7 @@ from pcrp.model import PRIORS
 from pcrp.plots.palette import ROW_COLOURS, ROW_MARKDOWN_COLOURS
 from app_pages.shared import registry
 from tests.test_app import explorer, texts, wait_for
+from explorer_support import current_run
 
 FIVE = "crp,pcrp,py,mfm,sfm"
 
@@ -80,7 +81,7 @@ def test_the_five_row_page_shows_every_prior_and_runs_them_all_in_the_share():
     at.number_input(key="w_burn_in").set_value(100).run()
     at.button(key="start").click().run()
     assert not at.exception, at.exception
-    run = at.session_state["run"]
+    run = current_run(at)
     assert len(run.groups) == 5 and len(run.chains) == 5 * default_chains(5)
     assert registry().live_chains() >= len(run.chains)  # the server's pool counts every row's chains
     at.button(key="stop").click().run()

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pcrp.app import warm_up
+from explorer_support import current_run, explorer_state
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -135,7 +136,7 @@ def test_a_start_pressed_during_the_compile_waits_for_it_then_runs(fresh_compile
     at.run()
     at.button(key="start").click().run()
     assert not at.exception, at.exception
-    assert at.session_state["start_pending"] and current_run(at) is None
+    assert explorer_state(at).start_pending and current_run(at) is None
     waiting = " ".join(e.value for e in at.info)
     assert "Preparing the sampler, once per installation, in a separate process: compiling the sweep" in waiting
     deadline = time.monotonic() + 30
@@ -143,10 +144,6 @@ def test_a_start_pressed_during_the_compile_waits_for_it_then_runs(fresh_compile
         time.sleep(0.5)
         at.run()
     assert not at.exception, at.exception
-    assert current_run(at).groups and not at.session_state["start_pending"]
+    assert current_run(at).groups and not explorer_state(at).start_pending
     current_run(at).stop("the test ended")
 
-
-def current_run(at):
-    """The session's run, or None."""
-    return at.session_state["run"] if "run" in at.session_state else None

@@ -8,17 +8,16 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app_pages.explorer_parts.model_sidebar import row_name
-from app_pages.explorer_parts.session import automatic_rows, bind, remember, say, settings
+from app_pages.explorer_parts.session import automatic_rows, bind, choices, explorer, publish_address, say, settings
 from app_pages.shared import browser_key, client_address, inert, registry, session_owner
 from pcrp.app import explorer_settings as es
 from pcrp.app.fair_share import ServerBusy
 from pcrp.app.live_chain import PAUSED, RUNNING
 from pcrp.app.live_runs import contrasting_starts, live_specs, new_run
+from pcrp.app.page_session import discard_run
 from pcrp.app import warm_up
 from pcrp.basics.errors import SamplerError
 from pcrp.model import PRIORS, ModelError, resolve_niw
-
-state = st.session_state
 
 
 @dataclass(frozen=True)
@@ -109,17 +108,16 @@ def start_run(data):
                            inits=contrasting_starts(S["start"], S["chains"]), split_merge=S["split_merge"])
         run = new_run(ds, specs, config=config)
         run.browser, run.address = browser_key(), client_address()
-        registry().add(run, replacing=state.get("run"))  # this tab's previous run is stopped below
+        registry().add(run, replacing=explorer().run)  # this tab's previous run is let go below
     except (ModelError, SamplerError, ServerBusy) as err:
         return in_page_words(str(err))
-    old = state.get("run")
-    if old is not None:
-        old.stop("a new run was started")
+    old = explorer().run
+    if old is not None:  # never shown again, and no reload finds it: its memory goes now
+        discard_run(old, session_owner(), "a new run was started")
     session_owner().adopt(run)
     run.set_pace(es.PACES[S["pace"]])
     run.start()
-    state.run = run
-    state.pop("scrub", None)
+    explorer().show(run)
     return None
 
 
@@ -133,25 +131,26 @@ def data_name(S, dataset):
 # then show the new state (Pause disabled once paused, and so on). Callbacks may not draw, so their
 # feedback is queued (session.say) and shown as a toast by the live panel.
 def on_start(data):
+    ex = explorer()
     if not warm_up.state().ready:  # the kernels' separate compile is still running: the live panel waits for it
         warm_up.start()
-        state.start_pending = True
-        state.app_rerun = True
+        ex.start_pending = True
+        ex.app_rerun = True
         return
     error = start_run(data)
     if error:
-        state.start_error = error
+        ex.notices.start_error = error
     else:
         S = settings()
-        chains = (f"{S['chains']} chains" if S["chains"] > 1 else "one chain") + (" each" if len(state.run.groups) > 1
+        chains = (f"{S['chains']} chains" if S["chains"] > 1 else "one chain") + (" each" if len(ex.run.groups) > 1
                                                                                  else "")
-        say(f"Started {' and '.join(state.run.groups)} on {data_name(S, data.dataset)}, {chains}: "
+        say(f"Started {' and '.join(ex.run.groups)} on {data_name(S, data.dataset)}, {chains}: "
             f"{S['sweeps']:,} sweeps at {S['pace']}.")
-    state.app_rerun = True  # polling starts with a full redraw
+    ex.app_rerun = True  # polling starts with a full redraw
 
 
 def on_pause():
-    run = state.get("run")
+    run = explorer().run
     if run is not None:
         run.pause()  # returns once every chain has recorded its last call: the page shows where they stopped
         say("Paused: " + ", ".join(f"{group} at sweep {min(run.chains[n].done for n in names):,}"
@@ -159,25 +158,25 @@ def on_pause():
 
 
 def on_resume():
-    run = state.get("run")
+    run = explorer().run
     if run is not None:
         try:
             registry().readmit(run)  # a run reclaimed while nobody watched it needs room in the pool again
         except ServerBusy as err:
-            state.start_error = str(err)
+            explorer().notices.start_error = str(err)
             return
         say("Resumed.")
 
 
 def on_step():
-    run = state.get("run")
+    run = explorer().run
     if run is not None and any(run.step_once()):  # returns once the sweep is recorded
         say("One sweep: " + ", ".join(f"{group} at sweep {min(run.chains[n].done for n in names):,}"
                                       for group, names in run.groups.items()) + ".")
 
 
 def on_stop():
-    run = state.get("run")
+    run = explorer().run
     if run is not None:
         run.stop("you pressed Stop", wait=0)  # shown at once; the panel waits for the calls in flight (its end)
         say("Stopped; the results so far stay on the page.")
@@ -185,16 +184,15 @@ def on_stop():
 
 
 def on_present():
-    settings()["present"] = state["w_present"]
-    state.app_rerun = True  # the whole page changes (sidebar, fonts, chart sizes)
+    explorer().app_rerun = True  # the whole page changes (sidebar, fonts, chart sizes)
 
 
 def on_reset():
-    run = state.pop("run", None)
-    if run is not None:
-        run.stop("you pressed Reset")
+    """Reset: the run is stopped and let go for good (pcrp.app.page_session.discard_run): nothing of it is shown, and
+    a reload of this browser does not bring it back."""
+    explorer().let_go(session_owner(), "you pressed Reset")
     say("Cleared.")
-    state.app_rerun = True  # the details and notes below the live panel go too
+    explorer().app_rerun = True  # the details and notes below the live panel go too
 
 
 def controls(run, data):
@@ -211,10 +209,11 @@ def controls(run, data):
     b[3].button("One sweep", key="step", disabled=not paused, on_click=on_step)
     b[4].button("Stop", key="stop", disabled=not (running or paused), on_click=on_stop)
     b[5].button("Reset", key="reset", disabled=run is None, on_click=on_reset)
-    b[6].select_slider("Pace", options=list(es.PACES), key=bind("pace"), label_visibility="collapsed")
-    b[7].toggle("Present", key=bind("present"), on_change=on_present)
-    remember(("pace", "present"))  # in the live fragment: its own widgets only
-    if "start_error" in state:
-        st.error(state.pop("start_error"))  # the library's own words about the settings: no visitor text
-    if "toast_message" in state:
-        st.toast(state.pop("toast_message"))
+    b[6].select_slider("Pace", options=choices("pace"), **bind("pace"), label_visibility="collapsed")
+    b[7].toggle("Present", **bind("present", on_present))
+    publish_address()  # (in the live fragment: a change of pace is written to the address here)
+    notices = explorer().notices
+    if notices.start_error is not None:
+        st.error(notices.take("start_error"))  # the library's own words about the settings: no visitor text
+    if notices.toast is not None:
+        st.toast(notices.take("toast"))

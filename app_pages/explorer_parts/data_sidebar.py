@@ -5,13 +5,16 @@ Every string a visitor supplies (file and column names, cells) goes through ``in
 import streamlit as st
 
 from app_pages.explorer_parts.row_notes import watch_for
-from app_pages.explorer_parts.session import bind, number, remember
+from app_pages.explorer_parts.session import bind, choices, explorer, number, settings
 from app_pages.shared import inert
 from pcrp import data
 from pcrp.app import explorer_settings as es
 from pcrp.data.projection import id_like_columns
 
-state = st.session_state
+# The data set the Explorer shows, for the Choose r page (which clusters the same data): that page's own key, until it
+# has a part of the session's state object of its own.
+CHOOSE_R_DATASET_KEY = "dataset"
+
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def builtin_dataset(source, sim_n, sim_seed, digits, mnist_n, embedding, dims):
@@ -36,34 +39,28 @@ def data_sidebar():
     """The sidebar's data widgets (a CSV's upload and column choices included); returns the chosen source."""
     with st.sidebar:
         st.header("Data")
-        st.selectbox("Data set", es.SOURCES, format_func=es.SOURCE_LABELS.get, key=bind("data"))
-        source = state["w_data"]
+        st.selectbox("Data set", choices("data"), format_func=es.SOURCE_LABELS.get, **bind("data"))
+        source = settings()["data"]
         if source == "mnist":
-            st.multiselect("Digits", list(range(10)), key=bind("digits"))
+            st.multiselect("Digits", choices("digits"), **bind("digits"))
             number("N (bundled file: 1,000 per digit)", "mnist_n", step=50)
-            st.selectbox("Embedding", ["spectral", "pca"], key=bind("embedding"))
+            st.selectbox("Embedding", choices("embedding"), **bind("embedding"))
             number("Dimensions", "dims")
         if source in ("sim1", "sim2"):
             number("N", "sim_n", step=50)
             number("Data seed", "sim_seed")
-        remember()
         if source == "csv":
             csv_sidebar()
     return source
 
 
-def drop_csv():
-    """No uploaded data in use any more (a new file in the uploader, or a refused one): Start has nothing of the
-    previous file to run on."""
-    for key in ("csv_dataset", "csv_key"):
-        state.pop(key, None)
-
-
 def refuse(name, err):
-    """The file ``name`` is refused with ``err`` (a DataError): one line in the sidebar, nothing in use."""
+    """The file ``name`` is refused with ``err`` (a DataError): one line in the sidebar, nothing in use (Start has
+    nothing of a previous file to run on)."""
     st.error(f"{inert(name)}: {inert(err)}")
-    drop_csv()
-    state.csv_upload = {"name": name, "refused": str(err)}
+    csv = explorer().csv
+    csv.drop()
+    csv.upload = {"name": name, "refused": str(err)}
 
 
 def csv_sidebar():
@@ -73,13 +70,13 @@ def csv_sidebar():
                f"{data.MAX_CLUSTER_COLUMNS} columns clustered.")
     upload = st.file_uploader("CSV file (numeric columns; a header row names them)", type=["csv", "txt", "tsv"],
                               key="upload")
+    csv = explorer().csv
     if upload is None:
-        state.pop("csv_upload", None)
+        csv.upload = None
         return
-    in_use = state.get("csv_key")
-    if in_use is not None and in_use[2] != upload.file_id:
-        drop_csv()  # the data in use were an earlier file's
-    state.csv_upload = {"name": upload.name, "refused": None}
+    if csv.key is not None and csv.key[2] != upload.file_id:
+        csv.drop()  # the data in use were an earlier file's
+    csv.upload = {"name": upload.name, "refused": None}
     try:
         table = data.read_csv_table(upload.getvalue(), max_rows=data.APP_MAX_ROWS, max_bytes=data.APP_MAX_BYTES)
     except data.DataError as err:
@@ -107,11 +104,10 @@ def csv_sidebar():
     standardise = st.checkbox("Standardise columns", True, key=f"csv_standardise_{fid}")
     if st.button("Use this CSV", key="use_csv"):
         try:
-            state.csv_dataset = data.dataset_from_table(table, columns=cols, label_column=label,
-                                                        standardize_data=standardise, name=upload.name)
-            state.csv_key = ("csv", upload.name, fid, tuple(cols), label, standardise)
-            st.toast(f"Using {inert(upload.name)}: {state.csv_dataset.n:,} rows, "
-                     f"{state.csv_dataset.dim} column(s) clustered.")
+            csv.dataset = data.dataset_from_table(table, columns=cols, label_column=label,
+                                                  standardize_data=standardise, name=upload.name)
+            csv.key = ("csv", upload.name, fid, tuple(cols), label, standardise)
+            st.toast(f"Using {inert(upload.name)}: {csv.dataset.n:,} rows, {csv.dataset.dim} column(s) clustered.")
         except data.DataError as err:
             refuse(upload.name, err)
 
@@ -120,7 +116,7 @@ def current_data(S, source):
     """(data set or None, its key) for the chosen source: a built-in one (cached for all sessions) or the
     CSV this session chose with "Use this CSV"."""
     if source == "csv":
-        ds, ds_key = state.get("csv_dataset"), state.get("csv_key")
+        ds, ds_key = explorer().csv.dataset, explorer().csv.key
     else:
         ds, ds_key = None, builtin_key(S)
         try:
@@ -129,7 +125,7 @@ def current_data(S, source):
                                      S["embedding"], S["dims"])
         except data.DataError as err:
             st.error(inert(err))
-    state.dataset = ds  # the Choose r page clusters the same data
+    st.session_state[CHOOSE_R_DATASET_KEY] = ds  # the Choose r page clusters the same data
     return ds, ds_key
 
 
@@ -143,7 +139,7 @@ def csv_line(ds):
 
 def no_csv_line():
     """The main panel's line when no uploaded data are in use: why, naming the file in the uploader."""
-    upload = state.get("csv_upload")
+    upload = explorer().csv.upload
     if upload is None:
         st.info("Upload a CSV file in the sidebar and press **Use this CSV** to begin.")
     elif upload["refused"] is not None:

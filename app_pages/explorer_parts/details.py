@@ -11,6 +11,7 @@ import streamlit as st
 
 from app_pages.explorer_parts.live_panel import chain_label, partition_colours, run_prior
 from app_pages.explorer_parts.row_notes import group_prior, reference_group
+from app_pages.explorer_parts.session import explorer
 from app_pages.shared import guarded, inert, owned_download
 from pcrp import plots
 from pcrp.analyses.collapse import judge, judge_chains, kept_clusters
@@ -21,26 +22,23 @@ from pcrp.analyses.posterior import summarise
 from pcrp.plots.posterior import mean_with_mcse, point_colours, recolour_points
 from pcrp.summaries.summary import RHAT_THRESHOLD, nmi, rhat_warnings, vi
 
-state = st.session_state
-
 PLOT_CONFIG = {"displayModeBar": False}
 
 
 def posterior_summaries(run):
-    """pcrp.analyses.posterior summaries of every prior's chains, computed once per run and kept draw count."""
-    cache = state.setdefault("posterior_cache", {})
+    """pcrp.analyses.posterior summaries of every prior's chains, computed once per run and kept draw count (the latest
+    one per prior is kept, in the run's view)."""
+    cache = explorer().view(run).summaries
     out = {}
     for group in run.groups:
         chain_set = run.chain_set(group)
         if chain_set is None:
             continue
-        key = (run.token, group, chain_set.n_kept, chain_set.K.shape[1])
-        if key not in cache:
-            if len(cache) > 8:  # summaries of old runs: let them go
-                cache.clear()
-            cache[key] = summarise(chain_set, run.dataset.X, run.niw, seed=run.config.get("seed") or 0, scale=True,
-                                   prior=run_prior(run, group))
-        out[group] = cache[key]
+        key = (chain_set.n_kept, chain_set.K.shape[1])
+        if group not in cache or cache[group][0] != key:
+            cache[group] = (key, summarise(chain_set, run.dataset.X, run.niw, seed=run.config.get("seed") or 0,
+                                           scale=True, prior=run_prior(run, group)))
+        out[group] = cache[group][1]
     return out
 
 
@@ -49,10 +47,10 @@ def posterior_tab(run):
     st.caption("Over the kept draws of every chain of each prior: the partition that minimises the posterior "
                "expected variation of information (a SALSO-style search), how often each pair of points shares "
                "a cluster, the posterior density averaged over draws, and R-hat / ESS / MCSE as ArviZ defines them.")
-    if not state.get(f"summarised-{run.token}") and not st.button("Summarise the posterior", key="summarise",
-                                                                   type="primary"):
+    view = explorer().view(run)
+    if not view.summarised and not st.button("Summarise the posterior", key="summarise", type="primary"):
         return
-    state[f"summarised-{run.token}"] = True
+    view.summarised = True
     with st.spinner("Summarising the posterior…"):
         summaries = posterior_summaries(run)
     if not summaries:
@@ -331,7 +329,7 @@ def now_csv(chain):
 
 def details_section():
     """The tabs below the live panel, once the run is paused or over."""
-    run = state.get("run")
+    run = explorer().run
     if run is not None:
         with guarded("the details"):
             if run.running:

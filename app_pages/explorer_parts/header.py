@@ -3,15 +3,17 @@ server no longer keeps."""
 
 import streamlit as st
 
+from app_pages.explorer_parts.session import explorer
 from app_pages.shared import inert
 from pcrp.app import explorer_settings as es
 from pcrp.app.live_runs import RELOAD_SECONDS
 from pcrp.model import PRIORS
 
-state = st.session_state
-
 # Presentation mode (?present=1, or the Present toggle): no sidebar, header or chart toolbars, every text
 # larger (status text 20 px), charts sized so both rows fit a 1280 x 800 projector without scrolling.
+# Streamlit 1.67 has no public way to hide the sidebar with its control, the app's header or an element's toolbar
+# during a session (st.set_page_config's initial_sidebar_state is the state a page starts in; no option leaves out a
+# header or a chart's toolbar), so these styles name Streamlit's own data-testid attributes (docs/design.md section 7).
 PRESENT_CSS = """<style>
 section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader'],
 [data-testid='stElementToolbar'], [data-testid='stToolbar'] {display: none !important;}
@@ -24,6 +26,7 @@ section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], hea
 
 
 # The live charts have no toolbar (fullscreen, export): four tab stops per chart, 24 in all, before the buttons.
+# (No public option of st.vega_lite_chart leaves it out: see PRESENT_CSS.)
 NO_TOOLBAR_CSS = ("<style>div:has(> [data-testid='stVegaLiteChart']) > [data-testid='stElementToolbar'] "
                   "{display: none !important;}</style>")
 EMPTY_STYLE = "<style></style>"
@@ -37,18 +40,19 @@ def page_top(S, presentation):
     # notice again (the "Started ..." notice came back when a run ended). So every run of the page sends the same
     # style elements, empty where they do not apply.
     st.html(PRESENT_CSS if presentation else EMPTY_STYLE)
-    if state.get("run") is not None and state.run.discarded:  # this tab was away longer than the server keeps runs
-        state.run = None
-        state.explorer_missing_run = True
+    ex = explorer()
+    if ex.run is not None and ex.run.discarded:  # this tab was away longer than the server keeps runs
+        ex.show(None)
+        ex.notices.missing_run = True
     rows = es.active_rows(S)  # more than two: the rows' headings name them (a title of five names takes 2 lines)
     st.title((" vs ".join(PRIORS[S[es.prior_key(row)]].label for row in rows) if len(rows) <= 2
               else f"{len(rows)} priors on the same data") + ", live"
              + (f" · {(es.SOURCE_LABELS[S['data']] if S['data'] != 'csv' else 'your data')}" if presentation else ""))
-    for problem in state.pop("explorer_url_problems", []):
+    for problem in ex.notices.take("address_problems"):
         st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
-    if state.pop("explorer_run_in_address", False):
+    if ex.notices.take("run_in_address"):
         st.info("Addresses no longer name runs: a run is shown only in the browser that started it. This page "
                 "starts with the settings of the address; press **Start** to run them.")
-    if state.pop("explorer_missing_run", False):
+    if ex.notices.take("missing_run"):
         st.info(f"Your run is no longer kept on this server (a run is kept for {RELOAD_SECONDS:.0f} s after its "
                 "page closes, so that a reload finds it). Press **Start** to run again.")

@@ -15,7 +15,7 @@ from app_pages.explorer_parts.controls import changed_since, controls, current_c
 from app_pages.explorer_parts.header import EMPTY_STYLE
 from app_pages.explorer_parts.live_canvas import live_row, live_status
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
-from app_pages.explorer_parts.session import settings
+from app_pages.explorer_parts.session import explorer, settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
 from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view, warm_up
 from pcrp.app.live_frames import RowFeed, RowLayout
@@ -26,7 +26,6 @@ from pcrp.plots.palette import PALETTE, ROW_COLOURS, ROW_MARKDOWN_COLOURS, TINY_
 from pcrp.data.projection import pca_projection
 from pcrp.summaries.summary import MIN_DRAWS, RHAT_THRESHOLD, agreement, nmi_vi
 
-state = st.session_state
 # Asked between the server's frames. The page plays each frame's new sweeps back over the next FRAME_SECONDS (the
 # status line counting up, the canvases drawing, about 12 times a second: live_clock.js), so the view moves like an
 # animation up to FRAME_SECONDS behind the chains. Each fragment rerun costs the browser's main thread tens of ms
@@ -45,7 +44,9 @@ LABEL_WORK_SHARE = 0.1  # the partition-wide work of a frame may take this share
 LABEL_WORK_MAX_SECONDS = 0.5  # ... but is redone at least this often (a cached point estimate's rare cost aside)
 # While a run is live its panel redraws itself (a fragment rerun), and Streamlit fades each element of a rerunning
 # fragment as "stale" until it is sent again: 40-45% of the time the charts were faded (issue 37). Fresh data come
-# every redraw, so the live panel is never shown faded while its run is live (a full page rerun still fades).
+# every redraw, so the live panel is never shown faded while its run is live (a full page rerun still fades). Streamlit
+# has no public option for this: the style selects the panel by its key's class (.st-key-live_panel, public) and the
+# frontend's stale marker (data-stale), the one way there is (docs/design.md section 7).
 NO_FADE_CSS = ("<style>.st-key-live_panel [data-stale='true'], .st-key-live_panel [data-stale='true'] * "
                "{opacity: 1 !important; transition: none !important;}</style>")
 SYMBOLS = {"alpha": "α", "sigma": "σ", "gamma": "γ", "lam": "λ"}  # how a parameter name is printed
@@ -73,10 +74,7 @@ def chain_label(run, name):
 def status_run_id(run):
     """A number that tells this session's runs apart on the page: counted per session (a server-wide count would tell a
     visitor how many runs others started), never the run's token."""
-    kept = state.get("status_run")
-    if kept is None or kept[0] != run.token:
-        state.status_run = kept = (run.token, (kept[1] if kept else 0) + 1)
-    return kept[1]
+    return explorer().status_number(run)
 
 
 def group_status(group, snaps, short=False):
@@ -135,12 +133,11 @@ def nmi_now(run, group, first):
     at most every NMI_EVERY_SECONDS while its chain runs (a button pressed while a live frame is drawn waits for the
     frame). pcrp.summaries.summary.nmi_vi's bincount, not scikit-learn's sort: 29 ms a call at N = 100,000 in a profile of the
     live fragment."""
-    cache = state.setdefault("nmi_cache", {})
-    key = (run.token, group)
+    cache = explorer().view(run).nmi
     now = time.monotonic()
-    if key not in cache or first.state != RUNNING or now - cache[key][0] > NMI_EVERY_SECONDS:
-        cache[key] = (now, nmi_vi(run.dataset.labels, first.labels)[0])
-    return cache[key][1]
+    if group not in cache or first.state != RUNNING or now - cache[group][0] > NMI_EVERY_SECONDS:
+        cache[group] = (now, nmi_vi(run.dataset.labels, first.labels)[0])
+    return cache[group][1]
 
 
 RHAT_EVERY_SECONDS = 2.0
@@ -151,8 +148,8 @@ def rhat_badge(run, group):
     most every RHAT_EVERY_SECONDS while the chains run): see rhat_text."""
     if len(run.groups[group]) < 2:
         return ""
-    cache = state.setdefault("rhat_cache", {})
-    key = (run.token, group)
+    cache = explorer().view(run).rhat
+    key = group
     now = time.monotonic()
     if key not in cache or (run.running and now - cache[key][0] > RHAT_EVERY_SECONDS) or \
             (not run.running and cache[key][2]):
@@ -234,10 +231,10 @@ def view_coordinates(run):
     ds_run = run.dataset
     if ds_run.dim <= 2:
         return ds_run.X, tuple(ds_run.columns)
-    kept = state.get("view_projection")
-    if kept is None or kept[0] != run.token:
-        state.view_projection = kept = (run.token, pca_projection(ds_run.X))
-    return kept[1].coords, kept[1].titles
+    view = explorer().view(run)
+    if view.projection is None:
+        view.projection = pca_projection(ds_run.X)
+    return view.projection.coords, view.projection.titles
 
 
 def row_labels(snaps, replay_index):
@@ -255,12 +252,12 @@ def row_colours(run, shown):
     if run.dataset.labels is not None:
         reference = live_view.reference_colours(run.dataset.labels)
     else:
-        kept = state.get("colour_reference")
+        kept = explorer().view(run).colour_reference
         first = next(iter(shown.values()))
-        reference = kept[1] if kept is not None and kept[0] == run.token else live_view.reference_colours(first)
+        reference = kept if kept is not None else live_view.reference_colours(first)
     colours = {group: live_view.matched_colours(labels, reference) for group, labels in shown.items()}
     if run.dataset.labels is None:
-        state.colour_reference = (run.token, colours[next(iter(shown))])
+        explorer().view(run).colour_reference = colours[next(iter(shown))]
     return colours
 
 
@@ -373,8 +370,7 @@ def partition_colours(run, group, labels):
     if run.dataset.labels is not None:
         reference = live_view.reference_colours(run.dataset.labels)
     else:
-        kept = state.get("shown_colours")
-        reference = kept[1].get(group) if kept is not None and kept[0] == run.token else None
+        reference = explorer().view(run).shown_colours.get(group)
         if reference is None:
             reference = live_view.reference_colours(labels)
     return live_view.matched_colours(labels, reference)
@@ -384,7 +380,7 @@ def colours_and_notes(run, groups, shown):
     """({group: (N,) matched colour per point}, {group: note on merged true classes or collapsed chains}) of the
     partitions ``shown`` {group: labels}."""
     colours = row_colours(run, shown)
-    state.shown_colours = (run.token, colours)  # (partition_colours matches the other figures to them)
+    explorer().view(run).shown_colours = colours  # (partition_colours matches the other figures to them)
     notes = merge_notes(run, shown)
     for group, text in collapse_notes(run, groups).items():
         notes[group] = f"{notes[group]} · {text}" if group in notes else text
@@ -393,19 +389,16 @@ def colours_and_notes(run, groups, shown):
 
 def row_feed(run, index, group):
     """The pcrp.app.live_frames.RowFeed of a row's canvas (made on its first frame, kept for the run)."""
-    feeds = state.setdefault("live_feeds", {})
-    key = (run.token, group)
-    if key not in feeds:
+    feeds = explorer().view(run).feeds  # (of this run only: another run's view is dropped whole)
+    if group not in feeds:
         xy, titles = view_coordinates(run)
         shown = live_view.display_subset(run.dataset.n)
         layout = RowLayout(total_sweeps=run.plan.iters, burn_in=run.plan.burn_in, coords=xy[shown],
                            x_domain=view_domain(xy[:, 0]), y_domain=view_domain(xy[:, 1]) if xy.shape[1] > 1 else None,
                            titles=titles, colour=ROW_COLOURS[index % len(ROW_COLOURS)], palette=tuple(PALETTE),
                            tiny_colour=TINY_GREY, n_chains=len(run.groups[group]))
-        if any(k[0] != run.token for k in feeds):
-            feeds.clear()  # a new run: the previous run's feeds go
-        feeds[key] = RowFeed(layout)
-    return feeds[key]
+        feeds[group] = RowFeed(layout)
+    return feeds[group]
 
 
 def partition_parts(run, groups, replay_index, presentation):
@@ -434,16 +427,16 @@ def partition_parts(run, groups, replay_index, presentation):
 def fresh_parts(run, groups, replay_index, presentation):
     """partition_parts, recomputed when the last ones are older than their cost / LABEL_WORK_SHARE (or were of
     another run or replayed sweep); returns (parts, whether they are new)."""
-    kept = state.get("partition_parts")
+    view = explorer().view(run)
+    kept = view.parts
     now = time.monotonic()
-    key = (run.token, replay_index, tuple(groups))
+    key = (replay_index, tuple(groups))
     if kept is not None and kept["key"] == key and now < kept["next"]:
         return kept["parts"], False
     began = time.perf_counter()
     parts = partition_parts(run, groups, replay_index, presentation)
     cost = time.perf_counter() - began
-    state.partition_parts = {"key": key, "parts": parts,
-                             "next": now + min(cost / LABEL_WORK_SHARE, LABEL_WORK_MAX_SECONDS)}
+    view.parts = {"key": key, "parts": parts, "next": now + min(cost / LABEL_WORK_SHARE, LABEL_WORK_MAX_SECONDS)}
     return parts, True
 
 
@@ -452,9 +445,8 @@ def histogram_top(run, groups, live):
     back until the next, so a row that had no kept sweep at the previous frame may still show its burn-in."""
     burn_in = run.plan.burn_in
     after = {group: any(s.K.size > burn_in for s in snaps) for group, snaps in groups.items()}
-    kept = state.get("k_hist_after")
-    before = kept[1] if kept is not None and kept[0] == run.token else {}
-    state.k_hist_after = (run.token, after)
+    view = explorer().view(run)
+    before, view.k_hist_after = view.k_hist_after, after
     may_show = {group: not before.get(group, False) for group in groups} if live else \
         {group: not after[group] for group in groups}
     return live_view.k_histogram_top({group: [s.K for s in snaps] for group, snaps in groups.items()}, burn_in,
@@ -488,13 +480,12 @@ def rows_and_replay(run, snaps, groups, presentation, frozen=False):
     # the replay slider sits below the charts (so showing it does not move them): read its value first
     first = next(iter(snaps.values()))
     options = [f"{s:,}" for s in first.replay_sweeps] + ["now"]  # past at the left, now at the right
-    choice = state.get("scrub", "now") if not (run.running or frozen) else "now"
+    view = explorer().view(run)
+    choice = view.replay if not (run.running or frozen) else "now"
     replay_index = options.index(choice) if choice in options[:-1] else None
     # the K axes grow in steps, so the charts' specifications (and the page) stay still
     k_top = max([int(s.K.max()) for s in snaps.values() if s.K.size] + [3])
-    state.k_axis = k_max = max(state.get("k_axis", 0) if state.get("k_axis_run") == run.token else 0,
-                               int(np.ceil((k_top + 1) / 4) * 4))
-    state.k_axis_run = run.token
+    view.k_axis = k_max = max(view.k_axis, int(np.ceil((k_top + 1) / 4) * 4))
     k_hist = histogram_top(run, groups, live=run.live or frozen)
     if run.live or frozen:
         parts, new = fresh_parts(run, groups, replay_index, presentation)
@@ -512,9 +503,20 @@ def rows_and_replay(run, snaps, groups, presentation, frozen=False):
     if run.plan.thin_raised:
         st.caption(run.plan.describe())
     if not run.running and not frozen and len(options) > 1:
-        st.select_slider("Replay: show the clusters at sweep", options=options, value=choice, key="scrub")
-    if state.get("polling") and frame_seconds(run) != state.get("frame_seconds"):
+        # the widget shows the view's sweep (its change goes into the view)
+        st.session_state[REPLAY_KEY] = choice if choice in options else "now"
+        st.select_slider("Replay: show the clusters at sweep", options=options, key=REPLAY_KEY, on_change=on_replay,
+                         args=(run,))
+    ex = explorer()
+    if ex.polling and frame_seconds(run) != ex.frame_seconds:
         st.rerun(scope="app")  # paused or resumed (shown above): the fragment's pace is set by a page run
+
+
+REPLAY_KEY = "scrub"
+
+
+def on_replay(run):
+    explorer().view(run).replay = st.session_state[REPLAY_KEY]
 
 
 def live_panel(data, presentation):
@@ -527,12 +529,14 @@ def live_panel(data, presentation):
     frame. The column headers are drawn by the top row's canvas while the run is live (fewer elements a frame)."""
     ended, run = False, None
     with guarded("the live view"), render_slot():
-        if state.pop("app_rerun", False):
+        ex = explorer()
+        if ex.app_rerun:
+            ex.app_rerun = False
             st.rerun(scope="app")
-        run = state.get("run")
+        run = ex.run
         S = settings()
         controls(run, data)
-        if state.get("start_pending"):
+        if ex.start_pending:
             waiting_for_kernels(data)
             return
         if run is None and data.dataset is None:
@@ -559,16 +563,16 @@ def live_panel(data, presentation):
         else:
             st.container(key="status").markdown(" · ".join(group_status(group, g, short)
                                                            for group, g in groups.items()))
-        ended = state.get("polling") and not run.live
+        ended = ex.polling and not run.live
         if not ended:  # (the redraw of the whole page below draws an ended run's charts: not twice, they are slow)
             rows_and_replay(run, snaps, groups, presentation)
-        elif state.get("end_shown") != run.token:
+        elif not ex.view(run).end_shown:
             # The first frame after the run ended (finished, or Stop) says so above and keeps the rows as they were;
             # the next frame redraws the whole page. A page rerun started in this frame would clear the status line's
             # message before the server had sent it (Streamlit clears what a session has not yet sent when a run
             # starts), and "stopped" then showed only once the whole page had been run again (0.3-0.5 s at
             # N = 100,000 instead of 0.1 s: docs/records/live_canvas.md).
-            state.end_shown = run.token
+            ex.view(run).end_shown = True
             rows_and_replay(run, snaps, groups, presentation, frozen=True)
             return
     if ended:
@@ -584,11 +588,11 @@ def waiting_for_kernels(data):
     with measured figures, every frame; the run starts once they are ready."""
     w = warm_up.state()
     if w.ready:
-        state.start_pending = False
+        explorer().start_pending = False
         on_start(data)
         st.rerun(scope="app")
     elif w.error:
-        state.start_pending = False
+        explorer().start_pending = False
         st.error(w.describe())
     else:
         st.info(w.describe() + " The run starts by itself when it is ready.", icon=":material/hourglass_top:")
@@ -603,17 +607,18 @@ def frame_seconds(run):
 
 def live_section(data, presentation):
     """The previous run's "changed since" note and the live panel (polling while the run is live)."""
-    run = state.get("run")
-    state.polling = (run is not None and run.live) or bool(state.get("start_pending"))
-    state.frame_seconds = (frame_seconds(run) if run is not None and run.live else WAIT_FRAME_SECONDS) \
-        if state.polling else None
+    ex = explorer()
+    run = ex.run
+    ex.polling = (run is not None and run.live) or ex.start_pending
+    ex.frame_seconds = (frame_seconds(run) if run is not None and run.live else WAIT_FRAME_SECONDS) \
+        if ex.polling else None
     if run is not None:
         session_owner().adopt(run)
         changed = changed_since(run.config, current_config(data))
         if changed:
             st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
                        f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
-    st.html(NO_FADE_CSS if state.polling else EMPTY_STYLE)  # always one element: see header.EMPTY_STYLE
+    st.html(NO_FADE_CSS if ex.polling else EMPTY_STYLE)  # always one element: see header.EMPTY_STYLE
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):
-        st.fragment(live_panel, run_every=state.frame_seconds)(data, presentation)
+        st.fragment(live_panel, run_every=ex.frame_seconds)(data, presentation)

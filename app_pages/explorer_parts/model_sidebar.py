@@ -5,15 +5,16 @@ settings and the demo link. What differs between priors is read from the registr
 import numpy as np
 import streamlit as st
 
-from app_pages.explorer_parts.session import (address_values, automatic_rows, bind, number, remember, say, settings,
-                                              tuned_origin, tuned_set_by_visitor)
+from app_pages.explorer_parts.session import (address_values, automatic_rows, bind, choices, explorer, number, say,
+                                              settings, tuned_origin, tuned_set_by_visitor)
 from app_pages.shared import keep_browser_key
 from pcrp.app import explorer_settings as es
 from pcrp.app.live_params import chains_cap, default_chains
-from pcrp.model import COVARIANCE_TYPES, PRIORS, WITHIN_SCALE, resolve_niw
+from pcrp.model import PRIORS, WITHIN_SCALE, resolve_niw
 from pcrp.summaries.summary import oracle_alpha
 
-state = st.session_state
+# The r that Choose r's "use this r" sends: that page's own key, until it has a part of the session's state object.
+CHOOSE_R_SENT_KEY = "pending_r"
 
 ROW_NAMES = {1: "Top row", 2: "Bottom row"}  # the names of two rows; with more, "Row 3"
 
@@ -24,24 +25,21 @@ def row_name(row, n_rows):
 
 
 def on_prior_change(row):
-    """A row's prior changed: its parameters start from the new prior's defaults."""
+    """A row's prior changed (written into the settings already): its parameters start from the new prior's
+    defaults."""
     values = settings()
-    values[es.prior_key(row)] = state["w_" + es.prior_key(row)]
     es.reset_row(values, row)
     for key in [key for key in tuned_set_by_visitor() if es.ROW_PARAMS[key][0] == row]:
         tuned_set_by_visitor().discard(key)  # a new row's tuned parameter starts from the data set's value
         tuned_origin().pop(key, None)
-    for name in es.row_param_names(values, row):
-        state["w_" + es.row_key(name, row)] = values[es.row_key(name, row)]
 
 
-def on_rows_change():
-    """The number of rows changed: the chains per prior follow it (one per row above two on a 2-core server,
-    never more than the browser's share allows)."""
+def on_rows_change(old_rows):
+    """The number of rows changed (from ``old_rows``): the chains per prior follow it (one per row above two on a
+    2-core server, never more than the browser's share allows)."""
     values = settings()
-    old_rows, values["rows"] = values["rows"], state["w_rows"]
     if values["chains"] == default_chains(old_rows) or values["chains"] > chains_cap(values["rows"]):
-        values["chains"] = state["w_chains"] = default_chains(values["rows"])
+        values["chains"] = default_chains(values["rows"])
 
 
 def on_tuned_change(row):
@@ -98,27 +96,26 @@ def r_caption(row):
 
 def prior_widgets(row):
     """The prior of one row and its parameters' widgets, all generated from the pcrp.model.PRIORS registry."""
-    st.selectbox(f"{row_name(row, len(es.active_rows(settings())))}: prior", tuple(PRIORS), format_func=lambda name: PRIORS[name].label,
-                 key=bind(es.prior_key(row)), on_change=on_prior_change, args=(row,),
+    values = settings()
+    st.selectbox(f"{row_name(row, len(es.active_rows(values)))}: prior", choices(es.prior_key(row)),
+                 format_func=lambda name: PRIORS[name].label, **bind(es.prior_key(row), on_prior_change, (row,)),
                  help=" · ".join(f"{spec.label}: {spec.help}" for spec in PRIORS.values()))
-    prior = state["w_" + es.prior_key(row)]
-    settings()[es.prior_key(row)] = prior
+    prior = values[es.prior_key(row)]
     for w in es.prior_widgets(prior):
-        key = bind(es.row_key(w.name, row))
-        state[key] = min(max(state[key], w.low), w.high)  # a value another prior allowed
+        name = es.row_key(w.name, row)
+        value = min(max(values[name], w.low), w.high)  # a value another prior allowed
+        values[name] = int(value) if w.integer else float(value)
         label = f"{PRIORS[prior].label} {w.label}"
         if w.slider_step:  # the prior's tuned parameter (the pCRP's r)
-            low, high = es.slider_span(w, float(state[key]))
-            st.slider(label, float(low), float(high), step=w.slider_step, key=key, help=w.help,
-                      on_change=on_tuned_change, args=(row,))
+            low, high = es.slider_span(w, float(values[name]))
+            st.slider(label, float(low), float(high), step=w.slider_step, help=w.help,
+                      **bind(name, on_tuned_change, (row,)))
             r_caption(row)
         elif w.integer:
-            state[key] = int(state[key])
-            st.number_input(label, int(w.low), int(w.high), step=1, key=key, help=w.help)
+            st.number_input(label, int(w.low), int(w.high), step=1, help=w.help, **bind(name))
         else:
-            state[key] = float(state[key])
             st.number_input(label, float(w.low), float(w.high), step=0.05 if w.high <= 1 else 0.1,
-                            format="%.3f", key=key, help=w.help)
+                            format="%.3f", help=w.help, **bind(name))
 
 
 def oracle_rows(S):
@@ -133,36 +130,62 @@ def on_oracle(ds):
     S = settings()
     value = round(oracle_alpha(ds.true_k, ds.n), 3)
     for row in oracle_rows(S):
-        state["w_" + es.row_key("alpha", row)] = S[es.row_key("alpha", row)] = value
+        S[es.row_key("alpha", row)] = value
     say(f"CRP alpha set to K_true / ln N = {ds.true_k} / ln {ds.n} = {value:g}.")
 
 
 def apply_pending_r(S):
     """An r sent by the Choose r page, and each automatic pCRP row's r (the data set's own)."""
-    if "pending_r" in state:  # sent by the "Choose r" page: every tuned row takes it (the bottom row becomes one)
+    sent = st.session_state.pop(CHOOSE_R_SENT_KEY, None)
+    if sent is not None:  # sent by the "Choose r" page: every tuned row takes it (the bottom row becomes one)
         tuned_prior = PRIORS[es.CHOOSE_R_PRIOR]
         widget = es.param_widget(tuned_prior.name, tuned_prior.tuned)
-        r_value = float(np.clip(state.pop("pending_r"), widget.low, widget.high))
+        r_value = float(np.clip(sent, widget.low, widget.high))
         shown = es.active_rows(S)
         rows = [row for row in shown if es.tuned_key(S, row) is not None] or [shown[-1]]
         for row in rows:
             if es.tuned_key(S, row) is None:
-                S[es.prior_key(row)] = state["w_" + es.prior_key(row)] = tuned_prior.name
+                S[es.prior_key(row)] = tuned_prior.name
                 es.reset_row(S, row)
-                for name in es.row_param_names(S, row):
-                    state["w_" + es.row_key(name, row)] = S[es.row_key(name, row)]
             key = es.tuned_key(S, row)
-            S[key] = state["w_" + key] = r_value
+            S[key] = r_value
             tuned_set_by_visitor().add(key)
             tuned_origin()[key] = f"r = {r_value:g} from Choose r's cross validation."
         st.toast(f"{tuned_prior.label} power set to r = {r_value:g} from cross validation.")
 
-    if "explorer_r_origin" not in state:
+    if explorer().tuned_origin is None:  # the first visit: a tuned value the visitor set came with the address
         tuned_origin().update({key: "r from the address." for key in tuned_set_by_visitor()})
     for row in automatic_rows(S):  # no silent default: the data set's own r, said under the widget
         key = es.tuned_key(S, row)
         widget = es.param_widget(S[es.prior_key(row)], es.ROW_PARAMS[key][1])
-        S[key] = state["w_" + key] = float(np.clip(r_origin(S)[0], widget.low, widget.high))
+        S[key] = float(np.clip(r_origin(S)[0], widget.low, widget.high))
+
+
+NIW_NAMES = ("kappa0", "nu0", "S0")  # the cluster prior's settings of the sidebar (S0: its scale s, S0 = s * I)
+
+
+def niw_values(ds, ds_key):
+    """The cluster prior's settings in the session's object (ExplorerState.niw) for the data set ``ds`` (its key
+    ``ds_key``): the data's defaults (pcrp.model.resolve_niw) until the visitor changes them; another data set starts
+    from its own."""
+    ex = explorer()
+    if ex.niw is None or ex.niw["data"] != ds_key:
+        default = resolve_niw(ds.X)
+        ex.niw = {"data": ds_key, "kappa0": float(default.kappa0), "nu0": float(default.nu0),
+                  "S0": float(default.S0[0, 0])}
+    return ex.niw
+
+
+def _niw_back(name, key):
+    explorer().niw[name] = float(st.session_state[key])
+
+
+def bind_niw(name, ds_key):
+    """key, on_change and args of the widget of cluster-prior setting ``name``: it shows the object's value, and a
+    change goes into the object at once (as session.bind does for the declared settings)."""
+    key = f"{name.lower()}_{ds_key}"
+    st.session_state[key] = explorer().niw[name]
+    return {"key": key, "on_change": _niw_back, "args": (name, key)}
 
 
 COVARIANCE_LABELS = {"full": "Full", "diag": "Diagonal", "spherical": "Spherical"}
@@ -179,24 +202,22 @@ def model_and_run_sidebar(S, ds, ds_key, source):
     """The sidebar's prior, NIW and run widgets and the demo link; returns the NIW choice {name: value}."""
     with st.sidebar:
         st.header("Model")
-        number("Rows: priors compared", "rows", on_change=on_rows_change,
+        number("Rows: priors compared", "rows", on_change=on_rows_change, args=(S["rows"],),
                help="Each row runs one prior on the same data, seed and start. A demo link names them: "
                     "?priors=crp,pcrp,py,mfm,sfm.")
         for row in es.active_rows(S):
             prior_widgets(row)
         if ds is not None and ds.labels is not None and oracle_rows(S):
             st.button("CRP-Oracle alpha = K_true / ln N", key="oracle", on_click=on_oracle, args=(ds,))
-        st.selectbox("Clusters' covariance", tuple(COVARIANCE_TYPES), key=bind("covariance"),
+        st.selectbox("Clusters' covariance", choices("covariance"), **bind("covariance"),
                      format_func=COVARIANCE_LABELS.get,
                      help="scikit-learn's covariance_type. Full: each cluster its own d x d covariance (the "
                           "paper's). Diagonal: its own variance per column, O(d) a point, fewer parameters for many "
                           "columns. Spherical: one variance per cluster. Tied is not offered: a collapsed sampler "
                           "needs one marginal likelihood per cluster.")
-        remember(["rows", "covariance"] + [es.prior_key(row) for row in es.active_rows(S)]
-                 + [es.row_key(name, row) for row in es.active_rows(S) for name in es.row_param_names(S, row)])
         niw_choice = {}
         if ds is not None:
-            default = resolve_niw(ds.X)
+            values = niw_values(ds, ds_key)
             with st.expander("Cluster prior (defaults from the data)"):
                 full = S["covariance"] == "full"
                 st.caption(CLUSTER_PRIOR_WORDS[S["covariance"]]
@@ -204,26 +225,24 @@ def model_and_run_sidebar(S, ds, ds_key, source):
                            + ("S0 = s * I. Larger S0" if full else "s = the variances' prior scale. Larger s")
                            + " = broader clusters a priori = fewer clusters; smaller kappa0 = means expected "
                            "far apart = fewer clusters.")
-                niw_choice["kappa0"] = st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4,
-                                                       float(default.kappa0), format="%.4f", key=f"kappa0_{ds_key}")
-                niw_choice["nu0"] = st.number_input(f"nu0: degrees of freedom (> d - 1 = {ds.dim - 1})",
-                                                    float(ds.dim - 1) + 0.01, 1e4, float(default.nu0),
-                                                    key=f"nu0_{ds_key}")
+                st.number_input("kappa0: strength of m0, in points", 1e-4, 1e4, format="%.4f",
+                                **bind_niw("kappa0", ds_key))
+                st.number_input(f"nu0: degrees of freedom (> d - 1 = {ds.dim - 1})", float(ds.dim - 1) + 0.01, 1e4,
+                                **bind_niw("nu0", ds_key))
                 s_label = "S0 = s * identity, s =" if full else "s: the variances' prior scale"
-                niw_choice["S0"] = st.number_input(s_label, 1e-6, 1e6, float(default.S0[0, 0]),
-                                                   format="%.4f", key=f"s0_{ds_key}")
+                st.number_input(s_label, 1e-6, 1e6, format="%.4f", **bind_niw("S0", ds_key))
+            niw_choice = {name: values[name] for name in NIW_NAMES}
         st.header("Run")
         number("Sweeps", "sweeps", step=100)
         number("Burn-in", "burn_in", step=100)
         number("Thin", "thin")
         number("Seed", "seed")
-        st.checkbox("Split-merge moves", key=bind("split_merge"),
+        st.checkbox("Split-merge moves", **bind("split_merge"),
                     help="Off = the paper's plain Gibbs; pCRP chains then tend to stay where they start.")
-        st.selectbox("Start", es.STARTS, key=bind("start"))
+        st.selectbox("Start", choices("start"), **bind("start"))
         number("Chains per prior", "chains", high=chains_cap(len(es.active_rows(S))),
                help="The first starts as chosen above; the others from unlike starts (one cluster, random "
                     "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the start.")
-        remember()
         with st.popover("Copy demo link"):
             st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
                        "their own with these settings, never your run or your data"

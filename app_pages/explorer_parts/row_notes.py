@@ -3,14 +3,12 @@ row (the pCRP's) that has collapsed below the clusters the reference row (the CR
 from the registry's fields (``reference``, ``tuned``), never a prior's name."""
 
 import numpy as np
-import streamlit as st
 
+from app_pages.explorer_parts.session import explorer
 from pcrp.app import explorer_settings as es, live_view
 from pcrp.analyses.collapse import judge, live_reference
 from pcrp.model import PRIORS
 from pcrp.plots.palette import COLOUR_NAMES
-
-state = st.session_state
 
 # What to watch for on each built-in data set, for the default pair of rows (the CRP over the pCRP), with figures
 # measured at the data set's shipped r and data settings (pcrp/datasets/cv_r.json; "{r}" is filled from it):
@@ -110,12 +108,12 @@ def live_crp_reference(run, crp_snaps):
     after = [frame for frame, sweep in zip(first.replay, first.replay_sweeps) if sweep > run.plan.burn_in]
     if not after:
         return None
-    key = (run.token, len(after), run.live)
-    cached = state.get("live_crp_reference")
-    if cached is not None and cached[0] == key:
-        return cached[1]
+    key = (len(after), run.live)
+    view = explorer().view(run)
+    if view.crp_reference is not None and view.crp_reference[0] == key:
+        return view.crp_reference[1]
     reference = live_reference(np.stack(after[-REFERENCE_FRAMES:] + [first.labels]))
-    state.live_crp_reference = (key, reference)
+    view.crp_reference = (key, reference)
     return reference
 
 

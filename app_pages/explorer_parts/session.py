@@ -1,8 +1,11 @@
-"""The Explorer's settings for the whole session, their widgets' binding, and their mirror in the address.
+"""The Explorer's part of this session's one state object, its widgets' binding and its mirror in the address.
 
-Settings live in st.session_state["explorer"] for the whole session and are mirrored in the URL; a run never is: it
-belongs to the browser that started it (app_pages.shared.browser_key), whose reload finds it again. The declarations
-and the address's parsing are pcrp.app.explorer_settings'.
+The state is a :class:`pcrp.app.page_session.ExplorerState` (``page_session().explorer``), made on the session's first
+visit from the address (validated by pcrp.app.explorer_settings). Its ``settings`` are the one copy of each setting:
+a widget's key exists because Streamlit needs one, its value is set from the object before the widget is drawn
+(:func:`bind`), and the widget's callback writes a change back into the object at once; the address is written from
+the object (:func:`publish_address`). A run is never in the address: it belongs to the browser that started it
+(app_pages.shared.browser_key), whose reload finds it again, unless it was reset.
 
 A row's tuned parameter (the pCRP's r, :attr:`pcrp.model.PriorSpec.tuned`) follows the data set (its shipped
 cross-validated value) until the visitor chooses one: by the address, the widget or Choose r's "use this r".
@@ -10,30 +13,43 @@ cross-validated value) until the visitor chooses one: by the address, the widget
 
 import streamlit as st
 
-from app_pages.shared import browser_key, registry
+from app_pages.shared import browser_key, page_session, registry
 from pcrp.app import explorer_settings as es
+from pcrp.app.page_session import ExplorerState
 
-state = st.session_state
+WIDGET_PREFIX = "w_"  # a setting's widget key: "w_" + its name (the tests and the browser's keys find widgets by it)
 
 
-def settings():
-    """The session's settings dict; on the session's first visit, read from the URL (validated)."""
-    if "explorer" not in state:
+def explorer():
+    """This session's :class:`ExplorerState`: made on the first visit from the URL (validated); when it has not
+    looked yet (the first visit, a session that came back), it finds this browser's latest run (a reload's), unless
+    that run was reset."""
+    session = page_session()
+    ex = session.explorer
+    if ex is None:
         values = es.defaults()
         query = st.query_params.to_dict()
         parsed, problems = es.from_query(query)
         values.update(parsed)
-        state.explorer = values
-        state.explorer_r_set = address_tuned_keys(query, parsed, problems, values)
-        state.explorer_url_problems = problems
-        if "run" in st.query_params:  # an address of an older version: it grants nothing now
-            state.explorer_run_in_address = True
-        if state.get("run") is None:  # this browser's reload finds its own run, and only that
-            state.run = registry().latest_for(browser_key())
-            data_key = state.run.config.get("data_key") if state.run is not None else None
-            if data_key and data_key[0] == "csv":  # ... and the file it uploaded: the run's own data
-                state.csv_dataset, state.csv_key = state.run.dataset, data_key
-    return state.explorer
+        ex = session.explorer = ExplorerState(values, tuned_by_visitor=address_tuned_keys(query, parsed, problems,
+                                                                                          values))
+        ex.notices.address_problems = list(problems)
+        ex.notices.run_in_address = "run" in st.query_params  # an address of an older version: it grants nothing
+    if ex.find_run:
+        ex.find_run = False
+        if ex.run is None:  # this browser's reload finds its own run, and only that
+            run = registry().latest_for(browser_key())
+            if run is not None:
+                ex.show(run)
+                data_key = run.config.get("data_key")
+                if data_key and data_key[0] == "csv":  # ... and the file it uploaded: the run's own data
+                    ex.csv.dataset, ex.csv.key = run.dataset, data_key
+    return ex
+
+
+def settings():
+    """The one copy of the session's settings, {name: value} (ExplorerState.settings)."""
+    return explorer().settings
 
 
 def address_tuned_keys(query, parsed, problems, values):
@@ -47,12 +63,15 @@ def address_tuned_keys(query, parsed, problems, values):
 
 def tuned_set_by_visitor():
     """The rows' tuned settings the visitor chose (address, widget, Choose r's "use this r")."""
-    return state.setdefault("explorer_r_set", set())
+    return explorer().tuned_by_visitor
 
 
 def tuned_origin():
     """{tuned setting: how the visitor chose it, in words; None: with the widget}."""
-    return state.setdefault("explorer_r_origin", {})
+    ex = explorer()
+    if ex.tuned_origin is None:
+        ex.tuned_origin = {}
+    return ex.tuned_origin
 
 
 def automatic_rows(values):
@@ -71,36 +90,50 @@ def address_values(values):
     return out
 
 
-def bind(name):
-    """Widget key for setting ``name``, filled from the session's settings if the widget is new."""
-    key = "w_" + name
-    if key not in state:
-        state[key] = settings()[name]
-    return key
+def widget_key(name):
+    return WIDGET_PREFIX + name
+
+
+def _write_back(name, after, after_args):
+    """A bound widget changed: its value into the one copy at once, then the widget's own callback."""
+    settings()[name] = st.session_state[widget_key(name)]
+    if after is not None:
+        after(*after_args)
+
+
+def bind(name, on_change=None, args=()):
+    """The keyword arguments (key, on_change, args) that bind a widget to setting ``name``: the widget shows the
+    object's value (set under its key now, before it is drawn) and its change is written into the object at once,
+    then ``on_change(*args)`` runs."""
+    key = widget_key(name)
+    st.session_state[key] = settings()[name]
+    return {"key": key, "on_change": _write_back, "args": (name, on_change, tuple(args))}
+
+
+def choices(name):
+    """The options of a widget of setting ``name``: its declaration's choices (pcrp.app.explorer_settings)."""
+    return list(es.BY_NAME[name].choices)
 
 
 def number(label, name, high=None, **kwargs):
     """A number box for declared setting ``name`` with the bounds of its declaration (pcrp.app.live_params), its top
-    lowered to ``high`` where given (the chains per prior that the rows' share allows)."""
+    lowered to ``high`` where given (the chains per prior that the rows' share allows: a value above it is lowered in
+    the object too, so the box and the object agree)."""
     low, declared_high = es.number_bounds(name)
     high = declared_high if high is None else min(high, declared_high)
-    key = bind(name)
-    state[key] = min(state[key], high)
-    return st.number_input(label, low, high, key=key, **kwargs)
-
-
-def remember(names=None):
-    """Copy the rendered widgets' values (of ``names``, default every setting) into the session's settings
-    and the URL."""
     values = settings()
-    for name in names if names is not None else es.BY_NAME:
-        if "w_" + name in state:
-            values[name] = state["w_" + name]
-    query = es.to_query(address_values(values))
+    values[name] = min(values[name], high)
+    on_change, args = kwargs.pop("on_change", None), kwargs.pop("args", ())
+    return st.number_input(label, low, high, **bind(name, on_change, args), **kwargs)
+
+
+def publish_address():
+    """Write the session's settings into the URL (only what differs from the defaults), when they changed."""
+    query = es.to_query(address_values(settings()))
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
 
 
 def say(message):
     """Queue ``message`` as a toast: callbacks may not draw, so the live panel shows it."""
-    state.toast_message = message
+    explorer().notices.toast = message

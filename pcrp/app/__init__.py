@@ -1,8 +1,8 @@
 """The app's engine, used only by the Streamlit pages (app_pages/) and their tests and benchmarks; no Streamlit here.
 
 - :mod:`pcrp.app.live_params`: the live demo's settings, declared once (LIVE_PARAMS) with its preset (LIVE_DEMO).
-- :mod:`pcrp.app.explorer_settings`: the Explorer's settings as its widgets and its address see them, read from
-  LIVE_PARAMS and the prior registry (query strings, demo links, the rows' priors).
+- :mod:`pcrp.app.explorer_settings`: the Explorer's settings as its widgets and its address see them: an index of
+  declarations (LIVE_PARAMS, its own choices EXPLORER_CHOICES, the prior registry) and the address's codec.
 - :mod:`pcrp.app.live_storage`: what a live run stores, from its RunSpec and that spec's memory plan.
 - :mod:`pcrp.app.live_chain`: one chain of a RunSpec in a background thread (pause, one sweep, stop, snapshots).
 - :mod:`pcrp.app.live_runs`: a live run (the chains of each row's prior) and its lifetime.
@@ -12,6 +12,8 @@
 - :mod:`pcrp.app.live_frames`: the frames of the live view's canvas (small deltas: new K values, changed colours).
 - :mod:`pcrp.app.live_charts`: the Vega-Lite chart specifications of a run that has ended (fixed specs).
 - :mod:`pcrp.app.browser_keys`: signed browser keys (a run belongs to the browser that started it).
+- :mod:`pcrp.app.page_session`: one browser session's state as one typed object (the Explorer's part, one run's
+  view, the one cleanup call).
 
 The library proper (data, model, sampler, chains, summaries, plots) never imports this package.
 """

@@ -4,9 +4,12 @@ The page keeps them for the whole session (they survive visits to other pages) a
 string, so a teacher can bookmark a prepared demo. A URL is typed by anyone: :func:`from_query` reads only known keys,
 short values, numbers its declaration accepts and known choices, and reports everything else instead of using it.
 
-Numbers are declared once: the live demo's and the run's in :data:`pcrp.app.live_params.LIVE_PARAMS` (its preset
-:data:`pcrp.app.live_params.LIVE_DEMO` gives the demo's defaults), each prior's in the registry
-(:data:`pcrp.model.PRIORS`). The page shows 1 to 5 rows (``rows``; two by default: the CRP above the pCRP), each
+Every setting is declared once, in the declarations system (:mod:`pcrp.basics.params`): the live demo's and the
+run's numbers in :data:`pcrp.app.live_params.LIVE_PARAMS` (its preset :data:`pcrp.app.live_params.LIVE_DEMO` gives
+the demo's defaults), the Explorer's choices (the data set, the start, the pace, the switches) in
+:data:`EXPLORER_CHOICES`, each prior's parameters in the registry (:data:`pcrp.model.PRIORS`). This module only
+indexes them (:data:`SETTINGS`, :data:`BY_NAME`) and reads and writes them as an address (each declaration's
+``parse`` and ``text``); it declares no bound and no kind of its own. The page shows 1 to 5 rows (``rows``; two by default: the CRP above the pCRP), each
 picking a registry prior (``prior1`` ... ``prior5``); a demo link names them all at once, ``?priors=crp,pcrp,py``,
 which also sets how many rows there are. Their parameters are one setting per parameter name and row (``alpha1``,
 ``r2``, ``k_max1``, ...), checked against the row's prior's own declaration. Addresses of older versions still work:
@@ -23,6 +26,8 @@ import math
 from dataclasses import dataclass
 
 from ..basics.errors import SettingError
+from ..basics.params import MAX_TEXT_CHARS as MAX_VALUE_CHARS, SWITCH, Choice, Declarations, Param, parse_number
+from ..data import MNIST_EMBEDDINGS
 from ..model import COVARIANCE_TYPES, DEFAULT_PRIOR, PRIORS, ModelError
 from .live_params import DEFAULT_ROW_COUNT, LIVE_DEMO, LIVE_PARAMS, ROWS, chains_cap, default_chains
 
@@ -32,78 +37,30 @@ SOURCE_LABELS = {"old-faithful": "Old Faithful", "mnist": "MNIST", "sim1": "Sim 
 STARTS = ("kmeans:10", "one", "random:10", "kmeans:3")
 # Pace: target sweeps per second (None = as fast as the sampler goes).
 PACES = {"2 sweeps/s": 2, "10 sweeps/s": 10, "100 sweeps/s": 100, "1,000 sweeps/s": 1000, "full speed": None}
-MAX_VALUE_CHARS = 64
 # A widget holds closed bounds: an open bound of a declaration is shown one step inside it (the number boxes show
 # three decimals).
 OPEN_STEP = 1e-3
 
 
 @dataclass(frozen=True)
-class Setting:
-    """One setting: kind is 'number' (declared by ``param``, a :class:`pcrp.basics.params.Param`), 'row' (a row's prior's
-    parameter, checked against that prior's declaration by :func:`from_query`; ``integer``: whole numbers for every
-    prior that has it), 'bool', 'choice' or 'digits' (a set of digits 0-9); run_key: the name under which a run's
-    config records it ("" for settings that are not the run's, such as the pace)."""
+class RowParam:
+    """Setting ``name`` ("alpha1", "r2"): parameter ``param`` of row ``row``'s prior, whichever prior the row picks.
+    It is no declaration of its own: its declaration is the row's prior's (:func:`row_declaration`, the registry's), so
+    an address's value is read as a number here and checked by that declaration once the row's prior is known
+    (:func:`from_query`). label: how a message names it; default: that of the row's default prior (or of the first
+    prior declaring it)."""
 
     name: str
-    kind: str
+    row: int
+    param: str
+    label: str
     default: object
-    choices: tuple = ()
-    label: str = ""
-    run_key: str = ""
-    param: object = None
-    integer: bool = False
 
-    def parse(self, text):
-        """The value of a query-string ``text``; raises ValueError with a message for the user."""
-        text = str(text).strip()
-        if len(text) > MAX_VALUE_CHARS:
-            raise ValueError(f"{self.label}: the value is too long")
-        if self.kind == "bool":
-            if text.lower() in ("1", "true", "yes", "on"):
-                return True
-            if text.lower() in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(f"{self.label} must be true or false (got {text!r})")
-        if self.kind == "choice":
-            if text not in self.choices:
-                raise ValueError(f"{self.label} must be one of {', '.join(self.choices)} (got {text!r})")
-            return text
-        if self.kind == "digits":
-            parts = [p for p in text.split(",") if p]
-            if not parts or any(not (len(p) == 1 and p.isdigit()) for p in parts):
-                raise ValueError(f"{self.label} must be digits 0-9 separated by commas (got {text!r})")
-            return sorted({int(p) for p in parts})
-        value = _number(text, self.label)
-        if self.kind == "row":
-            if self.integer and (not math.isfinite(value) or value != int(value)):
-                raise ValueError(f"{self.label} must be a whole number (got {text!r})")
-            return int(value) if self.integer else float(value)
-        try:
-            return self.param.check(value, LIVE_PARAMS.owner, name=self.name)
-        except SettingError as err:
-            raise ValueError(str(err)) from None
+    def parse(self, text, owner="the settings", error=SettingError, name=None):
+        """The number a text holds (checked against the row's prior by :func:`from_query`)."""
+        return parse_number(text, name or self.name, error)
 
-    def format(self, value):
-        if self.kind == "bool":
-            return "1" if value else "0"
-        if self.kind == "digits":
-            return ",".join(str(d) for d in value)
-        if isinstance(value, float):
-            return f"{value:g}"
-        return str(value)
-
-
-def _number(text, label):
-    """The number an address's ``text`` holds (an int when it is written as one: a seed may exceed 2^53)."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"{label} must be a number (got {text!r})") from None
+    text = staticmethod(Param.text)
 
 
 def widget_bounds(param):
@@ -215,19 +172,27 @@ def tuned_key(values, row):
 
 
 def _row_settings(param_names):
-    """One setting per row for its prior, and one per row and parameter name of any registry prior (checked
-    against the row's prior's declaration by :func:`from_query`)."""
+    """One :class:`~pcrp.basics.params.Choice` per row for its prior (from the registry), and one :class:`RowParam` per
+    row and parameter name of any registry prior (checked against the row's prior's declaration by
+    :func:`from_query`)."""
     row_defaults = _row_default_priors()
-    out = [Setting(prior_key(row), "choice", row_defaults[row], choices=tuple(PRIORS),
-                   label=f"prior of row {row}") for row in ROWS]
+    out = [Choice(prior_key(row), f"prior of row {row}", row_defaults[row], tuple(PRIORS),
+                  "The prior of this row (a name of the prior registry).") for row in ROWS]
     for row in ROWS:
         for name in param_names:
-            declared = [spec.param(name) for spec in PRIORS.values() if name in {p.name for p in spec.params}]
             own = PRIORS[row_defaults[row]]
-            default = own.param(name).default if name in {p.name for p in own.params} else declared[0].default
-            out.append(Setting(row_key(name, row), "row", default, label=f"{name} of row {row}",
-                               integer=all(p.integer for p in declared)))
+            declaring = own if name in {p.name for p in own.params} else next(
+                spec for spec in PRIORS.values() if name in {p.name for p in spec.params})
+            out.append(RowParam(row_key(name, row), row, name, f"{name} of row {row}", declaring.param(name).default))
     return tuple(out)
+
+
+def row_declaration(values, key):
+    """The declaration (:class:`pcrp.basics.params.Param`, the registry's) of row setting ``key`` ("r2") for the prior
+    its row picks in ``values``, or None when that prior has no such parameter."""
+    row, name = _table("ROW_PARAMS")[key]
+    spec = PRIORS[values.get(prior_key(row), _table("ROW_DEFAULT_PRIORS")[row])]
+    return spec.param(name) if name in {p.name for p in spec.params} else None
 
 
 def row_param_names(values, row):
@@ -279,44 +244,50 @@ def reset_row(values, row):
 LEGACY_KEYS = {"crp_alpha": "alpha1", "pcrp_alpha": "alpha2", "r": "r2"}
 
 
-def _live(name, kind="number", **fields):
-    """The setting of declared live parameter ``name`` (its default the live demo's preset, else its own)."""
-    param = LIVE_PARAMS[name]
-    return Setting(name, kind, LIVE_DEMO.get(name, param.default), label=param.label, param=param, **fields)
+# The Explorer's own settings that are not numbers, declared once (the numbers are LIVE_PARAMS', the rows' parameters
+# the registry's).
+EXPLORER_CHOICES = Declarations(
+    "the Explorer",
+    Choice("data", "data set", "old-faithful", SOURCES, "The data every row clusters."),
+    Choice("digits", "MNIST digits", (1, 2, 3, 4), tuple(range(10)), "The MNIST digits drawn.", many=True),
+    Choice("embedding", "MNIST embedding", "spectral", MNIST_EMBEDDINGS, "How MNIST's images are embedded."),
+    Choice("covariance", "clusters' covariance", "full", tuple(COVARIANCE_TYPES),
+           "Each cluster's covariance: full, diagonal or spherical (scikit-learn's covariance_type)."),
+    Choice("split_merge", "split-merge moves", True, SWITCH, "Off: the paper's plain Gibbs sweeps."),
+    Choice("start", "start", "kmeans:10", STARTS, "The first chain's start; the others start unlike it."),
+    Choice("pace", "pace", "100 sweeps/s", tuple(PACES), "Sweeps per second the chains are held to."),
+    Choice("present", "presentation mode", False, SWITCH, "The comparison alone, in large type, for a projector."),
+)
+# The settings that a run's config records, and under which name (in the order the page names them).
+RUN_KEYS = {"covariance": "covariance_type", "sweeps": "iters", "burn_in": "burn_in", "thin": "requested_thin",
+            "seed": "seed", "split_merge": "split_merge", "start": "init", "chains": "chains"}
+
+
+def _live_default(param):
+    """The live demo's default of a LIVE_PARAMS declaration: its preset's (LIVE_DEMO), else its own."""
+    return LIVE_DEMO.get(param.name, param.default)
 
 
 def _build_tables():
-    """The settings made from the registry as it is now: PARAM_NAMES (every prior parameter name), SETTINGS,
-    BY_NAME, RUN_SETTINGS (setting -> its key in a run's config) and ROW_PARAMS (setting -> (row, parameter))."""
+    """The settings made from the registry as it is now: PARAM_NAMES (every prior parameter name), SETTINGS (each a
+    declaration, :class:`pcrp.basics.params.Param` or :class:`~pcrp.basics.params.Choice`, or a :class:`RowParam`
+    that refers to the row's prior's), BY_NAME, RUN_SETTINGS (setting -> its key in a run's config) and ROW_PARAMS
+    (setting -> (row, parameter))."""
     param_names = tuple(dict.fromkeys(p.name for spec in PRIORS.values() for p in spec.params))
+    live, choices = LIVE_PARAMS, EXPLORER_CHOICES
     settings = (
-        Setting("data", "choice", "old-faithful", choices=SOURCES, label="data set"),
-        _live("sim_n"),
-        _live("sim_seed"),
-        Setting("digits", "digits", [1, 2, 3, 4], label="MNIST digits"),
-        _live("mnist_n"),
-        Setting("embedding", "choice", "spectral", choices=("spectral", "pca"), label="MNIST embedding"),
-        _live("dims"),
-        Setting("covariance", "choice", "full", choices=tuple(COVARIANCE_TYPES), label="clusters' covariance",
-                run_key="covariance_type"),
-        _live("rows"),
+        choices["data"], live["sim_n"], live["sim_seed"], choices["digits"], live["mnist_n"], choices["embedding"],
+        live["dims"], choices["covariance"], live["rows"],
     ) + _row_settings(param_names) + (
-        _live("sweeps", run_key="iters"),
-        _live("burn_in", run_key="burn_in"),
-        _live("thin", run_key="requested_thin"),
-        _live("seed", run_key="seed"),
-        Setting("split_merge", "bool", True, label="split-merge moves", run_key="split_merge"),
-        Setting("start", "choice", "kmeans:10", choices=STARTS, label="start", run_key="init"),
-        _live("chains", run_key="chains"),
-        Setting("pace", "choice", "100 sweeps/s", choices=tuple(PACES), label="pace"),
-        Setting("present", "bool", False, label="presentation mode"),
+        live["sweeps"], live["burn_in"], live["thin"], live["seed"], choices["split_merge"], choices["start"],
+        live["chains"], choices["pace"], choices["present"],
     )
     return {
         "ROW_DEFAULT_PRIORS": _row_default_priors(),
         "PARAM_NAMES": param_names,
         "SETTINGS": settings,
         "BY_NAME": {s.name: s for s in settings},
-        "RUN_SETTINGS": {s.name: s.run_key for s in settings if s.run_key},
+        "RUN_SETTINGS": dict(RUN_KEYS),
         "ROW_PARAMS": {row_key(name, row): (row, name) for row in ROWS for name in param_names},
     }
 
@@ -343,13 +314,14 @@ def __getattr__(name):
 
 def number_bounds(name):
     """(low, high) of the number box of declared live setting ``name``."""
-    return widget_bounds(_table("BY_NAME")[name].param)
+    return widget_bounds(_table("BY_NAME")[name])
 
 
 def defaults():
-    """{name: default value} of every setting (fresh lists, safe to change); each row's tuned parameter at the
-    default data set's r (:func:`param_default`)."""
-    values = {s.name: list(s.default) if isinstance(s.default, list) else s.default for s in _table("SETTINGS")}
+    """{name: default value} of every setting (fresh lists, safe to change): a live setting's the demo's
+    (LIVE_DEMO), each row's tuned parameter at the default data set's r (:func:`param_default`)."""
+    values = {s.name: list(s.default) if getattr(s, "many", False) else
+              _live_default(s) if isinstance(s, Param) else s.default for s in _table("SETTINGS")}
     for row in ROWS:
         tuned = PRIORS[values[prior_key(row)]].tuned
         if tuned is not None:
@@ -384,7 +356,7 @@ def from_query(params):
         if isinstance(raw, (list, tuple)):
             raw = raw[-1] if raw else ""
         try:
-            values[key] = setting.parse(raw)
+            values[key] = setting.parse(raw, LIVE_PARAMS.owner)
         except ValueError as err:
             problems.append(str(err))
     if values.get("rows", DEFAULT_ROW_COUNT) > DEFAULT_ROW_COUNT and "chains" not in values:
@@ -444,7 +416,8 @@ def _default_for(values, setting):
     if setting.name == "chains":
         return default_chains(values.get("rows", DEFAULT_ROW_COUNT))
     if setting.name not in _table("ROW_PARAMS"):
-        return setting.default
+        return _live_default(setting) if isinstance(setting, Param) else \
+            list(setting.default) if setting.many else setting.default
     row, name = _table("ROW_PARAMS")[setting.name]
     prior = values.get(prior_key(row), _table("ROW_DEFAULT_PRIORS")[row])
     if name not in {p.name for p in PRIORS[prior].params}:
@@ -471,7 +444,7 @@ def to_query(values):
         if default is None:
             continue
         if values[s.name] != default:
-            out[s.name] = s.format(values[s.name])
+            out[s.name] = s.text(values[s.name])
     return out
 
 

@@ -3,7 +3,10 @@
 A prior's parameters (:data:`pcrp.model.PRIORS`) and a run's settings (:mod:`pcrp.runs.run_spec`) are each a
 :class:`Param`. The command line's flags, the app's widgets, the estimator's checks at fit, validation and display are all made
 from these declarations, so a bound or a default is typed in one place.
-Every parameter has finite bounds: a value of 1e308 is refused with the reason, never run.
+Every parameter has finite bounds: a value of 1e308 is refused with the reason, never run. A setting whose value is
+one of a fixed set (a data set, a start, a switch) is a :class:`Choice`, declared the same way. Both read a value
+from a text (an address's, a command line's: :meth:`Param.parse`, :meth:`Choice.parse`) and write it as one
+(``text``), so a page that keeps its settings in its address has no parser of its own.
 """
 
 import math
@@ -12,6 +15,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import SettingError
+
+MAX_TEXT_CHARS = 64  # a value's text (an address's) longer than this is refused unread
+
+
+def _short(text, label, error):
+    text = str(text).strip()
+    if len(text) > MAX_TEXT_CHARS:
+        raise error(f"{label}: the value is too long")
+    return text
+
+
+def parse_number(text, name, error=SettingError):
+    """The number a text holds: an int when written as one (a seed may exceed 2^53), else a float; ``error`` naming
+    ``name`` when it holds none."""
+    text = _short(text, name, error)
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise error(f"{name} must be a number (got {text!r})") from None
 
 
 @dataclass(frozen=True)
@@ -82,6 +108,16 @@ class Param:
             return int(number)
         return float(number)
 
+    def parse(self, text, owner="the settings", error=SettingError, name=None):
+        """The value a text holds (an address's), checked (:meth:`check`)."""
+        name = name or self.name
+        return self.check(parse_number(text, name, error), owner, error, name=name)
+
+    @staticmethod
+    def text(value):
+        """``value`` as a text :meth:`parse` reads back (a float in its shortest %g form)."""
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
     def describe(self):
         """One line for help texts: label, bounds, default and meaning."""
         default = "" if self.default is None else f", default {self.default:g}"
@@ -89,10 +125,93 @@ class Param:
         return f"{self.label} in {self.interval()}{constraint}{default}{' (a whole number)' if self.integer else ''}"
 
 
+SWITCH = (False, True)  # the choices of a switch (:class:`Choice`)
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One declared setting whose value is one of a fixed set, as plain data: a data set, a start, a covariance type;
+    a switch (choices :data:`SWITCH`); or, with ``many``, a set of them (MNIST's digits, kept as a sorted list).
+
+    name, label, default and help as for :class:`Param`; choices: the values allowed, in the order a widget offers
+    them."""
+
+    name: str
+    label: str
+    default: object
+    choices: tuple
+    help: str = ""
+    many: bool = False
+
+    def __post_init__(self):
+        if not self.choices:
+            raise ValueError(f"Choice {self.name}: no choices")
+
+    @property
+    def switch(self):
+        return tuple(self.choices) == SWITCH
+
+    def _one(self, value, error, name):
+        if self.switch:
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            raise error(f"{name} must be true or false (got {value!r})")
+        if isinstance(value, (str, int)) and not isinstance(value, (bool, np.bool_)) and value in self.choices:
+            return value
+        raise error(f"{name} must be one of {', '.join(map(str, self.choices))} (got {value!r})")
+
+    def check(self, value, owner="the settings", error=SettingError, name=None):
+        """``value`` if it is one of the choices (with ``many``: a sorted list of distinct ones, at least one), else
+        ``error`` naming the setting and the choices."""
+        name = name or self.name
+        if not self.many:
+            return self._one(value, error, name)
+        values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else None
+        if not values:
+            raise error(f"{name} must be one or more of {', '.join(map(str, self.choices))} (got {value!r})")
+        return sorted({self._one(v, error, name) for v in values})
+
+    def parse(self, text, owner="the settings", error=SettingError, name=None):
+        """The value a text holds (an address's): a switch's 1/0 (true/false, yes/no, on/off), a choice as written,
+        ``many`` choices separated by commas; ``error`` with the label and what is allowed otherwise."""
+        text = _short(text, self.label, error)
+        if self.switch:
+            if text.lower() in _TRUE:
+                return True
+            if text.lower() in _FALSE:
+                return False
+            raise error(f"{self.label} must be true or false (got {text!r})")
+        by_text = {str(c): c for c in self.choices}
+        if self.many:
+            parts = [p.strip() for p in text.split(",") if p.strip()]
+            if not parts or any(p not in by_text for p in parts):
+                raise error(f"{self.label} must be {', '.join(by_text)} separated by commas (got {text!r})")
+            return self.check([by_text[p] for p in parts], owner, error, name)
+        if text not in by_text:
+            raise error(f"{self.label} must be one of {', '.join(by_text)} (got {text!r})")
+        return by_text[text]
+
+    def text(self, value):
+        """``value`` as a text :meth:`parse` reads back."""
+        if self.switch:
+            return "1" if value else "0"
+        if self.many:
+            return ",".join(str(v) for v in value)
+        return str(value)
+
+    def describe(self):
+        """One line for help texts: label, choices and default."""
+        default = self.text(self.default)
+        return f"{self.label}: {'some' if self.many else 'one'} of {', '.join(map(str, self.choices))}, " \
+               f"default {default}"
+
+
 class Declarations(dict):
-    """One owner's declared parameters, {name: :class:`Param`} in the order declared: a prior's, the NIW's, a run's,
-    cross validation's, the r path's, reproduce's, compare's, the live demo's. ``owner`` names them in messages
-    ("cross validation"); ``error`` is the SettingError subclass their checks raise.
+    """One owner's declared parameters, {name: :class:`Param` or :class:`Choice`} in the order declared: a prior's,
+    the NIW's, a run's, cross validation's, the r path's, reproduce's, compare's, the live demo's, the Explorer's
+    choices. ``owner`` names them in messages ("cross validation"); ``error`` is the SettingError subclass their
+    checks raise.
 
     Presets (the paper's protocol, the live demo, a quick check) are :meth:`preset` dicts over these names: values,
     checked against the bounds declared here, never new bounds.
@@ -106,8 +225,8 @@ class Declarations(dict):
         self.error = error
 
     def defaults(self):
-        """{name: default} of every parameter."""
-        return {name: p.default for name, p in self.items()}
+        """{name: default} of every parameter (a ``many`` choice's as a fresh list)."""
+        return {name: list(p.default) if getattr(p, "many", False) else p.default for name, p in self.items()}
 
     def check(self, name, value, shown=None):
         """``value`` of parameter ``name`` within its bounds (see :meth:`Param.check`); the message names it as
