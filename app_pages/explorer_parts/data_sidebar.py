@@ -172,8 +172,9 @@ def data_lines(S, ds, ds_key, source, presentation):
             for note in ds.notes:
                 if note not in ds.warnings:
                     st.caption(f"Note: {inert(note)}")
-    watch = (demo_notes.watch_line(S, niw_default=niw_is_default(ds, ds_key), short=presentation)
-             if ds is not None else None)
+    # (presentation mode with more than two rows: the rows take the screen, their headings say what they show)
+    shown = ds is not None and not (presentation and len(es.active_rows(S)) > 2)
+    watch = demo_notes.watch_line(S, niw_default=niw_is_default(ds, ds_key), short=presentation) if shown else None
     if watch is not None:
         st.markdown(f"**What to watch for:** {watch}")
 
