@@ -272,3 +272,20 @@ def test_the_tour_quotes_the_default_demos_measured_figures():
     assert quoted, "docs/app.md no longer quotes the default demo's figures"
     assert quoted.groups() == (f"{crp['big']:.1f}", f"{crp['tiny']:.2f}", f"{crp['k']:.2f}", f"{pcrp['r']:g}",
                                f"{pcrp['big']:.1f}", f"{pcrp['tiny']:.2f}", f"{pcrp['k']:.2f}")
+
+
+def test_present_shows_the_figures_in_one_sentence_and_five_rows_leave_the_line_out():
+    from tests.test_app import explorer
+
+    values = at_defaults("old-faithful")
+    entry = dn.find_entry(values)
+    short = dn.watch_line(values, short=True)
+    assert short == (f"{dn.description(values)} Measured at these settings (mean of {len(entry['seeds'])} runs, after "
+                     f"burn-in): CRP: {entry['rows'][0]['big']:.1f} clusters + {entry['rows'][0]['tiny']:.1f} tiny; "
+                     f"pCRP at r = 1.7: {entry['rows'][1]['big']:.1f} clusters + {entry['rows'][1]['tiny']:.1f} tiny.")
+    assert dn.watch_line({**values, "r2": 1.5}, short=True) == dn.description(values)
+    at = explorer({"present": "1"})
+    assert [m.value for m in at.markdown if m.value.startswith("**What to watch for:**")] == [
+        f"**What to watch for:** {short}"]
+    at = explorer({"present": "1", "priors": "crp,pcrp,py,mfm,sfm"})
+    assert not [m.value for m in at.markdown if m.value.startswith("**What to watch for:**")]
