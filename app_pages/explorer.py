@@ -30,7 +30,7 @@ def page():
     source = data_sidebar()
     ds, ds_key = current_data(S, source)
     apply_pending_r(S)  # (before the data lines: their "what to watch for" reads the pCRP row's r)
-    data_lines(S, ds, source, presentation)
+    data_lines(S, ds, ds_key, source, presentation)
     niw_choice = model_and_run_sidebar(S, ds, ds_key, source)
     publish_address()
     data = PageData(ds, ds_key, niw_choice)

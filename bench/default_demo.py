@@ -1,74 +1,178 @@
-"""Which built-in data set, r and pace make the Explorer's default demo show the CRP / pCRP difference
-within its first ~20 seconds? Prints, per candidate, what the page shows of the animated chain (the first
-chain of each prior, k-means start, the page's defaults otherwise) over the sweeps that fit in the time:
+"""What the Explorer's default demo shows at each setting its "What to watch for" line has figures for: measures them
+and, with --write, writes pcrp/app/demo_figures.json (read by pcrp.app.demo_notes; no figure of that line is typed
+into prose).
 
-- mean K and mean number of "tiny" clusters (under pcrp.app.live_view.TINY_SHARE of the points), the CRP and
-  the pCRP, over sweeps burn-in..S, where S = pace x seconds;
-- the share of those sweeps at which the two rows' "clusters + tiny" counts differ (what the row headings
-  show), at which the CRP has more non-tiny clusters than the pCRP (a difference in the pictures' colours),
-  and at which the pCRP's non-tiny count is below the true K (it merged real clusters).
+For each built-in data set of the Explorer at each shipped setting (the data settings pcrp/datasets/cv_r.json
+cross-validated r at, pcrp.analyses.cv.BUILTIN_R_VARIANTS: Old Faithful, MNIST at 2 and 10 dimensions, Sim 1 and Sim 2
+at N = 300, data seed 0) and each covariance type r was cross-validated for there (one at d = 1, where the three are
+one model), it runs what the Explorer runs when a visitor presses Start at its defaults with those settings: the CRP
+(alpha 1) above the pCRP (alpha 1, r = the shipped r of these data, settings and type: pcrp.app.explorer_settings.
+data_r), the live demo's run (pcrp.app.live_params.LIVE_DEMO: 2 chains from contrasting starts kmeans:10 and one,
+2,000 sweeps, burn-in 500, thin 5, split-merge moves on; pcrp.app.live_runs.live_specs), the data's default cluster
+prior, at run seeds 0..S-1. The settings recorded with each entry are pcrp.app.demo_notes.measured_settings of those
+values, the same function the page matches them with.
 
-Seeds 0..n-1 (the page's seed setting); the run is sweep for sweep the page's (same Sampler, seed, start).
-Usage: python bench/default_demo.py [--seeds 4] [--seconds 20] [--pace 100]
+Per row, after burn-in: k = mean K over every sweep of both chains and all seeds; k_chains = each chain's mean K;
+big / tiny = mean clusters with at least / below pcrp.app.live_view.TINY_SHARE of the points over the kept draws (what
+a row heading shows); nmi = mean NMI against the true labels over the kept draws (geometric normalisation); merged =
+the share of kept draws that merge two or more true classes into one cluster (pcrp.app.live_view.
+merged_true_clusters); rhat_k = R-hat of K between the chains, per seed (ArviZ's rank-normalised split R-hat). Where
+CONTRASTS names one, the pCRP also runs at another r on the same data (the line's "At r = ..." sentence).
+
+Usage: python bench/default_demo.py [--seeds 2] [--only old-faithful,mnist:10,sim1] [--write pcrp/app/demo_figures.json]
+Record: docs/records/mnist_demo.md (MNIST), the JSON itself (every entry's command, date and seconds).
 """
 
 import argparse
+import datetime
+import json
+import os
+import sys
 import time
 
 import numpy as np
 
-from pcrp import data
-from pcrp.runs.run_spec import chain_seeds
-from pcrp.analyses.cv import builtin_r
-from pcrp.app.live_view import TINY_SHARE, cluster_counts
-from pcrp.model import make_prior, resolve_niw
-from pcrp.sampling.sampler import Sampler
-# The shipped cross-validated r of each data set (what the Explorer starts from), then fixed powers.
-CANDIDATES = ([(name, builtin_r(name)[0]) for name in ("old-faithful", "sim1", "sim2")]
-              + [("old-faithful", 1.1), ("old-faithful", 1.3), ("sim1", 1.3), ("sim2", 1.1), ("sim2", 1.3)])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+from pcrp import data  # noqa: E402
+from pcrp.analyses.cv import BUILTIN_R_VARIANTS, types_for  # noqa: E402
+from pcrp.app import demo_notes, explorer_settings as es  # noqa: E402
+from pcrp.app.live_params import LIVE_DEMO  # noqa: E402
+from pcrp.app.live_runs import contrasting_starts, live_specs  # noqa: E402
+from pcrp.app.live_view import cluster_counts, merged_true_clusters  # noqa: E402
+from pcrp.basics.files import atomic_write  # noqa: E402
+from pcrp.basics.json_text import dumps  # noqa: E402
+from pcrp.model import COVARIANCE_TYPES, PRIORS, make_prior, resolve_niw  # noqa: E402
+from pcrp.runs.chains import run_chains  # noqa: E402
+from pcrp.summaries.summary import nmi  # noqa: E402
+
+# The Explorer's data sets (its SOURCES) among the shipped variants: (name, load() settings).
+VARIANTS = tuple((name, settings) for name, settings in BUILTIN_R_VARIANTS if name in es.SOURCES)
+# (data set, its variant's settings, covariance type) -> another r the pCRP runs at, for the line's contrast: Sim 1 at
+# r = 1.3 merges two true clusters; MNIST at r = 1.5 keeps about as many clusters as the paper's Table 2.
+CONTRASTS = {("sim1", (), "full"): 1.3, ("mnist", (), "full"): 1.5}
 
 
-def load(name):
-    return data.old_faithful() if name == "old-faithful" else data.simulation(name, n=300, seed=0)
+def explorer_values(name, settings, covariance_type):
+    """The Explorer's settings at its defaults on data set ``name`` with load() ``settings`` and the covariance
+    type: the rows' r the data's shipped one (es.data_r), as the page sets it."""
+    values = {**es.defaults(), "data": name, "covariance": covariance_type}
+    for key, setting in es.DATA_SETTINGS.get(name, {}).items():
+        if key in settings:
+            values[setting] = list(settings[key]) if isinstance(settings[key], (list, tuple)) else settings[key]
+    for row in es.active_rows(values):
+        key = es.tuned_key(values, row)
+        if key is not None:
+            values[key] = es.param_default(values, row, es.ROW_PARAMS[key][1])
+    return values
 
 
-def counts_per_sweep(ds, prior, seed, sweeps):
-    sampler = Sampler(ds.X, prior, resolve_niw(ds.X), init="kmeans:10", seed=chain_seeds(seed, 1)[0])
-    out = np.zeros((sweeps, 2), dtype=int)  # (non-tiny, tiny) after each sweep
-    for t in range(sweeps):
-        sampler.step(1)
-        out[t] = cluster_counts(sampler.labels)
+def load(values):
+    """The data set the Explorer loads for ``values`` (app_pages/explorer_parts/data_sidebar.builtin_dataset)."""
+    name = values["data"]
+    return data.load(name, **es.data_settings(values))
+
+
+def row_figures(ds, prior, values, seeds):
+    """The figures of one row (see the module docstring) over run ``seeds``."""
+    spec_args = dict(iters=int(values["sweeps"]), burn_in=int(values["burn_in"]), thin=int(values["thin"]),
+                     inits=contrasting_starts(values["start"], int(values["chains"])),
+                     split_merge=bool(values["split_merge"]))
+    niw = resolve_niw(ds.X, covariance_type=values["covariance"])
+    ks, k_chains, big, tiny, scores, merged, rhat = [], [], [], [], [], [], []
+    for seed in seeds:
+        spec = live_specs(ds, {"row": prior}, niw, seed=seed, **spec_args)["row"]
+        chains = run_chains(ds.X, spec)
+        K = chains.K_after_burn_in
+        ks.append(K.reshape(-1))
+        k_chains.append([round(float(k), 3) for k in K.mean(axis=1)])
+        draws = chains.labels.reshape(-1, ds.n)
+        counts = np.array([cluster_counts(z) for z in draws])
+        big.append(counts[:, 0])
+        tiny.append(counts[:, 1])
+        if ds.labels is not None:
+            scores.append([nmi(ds.labels, z) for z in draws])
+            merged.append([bool(merged_true_clusters(ds.labels, z)) for z in draws])
+        rhat.append(round(float(chains.diagnostics()["K"]["rhat"]), 4))
+    spec = PRIORS[prior.name]
+    out = {"prior": prior.name, "label": spec.label, "k": round(float(np.concatenate(ks).mean()), 4),
+           "k_chains": k_chains, "big": round(float(np.concatenate(big).mean()), 4),
+           "tiny": round(float(np.concatenate(tiny).mean()), 4),
+           "nmi": round(float(np.mean(scores)), 4) if scores else None,
+           "merged": round(float(np.mean(merged)), 4) if merged else None, "rhat_k": rhat}
+    if spec.tuned is not None:
+        out[spec.tuned] = float(getattr(prior, spec.tuned))
     return out
+
+
+def measure(name, settings, covariance_type, seeds):
+    """One entry of the figures file for the Explorer's defaults on (name, settings, covariance type)."""
+    values = explorer_values(name, settings, covariance_type)
+    ds = load(values)
+    started = time.perf_counter()
+    priors = es.check_rows(values)
+    rows = [row_figures(ds, priors[row], values, seeds) for row in es.active_rows(values)]
+    contrast = None
+    r = CONTRASTS.get((name, tuple(sorted(settings.items())), covariance_type))
+    if r is not None:
+        row = es.active_rows(values)[-1]  # the tuned row (the pCRP's), at another r
+        contrast = {"r": r, "figures": row_figures(
+            ds, make_prior(values[es.prior_key(row)], **{**es.row_params(values, row), "r": r}), values, seeds)}
+    served = [covariance_type] if ds.dim > 1 else list(COVARIANCE_TYPES)  # at d = 1 the types are one model
+    return {"settings": demo_notes.measured_settings(values), "types": served,
+            "seeds": list(seeds), "rows": rows, "contrast": contrast,
+            "seconds": round(time.perf_counter() - started, 1), "command": demo_notes.WRITE_COMMAND,
+            "date": datetime.date.today().isoformat()}
+
+
+def line(entry):
+    s = entry["settings"]
+    about = ", ".join(f"{k} {v}" for k, v in s["data_settings"].items())
+    cells = " | ".join(f"{f['label']}{' r ' + format(f['r'], 'g') if 'r' in f else ''}: K {f['k']:.2f} big "
+                       f"{f['big']:.2f} tiny {f['tiny']:.2f}" + (f" NMI {f['nmi']:.3f}" if f["nmi"] is not None else "")
+                       + f" R-hat {max(f['rhat_k']):.3f} per chain "
+                       + "/".join(f"{k:.1f}" for run in f["k_chains"] for k in run) for f in entry["rows"])
+    extra = ""
+    if entry["contrast"]:
+        q = entry["contrast"]["figures"]
+        extra = (f" | at r {entry['contrast']['r']:g}: K {q['k']:.2f} big {q['big']:.2f}"
+                 + (f" NMI {q['nmi']:.3f} merged {q['merged']:.0%}" if q["nmi"] is not None else ""))
+    return f"{s['data']:12} {about:55} {s['covariance']:9} | {cells}{extra} | {entry['seconds']:.0f} s"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=4)
-    parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--pace", type=int, default=100)
-    parser.add_argument("--burn-in", type=int, default=200)
+    parser.add_argument("--seeds", type=int, default=2, help="run seeds 0..n-1 (default 2)")
+    parser.add_argument("--only", default="", help="name or name:dims, comma-separated (default: every variant)")
+    parser.add_argument("--write", default="", help="write the figures file here (others' entries kept)")
     args = parser.parse_args()
-    sweeps = int(args.pace * args.seconds)
-    print(f"{sweeps} sweeps ({args.pace} sweeps/s x {args.seconds:g} s), summaries over sweeps {args.burn_in}.."
-          f"{sweeps}, tiny = under {TINY_SHARE:.0%} of the points, seeds 0..{args.seeds - 1}")
-    print(f"{'data':13} {'r':>4} | {'CRP K':>6} {'tiny':>5} | {'pCRP K':>6} {'tiny':>5} | {'counts differ':>13} |"
-          f" {'CRP more big':>12} | {'pCRP merged':>11} | seconds")
-    for name, r in CANDIDATES:
-        ds = load(name)
-        started = time.perf_counter()
-        rows = []
-        for seed in range(args.seeds):
-            crp = counts_per_sweep(ds, make_prior("crp"), seed, sweeps)[args.burn_in:]
-            pcrp = counts_per_sweep(ds, make_prior("pcrp", r=r), seed, sweeps)[args.burn_in:]
-            differ = np.mean(np.any(crp != pcrp, axis=1))
-            more = np.mean(crp[:, 0] > pcrp[:, 0])
-            merged = np.mean(pcrp[:, 0] < ds.true_k) if ds.labels is not None else np.nan
-            rows.append((crp.sum(1).mean(), crp[:, 1].mean(), pcrp.sum(1).mean(), pcrp[:, 1].mean(), differ, more,
-                         merged))
-        m = np.mean(rows, axis=0)
-        print(f"{name:13} {r:<4g} | {m[0]:6.2f} {m[1]:5.2f} | {m[2]:6.2f} {m[3]:5.2f} | {m[4]:13.0%} | {m[5]:12.0%} | "
-              f"{m[6]:11.0%} | {time.perf_counter() - started:.0f}")
+    wanted = [w for w in args.only.split(",") if w]
+    old = []
+    if args.write and os.path.exists(args.write):
+        old = json.loads(open(args.write, encoding="utf-8").read()).get("entries", [])
+    made = []
+    print(f"run: {LIVE_DEMO['chains']} chains x {LIVE_DEMO['sweeps']:,} sweeps, burn-in {LIVE_DEMO['burn_in']}, thin "
+          f"{LIVE_DEMO['thin']}, run seeds 0..{args.seeds - 1}; load average {os.getloadavg()[0]:.1f}", flush=True)
+    cpu = time.process_time()
+    for name, settings in VARIANTS:
+        tag = name if "dims" not in settings else f"{name}:{settings['dims']}"
+        if wanted and tag not in wanted and name not in wanted:
+            continue
+        ds_dim = load(explorer_values(name, settings, "full")).dim
+        for covariance_type in types_for(ds_dim):
+            entry = measure(name, settings, covariance_type, range(args.seeds))
+            print(line(entry), flush=True)
+            made.append(entry)
+            if args.write:
+                keys = {json.dumps(e["settings"], sort_keys=True) for e in made}
+                kept = [e for e in old if json.dumps(e["settings"], sort_keys=True) not in keys]
+                payload = {"about": "Figures of the Explorer's default demo at each shipped setting, with the settings "
+                                    "they were measured at (pcrp.app.demo_notes reads them; bench/default_demo.py "
+                                    "writes them).", "entries": kept + made}
+                atomic_write(args.write, lambda f: f.write(dumps(payload, indent=1)))
+    print(f"CPU {time.process_time() - cpu:.0f} s (this process); load average now {os.getloadavg()[0]:.1f}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

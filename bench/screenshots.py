@@ -5,10 +5,12 @@
 
 Starts `streamlit run serve.py` on a free port and drives Debian's chromium (Playwright; never `playwright
 install`). Each page is shown after it has something on it: the Explorer after its default demo has run about
-20 s (and again with `?present=1`, the presentation mode; "five": the five registry priors on Sim 2, one row
+12 s, live (and again with `?present=1`, the presentation mode; "five": the five registry priors on Sim 2, one row
 each, `?priors=crp,pcrp,py,mfm,sfm`), Choose r after "Compare all three" at its other default settings (Old
 Faithful; a few minutes; and in Present, `choose_r-present`), Reproduce the paper with our published run opened, Rich
-get richer after twenty customers ("rich-present": with `?present=1`, at 1280 x 800). Files:
+get richer after twenty customers ("rich-present": with `?present=1`, at 1280 x 800); issue 57's settings with Present
+on at 1280 x 800 after 12 s of their run, live ("faithful-types": Old Faithful under each covariance type,
+explorer-old-faithful-<type>-present; "mnist10-types": MNIST at 10 dimensions, explorer-mnist-10d-<type>-present). Files:
 <out>/<page>-<width>x<height>.png. Look at them before committing.
 """
 
@@ -48,12 +50,36 @@ def explorer(browser, url, out, present, five=False):
         page.get_by_label("Collapse sidebar").click()
     page.get_by_role("button", name="Start", exact=True).click()
     expect(page.locator(".pcrp-live-row canvas").nth(14 if five else 5)).to_be_visible(timeout=90_000)
-    page.wait_for_timeout(20_000)
+    page.wait_for_timeout(12_000)  # live, past burn-in (500 of 2,000 sweeps at 100 a second): the notes show
     expect(page.locator('[data-testid="stToast"]')).to_have_count(0, timeout=15_000)
     sizes = SIZES[:1] if present else SIZES
     name = "explorer" + ("-five-rows" if five else "") + ("-present" if present else "")
     for width, height in sizes:
         shoot(page, out, name, width, height)
+    page.close()
+
+
+# Issue 57's settings, each with Present on at 1280 x 800 after its run has run 12 s (past burn-in, so that the rows'
+# notes show): Old Faithful and MNIST at 10 dimensions under each covariance type, the rows' r the one shipped for it.
+SETTINGS_SHOTS = {
+    **{f"explorer-old-faithful-{t}-present": f"present=1&covariance={t}" for t in ("full", "diag", "spherical")},
+    **{f"explorer-mnist-10d-{t}-present": f"present=1&data=mnist&dims=10&covariance={t}"
+       for t in ("full", "diag", "spherical")},
+}
+
+
+def explorer_at(browser, url, out, name, query, seconds=12):
+    """The Explorer at ``query`` (with Present on), its run started and shot after ``seconds`` at 1280 x 800."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(url + "/?" + query)
+    expect(page.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=90_000)
+    page.get_by_role("button", name="Start", exact=True).click()
+    expect(page.locator(".pcrp-live-row canvas").first).to_be_visible(timeout=90_000)
+    page.wait_for_timeout(seconds * 1000)
+    expect(page.locator('[data-testid="stToast"]')).to_have_count(0, timeout=15_000)
+    shoot(page, out, name, 1280, 800)
     page.close()
 
 
@@ -131,6 +157,11 @@ def main():
         for name in args.pages.split(","):
             if name in ("explorer", "present", "five", "five-present"):
                 explorer(browser, url, args.out, present=name.endswith("present"), five=name.startswith("five"))
+            elif name in ("faithful-types", "mnist10-types"):
+                stem = "explorer-old-faithful-" if name == "faithful-types" else "explorer-mnist-10d-"
+                for shot, query in SETTINGS_SHOTS.items():
+                    if shot.startswith(stem):
+                        explorer_at(browser, url, args.out, shot, query)
             elif name in ("choose_r", "choose_r-present"):
                 choose_r(browser, url, args.out, present=name.endswith("present"))
             elif name == "reproduce":

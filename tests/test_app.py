@@ -315,6 +315,31 @@ def test_upload_good_then_bad_csv_leaves_no_data_in_use_and_a_second_file_gets_i
     assert not [i for i in at.info if "Press **Start**" in i.value]  # no invitation to a disabled Start
 
 
+def test_after_a_refused_upload_no_line_invites_a_press_of_the_disabled_start():
+    """Issue 57: with a run on a good file shown, a refused file took the data in use away and disabled Start, while
+    the previous run's note still said "Press Start to run with the current settings". The words follow the button."""
+    at = fast(explorer({"data": "csv"}))
+    good = "a,b\n" + "\n".join(f"{i % 5},{(i * 7) % 9}" for i in range(30))
+    at.file_uploader(key="upload").set_value(("good.csv", good.encode(), "text/csv")).run()
+    at.button(key="use_csv").click().run()
+    at.button(key="start").click().run()
+    run = current_run(at)
+    wait_for(lambda: not run.live)
+    at.run()
+    at.file_uploader(key="upload").set_value(("bad.csv", b"a,b\n1,2\n3\n", "text/csv")).run()
+    assert not at.exception, at.exception
+    assert at.button(key="start").disabled
+    previous = [w.value for w in at.warning if w.value.startswith("Showing the previous run")]
+    assert len(previous) == 1 and "Start" in previous[0] and "Press **Start**" not in previous[0], previous
+    assert "once data are in use" in previous[0]
+    assert not [e for e in list(at.info) + list(at.warning) + list(at.markdown) if "Press **Start**" in e.value]
+    at.file_uploader(key="upload").set_value(("good.csv", good.encode(), "text/csv")).run()
+    at.button(key="use_csv").click().run()
+    assert not at.button(key="start").disabled  # data in use again: the note invites Start again
+    at.number_input(key="w_seed").set_value(3).run()
+    assert any("Press **Start** to run with the current settings" in w.value for w in at.warning)
+
+
 def test_a_column_with_a_text_cell_is_a_warning_before_and_after_use_this_csv():
     """The tester's file: two columns, one with a text cell. The column is left out with a warning that names it,
     its cell and line (not a grey caption), and the main panel says that Start clusters one column of that file."""

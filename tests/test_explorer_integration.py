@@ -18,7 +18,7 @@ def test_the_pcrp_row_on_sim2_starts_at_the_shipped_r_with_its_caption_and_follo
     shipped, provenance = builtin_r("sim2")
     assert shipped != DEFAULT_R  # else this test could not tell the shipped r from the default
     assert at.slider(key="w_r2").value == pytest.approx(shipped)
-    assert "r = 1.2: cross-validated for these data." in sidebar_captions(at)
+    assert "r = 1.2: cross-validated for these data with full covariances." in sidebar_captions(at)
     assert "r2" not in at.query_params  # the address does not fix the data set's r ...
     at.selectbox(key="w_data").set_value("old-faithful").run()
     assert not at.exception, at.exception
@@ -26,7 +26,9 @@ def test_the_pcrp_row_on_sim2_starts_at_the_shipped_r_with_its_caption_and_follo
     at.selectbox(key="w_data").set_value("sim2").run()
     at.number_input(key="w_sim_n").set_value(400).run()
     assert at.slider(key="w_r2").value == pytest.approx(shipped)
-    assert "r = 1.2: cross-validated for Sim 2 at N = 300, seed 0." in sidebar_captions(at)
+    assert ("No r was cross-validated for Sim 2 at these settings: r = 1.2 is the r cross-validated for Sim 2 at "
+            "N = 300, data seed 0 with full covariances, a starting point, not a choice for these data (the "
+            "**Choose r** page chooses one).") in sidebar_captions(at)
     assert "r = 1.2 for sim2" in provenance  # the full provenance is the caption's help
 
 
@@ -49,7 +51,8 @@ def test_an_r_from_the_address_from_the_widget_or_from_choose_r_is_kept():
     assert not at.exception, at.exception
     at.selectbox(key="w_data").set_value("old-faithful").run()
     assert at.slider(key="w_r2").value == pytest.approx(1.5)
-    assert "Your r (cross-validated for Old Faithful: 1.7)." in sidebar_captions(at)
+    assert ("Your r (cross-validated for Old Faithful at these settings with full covariances: 1.7)."
+            in sidebar_captions(at))
 
     at = explorer({"data": "sim2"})
     at.session_state["pending_r"] = 1.35  # what Choose r's "use this r" sends
@@ -140,7 +143,8 @@ def test_a_collapsed_pcrp_row_says_so_beside_the_crp_row(r, collapsed):
     """Sim 2 (N = 300): at r = 1.6, far above its threshold (about 1.2-1.3), every pCRP chain falls to one or two
     clusters while the CRP row keeps the three; at r = 1.1 the pCRP keeps them (docs/reproduce/cv_robustness.md).
     The pCRP row's heading and its posterior summary say COLLAPSED in the first case and not in the second
-    (pcrp.analyses.collapse against the CRP row on the same data)."""
+    (pcrp.analyses.collapse against the CRP row on the same data, with the same covariance type, backed by the true
+    classes)."""
     at, heading = finished_run_headings({"data": "sim2", "r2": str(r), "sweeps": "600", "burn_in": "200",
                                          "pace": "full speed"})
     assert ("COLLAPSED" in " ".join(heading)) == collapsed, heading
@@ -149,9 +153,11 @@ def test_a_collapsed_pcrp_row_says_so_beside_the_crp_row(r, collapsed):
     errors = [e.value for e in at.error if e.value.startswith("COLLAPSED")]
     assert bool(errors) == collapsed, errors
     if collapsed:
-        assert "fell below the 3 clusters the CRP row keeps on the same data" in errors[0]
+        assert "every chain of the pCRP row (r = 1.6, full covariances)" in errors[0]
+        assert "fell below the 3 true classes" in errors[0] and "true classes are merged at this r" in errors[0]
     else:
-        assert any(c.value.startswith("No collapse: every chain keeps the 3 clusters") for c in at.caption)
+        assert any(c.value.startswith("No collapse: every chain of the pCRP row (r = 1.1, full covariances) keeps "
+                                      "the 3 true classes") for c in at.caption)
 
 
 def test_the_default_demo_does_not_call_the_pcrp_collapsed():
@@ -160,6 +166,24 @@ def test_the_default_demo_does_not_call_the_pcrp_collapsed():
     does not keep. The live note compared with the CRP's one draw and said COLLAPSED on the app's first screen."""
     _, heading = finished_run_headings({"pace": "full speed"})
     assert heading and "2 clusters" in heading[0] and "COLLAPSED" not in " ".join(heading), heading
+
+
+@pytest.mark.parametrize("covariance", ["diag", "spherical"])
+def test_old_faithful_with_axis_aligned_clusters_keeps_its_two_types_unflagged(covariance):
+    """Issue 57: with diagonal or spherical covariances the pCRP row (at the r shipped for that type) keeps the two
+    eruption types while the CRP needs a third cluster between them; its heading and its posterior summary called
+    that COLLAPSED. Judged like with like, neither flags it, and the summary says what it was judged against."""
+    at, heading = finished_run_headings({"covariance": covariance, "sweeps": "600", "burn_in": "200",
+                                         "pace": "full speed"})
+    assert heading and "COLLAPSED" not in " ".join(heading) and "fewer clusters" not in " ".join(heading), heading
+    assert f"{'diagonal' if covariance == 'diag' else 'spherical'} covariances" in heading[0]
+    at.button(key="summarise").click().run()
+    assert not at.exception, at.exception
+    assert not [e.value for e in at.error if "COLLAPSED" in e.value]
+    words = "diagonal" if covariance == "diag" else "spherical"
+    assert any(c.value.startswith(f"No collapse: every chain of the pCRP row (r = 2, {words} covariances) keeps the "
+                                  f"2 clusters kept by cross validation of r for {words} covariances")
+               for c in at.caption), [c.value for c in at.caption]
 
 
 def plotly_figure(at, title_start):

@@ -6,9 +6,10 @@ import pytest
 
 from pcrp.app import explorer_settings as es
 from pcrp.app.fair_share import SHARE_PER_BROWSER
-from pcrp.app.live_params import DEFAULT_ROW_COUNT, chains_cap, default_chains
+from pcrp.app.live_params import DEFAULT_ROW_COUNT, chains_cap, default_chains, one_chain_words
 from pcrp.model import PRIORS
 from pcrp.plots.palette import ROW_COLOURS, ROW_MARKDOWN_COLOURS
+from app_pages.explorer_parts.live_panel import ONE_CHAIN
 from app_pages.shared import registry
 from tests.test_app import explorer, texts, wait_for
 from explorer_support import current_run
@@ -52,12 +53,19 @@ def test_a_bad_priors_value_is_refused_with_a_message_and_the_rows_stay(text, wo
     assert "rows" not in values and "prior1" not in values
 
 
-def test_more_than_two_rows_run_one_chain_each_on_two_cores_and_never_more_than_the_share():
-    assert default_chains(2, cores=2) == 2
-    assert default_chains(3, cores=2) == default_chains(5, cores=2) == 1
-    assert default_chains(3, cores=16) == 2 and default_chains(5, cores=16) == 1  # 8 chains / 5 rows
+def test_rows_keep_two_chains_where_the_share_allows_and_never_more_than_the_share():
+    """R-hat compares two chains: a row keeps two wherever one browser's share (8 chains) allows it, on any server
+    (on a 2-core server three and four rows once dropped to one chain each, and their R-hat badges went without a
+    word); five rows get one each, which the sidebar says (one_chain_words) and each row says where its badge was."""
+    assert default_chains(2) == default_chains(3) == default_chains(4) == 2
+    assert default_chains(5) == 1  # 8 chains / 5 rows
     for rows in range(1, 6):
         assert chains_cap(rows) * rows <= SHARE_PER_BROWSER.chains
+        assert default_chains(rows) == min(2, chains_cap(rows))
+    assert one_chain_words(2, 2) is None and one_chain_words(5, 2) is None
+    assert one_chain_words(5, 1).startswith("One chain per row: no R-hat") and "allows one per row" in \
+        one_chain_words(5, 1)
+    assert "two chains per row give it" in one_chain_words(2, 1)
     values, problems = es.from_query({"priors": FIVE})
     assert values["chains"] == default_chains(5)
     values, problems = es.from_query({"priors": "crp,pcrp,py", "chains": "4"})
@@ -76,6 +84,7 @@ def test_the_five_row_page_shows_every_prior_and_runs_them_all_in_the_share():
     assert at.selectbox(key="w_prior1").label == "Row 1: prior"
     assert at.number_input(key="w_chains").value == default_chains(5)
     assert at.number_input(key="w_chains").max == chains_cap(5)
+    assert one_chain_words(5, 1) in [c.value for c in at.caption]  # the sidebar says why one chain, and what it costs
     at.select_slider(key="w_pace").set_value("2 sweeps/s")
     at.number_input(key="w_sweeps").set_value(400)
     at.number_input(key="w_burn_in").set_value(100).run()
@@ -91,6 +100,8 @@ def test_the_five_row_page_shows_every_prior_and_runs_them_all_in_the_share():
     page = texts(at)
     for name in FIVE.split(","):
         assert PRIORS[name].label in page
+    headings = [m.value for m in at.markdown if m.value.startswith("**:")]
+    assert len(headings) == 5 and all(ONE_CHAIN in h for h in headings), headings  # where each R-hat badge would be
 
 
 def test_the_rows_box_changes_the_rows_and_their_chains():

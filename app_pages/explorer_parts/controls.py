@@ -65,7 +65,8 @@ def changed_since(cfg, now):
             names.append(words[key])
     if "data" in names and "cluster prior" in names:
         names.remove("cluster prior")  # its defaults follow the data
-    if "data" in names:  # ... and so does a tuned value the visitor has not chosen (the data set's own)
+    # ... and a tuned value the visitor has not chosen follows the data and the covariance type (the r shipped for them)
+    if "data" in names or es.BY_NAME["covariance"].label in names:
         for row in automatic_rows(settings()):
             spec = PRIORS[now[es.prior_key(row)]]
             if cfg.get(es.prior_key(row)) == spec.name and f"{spec.label} {spec.tuned}" in names:

@@ -4,11 +4,10 @@ Every string a visitor supplies (file and column names, cells) goes through ``in
 
 import streamlit as st
 
-from app_pages.explorer_parts.row_notes import watch_for
 from app_pages.explorer_parts.session import bind, choices, explorer, number, settings
 from app_pages.shared import inert
 from pcrp import data
-from pcrp.app import explorer_settings as es
+from pcrp.app import demo_notes, explorer_settings as es
 from pcrp.data.projection import id_like_columns
 
 # The data set the Explorer shows, for the Choose r page (which clusters the same data): that page's own key, until it
@@ -150,9 +149,10 @@ def no_csv_line():
                 "press **Use this CSV**.")
 
 
-def data_lines(S, ds, source, presentation):
+def data_lines(S, ds, ds_key, source, presentation):
     """What the data are (an upload: the file and the columns Start clusters), their notes and warnings, and what to
-    watch for (one line per built-in data set)."""
+    watch for (pcrp.app.demo_notes: what a built-in data set holds, and the demo's figures where they were measured at
+    exactly these settings)."""
     if ds is None:
         if source == "csv":
             no_csv_line()
@@ -172,6 +172,17 @@ def data_lines(S, ds, source, presentation):
             for note in ds.notes:
                 if note not in ds.warnings:
                     st.caption(f"Note: {inert(note)}")
-    watch = watch_for(S) if ds is not None else None
+    # (presentation mode with more than two rows: the rows take the screen, their headings say what they show)
+    shown = ds is not None and not (presentation and len(es.active_rows(S)) > 2)
+    watch = demo_notes.watch_line(S, niw_default=niw_is_default(ds, ds_key), short=presentation) if shown else None
     if watch is not None:
         st.markdown(f"**What to watch for:** {watch}")
+
+
+def niw_is_default(ds, ds_key):
+    """Whether the cluster prior's settings are the data's defaults (the figures of "What to watch for" were measured
+    with them)."""
+    from app_pages.explorer_parts.model_sidebar import NIW_NAMES, niw_defaults, niw_values
+
+    values, default = niw_values(ds, ds_key), niw_defaults(ds)
+    return all(abs(values[name] - default[name]) <= 1e-12 * max(1.0, abs(default[name])) for name in NIW_NAMES)

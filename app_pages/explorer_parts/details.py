@@ -10,11 +10,11 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.explorer_parts.live_panel import chain_label, partition_colours, run_prior
-from app_pages.explorer_parts.row_notes import group_prior, reference_group
+from app_pages.explorer_parts.row_notes import builtin_name, fit_words, group_prior, reference_group
 from app_pages.explorer_parts.session import explorer
 from app_pages.shared import guarded, inert, owned_download
 from pcrp import plots
-from pcrp.analyses.collapse import judge, judge_chains, kept_clusters
+from pcrp.analyses.collapse import judge, judge_chains
 from pcrp.analyses.density import predictive_density
 from pcrp.app import live_view
 from pcrp.basics.json_text import dumps
@@ -148,28 +148,37 @@ def rhat_lines(diagnostics):
 
 
 def collapse_section(run, group, summaries):
-    """For a tuned row (the pCRP's) beside a reference row (the CRP's): pcrp.analyses.collapse's verdict against the
-    clusters of the CRP's point estimate on the same data, in words (red when it collapsed or its chains disagree).
-    Chains whose R-hat is above the threshold while their means agree within MCSE (rhat_lines says so) are not
-    called disagreeing here either."""
+    """For a tuned row (the pCRP's) beside a reference row (the CRP's): pcrp.analyses.collapse's verdict against what
+    the CRP row's point estimate, with the same covariance type, shows to be real on these data
+    (pcrp.analyses.run_summary.data_reference: the true classes, the covariance type the data support and the clusters
+    cross validation of r for this type keeps, where known), in the library's words: red when it collapsed or its
+    chains disagree, orange when it keeps fewer clusters than the CRP's count alone (which shows no merge by itself).
+    Chains whose R-hat is above the threshold while their means agree within MCSE (rhat_lines says so) are not called
+    disagreeing here either."""
+    from pcrp.analyses.run_summary import data_reference
+
     crp = reference_group(run)
     if group_prior(run, group).tuned is None or crp is None or crp not in summaries:
         return
     crp_summary, summary = summaries[crp], summaries[group]
-    reference = kept_clusters(crp_summary.point.labels if crp_summary.point is not None
-                              else crp_summary.chains.labels[0, -1])
-    verdict = judge_chains(summary.chains, reference, summary.diagnostics, what=group, reference_name="the CRP row")
+    crp_labels = (crp_summary.point.labels if crp_summary.point is not None else crp_summary.chains.labels[0, -1])
+    reference = data_reference(crp_labels, run.dataset.X, crp_from="the CRP row",
+                               covariance_type=run.niw.covariance_type, name=builtin_name(run), data=run.dataset,
+                               true_labels=run.dataset.labels)
+    what = fit_words(run, group)
+    verdict = judge_chains(summary.chains, reference, summary.diagnostics, what=what)
     states = {live_view.chain_verdict(summary.diagnostics[key]).state for key in ("K", "log_joint")}
     unsettled = verdict.disagree and "disagree" not in states
     if unsettled:  # the collapse part of the verdict only
-        verdict = judge(verdict.chain_mean_k, agree=True, reference=reference, what=group,
-                        reference_name="the CRP row", prior=summary.chains.config["prior"],
+        verdict = judge(verdict.chain_mean_k, agree=True, reference=reference, what=what,
+                        prior=summary.chains.config["prior"],
                         inits=list(getattr(summary.chains, "inits", []) or []) or None)
     if verdict.flagged:
-        st.error(verdict.text)  # the library's sentence: numbers and the row's name
+        st.error(verdict.text)  # the library's sentences: numbers and the row's name
+    elif verdict.fewer:
+        st.warning(verdict.text)
     else:
-        st.caption(f"No collapse: every chain keeps the {reference} clusters of the CRP row's point estimate "
-                   "(clusters of at least 2% of the points)"
+        st.caption(f"No collapse: every chain of {what} keeps {reference.words()}"
                    + (", and R-hat, above 1.01, needs more sweeps (above)." if unsettled else
                       ", and the chains agree."))
 

@@ -50,9 +50,12 @@ def page_top(S, presentation):
              + (f" · {(es.SOURCE_LABELS[S['data']] if S['data'] != 'csv' else 'your data')}" if presentation else ""))
     for problem in ex.notices.take("address_problems"):
         st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
+    # "press Start" only where Start can run: an uploaded file is used first (its data do not outlive the run)
+    start = ("press **Start** to run them" if S["data"] != "csv" or ex.csv.dataset is not None else
+             "upload your file and press **Use this CSV**, then **Start**")
     if ex.notices.take("run_in_address"):
         st.info("Addresses no longer name runs: a run is shown only in the browser that started it. This page "
-                "starts with the settings of the address; press **Start** to run them.")
+                f"starts with the settings of the address; {start}.")
     if ex.notices.take("missing_run"):
         st.info(f"Your run is no longer kept on this server (a run is kept for {RELOAD_SECONDS:.0f} s after its "
-                "page closes, so that a reload finds it). Press **Start** to run again.")
+                f"page closes, so that a reload finds it). To run again, {start.replace(' to run them', '')}.")

@@ -106,13 +106,37 @@ function fmt(v) {
 // ticks.
 function area(w, h, o) {
   const fs = o.font;
-  const left = Math.round(fs * 3.6), right = Math.round(fs * 1.6), top = Math.round(fs * 0.6);
+  // (on the right: room for half the last x label, "100,000" at the largest sweeps, digits about 0.55 em wide)
+  const lastLabel = o.xAxis || o.xLabels ? 0.55 * fs * fmt(o.x[1]).length / 2 + 2 : 0;
+  const left = Math.round(fs * 3.6), right = Math.round(Math.max(fs * 1.6, lastLabel)), top = Math.round(fs * 0.6);
   // (without x labels: room for the lower half of the lowest y label)
   const bottom = o.xAxis ? Math.round(fs * 2.9) : o.xLabels ? Math.round(fs * 1.6) : Math.round(fs * 0.6);
   const pw = Math.max(10, w - left - right), ph = Math.max(10, h - top - bottom);
   const X = v => left + (v - o.x[0]) / (o.x[1] - o.x[0]) * pw;
   const Y = v => top + ph - (v - o.y[0]) / (o.y[1] - o.y[0]) * ph;
   return {X, Y, left, top, pw, ph};
+}
+
+// Text on a canvas, drawn and recorded: each painted canvas keeps [text, font px, left, top, right, bottom] of what it
+// drew (CSS px; canvas.dataset.texts, read by the tests: every label's size, and that none runs off the canvas).
+function label(ctx, text, x, y, fs) {
+  ctx.fillText(text, x, y);
+  const w = ctx.measureText(text).width;
+  const x0 = ctx.textAlign === "right" ? x - w : ctx.textAlign === "center" ? x - w / 2 : x;
+  const y0 = ctx.textBaseline === "middle" ? y - fs / 2 : ctx.textBaseline === "top" ? y : y - fs;
+  (ctx.canvas.pcrpTexts || (ctx.canvas.pcrpTexts = [])).push([text, fs, x0, y0, x0 + w, y0 + fs]);
+}
+
+// A title that fits ``room`` px at the font set: ``text``, else ``short`` (when given; else the title before its
+// bracket: "PC2" of "PC2 (10% of variance)"), else cut to fit with an ellipsis (a chart of five rows on a projector is
+// low: its y titles get the room of its plot, no more).
+function fitted(ctx, text, room, short) {
+  if (ctx.measureText(text).width <= room) return text;
+  short = short || (text.includes(" (") ? text.slice(0, text.indexOf(" (")) : null);
+  if (short && ctx.measureText(short).width <= room) return short;
+  let cut = text;
+  while (cut.length > 1 && ctx.measureText(cut + "…").width > room) cut = cut.slice(0, -1);
+  return cut + "…";
 }
 
 // The area's grid, ticks and titles drawn in ctx (m: its area()).
@@ -124,7 +148,7 @@ function axes(ctx, m, o) {
   for (const v of ticks(o.y[0], o.y[1], Math.max(2, Math.floor(ph / (fs * 2))), o.yInteger)) {
     const py = Math.round(Y(v)) + 0.5;
     ctx.beginPath(); ctx.moveTo(left, py); ctx.lineTo(left + pw, py); ctx.stroke();
-    ctx.fillText(fmt(v), left - 4, py);
+    label(ctx, fmt(v), left - 4, py, fs);
   }
   ctx.textAlign = "center"; ctx.textBaseline = "top";
   const labelled = o.xAxis || o.xLabels;
@@ -139,12 +163,15 @@ function axes(ctx, m, o) {
   for (const v of o.xTicks ? o.xTicks.labels : ticks(o.x[0], o.x[1], Math.max(2, Math.floor(pw / (fs * 5))), o.xInteger)) {
     const px = Math.round(X(v)) + 0.5;
     ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, top + ph); ctx.stroke();
-    if (labelled) ctx.fillText(fmt(v), px, top + ph + 3);
+    if (labelled) label(ctx, fmt(v), px, top + ph + 3, fs);
   }
-  if (o.xAxis && o.xTitle) ctx.fillText(o.xTitle, left + pw / 2, top + ph + fs + 6);
-  if (o.yTitle) {
-    ctx.save(); ctx.translate(fs * 0.1, top + ph / 2); ctx.rotate(-Math.PI / 2);
-    ctx.textBaseline = "top"; ctx.fillText(o.yTitle, 0, 0); ctx.restore();
+  if (o.xAxis && o.xTitle) label(ctx, fitted(ctx, o.xTitle, pw), left + pw / 2, top + ph + fs + 6, fs);
+  if (o.yTitle) {  // turned a quarter: its width runs along the plot's height, centred on it
+    const title = fitted(ctx, o.yTitle, ph, o.yShort), w = ctx.measureText(title).width;
+    const cx = fs * 0.1, cy = top + ph / 2;
+    ctx.save(); ctx.translate(cx, cy); ctx.rotate(-Math.PI / 2);
+    ctx.textBaseline = "top"; ctx.fillText(title, 0, 0); ctx.restore();
+    (ctx.canvas.pcrpTexts || (ctx.canvas.pcrpTexts = [])).push([title, fs, cx, cy - w / 2, cx + fs, cy + w / 2]);
   }
 }
 
@@ -181,13 +208,14 @@ function changed(canvas, key) {
   if (canvas.pcrpKey === key) return false;
   canvas.pcrpKey = key;
   canvas.dataset.paints = String((+canvas.dataset.paints || 0) + 1);
+  canvas.pcrpTexts = [];  // (what this paint draws: see label)
   return true;
 }
 
 function drawTrace(canvas, ctx, w, h, S, o) {
   const L = S.layout, T = L.total_sweeps;
-  const ao = {...o, x: [0, T], y: [0, S.kMax + 0.5], yTitle: "clusters K", xTitle: "sweep", yInteger: true,
-              xInteger: true};
+  const ao = {...o, x: [0, T], y: [0, S.kMax + 0.5], yTitle: "clusters K", yShort: "K", xTitle: "sweep",
+              yInteger: true, xInteger: true};
   const m = area(w, h, ao), per = Math.max(1, T / Math.max(1, Math.floor(m.pw / 2)));
   const lines = S.k.map((_, c) => traceBins(S, c, per).map(([i0, i1, sum, lo, hi]) =>
     [m.X((i0 + i1 + 1) / 2), m.Y(sum / (i1 - i0)), m.Y(lo), m.Y(hi)]));
@@ -344,6 +372,8 @@ function draw(root) {
     const ctx = canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     PANELS[p](canvas, ctx, w, h, S, root.pcrpOptions);
+    if (canvas.pcrpTexts) canvas.dataset.texts = JSON.stringify(canvas.pcrpTexts.map(
+      ([t, fs, x0, y0, x1, y1]) => [t, fs, +x0.toFixed(1), +y0.toFixed(1), +x1.toFixed(1), +y1.toFixed(1)]));
   });
   root.dataset.frames = String((+root.dataset.frames || 0) + 1);
   root.dataset.seq = String(S.seq);
@@ -372,16 +402,26 @@ function showHeaders(parentElement, root, data) {
   }));
 }
 
-// The row's heading line above its canvases (page text: the prior in the row's colour, its clusters now, notes, K,
-// NMI, R-hat), from runs [text, bold, CSS colour] (live_view.heading_runs), set as text; redone only when it changes.
-function showHeading(parentElement, runs, large) {
-  let box = parentElement.querySelector(".pcrp-row-heading");
+// The row's heading (page text: the prior in the row's colour, its clusters now, notes, K, NMI, R-hat), from runs
+// [text, bold, CSS colour] (live_view.heading_runs), set as text; redone only when it changes. Above the canvases, or
+// (compact: five rows on a projector) in the row's first cell, beside them.
+function showHeading(parentElement, root, runs, large, compact) {
+  let cell = root.querySelector(".pcrp-heading-cell");
+  if (compact && !cell) {
+    cell = document.createElement("div");
+    cell.className = "pcrp-heading-cell";
+    root.insertBefore(cell, root.firstChild);
+  } else if (!compact && cell) { cell.remove(); cell = null; }
+  const host = compact ? cell : parentElement;
+  let box = host.querySelector(".pcrp-row-heading");
+  const stray = parentElement.querySelectorAll(".pcrp-row-heading");
+  stray.forEach(b => { if (b !== box) b.remove(); });  // (one heading: the other place's goes)
   if (!runs) { if (box) box.remove(); return; }
   const text = JSON.stringify([runs, large]);
   if (box && box.dataset.text === text) return;
   if (!box) {
     box = document.createElement("p");
-    parentElement.insertBefore(box, parentElement.firstChild);
+    host.insertBefore(box, host.firstChild);
   }
   box.className = "pcrp-row-heading" + (large ? " large" : "");
   box.dataset.text = text;
@@ -417,9 +457,12 @@ export default function (component) {
     new ResizeObserver(() => schedule(root)).observe(root);
   }
   if (!data || !data.frame) return;
-  showHeading(parentElement, data.heading, data.large_headers);
+  const compact = !!data.compact;  // five rows on a projector: heading | trace | clusters, no posterior of K
+  showHeading(parentElement, root, data.heading, data.large_headers, compact);
   showHeaders(parentElement, root, data);
   const f = data.frame;
+  root.classList.toggle("compact", compact);
+  root.querySelector("canvas.khist").parentElement.style.display = compact ? "none" : "";
   root.style.height = `${data.height}px`;
   root.style.gridTemplateColumns = data.columns.map(c => `${c}fr`).join(" ");
   root.pcrpOptions = {font: data.font, xAxis: data.x_axis};

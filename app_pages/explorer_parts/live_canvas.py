@@ -23,20 +23,23 @@ PANEL_LABELS = ("trace of K", "posterior of K", "clusters now")
 
 
 def live_row(key, feed, frame, *, height, columns, font, x_axis, playback_seconds, running, headers=None,
-             large_headers=False, heading=None):
+             large_headers=False, heading=None, compact=False):
     """Draw one row: ``frame`` (RowFeed.frame's dict) of ``feed`` (its pcrp.app.live_frames.RowFeed) into the row's
     canvas ``key``; height in px, columns: the three panels' relative widths, font: axis text size in px, x_axis:
     whether this row labels the x axes (the bottom row); the frame's new sweeps are played back over
     ``playback_seconds`` while ``running`` (else shown at once); headers: (bold words, the rest) per panel, shown as
     text above it (the top row), in presentation mode's size when ``large_headers``; heading: the row's heading line
     as runs [text, bold, CSS colour or ""] (pcrp.app.live_view.heading_runs), shown as text above the row, in
-    presentation mode's size when ``large_headers``."""
+    presentation mode's size when ``large_headers``; compact: the heading in the row's first column beside the
+    trace and the clusters (``columns`` then the heading's, the trace's and the clusters' widths), no posterior of K
+    (presentation mode with more than two rows)."""
     LIVE_ROW(key=key, data={"frame": frame, "height": int(height), "columns": list(columns), "font": int(font),
                             "x_axis": bool(x_axis), "labels": list(PANEL_LABELS),
                             "playback_ms": round(1000 * playback_seconds), "running": bool(running),
                             "headers": [list(h) for h in headers] if headers else None,
                             "large_headers": bool(large_headers),
-                            "heading": [[str(t), bool(b), str(c)] for t, b, c in heading] if heading else None},
+                            "heading": [[str(t), bool(b), str(c)] for t, b, c in heading] if heading else None,
+                            "compact": bool(compact)},
              on_resync_change=feed.restart, height="content")
 
 

@@ -18,6 +18,7 @@ from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import explorer, settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
 from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view, warm_up
+from pcrp.app.live_params import DEFAULT_ROW_COUNT
 from pcrp.app.live_frames import RowFeed, RowLayout
 from pcrp.app.live_chain import PAUSED, RUNNING
 from pcrp.analyses.density import predictive_density
@@ -141,13 +142,15 @@ def nmi_now(run, group, first):
 
 
 RHAT_EVERY_SECONDS = 2.0
+ONE_CHAIN = "one chain: no R-hat"  # where the badge would be, for a row of one chain (R-hat needs two)
 
 
 def rhat_badge(run, group):
     """R-hat of K and of the log joint over the prior's chains, as a short coloured text (recomputed at
-    most every RHAT_EVERY_SECONDS while the chains run): see rhat_text."""
+    most every RHAT_EVERY_SECONDS while the chains run): see rhat_text. A row of one chain has none, and says so
+    where the badge would be (:data:`ONE_CHAIN`), never silently."""
     if len(run.groups[group]) < 2:
-        return ""
+        return ONE_CHAIN
     cache = explorer().view(run).rhat
     key = group
     now = time.monotonic()
@@ -205,6 +208,17 @@ def rhat_text(verdicts):
 
 TINY_WORDS = f"grey = tiny, < {live_view.TINY_SHARE:.0%} of points"
 CHART_COLUMNS = [2.3, 1.05, 1.6]  # trace | posterior of K | clusters
+# Presentation mode with more than two rows (five priors on a projector): each row is its heading beside two charts,
+# heading | trace | clusters, live and once ended (canvases both); the posterior of K goes (the heading says each
+# row's mean K) and so do MNIST's mean digits. Over the heading's line and the three charts of two rows, this gives
+# every chart a plot of about 60 px and its text 16 px at five rows, where three charts under a heading line left
+# 45 px and 12 px text, a y title cut at the bottom row.
+COMPACT_COLUMNS = [1.9, 2.3, 1.6]
+
+
+def compact(presentation, n_rows):
+    """Whether the rows are drawn compact (:data:`COMPACT_COLUMNS`): presentation mode with more than two rows."""
+    return bool(presentation) and n_rows > DEFAULT_ROW_COUNT
 
 
 def header_texts(run):
@@ -213,6 +227,15 @@ def header_texts(run):
     clusters = "density now" if run.dataset.dim == 1 else "PCA view" if run.dataset.dim > 2 else "clusters now"
     return (("trace of K", (" (dashed: other chains)" if several else "") + ", grey = burn-in"),
             ("posterior of K", ", all chains" if several else ""), (clusters, f", {TINY_WORDS}"))
+
+
+def shown_headers(run, presentation):
+    """(column widths, (bold words, the rest) per column) of the rows as drawn: three charts, or compact (a heading
+    column, then the trace and the clusters)."""
+    texts = header_texts(run)
+    if compact(presentation, len(run.groups)):
+        return COMPACT_COLUMNS, (("", ""), texts[0], texts[2])
+    return CHART_COLUMNS, texts
 
 
 def column_headers(run, presentation):
@@ -264,10 +287,16 @@ def row_colours(run, shown):
 PRESENT_CHART_HEIGHT = 198  # px per row (the bottom row adds its axis): both rows fit 1280 x 800
 NORMAL_CHART_HEIGHT = 138  # ... with the sidebar collapsed and the data and "what to watch for" lines above
 MIN_CHART_HEIGHT = 70  # px: with more than two rows the charts shrink, to this at least (their axes at normal size)
-# Presentation mode: the px of a 1280 x 800 screen below the title, controls, two lines of status and the column
-# headers, less the bottom row's axis; each row's heading line and gaps take ROW_HEADING_HEIGHT of its share.
-PRESENT_ROWS_SPACE = 560
-ROW_HEADING_HEIGHT = 44
+# Presentation mode with more than two rows (compact): the px of a 1280 x 800 screen below the title, the controls,
+# the status line (three lines once a run has stopped and says why) and the column headers, less the bottom row's
+# axis, shared by the rows; each row loses COMPACT_GAP of its share to the gap between rows (measured in Chromium at
+# 1280 x 800: tests/test_browser_presentation.py holds every chart and heading inside the screen, live and stopped,
+# and the charts' text at least 14 px).
+COMPACT_ROWS_SPACE = 470
+COMPACT_GAP = 6
+COMPACT_FONT = 16  # px: the compact rows' axis text (presentation mode's 18 px leaves no plot at five rows)
+PRESENT_FONT = 18  # px: presentation mode's axis text, two rows
+NORMAL_FONT = 12
 
 
 DIGIT_STRIP_ROOM = 46  # px of a row that the MNIST mean digits take (32 px images and a gap)
@@ -275,19 +304,25 @@ DIGIT_STRIP_ROOM = 46  # px of a row that the MNIST mean digits take (32 px imag
 
 def chart_height(presentation, n_rows):
     """Height in px of one row's charts (the bottom row adds its axis): two rows at full height; more rows shrunk,
-    in presentation mode so that all of them (five at most) fit a 1280 x 800 projector."""
+    in presentation mode (compact rows) so that all of them (five at most) fit a 1280 x 800 projector."""
     if n_rows <= 2:
         return PRESENT_CHART_HEIGHT if presentation else NORMAL_CHART_HEIGHT
     if presentation:
-        return max(MIN_CHART_HEIGHT, min(PRESENT_CHART_HEIGHT, PRESENT_ROWS_SPACE // n_rows - ROW_HEADING_HEIGHT))
+        return max(MIN_CHART_HEIGHT, min(PRESENT_CHART_HEIGHT, COMPACT_ROWS_SPACE // n_rows - COMPACT_GAP))
     return max(MIN_CHART_HEIGHT, round(NORMAL_CHART_HEIGHT * 2 / n_rows))
 
 
-def large_chart_text(presentation, n_rows):
-    """Whether the charts' axes use presentation mode's large text: not below the height of more than three rows
-    (20 px titles leave no room for the plot there)."""
-    return presentation and chart_height(presentation, n_rows) >= 2 * MIN_CHART_HEIGHT
+def chart_font(presentation, n_rows):
+    """The charts' axis text in px: presentation mode's 18 px for two rows, 16 px compact (more rows), else 12."""
+    if not presentation:
+        return NORMAL_FONT
+    return COMPACT_FONT if compact(presentation, n_rows) else PRESENT_FONT
 
+
+def large_chart_text(presentation, n_rows):
+    """Whether the ended run's charts (Vega-Lite) use presentation mode's large axis text (18 px): in presentation
+    mode (two rows at most there: more are compact rows, canvases live and ended)."""
+    return bool(presentation)
 
 
 def row_heading(run, index, group, snaps, labels, marker, note=""):
@@ -303,7 +338,8 @@ def row_geometry(run, presentation, last):
     """(height in px of a row's charts, large text, MNIST digits shown) for a row of ``run``."""
     large = large_chart_text(presentation, len(run.groups))
     axis = 45 if large or len(run.groups) <= 2 else 40  # px the bottom row's x axis adds (less at small text)
-    digits = digit_means.is_digit_images(run.dataset.raw)  # MNIST: each row shows its clusters' mean digits too
+    # MNIST: each row shows its clusters' mean digits too (not compact: five rows leave no room for them)
+    digits = digit_means.is_digit_images(run.dataset.raw) and not compact(presentation, len(run.groups))
     strip_room = DIGIT_STRIP_ROOM if digits and presentation else 0  # ... and the rows still fit the projector
     return chart_height(presentation, len(run.groups)) - strip_room + (axis if last else 0), large, digits
 
@@ -333,8 +369,8 @@ def prior_row(run, index, group, snaps, replay_index, k_max, presentation, last,
     height, large, digits = row_geometry(run, presentation, last)
     labels, marker = row_labels(snaps, replay_index)
     st.markdown(row_heading(run, index, group, snaps, labels, marker, note))
-    cols = st.columns(CHART_COLUMNS)
     common = dict(presentation=large, x_axis=last)
+    cols = st.columns(CHART_COLUMNS)
     cols[0].vega_lite_chart(live_charts.trace_chart([live_view.trace_envelope(s.K) for s in snaps], burn_in=plan.burn_in,
                                               total_sweeps=plan.iters, k_max=k_max, colour=colour,
                                               marker_sweep=marker, **common),
@@ -418,7 +454,7 @@ def partition_parts(run, groups, replay_index, presentation):
             big = comp_colours >= 0  # tiny clusters' terms lie flat at zero: not sent
             view = {"grid": grid, "density": density, "components": comps[big], "component_colours": comp_colours[big]}
         strip = digit_means.digit_strip(digit_means.cluster_mean_images(run.dataset.raw, colours[group])) \
-            if digits else None
+            if digits and not compact(presentation, len(groups)) else None
         parts[group] = {"heading": row_heading(run, index, group, group_snaps, labels, marker, notes.get(group, "")),
                         "colours": colours[group][displayed], "view": view, "strip": strip, "marker": marker}
     return parts
@@ -465,12 +501,14 @@ def canvas_row(run, group, snaps, k_max, k_hist, presentation, last, part, new):
     frame = feed.frame([s.K for s in snaps], part["colours"] if new or feed.seq < 0 else None, k_max=k_max,
                        k_hist=k_hist,
                        view=part["view"] if new or feed.seq < 0 else None, marker_sweep=part["marker"])
-    live_row(f"canvas-{group}", feed, frame, height=height, columns=CHART_COLUMNS, font=18 if large else 12,
-             x_axis=last, playback_seconds=FRAME_SECONDS, running=any(s.state == RUNNING for s in snaps),
-             headers=header_texts(run) if index == 0 else None, large_headers=presentation,
-             heading=live_view.heading_runs(part["heading"]))
+    widths, headers = shown_headers(run, presentation)
+    live_row(f"canvas-{group}", feed, frame, height=height, columns=widths,
+             font=chart_font(presentation, len(run.groups)), x_axis=last, playback_seconds=FRAME_SECONDS,
+             running=any(s.state == RUNNING for s in snaps), headers=headers if index == 0 else None,
+             large_headers=presentation, heading=live_view.heading_runs(part["heading"]),
+             compact=compact(presentation, len(run.groups)))
     if part["strip"] is not None:
-        st.columns(CHART_COLUMNS)[2].image(part["strip"], output_format="PNG")
+        st.columns(widths)[-1].image(part["strip"], output_format="PNG")
 
 
 def rows_and_replay(run, snaps, groups, presentation, frozen=False):
@@ -487,7 +525,8 @@ def rows_and_replay(run, snaps, groups, presentation, frozen=False):
     k_top = max([int(s.K.max()) for s in snaps.values() if s.K.size] + [3])
     view.k_axis = k_max = max(view.k_axis, int(np.ceil((k_top + 1) / 4) * 4))
     k_hist = histogram_top(run, groups, live=run.live or frozen)
-    if run.live or frozen:
+    # compact rows (five on a projector) stay canvases once the run has ended: their text is measured to fit
+    if run.live or frozen or compact(presentation, len(groups)):
         parts, new = fresh_parts(run, groups, replay_index, presentation)
         for index, (group, group_snaps) in enumerate(groups.items()):
             canvas_row(run, group, group_snaps, k_max, k_hist, presentation, index == len(groups) - 1, parts[group],
@@ -616,8 +655,11 @@ def live_section(data, presentation):
         session_owner().adopt(run)
         changed = changed_since(run.config, current_config(data))
         if changed:
+            # (the words follow Start's state: with no data in use it is disabled, and the line above says why)
+            then = ("Press **Start** to run with the current settings." if data.dataset is not None else
+                    "**Start** runs them once data are in use (see above).")
             st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
-                       f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
+                       f"since it started: {', '.join(changed)}. {then}")
     st.html(NO_FADE_CSS if ex.polling else EMPTY_STYLE)  # always one element: see header.EMPTY_STYLE
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):

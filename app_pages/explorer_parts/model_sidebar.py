@@ -9,7 +9,7 @@ from app_pages.explorer_parts.session import (address_values, automatic_rows, bi
                                               settings, tuned_origin, tuned_set_by_visitor)
 from app_pages.shared import keep_browser_key
 from pcrp.app import explorer_settings as es
-from pcrp.app.live_params import chains_cap, default_chains
+from pcrp.app.live_params import chains_cap, default_chains, one_chain_words
 from pcrp.model import PRIORS, WITHIN_SCALE, resolve_niw
 from pcrp.summaries.summary import oracle_alpha
 
@@ -50,33 +50,45 @@ def on_tuned_change(row):
     tuned_origin()[key] = None  # said with the data set's own value (see r_caption)
 
 
-def builtin_r_matches(name, values):
-    """Whether the data settings in ``values`` are those the built-in r of data set ``name`` was chosen on."""
-    from pcrp.analyses.cv import builtin_r_table
-
-    chosen = builtin_r_table()[name]["data"]
-    if name in ("sim1", "sim2"):
-        return (values["sim_n"], values["sim_seed"]) == (chosen["n"], chosen["seed"])
-    if name == "mnist":
-        return (list(values["digits"]), values["mnist_n"], values["embedding"], values["dims"]) == (
-            list(chosen["digits"]), chosen["n"], chosen["embedding"], chosen["dims"])
-    return True
-
-
 def r_origin(values):
-    """(r, one short line, the full provenance) of the r a pCRP row gets when the visitor has not chosen one:
-    the cross-validated r shipped for a built-in data set, or pcrp's default for a CSV (pcrp.analyses.cv.builtin_r)."""
-    from pcrp.analyses.cv import builtin_r, builtin_r_table
-
+    """(r, one short line, the full provenance) of the r a pCRP row gets when the visitor has not chosen one: the r
+    cross-validated for these data, data settings and covariance type (pcrp.analyses.cv.shipped_r through
+    pcrp.app.explorer_settings.shipped), or, where none was, another setting's r or pcrp's default (a CSV), which the
+    line says is not a choice for these settings."""
+    shipped = es.shipped(values)
     name = values["data"]
-    r, provenance = builtin_r(name if name != "csv" else None)
     if name == "csv":
-        return r, f"r = {r:g}: a default, not chosen for your data; the **Choose r** page chooses one.", provenance
-    if builtin_r_matches(name, values):
-        return r, f"r = {r:g}: cross-validated for these data.", provenance
-    chosen = builtin_r_table()[name]["data"]
-    where = (f"N = {chosen['n']}, seed {chosen['seed']}" if name in ("sim1", "sim2") else "its default settings")
-    return r, f"r = {r:g}: cross-validated for {es.SOURCE_LABELS[name]} at {where}.", provenance
+        return shipped.r, f"r = {shipped.r:g}: a default, not chosen for your data; the **Choose r** page chooses one.", \
+            shipped.text
+    if shipped.matched:
+        return shipped.r, (f"r = {shipped.r:g}: cross-validated for these data with "
+                           f"{covariance_words(shipped.covariance_type)}."), shipped.text
+    return shipped.r, (f"No r was cross-validated for {es.SOURCE_LABELS[name]} at these settings: r = {shipped.r:g} is "
+                       f"{where_chosen(shipped)}, a starting point, not a choice for these data (the **Choose r** "
+                       "page chooses one)."), shipped.text
+
+
+def where_chosen(shipped):
+    """Where an unmatched shipped r comes from, in the sidebar's words: "the r cross-validated for Sim 1 at N = 300,
+    data seed 0 with full covariances", or "pcrp's default"."""
+    entry = shipped.entry
+    if entry is None:
+        return "pcrp's default"
+    chosen = entry["data"]
+    words = {"sim1": [f"N = {chosen.get('n')}", f"data seed {chosen.get('seed')}"],
+             "sim2": [f"N = {chosen.get('n')}", f"data seed {chosen.get('seed')}"],
+             "mnist": [f"digits {', '.join(str(d) for d in chosen.get('digits', []))}", f"N = {chosen.get('n')}",
+                       f"{chosen.get('embedding')} embedding", f"{chosen.get('dims')} dimensions"]}.get(entry["name"], [])
+    label = es.SOURCE_LABELS.get(entry["name"], entry["name"])
+    at = f" at {', '.join(words)}" if words else ""
+    return f"the r cross-validated for {label}{at} with {covariance_words(shipped.covariance_type)}"
+
+
+def covariance_words(covariance_type):
+    """"full covariances", "diagonal covariances", "spherical covariances"."""
+    from pcrp.analyses.collapse import covariance_words as words
+
+    return words(covariance_type)
 
 
 def r_caption(row):
@@ -89,8 +101,13 @@ def r_caption(row):
         return
     origin = tuned_origin().get(key)
     if origin is None:  # moved with the widget
-        origin = (f"Your r (pcrp's default is {r:g}; Choose r picks one for your data)." if S["data"] == "csv"
-                  else f"Your r (cross-validated for {es.SOURCE_LABELS[S['data']]}: {r:g}).")
+        if S["data"] == "csv":
+            origin = f"Your r (pcrp's default is {r:g}; Choose r picks one for your data)."
+        elif es.shipped(S).matched:
+            origin = (f"Your r (cross-validated for {es.SOURCE_LABELS[S['data']]} at these settings with "
+                      f"{covariance_words(S['covariance'])}: {r:g}).")
+        else:
+            origin = f"Your r (no r was cross-validated for {es.SOURCE_LABELS[S['data']]} at these settings)."
     st.caption(origin, help=provenance)
 
 
@@ -158,7 +175,7 @@ def apply_pending_r(S):
     for row in automatic_rows(S):  # no silent default: the data set's own r, said under the widget
         key = es.tuned_key(S, row)
         widget = es.param_widget(S[es.prior_key(row)], es.ROW_PARAMS[key][1])
-        S[key] = float(np.clip(r_origin(S)[0], widget.low, widget.high))
+        S[key] = float(np.clip(es.data_r(S), widget.low, widget.high))
 
 
 NIW_NAMES = ("kappa0", "nu0", "S0")  # the cluster prior's settings of the sidebar (S0: its scale s, S0 = s * I)
@@ -170,10 +187,14 @@ def niw_values(ds, ds_key):
     from its own."""
     ex = explorer()
     if ex.niw is None or ex.niw["data"] != ds_key:
-        default = resolve_niw(ds.X)
-        ex.niw = {"data": ds_key, "kappa0": float(default.kappa0), "nu0": float(default.nu0),
-                  "S0": float(default.S0[0, 0])}
+        ex.niw = {"data": ds_key, **niw_defaults(ds)}
     return ex.niw
+
+
+def niw_defaults(ds):
+    """{"kappa0", "nu0", "S0"}: the cluster prior's settings the data ``ds`` get by default (pcrp.model.resolve_niw)."""
+    default = resolve_niw(ds.X)
+    return {"kappa0": float(default.kappa0), "nu0": float(default.nu0), "S0": float(default.S0[0, 0])}
 
 
 def _niw_back(name, key):
@@ -198,6 +219,37 @@ CLUSTER_PRIOR_WORDS = {
 }
 
 
+def covariance_line(values, dim):
+    """(one short line, its full text or None) by the covariance selector: which type the data support, from the
+    shipped cross validation of the three types for a built-in data set at these settings
+    (pcrp.analyses.cv.shipped_covariance_choice); for a CSV, or settings never compared, where to compare them (Choose
+    r's Compare all three; nothing is run here)."""
+    from pcrp.analyses.cv.covariance import shipped_covariance_choice
+
+    name = values["data"]
+    compare = "the **Choose r** page's **Compare all three** compares them by cross validation"
+    if name == "csv":
+        if dim == 1:
+            return "At d = 1 the three types are one model.", None
+        return f"Which type your data support: {compare}.", None
+    choice = shipped_covariance_choice(name, es.data_settings(values))
+    if choice is None:
+        return (f"Which type {es.SOURCE_LABELS[name]} supports was not cross-validated at these settings: "
+                f"{compare}."), None
+    if choice.one_model:
+        return "At d = 1 the three types are one model (the same clusters, the same r).", choice.text()
+    chosen = COVARIANCE_LABELS[choice.chosen]
+    shown = " (this one)" if values["covariance"] == choice.chosen else ""
+    return (f"Cross validation of the three types on these data supports **{chosen}**{shown}: held-out log "
+            "predictive per point at each type's own r."), choice.text()
+
+
+def covariance_caption(values, ds):
+    """The covariance line (:func:`covariance_line`), with its full text as help."""
+    line, text = covariance_line(values, ds.dim if ds is not None else 2)
+    st.caption(line, help=text)
+
+
 def model_and_run_sidebar(S, ds, ds_key, source):
     """The sidebar's prior, NIW and run widgets and the demo link; returns the NIW choice {name: value}."""
     with st.sidebar:
@@ -215,6 +267,7 @@ def model_and_run_sidebar(S, ds, ds_key, source):
                           "paper's). Diagonal: its own variance per column, O(d) a point, fewer parameters for many "
                           "columns. Spherical: one variance per cluster. Tied is not offered: a collapsed sampler "
                           "needs one marginal likelihood per cluster.")
+        covariance_caption(S, ds)
         niw_choice = {}
         if ds is not None:
             values = niw_values(ds, ds_key)
@@ -243,6 +296,9 @@ def model_and_run_sidebar(S, ds, ds_key, source):
         number("Chains per prior", "chains", high=chains_cap(len(es.active_rows(S))),
                help="The first starts as chosen above; the others from unlike starts (one cluster, random "
                     "clusters, k-means). When they disagree (R-hat above 1.01), the result depends on the start.")
+        one_chain = one_chain_words(len(es.active_rows(S)), S["chains"])
+        if one_chain:
+            st.caption(one_chain)
         with st.popover("Copy demo link"):
             st.caption("These settings as an address (copy button at its right). Whoever opens it gets a page of "
                        "their own with these settings, never your run or your data"

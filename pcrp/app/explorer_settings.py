@@ -15,10 +15,10 @@ which also sets how many rows there are. Their parameters are one setting per pa
 ``r2``, ``k_max1``, ...), checked against the row's prior's own declaration. Addresses of older versions still work:
 ``crp_alpha`` -> ``alpha1``, ``pcrp_alpha`` -> ``alpha2``, ``r`` -> ``r2``.
 
-A row's tuned parameter (the pCRP's r) has no default of its own: it is the data set's r (:func:`data_r`: the r
-cross-validated for that built-in data set and shipped, from :func:`pcrp.analyses.cv.builtin_r`, one source for the
-page, its defaults and its demo links), so an address leaves it out exactly when it is the data set's, and a
-visitor's r (1.1 on Old Faithful, say) is written out.
+A row's tuned parameter (the pCRP's r) has no default of its own: it is the data's r (:func:`data_r`: the r
+cross-validated for that built-in data set at its data settings and the clusters' covariance type and shipped, from
+:func:`pcrp.analyses.cv.shipped_r`, one source for the page, its defaults and its demo links), so an address leaves it
+out exactly when it is the data's, and a visitor's r (1.1 on Old Faithful, say) is written out.
 """
 
 import functools
@@ -212,16 +212,56 @@ def active_rows(values):
 
 # The prior whose tuned parameter the shipped table holds (pcrp.analyses.cv cross-validates the pCRP's r).
 SHIPPED_R_PRIOR = "pcrp"
+# The built-in data sets' own settings in ``values``, under the names pcrp.data.load and pcrp.analyses.cv.shipped_r
+# take ({} for Old Faithful: it has none the Explorer offers).
+DATA_SETTINGS = {"sim1": {"n": "sim_n", "seed": "sim_seed"}, "sim2": {"n": "sim_n", "seed": "sim_seed"},
+                 "mnist": {"digits": "digits", "n": "mnist_n", "embedding": "embedding", "dims": "dims"}}
+
+
+def setting_value(values, name):
+    """The value of setting ``name`` in ``values``, or its default where ``values`` leaves it out (an address's
+    partial settings)."""
+    if name in values:
+        return values[name]
+    setting = _table("BY_NAME")[name]
+    return _live_default(setting) if isinstance(setting, Param) else \
+        list(setting.default) if getattr(setting, "many", False) else setting.default
+
+
+def data_settings(values):
+    """The settings of the built-in data set that ``values`` choose, as pcrp.data.load and
+    pcrp.analyses.cv.shipped_r take them: {"n", "seed"} for the simulations, {"digits", "n", "embedding", "dims"}
+    for MNIST, {} for Old Faithful and a CSV."""
+    name = setting_value(values, "data")
+    out = {}
+    for key, setting in DATA_SETTINGS.get(name, {}).items():
+        value = setting_value(values, setting)
+        out[key] = [int(v) for v in value] if isinstance(value, (list, tuple)) else value
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _shipped(name, covariance_type, settings):
+    from ..analyses.cv import shipped_r
+
+    return shipped_r(name, covariance_type, {k: list(v) if isinstance(v, tuple) else v for k, v in settings})
+
+
+def shipped(values):
+    """The :class:`pcrp.analyses.cv.ShippedR` of the data, data settings and clusters' covariance type that
+    ``values`` choose: the r cross-validated for exactly these (``matched``), or, where none was, the r of the data
+    set's default settings with the words that say so (a CSV: pcrp's default, said to be no choice for the data)."""
+    name = setting_value(values, "data")
+    settings = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in data_settings(values).items())
+    return _shipped(None if name == "csv" else name, setting_value(values, "covariance"), settings)
 
 
 def data_r(values):
-    """The r the data that ``values`` choose call for: for a built-in data set the r cross-validated for it and
-    shipped (:func:`pcrp.analyses.cv.builtin_r`), for a CSV pcrp's default (which the page says is no choice for
-    the data). The default of every row's tuned parameter (:func:`param_default`)."""
-    from ..analyses.cv import builtin_r
-
-    name = values.get("data", _table("BY_NAME")["data"].default)
-    return float(builtin_r(name if name != "csv" else None)[0])
+    """The r the data that ``values`` choose call for: :func:`shipped`'s (for a built-in data set the r
+    cross-validated for it at these data settings and this covariance type, shipped in pcrp/datasets/cv_r.json; where
+    none was, another setting's, which the page says is not a choice for these settings; for a CSV pcrp's default).
+    The default of every row's tuned parameter (:func:`param_default`)."""
+    return float(shipped(values).r)
 
 
 def param_default(values, row, name):

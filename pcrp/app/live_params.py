@@ -65,12 +65,19 @@ def chains_cap(n_rows):
     return max(1, min(LIVE_PARAMS["chains"].high, SHARE_PER_BROWSER.chains // n_rows))
 
 
-def default_chains(n_rows, cores=None):
-    """Chains per prior by default for ``n_rows`` rows on a server of ``cores`` cores (default: this one's): the
-    demo's two up to two rows; above two rows, one chain per row on a 2-core server (a class watches the rows move,
-    and every chain shares those cores), at most the share's :func:`chains_cap`."""
-    import os
+def default_chains(n_rows):
+    """Chains per prior by default for ``n_rows`` rows: the demo's two (R-hat compares two or more chains) wherever
+    one browser's share allows it (:func:`chains_cap`: three and four rows too), else one (five rows: the share's 8
+    chains allow one each, which the rows and the sidebar say where the R-hat badge would be)."""
+    return min(LIVE_DEMO["chains"], chains_cap(n_rows))
 
-    cores = (os.cpu_count() or 1) if cores is None else cores
-    chains = 1 if n_rows > DEFAULT_ROW_COUNT and cores <= 2 else LIVE_DEMO["chains"]
-    return min(chains, chains_cap(n_rows))
+
+def one_chain_words(n_rows, chains):
+    """Why a row runs ``chains`` = 1 chain, in words for the sidebar, or None for two or more: R-hat needs two, and
+    with ``n_rows`` rows the browser's share may allow no more."""
+    if chains > 1:
+        return None
+    if chains_cap(n_rows) < 2:
+        return (f"One chain per row: no R-hat (it compares two or more chains). With {n_rows} rows this browser's "
+                f"share of {SHARE_PER_BROWSER.chains} live chains allows one per row; fewer rows allow two.")
+    return "One chain per row: no R-hat (it compares two or more chains); two chains per row give it."
