@@ -6,11 +6,11 @@ The step is in the address (``?step=3``; ``&present=1`` for a projector). The nu
 """
 
 import html
-import json
 from pathlib import Path
 
 import streamlit as st
 
+from app_pages.lesson_parts.keys import lesson_keys
 from app_pages.shared import guarded, inert, present_from_address, present_style, present_switch, sampler_ready
 from pcrp.basics.shares import percent_text
 from pcrp.teaching import lesson, lesson_words
@@ -35,39 +35,6 @@ PRESENT_EXTRA = """
 [data-testid='stMainBlockContainer'] p.lesson-say {font-size: 25px !important; line-height: 1.3 !important;}
 [data-testid='stMainBlockContainer'] p.lesson-term {font-size: 17px !important;}
 """
-
-# Keys: the right arrow (or Page Down, as a presenter's clicker sends) = Next, the left arrow (or Page Up) =
-# Previous. A listener added once to the page clicks the enabled button, so keys and buttons do the same. Keys typed
-# into a field that takes them (text, numbers, a select box, a slider) are the field's; a switch, a check box or a
-# button that has the focus after a click (the Present switch) does not take arrows, so the keys still move the
-# lesson. (The Explorer's own keys, Space, the right arrow and R, click its buttons, which this page does not have.)
-KEYS = {"ArrowRight": "lesson_next", "PageDown": "lesson_next", "ArrowLeft": "lesson_prev", "PageUp": "lesson_prev"}
-KEYS_CODE = """
-(() => {
-  const doc = document;
-  const keys = %s;
-  const clickable = ['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'color', 'file'];
-  const takesKeys = (t) => {
-    if (!t || !t.tagName) return false;
-    if (t.isContentEditable || ['TEXTAREA', 'SELECT'].includes(t.tagName)) return true;
-    if (t.tagName === 'INPUT') return !clickable.includes((t.type || 'text').toLowerCase());
-    const role = t.getAttribute && t.getAttribute('role');
-    return ['slider', 'textbox', 'combobox', 'spinbutton', 'listbox', 'searchbox'].includes(role);
-  };
-  doc.addEventListener('keydown', (e) => {
-    if (e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || takesKeys(e.target)) return;
-    const b = keys[e.key] && doc.querySelector('.st-key-' + keys[e.key] + ' button');
-    if (!b || b.disabled) return;
-    e.preventDefault();
-    b.click();
-  }, true);
-  window.pcrpLessonKeys = true;
-})();
-""" % json.dumps(KEYS)
-KEYS_SCRIPT = ("<script>const host = window.parent; if (!host.pcrpLessonKeys) { "
-               "const s = host.document.createElement('script'); s.textContent = " + json.dumps(KEYS_CODE) + "; "
-               "host.document.head.appendChild(s); }</script>")
-
 
 # ----------------------------------------------------------------------------- the address
 def address():
@@ -398,7 +365,7 @@ def page():
         values = step_body(step, info, seed, body)
         if values is not None:
             explorer_link(link, step, values, present)
-    st.iframe(KEYS_SCRIPT, height=1)  # same-origin: may reach the page (see KEYS_CODE)
+    lesson_keys()
 
 
 page()
