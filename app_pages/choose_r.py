@@ -1,15 +1,21 @@
 """Choose r: cross validation of the pCRP power (paper Sec. 2.3) read together with the exact merge path, for the
-clusters' covariance type the visitor picks, or for all three compared (which type the data support)."""
+clusters' covariance type the visitor picks, or for all three compared (which type the data support).
+
+The page's settings and its last result are its part of the session's one object (pcrp.app.page_session.ChooseRState):
+the widgets (the form's included) are drawn from the settings, the address (?present=1) is written from them. It
+clusters the Explorer's data set (ExplorerState.dataset, Old Faithful before the Explorer has loaded one) and hands the
+Explorer an r (PageSession.sent_r)."""
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from app_pages.explorer_parts.header import PRESENT_CSS  # the Explorer's presentation styles, not a copy
-from app_pages.shared import inert, sampler_ready, session_work
+from app_pages.shared import (bind, follow_address, inert, page_part, page_session, present_switch, present_text,
+                              read_present, sampler_ready, session_work, write_address, write_back)
 from pcrp import data, plots
 from pcrp.analyses.collapse import COVARIANCE_WORDS, covariance_words
-from pcrp.app import explorer_settings as es
+from pcrp.app.page_session import ChooseRResult, ChooseRState
 from pcrp.sampling.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds, expected_clusters
 from pcrp.analyses.cv import (CHECK_CHAINS, CHOOSE_R_BUDGET, CHOOSE_R_PAGE, CHOOSE_R_START_CHAINS, CV_PARAMS, CVError,
                               check_with_chains, choose_r_work, compare_covariance_types,
@@ -21,7 +27,6 @@ from pcrp.analyses.k_over_r import k_over_r
 from pcrp.analyses.path import PathError, crp_start, describe_r, merge_path
 from pcrp.basics.errors import SamplerError
 
-state = st.session_state
 # The largest whole number a browser's number widget holds exactly (a seed's declared bound is larger).
 WIDGET_MAX_INT = 2**53 - 1
 # The covariance choices: one type (its r cross-validated), or all three compared.
@@ -30,43 +35,74 @@ COVARIANCE_CHOICES = tuple(COVARIANCE_TYPES) + (COMPARE,)
 COVARIANCE_LABELS = {**{t: f"{w.capitalize()}" for t, w in COVARIANCE_WORDS.items()},
                      COMPARE: "Compare all three"}
 PRESENT_FONT = 18  # the figure's text in Present, for a projector at 1280 x 800 (the page's text is 20 px there)
-# The comparison's table in Present, at the page's size (PRESENT_CSS sizes paragraphs, not table cells).
-PRESENT_TABLE_CSS = ("<style>[data-testid='stTable'] td, [data-testid='stTable'] th {font-size: 19px !important;}"
-                     "</style>")
+# The comparison's table in Present, at the page's size (PRESENT_CSS sizes paragraphs, not table cells): its cells in
+# the container keyed TYPES_TABLE_KEY, by the class Streamlit gives a keyed element (.st-key-<key>).
+TYPES_TABLE_KEY = "choose_r_types_table"
+PRESENT_TABLE_CSS = (f"<style>.st-key-{TYPES_TABLE_KEY} td, .st-key-{TYPES_TABLE_KEY} th "
+                     "{font-size: 19px !important;}</style>")
+# The form's settings: cross validation's declared settings (pcrp.analyses.cv.CV_PARAMS) and the covariance, each with
+# its widget's key ("cv_" + its name: the tests find widgets by it).
+FORM_SETTINGS = ("r_start", "r_stop", "r_step", "folds", "iters", "burn_in", "seed", "repeats", "covariance")
+PRESENT_KEY = "choose_r_present"
+
+
+def widget_key(name):
+    return "cv_" + name
+
+
+def explorer_covariance():
+    """The clusters' covariance of the Explorer's rows (its settings), full before the Explorer's first visit."""
+    ex = page_session().explorer
+    chosen = ex.settings.get("covariance") if ex is not None else None
+    return chosen if chosen in COVARIANCE_TYPES else "full"
+
+
+def first_settings():
+    """The page's settings on its first visit: each declared setting's preset or default (CHOOSE_R_PAGE, CV_PARAMS),
+    the Explorer's covariance, Present off; "use_r" comes with the first result."""
+    values = {}
+    for name in FORM_SETTINGS[:-1]:
+        param = CV_PARAMS[name]
+        default = CHOOSE_R_PAGE.get(name, param.default)
+        values[name] = int(default) if param.integer else float(default)
+    return {**values, "covariance": explorer_covariance(), "use_r": None, "present": False}
+
+
+def part():
+    """This session's part of the page (pcrp.app.page_session.ChooseRState), made on its first visit."""
+    return page_part("choose_r", lambda: ChooseRState(first_settings()))
 
 
 def present_mode():
-    """Presentation mode, as the Explorer and the Lesson have it: ?present=1 in the address, which the Present switch
-    sets; no sidebar, header or toolbars, larger text (the Explorer's PRESENT_CSS). A bad value in the address is
-    said and left off."""
-    present = False
-    if "present" in st.query_params:
-        try:
-            present = es.BY_NAME["present"].parse(st.query_params["present"])
-        except ValueError as err:
-            st.warning(f"Ignored a setting in the address bar: {inert(err)}.")
-    state.choose_r_present = present  # the switch shows the address's value
-    return present
+    """Presentation mode, as the Explorer and the Lesson have it: the part's setting, which the Present switch sets and
+    the address shows (?present=1); no sidebar, header or toolbars, larger text (the Explorer's PRESENT_CSS). A bad
+    value in the address is said and left off."""
+    cr = part()
+    for problem in follow_address(cr, {"present": read_present}):
+        st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
+    write_address(cr, {"present": present_text(cr.settings["present"])})
+    return cr.settings["present"]
 
 
-def toggle_present():
-    if state.choose_r_present:
-        st.query_params["present"] = "1"
-    elif "present" in st.query_params:
-        del st.query_params["present"]
-
-
-def setting_input(container, name, key, **options):
-    """A number widget for cross validation's setting ``name``: label, bounds and default from its declaration
-    (pcrp.analyses.cv.CV_PARAMS) and the page's preset (CHOOSE_R_PAGE); ``options``: the widget's step and format."""
+def setting_input(container, name, **options):
+    """A number widget in the form for cross validation's setting ``name``, bound to the part's settings: label and
+    bounds from its declaration (pcrp.analyses.cv.CV_PARAMS; its first value the page's preset, CHOOSE_R_PAGE);
+    ``options``: the widget's step and format."""
     param = CV_PARAMS[name]
-    default = CHOOSE_R_PAGE.get(name, param.default)
+    bound = bind(part().settings, name, widget_key(name), form=True)
     if param.integer:
         low = int(param.low) + (0 if param.low_closed else 1)
         high = min(int(param.high) - (0 if param.high_closed else 1), WIDGET_MAX_INT)
-        return container.number_input(param.label, low, high, int(default), key=key, help=param.help, **options)
-    return container.number_input(param.label, float(param.low), float(param.high), float(default), key=key,
-                                  help=param.help, **options)
+        return container.number_input(param.label, low, high, help=param.help, **bound, **options)
+    return container.number_input(param.label, float(param.low), float(param.high), help=param.help, **bound,
+                                  **options)
+
+
+def covariance_submitted():
+    """Run was pressed (the form's values are in the settings): a covariance other than the Explorer's rows' is the
+    visitor's choice from now on; the same one keeps following the Explorer's."""
+    cr = part()
+    cr.covariance_chosen = cr.settings["covariance"] != explorer_covariance()
 
 
 def r_grid(start, stop, step):
@@ -78,9 +114,9 @@ def title_row():
     """The title and the Present switch."""
     c = st.columns([5, 1], vertical_alignment="bottom")
     c[0].title("Choose r by cross validation")
-    c[1].toggle("Present", key="choose_r_present", on_change=toggle_present,
-                help="Hide the sidebar and the header and enlarge the text, for a projector (or add ?present=1 to "
-                     "the address).")
+    present_switch(c[1], part(), PRESENT_KEY,
+                   help="Hide the sidebar and the header and enlarge the text, for a projector (or add ?present=1 to "
+                        "the address).")
 
 
 def introduction():
@@ -127,7 +163,8 @@ def introduction():
 
 def page_data():
     """The Explorer's data (Old Faithful until it loads some) and the server's Dask scheduler (or None)."""
-    ds = state.get("dataset")
+    ex = page_session().explorer
+    ds = ex.dataset if ex is not None else None
     if ds is None:
         ds = data.old_faithful()
         st.info("No data loaded in the Explorer yet: using Old Faithful. Load other data on the Explorer page.")
@@ -141,25 +178,28 @@ def page_data():
 
 def settings_form():
     """The cross validation's settings; returns them as a dict and whether Run was pressed."""
+    cr = part()
+    if not cr.covariance_chosen:  # the Explorer's rows' type, until the visitor runs with another
+        cr.settings["covariance"] = explorer_covariance()
     with st.form("cv_settings"):
         cols = st.columns(4)
-        r_start = setting_input(cols[0], "r_start", "cv_r_start", step=0.01, format="%.2f")
-        r_stop = setting_input(cols[1], "r_stop", "cv_r_stop", step=0.05, format="%.2f")
-        r_step = setting_input(cols[2], "r_step", "cv_r_step", step=0.01, format="%.2f")
-        folds = setting_input(cols[3], "folds", "cv_folds")
+        r_start = setting_input(cols[0], "r_start", step=0.01, format="%.2f")
+        r_stop = setting_input(cols[1], "r_stop", step=0.05, format="%.2f")
+        r_step = setting_input(cols[2], "r_step", step=0.01, format="%.2f")
+        folds = setting_input(cols[3], "folds")
         cols = st.columns(4)
-        iters = setting_input(cols[0], "iters", "cv_iters", step=100)
-        burn_in = setting_input(cols[1], "burn_in", "cv_burn_in", step=100)
-        seed = setting_input(cols[2], "seed", "cv_seed")
-        repeats = setting_input(cols[3], "repeats", "cv_repeats")
-        explorer_type = (state.get("explorer") or {}).get("covariance")  # the Explorer's rows', when it has run
-        covariance = st.radio("Clusters' covariance", COVARIANCE_CHOICES, key="cv_covariance", horizontal=True,
-                              index=COVARIANCE_CHOICES.index(explorer_type if explorer_type in COVARIANCE_TYPES
-                                                             else "full"),
+        iters = setting_input(cols[0], "iters", step=100)
+        burn_in = setting_input(cols[1], "burn_in", step=100)
+        seed = setting_input(cols[2], "seed")
+        repeats = setting_input(cols[3], "repeats")
+        covariance = st.radio("Clusters' covariance", COVARIANCE_CHOICES, horizontal=True,
                               format_func=COVARIANCE_LABELS.get,
                               help="The type whose r is chosen (the Explorer's rows' type to start with), or all "
-                                   "three, each with its own r, compared by held-out log predictive density.")
-        submitted = st.form_submit_button("Run cross validation", type="primary", key="cv_run")
+                                   "three, each with its own r, compared by held-out log predictive density.",
+                              **bind(cr.settings, "covariance", widget_key("covariance"), form=True))
+        submitted = st.form_submit_button(
+            "Run cross validation", type="primary", key="cv_run",
+            **write_back(cr.settings, [(name, widget_key(name)) for name in FORM_SETTINGS], covariance_submitted))
     settings = dict(r_start=r_start, r_stop=r_stop, r_step=r_step, folds=int(folds), iters=int(iters),
                     burn_in=int(burn_in), seed=int(seed), repeats=int(repeats), covariance=covariance)
     return settings, submitted
@@ -167,9 +207,9 @@ def settings_form():
 
 def run_cross_validation(ds, scheduler, grid, work, settings):
     """Cross validation (of one covariance type, or of all three compared), K for each r and the merge path of the
-    type whose r is chosen, with a progress bar; results go to the session (cv_result, choose_r_k, choose_r_path,
-    choose_r_check, choose_r_type, choose_r_types). ``work``: the run's estimated core-seconds, checked against the
-    budget; ``settings``: from settings_form."""
+    type whose r is chosen, with a progress bar; the result goes to the page's part (ChooseRResult, replacing the
+    one before) and the r it checked to the "r to use" box. ``work``: the run's estimated core-seconds, checked
+    against the budget; ``settings``: from settings_form."""
     folds, iters, burn_in, seed, repeats = (settings[k] for k in ("folds", "iters", "burn_in", "seed", "repeats"))
     compare = settings["covariance"] == COMPARE
     if not sampler_ready():
@@ -224,9 +264,9 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
                                          cv_mean_k=cv_kept_clusters(result, result.chosen_r), work=ticket,
                                          progress=lambda done, total: show("check on all the data", done / total),
                                          iters=int(iters), seed=int(seed))
-        state.cv_result, state.choose_r_k, state.choose_r_path = result, k_curve, path
-        state.choose_r_check, state.choose_r_type, state.choose_r_types = check, covariance_type, choice
-        state.cv_data_description = ds.description
+        cr = part()
+        cr.result = ChooseRResult(result, k_curve, path, check, covariance_type, choice, ds.description)
+        cr.settings["use_r"] = round(check["r"] if check is not None else result.chosen_r, 2)
         bar.empty()  # done: the results below say what was run
     except (CVError, ModelError, PathError, SamplerError, WorkOverBudget) as err:
         bar.empty()
@@ -249,9 +289,10 @@ def comparison_section(choice):
              "loss of eq. (5)": f"{row['loss']:.3f} ± {row['loss_se']:.3f}", "mean K": f"{row['mean_k']:.2f}",
              "": "chosen" if row["chosen"] else ""}
             for row in choice.table()]
-    if state.get("choose_r_present"):  # a grid's canvas keeps its small type; a table takes the page's
+    if part().settings["present"]:  # a grid's canvas keeps its small type; a table takes the page's
         st.html(PRESENT_TABLE_CSS)
-        st.table(pd.DataFrame(rows).set_index("covariance"))
+        with st.container(key=TYPES_TABLE_KEY):
+            st.table(pd.DataFrame(rows).set_index("covariance"))
     else:
         st.dataframe(pd.DataFrame(rows), hide_index=True, key="choose-r-types")
     st.caption("Each type at its own r (cross-validated on the same folds, then checked on all the data); ± one "
@@ -262,21 +303,20 @@ def comparison_section(choice):
 
 def results():
     """The proposed r, its figure and table, and the button that sends the chosen r to the Explorer."""
-    result = state.get("cv_result")
-    if result is None:
+    cr = part()
+    if cr.result is None:
         return
-    k_curve, path = state.get("choose_r_k"), state.get("choose_r_path")
-    check = state.get("choose_r_check")
-    covariance_type = state.get("choose_r_type", "full")
+    result, k_curve, path, check = cr.result.cv, cr.result.k_curve, cr.result.path, cr.result.check
+    covariance_type = cr.result.covariance_type
     proposed = result.chosen_r
     checked = check["r"] if check is not None else proposed
 
-    if state.get("choose_r_types") is not None:
-        comparison_section(state.choose_r_types)
+    if cr.result.types is not None:
+        comparison_section(cr.result.types)
     title = (f"Checked r = {checked:g}" + (f" (cross validation proposed {proposed:g})" if checked != proposed else "")
              + f", {covariance_words(covariance_type)}")
     figure = plots.choose_r_figure(result, k_curve, path, checked, title)
-    if state.get("choose_r_present"):  # Streamlit's chart theme sets its own small type: plotly's white one here
+    if cr.settings["present"]:  # Streamlit's chart theme sets its own small type: plotly's white one here
         figure.update_layout(template="plotly_white", font=dict(size=PRESENT_FONT),
                              title_font=dict(size=PRESENT_FONT + 4))
         figure.update_annotations(font_size=PRESENT_FONT)  # the panels' titles
@@ -306,7 +346,7 @@ def results():
         + (f"; from there to r = {result.r_grid[result.blow_up.index]:g}, where the loss jumps because real clusters "
            f"are merged, it changes by {log_pred[result.blow_up.index] - log_pred[at_proposed]:+.3f} nats per point."
            if result.blow_up.index is not None else "."))
-    st.caption(f"Fitted on: {inert(state.get('cv_data_description', ''))}  Standard errors are over "
+    st.caption(f"Fitted on: {inert(cr.result.data_description)}  Standard errors are over "
                f"{result.loss.shape[0]} folds; folds share training points, so they are somewhat optimistic. "
                "The clusters-for-each-r chains and the CRP fit of the merge path use all the data.")
     st.dataframe(pd.DataFrame(result.table()).round(4), hide_index=True)
@@ -314,12 +354,12 @@ def results():
     cols = st.columns([1, 2])
     # any r the grid could have held: from the lowest start to the highest stop cross validation accepts
     chosen = cols[0].number_input("r to use (override if you disagree)", CV_PARAMS["r_start"].low,
-                                  CV_PARAMS["r_stop"].high, round(checked, 2), step=0.01, format="%.2f",
-                                  key="cv_use_r")
+                                  CV_PARAMS["r_stop"].high, step=0.01, format="%.2f",
+                                  **bind(cr.settings, "use_r", widget_key("use_r")))
     if cols[1].button(f"Use r = {chosen:g} in the Explorer", key="use_r"):
-        state.pending_r = float(chosen)
+        page_session().sent_r = float(chosen)  # the Explorer takes it at its next run
         st.switch_page("app_pages/explorer.py")
-    explorer_type = (state.get("explorer") or {}).get("covariance", "full")
+    explorer_type = explorer_covariance()
     if explorer_type != covariance_type:
         cols[1].caption(f"This r was chosen for {covariance_words(covariance_type)}; the Explorer's rows run with "
                         f"{covariance_words(explorer_type)}: set its clusters' covariance to "

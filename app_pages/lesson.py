@@ -1,90 +1,72 @@
 """The guided lesson: seven steps a teacher runs in about five minutes, with the arrow keys or the buttons, each
 with one live element, one sentence to say and a link that opens the Explorer in that step's settings.
 
-The step is in the address (``?step=3``; ``&present=1`` for a projector). The numbers and sentences are
-:mod:`pcrp.teaching.lesson`'s, the figures :mod:`pcrp.plots.lesson`'s; this page arranges them.
+The page's settings (the step, the first step's customers, Present) are its part of the session's one object
+(pcrp.app.page_session.LessonState); the address is written from them (``?step=3``; ``&present=1`` for a projector),
+and an address the visitor brings (a link, a reload, the browser's Back) is read into them. The numbers and
+sentences are :mod:`pcrp.teaching.lesson`'s, the figures :mod:`pcrp.plots.lesson`'s; this page arranges them.
 """
 
 import html
-import json
 from pathlib import Path
 
 import streamlit as st
 
-from app_pages.shared import guarded, inert, present_from_address, present_style, present_switch, sampler_ready
+from app_pages.lesson_parts.keys import lesson_keys
+from app_pages.shared import (follow_address, guarded, inert, page_part, present_style, present_switch, present_text,
+                              read_present, sampler_ready, write_address)
+from pcrp.app.page_session import LessonState
 from pcrp.basics.shares import percent_text
 from pcrp.teaching import lesson, lesson_words
 from pcrp.app import explorer_settings as es
 from pcrp.plots import lesson as lplots
 
-state = st.session_state
 COMPARISON = Path(__file__).resolve().parent.parent / "docs" / "compare" / "compare.json"  # `pcrp compare`'s run
 NO_TOOLBAR = {"displayModeBar": False}
 
 # Large type for the sentence a teacher reads out, smaller for the terms beside the figure; presentation mode
-# (app_pages/shared.py's, with these rules for the sentence and the terms) also hides the sidebar and the header.
+# (app_pages/shared.py's, with these rules for the sentence and the terms) also hides the sidebar and the header. The
+# step (its title and content) is in a container keyed STEP_KEY, whose class (.st-key-<key>, Streamlit's public way
+# to address an element) the rules name; the main block's top padding has no public way (Streamlit 1.67).
+STEP_KEY = "lesson_step"
 LESSON_CSS = """<style>
 .lesson-say {font-size: 24px; line-height: 1.35; margin: 0 0 0.3rem 0;}
 .lesson-terms {border-left: 3px solid #ddd; padding-left: 0.6rem;}
 .lesson-term {font-size: 15px; line-height: 1.3; margin: 0 0 0.45rem 0; color: #333;}
 .lesson-source {font-size: 16px; color: #555;}
-[data-testid='stMainBlockContainer'] h2 {padding: 0.2rem 0 0.2rem 0;}
+.st-key-lesson_step h2 {padding: 0.2rem 0 0.2rem 0;}
 [data-testid='stMainBlockContainer'] {padding-top: 3.8rem;}
 </style>"""
 PRESENT_EXTRA = """
-[data-testid='stMainBlockContainer'] p.lesson-say {font-size: 25px !important; line-height: 1.3 !important;}
-[data-testid='stMainBlockContainer'] p.lesson-term {font-size: 17px !important;}
+.st-key-lesson_step p.lesson-say {font-size: 25px !important; line-height: 1.3 !important;}
+.st-key-lesson_step p.lesson-term {font-size: 17px !important;}
 """
 
-# Keys: the right arrow (or Page Down, as a presenter's clicker sends) = Next, the left arrow (or Page Up) =
-# Previous. A listener added once to the page clicks the enabled button, so keys and buttons do the same. Keys typed
-# into a field that takes them (text, numbers, a select box, a slider) are the field's; a switch, a check box or a
-# button that has the focus after a click (the Present switch) does not take arrows, so the keys still move the
-# lesson. (The Explorer's own keys, Space, the right arrow and R, click its buttons, which this page does not have.)
-KEYS = {"ArrowRight": "lesson_next", "PageDown": "lesson_next", "ArrowLeft": "lesson_prev", "PageUp": "lesson_prev"}
-KEYS_CODE = """
-(() => {
-  const doc = document;
-  const keys = %s;
-  const clickable = ['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'color', 'file'];
-  const takesKeys = (t) => {
-    if (!t || !t.tagName) return false;
-    if (t.isContentEditable || ['TEXTAREA', 'SELECT'].includes(t.tagName)) return true;
-    if (t.tagName === 'INPUT') return !clickable.includes((t.type || 'text').toLowerCase());
-    const role = t.getAttribute && t.getAttribute('role');
-    return ['slider', 'textbox', 'combobox', 'spinbutton', 'listbox', 'searchbox'].includes(role);
-  };
-  doc.addEventListener('keydown', (e) => {
-    if (e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || takesKeys(e.target)) return;
-    const b = keys[e.key] && doc.querySelector('.st-key-' + keys[e.key] + ' button');
-    if (!b || b.disabled) return;
-    e.preventDefault();
-    b.click();
-  }, true);
-  window.pcrpLessonKeys = true;
-})();
-""" % json.dumps(KEYS)
-KEYS_SCRIPT = ("<script>const host = window.parent; if (!host.pcrpLessonKeys) { "
-               "const s = host.document.createElement('script'); s.textContent = " + json.dumps(KEYS_CODE) + "; "
-               "host.document.head.appendChild(s); }</script>")
-
-
 # ----------------------------------------------------------------------------- the address
+def part():
+    """This session's part of the Lesson (pcrp.app.page_session.LessonState), made on its first visit: step 1, the
+    lesson's declared customers, Present off."""
+    return page_part("lesson", lambda: LessonState({"step": 1, "customers": lesson.LESSON_PARAMS["customers"].default,
+                                                    "present": False}))
+
+
+def read_step(values):
+    """(step, problem) from the address's ``step`` values (pcrp.teaching.lesson.parse_step); absent: None, the step
+    this session last showed (the page chosen in the sidebar after a visit to another page comes back to it)."""
+    return (None, None) if values is None else lesson.parse_step(values)
+
+
 def address():
-    """(step number, presentation mode, problems [sentence]) read from the address; a bad value is reported and
-    left at its default, never used. An address without a step (the page chosen in the sidebar after a visit to
-    another page) comes back to the step this session last showed."""
-    if "step" not in st.query_params and "lesson_step" in state:
-        st.query_params["step"] = str(state.lesson_step)
-    step, problem = lesson.parse_step(st.query_params.get_all("step") or None)
-    state.lesson_step = step
-    present, present_problem = present_from_address()
-    problems = [p for p in (problem, present_problem) if p]
-    return step, present, problems
+    """(step number, presentation mode, problems [sentence]): the part's settings, after what the address brings (a
+    bad value is reported once and left at its default, never used); then the address is written from them."""
+    settings = part().settings
+    problems = follow_address(part(), {"step": read_step, "present": read_present})
+    write_address(part(), {"step": str(settings["step"]), "present": present_text(settings["present"])})
+    return settings["step"], settings["present"], problems
 
 
 def go_to(step):
-    st.query_params["step"] = str(step)
+    part().settings["step"] = step
 
 
 # ----------------------------------------------------------------------------- each step's numbers, cached
@@ -121,17 +103,17 @@ def compare_facts(seed):
 
 
 def restaurant_facts(seed):
-    state.setdefault("lesson_customers", lesson.LESSON_PARAMS["customers"].default)
-    return restaurant(state.lesson_customers, seed)
+    return restaurant(part().settings["customers"], seed)
 
 
 # ----------------------------------------------------------------------------- the steps
 def seat_more():
-    state.lesson_customers = min(state.lesson_customers + 10, lesson.LESSON_PARAMS["customers"].high)
+    settings = part().settings
+    settings["customers"] = min(settings["customers"] + 10, lesson.LESSON_PARAMS["customers"].high)
 
 
 def empty_restaurant():
-    state.lesson_customers = lesson.LESSON_PARAMS["customers"].default
+    part().settings["customers"] = lesson.LESSON_PARAMS["customers"].default
 
 
 FIGURE_PX = 390  # a figure under a sentence of four lines at 1280 x 800 (Present on), its source line included
@@ -152,7 +134,7 @@ def sizes_title(sizes):
 def panes():
     """(the figure's place, the terms' place): side by side on a projector (Present), where the page is wide; else
     the terms under the figure, which then has the width the sidebar leaves."""
-    if state.get("lesson_present"):
+    if part().settings["present"]:
         return st.columns([3.2, 1])
     return st.container(), st.container()
 
@@ -168,7 +150,7 @@ def show_restaurant(step, facts, seed):
     with left:
         c = st.columns([1.6, 1.3, 4])
         c[0].button("Seat 10 more", key="lesson_seat", on_click=seat_more, icon=":material/group_add:",
-                    disabled=state.lesson_customers >= lesson.LESSON_PARAMS["customers"].high)
+                    disabled=part().settings["customers"] >= lesson.LESSON_PARAMS["customers"].high)
         c[1].button("Empty it", key="lesson_empty", on_click=empty_restaurant, icon=":material/restart_alt:")
         st.vega_lite_chart(lplots.restaurant(facts.sizes, facts.probs,
                                              f"{facts.label}, alpha = {facts.alpha:g}: {facts.customers} customers"),
@@ -344,7 +326,7 @@ def navigation(step, present):
                 icon=":material/arrow_forward:", type="primary")
     c[2].markdown(f"**Step {step} of {len(lesson.STEPS)}**", help="The → and ← keys (or Page Down and Page Up, as a "
                   "presenter's clicker sends) move between the steps, also right after a click on a switch or button.")
-    present_switch(c[4], "lesson_present", present)
+    present_switch(c[4], part(), "lesson_present")
     return c[3].empty()
 
 
@@ -391,14 +373,15 @@ def page():
     info = lesson.STEPS[step - 1]
     # The title and the step's place are both emptied before the new title is written: the browser draws each
     # change as it arrives, and a new title written first stood for a moment over the previous step's content.
-    title, body = st.empty(), st.empty()
+    with st.container(key=STEP_KEY):
+        title, body = st.empty(), st.empty()
     title.header(f"{step}. {info.title}", anchor=False)
     seed = lesson.LESSON_PARAMS["seed"].default
     with guarded(f"step {step} of the lesson"):
         values = step_body(step, info, seed, body)
         if values is not None:
             explorer_link(link, step, values, present)
-    st.iframe(KEYS_SCRIPT, height=1)  # same-origin: may reach the page (see KEYS_CODE)
+    lesson_keys()
 
 
 page()

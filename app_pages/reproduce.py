@@ -1,11 +1,15 @@
-"""Reproduce the paper: one experiment at a time, our numbers next to the published ones."""
+"""Reproduce the paper: one experiment at a time, our numbers next to the published ones.
+
+The page's settings and the last result of each experiment are its part of the session's one object
+(pcrp.app.page_session.ReproduceState); its widgets are drawn from the settings."""
 
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import sampler_ready, session_work
+from app_pages.shared import bind, page_part, sampler_ready, session_work
+from pcrp.app.page_session import ReproduceState
 from pcrp.sampling.compute import WorkCancelled, WorkOverBudget, WorkTicket, describe_seconds
 from pcrp.analyses.cv import CVError
 from pcrp.experiments.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, REPRODUCE_BUDGET, SPREAD_MULT, TOLERANCE, claims,
@@ -14,7 +18,6 @@ from pcrp.experiments.reproduce import (EXPERIMENTS, FULL, N_CHAINS, QUICK, REPR
 from pcrp.experiments.reproduce.methods import extra_methods_text
 from pcrp.basics.errors import SamplerError
 
-state = st.session_state
 PUBLISHED_RUN = Path(__file__).resolve().parent.parent / "docs" / "reproduce" / "tables.md"
 PUBLISHED_COMPARISON = Path(__file__).resolve().parent.parent / "docs" / "compare" / "compare.json"
 
@@ -53,22 +56,38 @@ def introduction():
         "actual comparison.")
 
 
+PROTOCOLS = {"quick": QUICK, "full": FULL}
+
+
+def part():
+    """This session's part of the page (pcrp.app.page_session.ReproduceState), made on its first visit: the first
+    experiment, the quick protocol, seed 0, each protocol's data sets, the priors beyond the paper too."""
+    return page_part("reproduce", lambda: ReproduceState({
+        "experiment": next(iter(EXPERIMENTS.values())).title, "mode": "quick", "seed": 0,
+        **{f"sets_{mode}": protocol.n_seeds for mode, protocol in PROTOCOLS.items()}, "extra": True}))
+
+
+def widget(name):
+    """The keyword arguments binding a widget to setting ``name`` (its key: "repro_" + the name)."""
+    return bind(part().settings, name, "repro_" + name)
+
+
 def choices():
     """The experiment, protocol, first data seed, number of data sets and the extra priors; returns
     (experiment key, protocol name, protocol, seed, data sets, extra)."""
     titles = {e.title: key for key, e in EXPERIMENTS.items()}
     cols = st.columns([2, 1, 1, 1])
-    title = cols[0].selectbox("Experiment", list(titles), key="repro_experiment")
-    mode = cols[1].radio("Protocol", ["quick", "full"], horizontal=True, key="repro_mode")
-    seed = cols[2].number_input("First data seed", 0, 2**31 - 1000, 0, key="repro_seed")
-    protocol = QUICK if mode == "quick" else FULL
+    title = cols[0].selectbox("Experiment", list(titles), **widget("experiment"))
+    mode = cols[1].radio("Protocol", list(PROTOCOLS), horizontal=True, **widget("mode"))
+    seed = cols[2].number_input("First data seed", 0, 2**31 - 1000, **widget("seed"))
+    protocol = PROTOCOLS[mode]
     key = titles[title]
     simulated = len(data_seeds(EXPERIMENTS[key], 0, 2)) > 1
-    n_sets = cols[3].number_input("Data sets", 1, 10, protocol.n_seeds if simulated else 1, key=f"repro_sets_{mode}",
-                                  disabled=not simulated,
+    n_sets = cols[3].number_input("Data sets", 1, 10, disabled=not simulated,
                                   help="Simulations only: how many data sets to draw (seeds from the first data seed "
-                                       "on). MNIST and Old Faithful are one fixed data set.")
-    extra = st.checkbox(f"Also run {extra_methods_text()} (beyond the paper)", value=True, key="repro_extra")
+                                       "on). MNIST and Old Faithful are one fixed data set.",
+                                  **widget(f"sets_{mode}"))
+    extra = st.checkbox(f"Also run {extra_methods_text()} (beyond the paper)", **widget("extra"))
     return key, mode, protocol, int(seed), int(n_sets), extra
 
 
@@ -91,7 +110,7 @@ def run_experiment(key, mode, protocol, seed, n_sets, extra):
                 "quick protocol, or run it with the command line (`pcrp reproduce`), which has no such limit.")
         result = run_over_seeds(EXPERIMENTS[key], protocol, seed=int(seed), n_seeds=int(n_sets), extra=extra,
                                 progress=progress, work=ticket)
-        state.setdefault("repro_results", {})[key] = (mode, int(seed), result)
+        part().results[key] = (mode, int(seed), result)  # replaces this experiment's previous result
         bar.progress(1.0, text="done")
     except (CVError, SamplerError, WorkOverBudget) as err:
         bar.empty()
@@ -105,7 +124,7 @@ def run_experiment(key, mode, protocol, seed, n_sets, extra):
 
 def experiment_results(key):
     """The stored result of experiment ``key``: its table, notes, claims and figures."""
-    stored = state.get("repro_results", {}).get(key)
+    stored = part().results.get(key)
     if stored is None:
         st.info("Press **Run** to run this experiment.")
     else:
@@ -131,7 +150,7 @@ def experiment_results(key):
             st.markdown(line)
         if e.paper_note:
             st.caption(e.paper_note)
-        done = [res for _, _, res in state.get("repro_results", {}).values()]
+        done = [res for _, _, res in part().results.values()]
         for line in claims(done):
             st.markdown(f"- {line}")
         if len(result.runs) > 1:

@@ -4,7 +4,11 @@ The restaurant fills the first screen of a projector; the slower parts (the grow
 customer's choice in a real posterior) are drawn only when chosen under "Go further". The pCRP's r is a data set's
 own (pcrp.teaching.one_customer.data_r: the shipped cross-validated r): Old Faithful's in the restaurant, as in the
 lesson, and the shown data set's in the one-customer view. Present (the switch, or ?present=1) is the Lesson's
-presentation mode (app_pages/shared.py): no sidebar, projector type, the restaurants in larger cells."""
+presentation mode (app_pages/shared.py): no sidebar, projector type, the restaurants in larger cells.
+
+The page's settings (every widget's value) and the animation's state are its part of the session's one object
+(pcrp.app.page_session.RichGetRicherState): the widgets are drawn from it, so a visit to another page and back keeps
+them, and so is the address (?present=1)."""
 
 import html
 import math
@@ -12,8 +16,10 @@ import math
 import numpy as np
 import streamlit as st
 
-from app_pages.shared import guarded, inert, present_from_address, present_style, present_switch, sampler_ready
+from app_pages.shared import (bind, follow_address, guarded, inert, page_part, present_style, present_switch,
+                              present_text, read_present, sampler_ready, write_address)
 from pcrp import plots
+from pcrp.app.page_session import RichGetRicherState
 from pcrp.basics.shares import fraction_text, percent_text
 from pcrp.model import DEFAULT_PRIOR, PRIORS, ModelError, make_prior, resolve_niw
 from pcrp.teaching.one_customer import (CHOICE_DATA, RESTAURANT_DATA, choice_data, contrast, data_r, seating_choice,
@@ -25,8 +31,6 @@ from pcrp.runs.chains import run_chain
 from pcrp.model.seating import (arrival_orders, growth, order_probability_prior, seat_prior, seating_probabilities_prior,
                           simulate_k_growth_prior, simulate_tables_prior)
 
-state = st.session_state
-
 # The page's default seed: its CRP posterior draw of Old Faithful (one_customer_section) has a point the CRP and the
 # pCRP at Old Faithful's r seat differently (at r = 1.7: point 164, total variation 0.39, top probability 0.60), as a
 # lesson needs; at seed 0 the draw holds the two eruption types alone and the largest total variation is 0.08
@@ -34,13 +38,34 @@ state = st.session_state
 DEFAULT_SEED = 1
 # The parts below the restaurant, drawn only when chosen (each takes seconds: simulations or a posterior draw).
 FURTHER = {"growth": "Growth of K", "exchangeability": "Exchangeability", "one_customer": "One customer's choice"}
+KEY_PREFIX = "rgr_"  # a setting's widget key: "rgr_" + its name (the tests find widgets by it)
+PAGE_KEY = "rgr_page"  # the page's container: Present's rules name its class, .st-key-rgr_page (Streamlit's public way)
+N_AT = [10, 30, 100, 300, 1000]  # the N whose tables' distribution the growth of K shows
+
+
+def defaults():
+    """The page's settings on its first visit (its widgets' first values; the registry's parameters are added as
+    their boxes are first drawn)."""
+    return {"priors": default_pair(), "n": 200, "seed": DEFAULT_SEED, "speed": "medium (5 per second)",
+            "further": None, "growth_priors": prior_names(), "runs": 50, "n_at": 300, "blocks": "3,1",
+            "choice_data": next(iter(CHOICE_DATA)), "point": 0, "present": False}
+
+
+def part():
+    """This session's part of the page (pcrp.app.page_session.RichGetRicherState), made on its first visit."""
+    return page_part("rich_get_richer", lambda: RichGetRicherState(defaults()))
+
+
+def widget(name, **options):
+    """The keyword arguments binding a widget to setting ``name`` of the page's part (app_pages.shared.bind)."""
+    return bind(part().settings, name, KEY_PREFIX + name, **options)
 
 
 def introduction(present, problem):
     """The title beside the Present switch, a bad ``present`` in the address said, and what to watch for."""
     c = st.columns([5, 1], vertical_alignment="center")
     c[0].title("Rich get richer")
-    present_switch(c[1], "rgr_present", present)
+    present_switch(c[1], part(), "rgr_present")
     if problem:
         st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")
     st.markdown(
@@ -83,19 +108,21 @@ def restaurant_default(spec, param):
 
 
 def param_widget(container, param, default=None):
-    """A number input for ``param`` from its registry bounds and its default (or ``default``); open bounds are
-    checked by the prior (a value on an open bound gets the registry's sentence)."""
+    """A number input for ``param`` from its registry bounds and its default (or ``default``: the setting's first
+    value); open bounds are checked by the prior (a value on an open bound gets the registry's sentence)."""
     default = param.default if default is None else default
     if param.integer:
         step = 1
     else:
         step = 10.0 ** math.floor(math.log10(abs(param.default))) / 10 if param.default else 0.1
     kind = int if param.integer else float
+    name = param_key(param)[len(KEY_PREFIX):]
+    part().settings.setdefault(name, kind(default))
     return container.number_input(
-        param.label, value=kind(default),
+        param.label,
         min_value=kind(param.low) if param.low is not None and param.low_closed else None,
         max_value=kind(param.high) if param.high is not None and param.high_closed else None,
-        step=step, format=None if param.integer else "%g", help=param.help, key=param_key(param))
+        step=step, format=None if param.integer else "%g", help=param.help, **widget(name))
 
 
 def prior_choices():
@@ -103,12 +130,13 @@ def prior_choices():
     (chosen names, customers, seed, {name: prior} of the priors whose parameters are valid)."""
     c = st.columns([3, 1, 1])
     names = prior_names()
-    chosen = c[0].multiselect("priors in the restaurant", names, default=default_pair(), max_selections=3,
-                              format_func=lambda n: PRIORS[n].label, key="rgr_priors",
-                              help="Up to three restaurants side by side, seated with the same random numbers.")
-    n_total = int(c[1].number_input("customers", 10, 2000, 200, step=10, key="rgr_n"))
-    seed = int(c[2].number_input("seed", 0, 10_000, DEFAULT_SEED, key="rgr_seed"))
-    growth_names = st.session_state.get("rgr_growth_priors", names)
+    chosen = c[0].multiselect("priors in the restaurant", names, max_selections=3,
+                              format_func=lambda n: PRIORS[n].label,
+                              help="Up to three restaurants side by side, seated with the same random numbers.",
+                              **widget("priors"))
+    n_total = int(c[1].number_input("customers", 10, 2000, step=10, **widget("n")))
+    seed = int(c[2].number_input("seed", 0, 10_000, **widget("seed")))
+    growth_names = part().settings["growth_priors"]
     used = [n for n in names if n in set(chosen) | set(growth_names)]
 
     values = {}
@@ -147,18 +175,20 @@ SPEEDS = {"slow (2 per second)": (0.5, 1), "medium (5 per second)": (0.2, 1), "f
 
 
 def _step(k, n_total):
-    state.rgr_shown = min(state.rgr_shown + k, n_total)
+    rg = part()
+    rg.shown = min(rg.shown + k, n_total)
 
 
 def _toggle(n_total):
-    if not state.rgr_playing and state.rgr_shown >= n_total:
-        state.rgr_shown = 1  # Play at the end starts again
-    state.rgr_playing = not state.rgr_playing
+    rg = part()
+    if not rg.playing and rg.shown >= n_total:
+        rg.shown = 1  # Play at the end starts again
+    rg.playing = not rg.playing
 
 
 def _restart():
-    state.rgr_shown = 1
-    state.rgr_playing = False
+    rg = part()
+    rg.shown, rg.playing = 1, False
 
 
 @st.cache_data(max_entries=64)
@@ -173,11 +203,10 @@ def plural(n, word, words=None):
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
-# Present's rules besides the shared ones (app_pages/shared.py): the typed values and the chosen priors' tags in
-# projector type too.
+# Present's rules besides the shared ones (app_pages/shared.py): the typed values and the chosen priors' tags (the
+# multiselect's, marked data-tag) in projector type too, in the page's container (PAGE_KEY).
 PRESENT_EXTRA = """
-[data-testid='stMainBlockContainer'] input, [data-testid='stMainBlockContainer'] [data-tag] span
-{font-size: 18px !important;}
+.st-key-rgr_page input, .st-key-rgr_page [data-tag] span {font-size: 18px !important;}
 """
 
 
@@ -193,14 +222,15 @@ def restaurants(chosen, priors, n_total, seed, speed, present=False):
     """The restaurants and their status line: a fragment (see restaurant_section) that seats the next customers
     on every tick while playing; in Present larger cells and type."""
     per_tick = SPEEDS[speed][1]
+    rg = part()
     with guarded("the seating animation"):
-        if state.rgr_playing:
-            state.rgr_shown = min(state.rgr_shown + per_tick, n_total)
-        n = state.rgr_shown
-        if state.rgr_playing and n >= n_total:
-            state.rgr_playing = False
+        if rg.playing:
+            rg.shown = min(rg.shown + per_tick, n_total)
+        n = rg.shown
+        if rg.playing and n >= n_total:
+            rg.playing = False
             st.rerun()  # the whole page: the Play button shows its state again
-        if state.rgr_playing:
+        if rg.playing:
             status = f":material/play_arrow: **Playing** at {speed.split(' (')[1].rstrip(')')}"
         elif n >= n_total:
             status = ":material/stop: **Done**: every customer is seated; Restart or Play to watch again"
@@ -236,19 +266,18 @@ def restaurants(chosen, priors, n_total, seed, speed, present=False):
 
 def restaurant_section(chosen, priors, n_total, seed, present=False):
     """Step / +10 / Play / Restart, the speed, the animated restaurants and the seating rule."""
-    state.setdefault("rgr_shown", 1)
-    state.setdefault("rgr_playing", False)
-    state.rgr_shown = min(state.rgr_shown, n_total)
+    rg = part()
+    rg.shown = min(rg.shown, n_total)
     b = st.columns([1, 1, 1.3, 1, 3])
     b[0].button("Step", key="rgr_step", on_click=_step, args=(1, n_total))
     b[1].button("+10", key="rgr_step10", on_click=_step, args=(10, n_total))
-    b[2].button("Pause" if state.rgr_playing else "Play", key="rgr_play", on_click=_toggle, args=(n_total,),
-                icon=":material/pause:" if state.rgr_playing else ":material/play_arrow:",
-                type="primary" if state.rgr_playing else "secondary")  # no tooltip: it would cover the status
+    b[2].button("Pause" if rg.playing else "Play", key="rgr_play", on_click=_toggle, args=(n_total,),
+                icon=":material/pause:" if rg.playing else ":material/play_arrow:",
+                type="primary" if rg.playing else "secondary")  # no tooltip: it would cover the status
     b[3].button("Restart", key="rgr_restart", on_click=_restart)
-    speed = b[4].select_slider("speed", options=list(SPEEDS), value="medium (5 per second)", key="rgr_speed")
+    speed = b[4].select_slider("speed", options=list(SPEEDS), **widget("speed"))
     interval = SPEEDS[speed][0]
-    animated = st.fragment(restaurants, run_every=interval if state.rgr_playing else None)
+    animated = st.fragment(restaurants, run_every=interval if rg.playing else None)
     animated(chosen, priors, n_total, seed, speed, present)
     rule = st.expander("The seating rule, for every prior")
     rule.markdown("With $n$ customers seated at $K$ tables ($V_{n+1}(K)$: the prior's weight of $K$ tables among "
@@ -274,10 +303,9 @@ def growth_section(priors, seed, present=False):
     """E[K_N] curves and the distribution of the tables after N customers, for the priors chosen here."""
     st.header("Growth of K")
     c = st.columns([3, 1])
-    growth_chosen = c[0].multiselect("priors", prior_names(), default=prior_names(),
-                                     format_func=lambda n: PRIORS[n].label,
-                                     key="rgr_growth_priors")
-    runs = c[1].slider("simulated seatings per prior", 20, 200, 50, step=10, key="rgr_runs")
+    growth_chosen = c[0].multiselect("priors", prior_names(), format_func=lambda n: PRIORS[n].label,
+                                     **widget("growth_priors"))
+    runs = c[1].slider("simulated seatings per prior", 20, 200, step=10, **widget("runs"))
     growth_priors = [priors[n] for n in growth_chosen if n in priors]
     n_max = 1000
     N = np.arange(1, n_max + 1)
@@ -296,9 +324,8 @@ def growth_section(priors, seed, present=False):
     else:
         st.info("Choose at least one prior for the growth of K.")
 
-    N_AT = [10, 30, 100, 300, 1000]
-    n_at = st.radio("distribution of the tables after N customers", N_AT, index=3, horizontal=True,
-                    format_func=lambda v: f"N = {v:,}", key="rgr_n_at")
+    n_at = st.radio("distribution of the tables after N customers", N_AT, horizontal=True,
+                    format_func=lambda v: f"N = {v:,}", **widget("n_at"))
     if growth_priors:
         at = {p.spec.label: tables_at(p, int(n_at), int(runs), seed) for p in growth_priors}
         # one legend for the three charts, in the figures' own colours (registry labels, escaped all the same)
@@ -333,7 +360,7 @@ def exchangeability_section(chosen, priors, present=False):
             f"- **{p.label()}**: p(z3 = 2 | z1 = 1, z2 = 1) = "
             f"**{fraction_text(seating_probabilities_prior(p, [2])[-1], 3)}**, p(z3 = 1 | z1 = 1, z2 = 2) = "
             f"**{fraction_text(seating_probabilities_prior(p, [1, 1])[0], 3)}**" for p in compared))
-    blocks_text = st.text_input("a partition, as block sizes (at most 8 customers)", "3,1", key="rgr_blocks")
+    blocks_text = st.text_input("a partition, as block sizes (at most 8 customers)", **widget("blocks"))
     try:
         block_sizes = [int(v) for v in blocks_text.split(",")]
         if not block_sizes or min(block_sizes) < 1 or sum(block_sizes) > 8:
@@ -395,7 +422,7 @@ def one_customer_section(chosen, priors, seed, present=False):
     st.latex(r"p(z_i = k \mid z_{-i}, X) \propto \frac{W(N_{k,-i} + 1)}{W(N_{k,-i})}\, p(x_i \mid X_{k,-i}),\qquad "
              r"p(z_i = \text{new} \mid z_{-i}, X) \propto W(1)\frac{V_N(K + 1)}{V_N(K)}\, p(x_i)")
     c = st.columns([1, 3])
-    dataset_name = c[0].radio("data", list(CHOICE_DATA), key="rgr_choice_data")
+    dataset_name = c[0].radio("data", list(CHOICE_DATA), **widget("choice_data"))
     r, provenance = data_r(CHOICE_DATA[dataset_name])
     compared = with_data_r([priors[name] for name in chosen if name in priors], CHOICE_DATA[dataset_name])
     if any(p.name == DEFAULT_PRIOR for p in compared):
@@ -408,14 +435,15 @@ def one_customer_section(chosen, priors, seed, present=False):
     smallest = int(np.flatnonzero(labels == np.argmin(np.where(sizes > 0, sizes, ds.n + 1)))[0])
     tv = disagreement(dataset_name, seed, tuple(compared)) if len(compared) >= 2 else None
     informative = int(np.argmax(tv)) if tv is not None else smallest
-    if state.get("rgr_point_context") != (dataset_name, seed) or state.get("rgr_point", 0) >= ds.n:
-        state.rgr_point = informative  # a new draw: start at the point the priors disagree on most
-        state.rgr_point_context = (dataset_name, seed)
+    rg = part()
+    if rg.point_for != (dataset_name, seed) or rg.settings["point"] >= ds.n:
+        rg.settings["point"] = informative  # a new draw: start at the point the priors disagree on most
+        rg.point_for = (dataset_name, seed)
     if c[0].button("a point of the smallest cluster", key="rgr_pick_small"):
-        state.rgr_point = smallest
+        rg.settings["point"] = smallest
     if tv is not None and c[0].button("the point the priors disagree on most", key="rgr_pick_informative"):
-        state.rgr_point = informative
-    point = c[1].slider("point", 0, ds.n - 1, key="rgr_point")
+        rg.settings["point"] = informative
+    point = c[1].slider("point", 0, ds.n - 1, **widget("point"))
     if tv is not None:
         c[0].caption(f"Point {informative} is where the priors' choices differ most (total variation "
                      f"{tv[informative]:.2f}); for {percent_text(np.mean(tv < 0.01))} of the points they differ by "
@@ -437,24 +465,30 @@ def one_customer_section(chosen, priors, seed, present=False):
 
 def further(chosen, priors, seed, present=False):
     """The slower parts, one at a time and only when chosen, so that the page stays a restaurant on a projector."""
-    part = st.segmented_control("Go further", list(FURTHER), format_func=FURTHER.get, key="rgr_further",
-                                help="Each part runs simulations or a posterior draw when chosen; none by default.")
-    if part == "growth":
+    shown = st.segmented_control("Go further", list(FURTHER), format_func=FURTHER.get,
+                                 help="Each part runs simulations or a posterior draw when chosen; none by default.",
+                                 **widget("further"))
+    if shown == "growth":
         growth_section(priors, seed, present)
-    elif part == "exchangeability":
+    elif shown == "exchangeability":
         exchangeability_section(chosen, priors, present)
-    elif part == "one_customer":
+    elif shown == "one_customer":
         one_customer_section(chosen, priors, seed, present)
 
 
 def page():
-    """Rich get richer, top to bottom (in Present, the Lesson's presentation mode)."""
-    present, problem = present_from_address()
+    """Rich get richer, top to bottom (in Present, the Lesson's presentation mode): the part's settings after what
+    the address brings (?present=), the address written from them, then the page."""
+    rg = part()
+    problems = follow_address(rg, {"present": read_present})
+    write_address(rg, {"present": present_text(rg.settings["present"])})
+    present = rg.settings["present"]
     present_style(present, PRESENT_EXTRA)
-    introduction(present, problem)
-    chosen, n_total, seed, priors = prior_choices()
-    restaurant_section(chosen, priors, n_total, seed, present)
-    further(chosen, priors, seed, present)
+    with st.container(key=PAGE_KEY):
+        introduction(present, problems[0] if problems else None)
+        chosen, n_total, seed, priors = prior_choices()
+        restaurant_section(chosen, priors, n_total, seed, present)
+        further(chosen, priors, seed, present)
 
 
 page()

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 import streamlit as st
 
 from pcrp.app import warm_up
-from pcrp.sampling.compute import SessionWork
 from pcrp.app.browser_keys import COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
 from pcrp.app.fair_share import RunRegistry, share_settings, visitor_address
 from pcrp.app.page_session import PageSession
@@ -80,15 +79,86 @@ def session_owner():
     return page_session().owner
 
 
-def _cancel_work(work):
-    work.cancel_all("the page was closed or reloaded")
-
-
-@st.cache_resource(scope="session", on_release=_cancel_work, show_spinner=False)
 def session_work():
-    """This session's :class:`pcrp.sampling.compute.SessionWork` (Choose r's fits): released, and so cancelled, when the
-    session disconnects, so a closed tab's fits stop within about a second."""
-    return SessionWork()
+    """This session's :class:`pcrp.sampling.compute.SessionWork` (Choose r's and Reproduce's fits), part of its one
+    object: cancelled by the object's close when the session disconnects, so a closed tab's fits stop within about a
+    second."""
+    return page_session().work
+
+
+def page_part(name, make):
+    """This session's part of page ``name`` (an attribute of PageSession: "lesson", "choose_r", ...), made by
+    ``make()`` on the page's first visit."""
+    session = page_session()
+    part = getattr(session, name)
+    if part is None:
+        part = make()
+        setattr(session, name, part)
+    return part
+
+
+# ----------------------------------------------------------------------------- widgets and the address from a part
+# The design of the Explorer's settings (app_pages/explorer_parts/session.py), for the other pages' parts
+# (pcrp.app.page_session.PagePart): a page's settings have one copy, the part's ``settings``; a widget's key exists
+# because Streamlit needs one, its value is set from the part before it is drawn and its change is written back at
+# once; the page's part of the address is written from the settings, and an address the visitor brings is read
+# into them.
+def _write_back(values, pairs, after=None, after_args=()):
+    for name, key in pairs:
+        values[name] = st.session_state[key]
+    if after is not None:
+        after(*after_args)
+
+
+def bind(values, name, key, on_change=None, args=(), form=False):
+    """The keyword arguments that bind a widget to ``values[name]`` (a page's settings): ``key`` (Streamlit needs one),
+    whose value is set from the settings before the widget is drawn, and the callback that writes a change back at
+    once, then calls ``on_change(*args)``. In a form (``form``: whose widgets may have no callback) the form's submit
+    button writes them back (:func:`write_back`). The key is set only when it differs: setting it makes the browser
+    show the value again, which in a form would undo what the visitor typed but has not submitted."""
+    if key not in st.session_state or st.session_state[key] != values[name]:
+        st.session_state[key] = values[name]
+    if form:
+        return {"key": key}
+    return {"key": key, "on_change": _write_back, "args": (values, ((name, key),), on_change, tuple(args))}
+
+
+def write_back(values, pairs, then=None):
+    """The keyword arguments (on_click, args) of a form's submit button that write the form's bound widgets back:
+    each widget's value (``pairs``: (name, key)) into ``values``, then ``then()``."""
+    return {"on_click": _write_back, "args": (values, tuple(pairs), then)}
+
+
+def follow_address(part, readers):
+    """Read into ``part.settings`` what the address brings (the first visit, a link, a reload, the browser's Back):
+    for each name of ``readers`` whose value in the address (None: absent) is not what the page last wrote there
+    (``part.address``), ``readers[name](values or None)`` gives (value, problem or None) and the value replaces the
+    setting (None: the setting is kept). Returns the problems, which the page says once (then the address is its
+    own again)."""
+    problems = []
+    for name, read in readers.items():
+        given = st.query_params.get_all(name)
+        if (given[-1] if given else None) == part.address.get(name):
+            continue
+        value, problem = read(given or None)
+        if value is not None:
+            part.settings[name] = value
+        if problem:
+            problems.append(problem)
+    return problems
+
+
+def write_address(part, texts):
+    """Write the page's part of the address from its settings: ``texts`` {name: text, or None: left out}, changed in
+    the address only where it differs, and remembered as the page's own (``part.address``)."""
+    for name, text in texts.items():
+        given = st.query_params.get_all(name)
+        if text is None:
+            if given:
+                del st.query_params[name]
+        elif given != [text]:
+            st.query_params[name] = text
+        part.address[name] = text
 
 
 # A run belongs to the browser that started it. The browser keeps a key in a cookie and sends it with every new
@@ -243,31 +313,29 @@ EMPTY_STYLE = "<style></style>"
 PRESENT_HELP = "Hide the sidebar and the header and set the text in projector type (or add &present=1 to the address)."
 
 
-def present_from_address():
-    """(presentation mode on or off, problem or None) from the address's ``present`` value, read by the Explorer's
-    declaration of it (pcrp.app.explorer_settings): a bad value leaves it off, with the sentence saying why."""
+def read_present(values):
+    """(presentation mode, problem or None) from the address's ``present`` values (None: absent, off), read by the
+    Explorer's declaration of it (pcrp.app.explorer_settings): a bad value leaves it off, with the sentence saying
+    why (for :func:`follow_address`)."""
     from pcrp.app import explorer_settings as es
 
-    if "present" not in st.query_params:
+    if not values:
         return False, None
     try:
-        return bool(es.BY_NAME["present"].parse(st.query_params["present"])), None
+        return bool(es.BY_NAME["present"].parse(values[-1])), None
     except ValueError as err:
         return False, str(err)
 
 
-def present_switch(place, key, present, help=PRESENT_HELP):
-    """The Present switch (widget ``key``) in ``place``, showing ``present`` (the address's), bound to the address:
-    switching it on writes ?present=1, off removes it, so that a reload or a shared address keeps the mode."""
-    st.session_state[key] = bool(present)
+def present_text(present):
+    """Presentation mode in the address: ?present=1 when on, left out when off."""
+    return "1" if present else None
 
-    def changed():
-        if st.session_state[key]:
-            st.query_params["present"] = "1"
-        elif "present" in st.query_params:
-            del st.query_params["present"]
 
-    return place.toggle("Present", key=key, on_change=changed, help=help)
+def present_switch(place, part, key, help=PRESENT_HELP):
+    """The Present switch (widget ``key``) in ``place``, bound to ``part.settings["present"]``; the page writes it
+    into the address (?present=1), so that a reload or a shared address keeps the mode."""
+    return place.toggle("Present", help=help, **bind(part.settings, "present", key))
 
 
 def present_style(present, extra=""):

@@ -42,7 +42,8 @@ def main(app_dir):
 
     at = AppTest.from_file(str(app_dir / "app.py"), default_timeout=180).run()
     check(not at.exception, f"the app raised {at.exception}")
-    check(at.session_state["dataset"].n == 272, "the Explorer did not load Old Faithful")
+    shown = at.session_state["pcrp"].explorer.dataset  # the session's one object (app_pages.shared.SESSION_KEY)
+    check(shown is not None and shown.n == 272, "the Explorer did not load Old Faithful")
 
     port = free_port()
     server = subprocess.Popen(

@@ -9,7 +9,7 @@ import numpy as np
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from explorer_support import as_browser, browser_key, current_run, explorer_state, run_view
+from explorer_support import SESSION_KEY, as_browser, browser_key, current_run, explorer_state, page_session, run_view
 
 TIMEOUT = 120  # numba compiles on first use
 
@@ -46,7 +46,7 @@ def texts(at):
 
 def test_explorer_runs_crp_and_pcrp_and_the_buttons_follow_the_state():
     at = fast(explorer())
-    assert at.session_state["dataset"].n == 272
+    assert explorer_state(at).dataset.n == 272
     assert at.button(key="pause").disabled and at.button(key="reset").disabled
     at.button(key="start").click().run()
     assert not at.exception, at.exception
@@ -134,7 +134,7 @@ def test_results_are_marked_as_the_previous_run_after_the_data_change():
     wait_for(lambda: not run.live)
     at.selectbox(key="w_data").set_value("sim1").run()
     assert not at.exception, at.exception
-    assert at.session_state["dataset"].name == "sim1"
+    assert explorer_state(at).dataset.name == "sim1"
     assert current_run(at) is run  # kept, but said to be the previous run, on its own data
     warning = " ".join(w.value for w in at.warning)
     assert "Showing the previous run, on Old Faithful" in warning and "Changed since it started: data" in warning
@@ -168,7 +168,7 @@ def test_settings_and_run_survive_a_visit_to_another_page():
 def test_settings_come_from_the_address_and_bad_values_are_refused():
     at = explorer({"data": "sim1", "sim_n": "500", "r": "1.6", "sweeps": "1e9", "seed": "abc", "thin": "nan",
                    "pace": "warp", "junk": "x"})
-    assert at.session_state["dataset"].name == "sim1" and at.session_state["dataset"].n == 500
+    assert explorer_state(at).dataset.name == "sim1" and explorer_state(at).dataset.n == 500
     assert at.slider(key="w_r2").value == pytest.approx(1.6)
     assert at.number_input(key="w_sweeps").value == 2000 and at.number_input(key="w_seed").value == 0
     warnings = " ".join(w.value for w in at.warning)
@@ -275,7 +275,7 @@ def test_reset_in_one_tab_leaves_another_tab_of_the_browser_its_view_but_no_relo
 
 def test_oracle_button_sets_crp_alpha_with_feedback():
     at = explorer({"data": "sim1"})
-    assert at.session_state["dataset"].true_k == 3
+    assert explorer_state(at).dataset.true_k == 3
     at.button(key="oracle").click().run()
     assert at.number_input(key="w_alpha1").value == pytest.approx(round(3 / math.log(300), 3))
     assert any("K_true / ln N" in t.value for t in at.toast)
@@ -292,22 +292,22 @@ def test_upload_good_then_bad_csv_leaves_no_data_in_use_and_a_second_file_gets_i
     at.file_uploader(key="upload").set_value(("good.csv", good.encode(), "text/csv")).run()
     assert not at.exception, at.exception
     at.button(key="use_csv").click().run()
-    assert at.session_state["dataset"].n == 30 and at.session_state["dataset"].columns == ["a", "b"]
+    assert explorer_state(at).dataset.n == 30 and explorer_state(at).dataset.columns == ["a", "b"]
     line = [plain(m.value) for m in at.markdown if m.value.startswith("**Data in use:**")]
     assert len(line) == 1 and "file 'good.csv'" in line[0] and "columns a, b (d = 2" in line[0], line  # the file, what Start uses
     other = "u,v,w\n" + "\n".join(f"{i % 3},{(i * 5) % 7},{(i * 3) % 11}" for i in range(20))
     at.file_uploader(key="upload").set_value(("other.csv", other.encode(), "text/csv")).run()
     columns = [m for m in at.multiselect if m.label == "Columns to cluster"]
     assert len(columns) == 1 and columns[0].value == ["u", "v", "w"]  # not the old file's (empty) choice
-    assert at.session_state["dataset"] is None  # a new file: good.csv is no longer behind Start ...
+    assert explorer_state(at).dataset is None  # a new file: good.csv is no longer behind Start ...
     assert any("No data in use yet" in i.value and "'other.csv'" in plain(i.value) for i in at.info)
     assert at.button(key="start").disabled
     at.button(key="use_csv").click().run()
-    assert at.session_state["dataset"].columns == ["u", "v", "w"]
+    assert explorer_state(at).dataset.columns == ["u", "v", "w"]
     at.file_uploader(key="upload").set_value(("bad.csv", b"a,b\n1,2\n3\n", "text/csv")).run()
     assert not at.exception
     assert any("Row 3 has 1 fields" in e.value for e in at.error)
-    assert at.session_state["dataset"] is None  # ... nor is other.csv once a refused file replaces it
+    assert explorer_state(at).dataset is None  # ... nor is other.csv once a refused file replaces it
     refused = [plain(e.value) for e in at.error if e.value.startswith("No data in use")]
     assert len(refused) == 1 and "'bad.csv' was refused: Row 3 has 1 fields" in refused[0], refused
     assert not [m for m in at.markdown if m.value.startswith("**Data in use:**")]
@@ -351,7 +351,7 @@ def test_a_column_with_a_text_cell_is_a_warning_before_and_after_use_this_csv():
     assert any(said in plain(w.value) for w in at.sidebar.warning), [w.value for w in at.warning]
     assert not any(said in plain(c.value) for c in at.caption)
     at.button(key="use_csv").click().run()
-    assert at.session_state["dataset"].columns == ["a"]
+    assert explorer_state(at).dataset.columns == ["a"]
     assert any(said in plain(w.value) for w in at.main.warning)
     line = [plain(m.value) for m in at.main.markdown if m.value.startswith("**Data in use:**")][0]
     assert "file 'mixed.csv'" in line and "columns a (d = 1, standardised)" in line
@@ -366,7 +366,7 @@ def test_a_csv_without_a_header_keeps_its_first_row_and_the_page_says_so():
     assert "No header found: the first row holds only numbers, so it is read as data and the columns are named " \
            "x1..x2." in shown
     at.button(key="use_csv").click().run()
-    assert at.session_state["dataset"].n == 30 and at.session_state["dataset"].columns == ["x1", "x2"]
+    assert explorer_state(at).dataset.n == 30 and explorer_state(at).dataset.columns == ["x1", "x2"]
 
 
 def test_app_navigation_renders_the_explorer():
@@ -384,6 +384,11 @@ def app_on(page):
     return at
 
 
+def choose_r_result(at):
+    """The last result of the Choose r page (pcrp.app.page_session.ChooseRResult), or None."""
+    return page_session(at).choose_r.result
+
+
 def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
     at = app_on("app_pages/choose_r.py")
     at.number_input(key="cv_r_start").set_value(1.01)
@@ -394,11 +399,11 @@ def test_choose_r_runs_cross_validation_and_sends_r_to_the_explorer():
     at.number_input(key="cv_burn_in").set_value(30)
     at.button(key="cv_run").click().run()
     assert not at.exception, at.exception
-    result = at.session_state["cv_result"]
+    result = choose_r_result(at).cv
     assert list(result.r_grid) == [1.01, 1.5, 2.0]
     assert result.loss.shape == (2, 3)
     assert len(at.get("plotly_chart")) == 1 and len(at.dataframe) == 2  # the check's r values, the CV curve
-    check = at.session_state["choose_r_check"]  # the proposal checked on the data the Explorer fits
+    check = choose_r_result(at).check  # the proposal checked on the data the Explorer fits
     assert check["proposed"] == result.chosen_r and check["n"] == 272 and check["tried"][0]["r"] == result.chosen_r
     assert any(f"Checked r = {check['r']:g}" in m.value for m in list(at.success) + list(at.warning) + list(at.error))
     assert at.number_input(key="cv_use_r").value == pytest.approx(check["r"])  # the r handed on is the checked one
@@ -427,7 +432,7 @@ def test_choose_r_rejects_a_bad_schedule_with_a_message():
     at.button(key="cv_run").click().run()
     assert not at.exception
     assert "Burn-in (200) must be smaller" in at.error[0].value.replace("\\", "")  # shown through inert()
-    assert "cv_result" not in at.session_state
+    assert choose_r_result(at) is None
 
 
 def test_reproduce_page_runs_a_quick_experiment(monkeypatch):
@@ -441,7 +446,7 @@ def test_reproduce_page_runs_a_quick_experiment(monkeypatch):
     at.selectbox(key="repro_experiment").set_value("Old Faithful, N = 172")
     at.button(key="repro_run").click().run()
     assert not at.exception, at.exception
-    mode, seed, result = at.session_state["repro_results"]["old-faithful"]
+    mode, seed, result = page_session(at).reproduce.results["old-faithful"]
     assert mode == "quick" and result.seeds == [0]  # Old Faithful is one data set, not simulated again
     assert list(result.methods) == ["CRP-Oracle", "CRP", "pCRP", "MFM", "SFM"]
     table = at.table[0].value.set_index("method")  # ours next to the paper's, SE in plain notation
@@ -483,7 +488,7 @@ def test_choose_r_has_no_scheduler_field_and_uses_the_server_side_cluster(monkey
         at.number_input(key="cv_burn_in").set_value(20)
         at.button(key="cv_run").click().run()
         assert not at.exception, at.exception
-        assert at.session_state["cv_result"].settings["scheduler"] == cluster.scheduler_address
+        assert choose_r_result(at).cv.settings["scheduler"] == cluster.scheduler_address
 
 
 def test_an_unexpected_error_shows_one_line_not_a_traceback(monkeypatch):
@@ -544,7 +549,7 @@ def test_an_obvious_label_column_is_preselected_and_not_clustered():
     columns = [m for m in at.multiselect if m.label == "Columns to cluster"][0]
     assert columns.value == ["length", "width"]
     at.button(key="use_csv").click().run()
-    ds = at.session_state["dataset"]
+    ds = explorer_state(at).dataset
     assert ds.columns == ["length", "width"] and ds.true_k == 3
 
 
@@ -577,7 +582,7 @@ def test_a_hostile_header_and_file_name_are_shown_as_literal_text():
     assert not at.exception, at.exception
     assert_inert(at)
     at.button(key="use_csv").click().run()
-    assert at.session_state["dataset"].columns == HOSTILE_HEADER
+    assert explorer_state(at).dataset.columns == HOSTILE_HEADER
     assert any(r"\[re\-login\]\(http\:" in text for text in markdown_texts(at))  # shown, escaped
     assert_inert(at)
     at = fast(at)
@@ -608,7 +613,7 @@ def test_hostile_columns_with_text_and_missing_cells_get_inert_one_line_messages
     assert len(warning) == 1 and warning[0].startswith(f"Column {HOSTILE_HEADER[2]!r} is not clustered: its cell "
                                                        "'<b>x</b>' on line 9 is not a number"), warning
     at.button(key="use_csv").click().run()
-    ds = at.session_state["dataset"]
+    ds = explorer_state(at).dataset
     assert ds.columns == HOSTILE_HEADER[:2] + [huge] and ds.n == 33  # the NaN rows dropped, and said so
     assert any("Dropped 7 row(s) with a missing value" in plain(c.value) for c in at.main.caption)
     line = [plain(m.value) for m in at.main.markdown if m.value.startswith("**Data in use:**")][0]
@@ -644,21 +649,24 @@ def test_choose_r_refuses_work_above_its_budget_and_states_the_work_before_runni
     assert not at.exception
     assert "core-hours of sampling, more than the 5 core-minutes a run of this page may use" in \
         at.error[0].value.replace("\\", "")  # (shown through inert: Markdown escapes)
-    assert "cv_result" not in at.session_state
+    assert choose_r_result(at) is None
 
 
 def test_choose_r_counts_the_dimensions_of_the_explorers_data():
     """The same settings on 2,000 points: stated and accepted in 2-D, refused in 50-D with the estimate and the
     limit, before any fit starts."""
+    from pcrp.app import explorer_settings as es
+    from pcrp.app.page_session import ExplorerState, PageSession
     from pcrp.data import Dataset
 
     rng = np.random.default_rng(0)
     for dims, accepted in ((2, True), (50, False)):
         at = AppTest.from_file("../app_pages/choose_r.py", default_timeout=TIMEOUT)
         X = rng.normal(size=(2000, dims))
-        at.session_state["dataset"] = Dataset(X=X, labels=None, name="mixed", columns=[f"x{j + 1}" for j in
-                                                                                        range(dims)],
-                                              description=f"{dims}-D test data.")
+        shown = Dataset(X=X, labels=None, name="mixed", columns=[f"x{j + 1}" for j in range(dims)],
+                        description=f"{dims}-D test data.")
+        # the Explorer's data set, where the Explorer leaves it in the session's object
+        at.session_state[SESSION_KEY] = PageSession(explorer=ExplorerState(es.defaults(), dataset=shown))
         at.run()
         caption = next(c.value for c in at.caption if c.value.startswith("This run:"))
         assert f"on all 2,000 points in {dims} dimension(s)" in caption
@@ -670,7 +678,7 @@ def test_choose_r_counts_the_dimensions_of_the_explorers_data():
         at.button(key="cv_run").click().run()
         assert not at.exception
         assert "core-minutes of sampling, more than the 5 core-minutes" in at.error[0].value.replace("\\", "")
-        assert "cv_result" not in at.session_state
+        assert choose_r_result(at) is None
 
 
 def test_reproduce_states_its_work_and_refuses_more_than_its_budget_before_running(monkeypatch):
@@ -690,7 +698,7 @@ def test_reproduce_states_its_work_and_refuses_more_than_its_budget_before_runni
     at.button(key="repro_run").click().run()
     assert not at.exception, at.exception
     assert f"needs about {need} of sampling, more than the 15 core-minutes" in at.error[0].value
-    assert "pcrp reproduce" in at.error[0].value and not called and "repro_results" not in at.session_state
+    assert "pcrp reproduce" in at.error[0].value and not called and not page_session(at).reproduce.results
 
 
 def test_a_run_nobody_watched_is_shown_as_paused_by_the_server_and_its_owners_resume_takes_it_back():
@@ -754,12 +762,12 @@ def test_choose_r_chooses_r_for_the_covariance_type_picked_and_says_which():
     at = app_on("app_pages/choose_r.py")
     assert at.radio(key="cv_covariance").value == "full"  # the Explorer's rows' type, full by default
     _light_choose_r(at, "diag")
-    result = at.session_state["cv_result"]
+    result = choose_r_result(at).cv
     assert result.settings["niw_fixed"] == {"covariance_type": "diag"}
     assert all(niw["covariance_type"] == "diag" for niw in result.settings["niw_per_split"])
-    assert at.session_state["choose_r_path"].config["covariance_type"] == "diag"
-    assert at.session_state["choose_r_type"] == "diag" and at.session_state["choose_r_types"] is None
-    assert "with diagonal covariances" in at.session_state["choose_r_check"]["reference_from"]
+    assert choose_r_result(at).path.config["covariance_type"] == "diag"
+    assert choose_r_result(at).covariance_type == "diag" and choose_r_result(at).types is None
+    assert "with diagonal covariances" in choose_r_result(at).check["reference_from"]
     assert any("This r was chosen for diagonal covariances; the Explorer's rows run with full covariances" in c.value
                for c in at.caption)
 
@@ -771,9 +779,9 @@ def test_choose_r_compares_the_three_covariance_types_and_shows_which_the_data_s
     at = app_on("app_pages/choose_r.py")
     one = next(c.value for c in at.caption if c.value.startswith("This run:"))
     _light_choose_r(at, "compare")
-    choice = at.session_state["choose_r_types"]
-    assert set(choice.scores) == {"full", "diag", "spherical"} and choice.chosen == at.session_state["choose_r_type"]
-    assert at.session_state["cv_result"].settings["niw_fixed"] == {"covariance_type": choice.chosen}
+    choice = choose_r_result(at).types
+    assert set(choice.scores) == {"full", "diag", "spherical"} and choice.chosen == choose_r_result(at).covariance_type
+    assert choose_r_result(at).cv.settings["niw_fixed"] == {"covariance_type": choice.chosen}
     table = next(d.value for d in at.dataframe if "behind the best" in d.value.columns)
     assert list(table["covariance"]) == ["Spherical", "Diagonal", "Full"]
     assert list(table[""]).count("chosen") == 1

@@ -531,18 +531,15 @@ def test_ticketed_fits_wait_for_a_compute_slot():
 
 
 def test_a_session_that_ends_cancels_its_work_and_a_new_action_cancels_the_old():
-    import sys
+    from pcrp.app.page_session import PageSession
+    from pcrp.sampling.compute import WorkTicket
 
-    from pcrp.sampling.compute import SessionWork, WorkTicket
-
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
-    from app_pages.shared import _cancel_work
-
-    work = SessionWork()
+    session = PageSession()  # a session's work is part of its one object (tests/test_page_parts.py: the release)
+    work = session.work
     first = work.start(WorkTicket())
     second = work.start(WorkTicket(), "a new cross validation was started")
     assert first.cancelled and "new cross validation" in first.reason and not second.cancelled
-    _cancel_work(work)  # what Streamlit calls when the session's tab closes
+    session.close()  # what Streamlit calls when the session's tab closes
     assert second.cancelled and "closed" in second.reason
 
 

@@ -6,7 +6,7 @@ import pytest
 from pcrp.analyses.cv import builtin_r
 from pcrp.model import DEFAULT_R
 from tests.test_app import explorer, fast, texts, wait_for
-from explorer_support import current_run, run_view
+from explorer_support import current_run, page_session, run_view
 
 
 def sidebar_captions(at):
@@ -55,7 +55,7 @@ def test_an_r_from_the_address_from_the_widget_or_from_choose_r_is_kept():
             in sidebar_captions(at))
 
     at = explorer({"data": "sim2"})
-    at.session_state["pending_r"] = 1.35  # what Choose r's "use this r" sends
+    page_session(at).sent_r = 1.35  # what Choose r's "use this r" sends
     at.run()
     assert at.slider(key="w_r2").value == pytest.approx(1.35)
     assert "r = 1.35 from Choose r's cross validation." in sidebar_captions(at)

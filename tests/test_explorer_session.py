@@ -10,9 +10,9 @@ from tests.test_app import explorer, fast, wait_for
 
 from explorer_support import SESSION_KEY, current_run, explorer_state
 
-# Keys of st.session_state that are not a widget's: the session's object, and the data set shown, which the Choose r
-# page reads under its own key until it has a part of the object (app_pages/explorer_parts/data_sidebar.py).
-NOT_WIDGETS = {SESSION_KEY, "dataset"}
+# Keys of st.session_state that are not a widget's: the session's object alone (the data set shown, which the Choose r
+# page reads, is in it: ExplorerState.dataset).
+NOT_WIDGETS = {SESSION_KEY}
 WIDGETS = ("button", "number_input", "selectbox", "multiselect", "select_slider", "slider", "toggle", "checkbox",
            "text_input", "download_button")
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer_support import page_session
 from pcrp.teaching import lesson, lesson_words
 from pcrp.app import explorer_settings as es
 from pcrp.model import PRIORS
@@ -636,7 +637,7 @@ def test_the_first_step_seats_ten_more_on_request():
     assert at.button(key="lesson_prev").disabled
     at.button(key="lesson_seat").click().run()
     assert not at.exception
-    assert at.session_state["lesson_customers"] == lesson.LESSON_PARAMS["customers"].default + 10
+    assert page_session(at).lesson.settings["customers"] == lesson.LESSON_PARAMS["customers"].default + 10
     text = " ".join(h.proto.body for h in at.get("html"))
     assert f"After {lesson.LESSON_PARAMS['customers'].default + 10} customers" in text
 

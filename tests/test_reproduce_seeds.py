@@ -84,6 +84,21 @@ def test_rows_carry_mean_spread_and_mcse_over_data_sets(over_seeds, tmp_path):
     assert len(by_seed) == 1 + 3 * (1 + len(METHODS + EXTRA_METHODS))  # header, then truth + 5 methods per data set
 
 
+def test_the_later_data_sets_keep_only_their_last_draws_in_memory_of_their_own(over_seeds):
+    """The first data set keeps its chains whole (the figures read them); the others only the last kept draw of each
+    chain, copied: a slice of the draws is a view, which kept all of them in memory (the Reproduce page holds these
+    results for the session: pcrp.app.page_session.ReproduceState)."""
+    first, *later = over_seeds.runs
+    kept = first.methods["CRP"].chains.labels.shape[1]
+    assert kept > 1 and later
+    for run in later:
+        for m in run.methods.values():
+            for part in (m.chains.labels, m.chains.kept_sweeps, m.chains.split_merge_history):
+                assert part.base is None, m.method  # owns its memory: no view of the whole draws
+            assert m.chains.labels.shape[1] == 1 and m.chains.labels.nbytes * kept == \
+                first.methods[m.method].chains.labels.nbytes
+
+
 def test_the_paper_is_compared_with_the_spread(over_seeds):
     rows = {row["method"]: row for row in seed_rows(over_seeds)}
     mean, spread = rows["CRP"]["K"], rows["CRP"]["K spread"]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer_support import page_session
 from pcrp.analyses.cv import builtin_r
 from pcrp.model import PRIORS
 
@@ -28,6 +29,11 @@ def page(further=None, present=None):
         at.segmented_control(key="rgr_further").set_value(further).run()
         assert not at.exception, at.exception
     return at
+
+
+def restaurant_state(at):
+    """The page's part of the session's one object (pcrp.app.page_session.RichGetRicherState)."""
+    return page_session(at).rich_get_richer
 
 
 def chart_rows(chart, name="tables"):
@@ -61,7 +67,7 @@ def test_restaurants_step_play_and_plurals():
     assert len(drawn) == 2  # CRP and pCRP by default
     at.button(key="rgr_step10").click().run()
     at.button(key="rgr_step").click().run()
-    assert at.session_state["rgr_shown"] == 12 and "12 customers seated of 200" in markdown(at)
+    assert restaurant_state(at).shown == 12 and "12 customers seated of 200" in markdown(at)
     drawn = restaurants(at)
     rows = [chart_rows(c) for c in drawn]
     assert [sum(r["customers"] for r in rs) for rs in rows] == [12, 12]
@@ -85,13 +91,13 @@ def test_restaurants_step_play_and_plurals():
     # Play shows its state on the button and in the status line, and advances by the chosen speed
     at.select_slider(key="rgr_speed").set_value("very fast (100 per second)")
     at.button(key="rgr_play").click().run()
-    assert at.session_state["rgr_playing"] is True
+    assert restaurant_state(at).playing is True
     assert at.button(key="rgr_play").label == "Pause" and "Playing" in markdown(at)
-    shown = at.session_state["rgr_shown"]
+    shown = restaurant_state(at).shown
     at.run()
-    assert at.session_state["rgr_shown"] == min(shown + 20, 200)
+    assert restaurant_state(at).shown == min(shown + 20, 200)
     at.button(key="rgr_play").click().run()
-    assert at.session_state["rgr_playing"] is False and at.button(key="rgr_play").label == "Play"
+    assert restaurant_state(at).playing is False and at.button(key="rgr_play").label == "Play"
     assert "Paused" in markdown(at)
 
 
@@ -102,10 +108,10 @@ def test_play_stops_at_the_end_and_says_so():
     at.button(key="rgr_play").click().run()
     for _ in range(3):
         at.run()
-    assert at.session_state["rgr_shown"] == 20 and at.session_state["rgr_playing"] is False
+    assert restaurant_state(at).shown == 20 and restaurant_state(at).playing is False
     assert at.button(key="rgr_play").label == "Play" and "Done" in markdown(at)
     at.button(key="rgr_restart").click().run()
-    assert at.session_state["rgr_shown"] == 1
+    assert restaurant_state(at).shown == 1
 
 
 def test_parameters_come_from_the_registry_and_bad_values_say_so():
@@ -224,7 +230,8 @@ def test_one_customer_default_is_informative_at_each_data_set_s_own_r():
                  seed=at.number_input(key="rgr_seed").value).labels[-1]
     r = builtin_r("old-faithful")[0]
     tv, top = contrast(ds.X, labels, niw, [CRP(), PowerCRP(r=r)])
-    point = at.session_state["rgr_point"]
+    point = restaurant_state(at).settings["point"]
+    assert at.slider(key="rgr_point").value == point  # the slider is drawn from the page's one copy
     assert point == int(np.argmax(tv)) and top[point] < 0.9  # not seated with probability about 1
     assert any(f"total variation {tv[point]:.2f}" in c.value for c in at.caption)
     bars = [s for s in plotly_specs(at) if "where point" in s["layout"]["title"]["text"]]
@@ -235,18 +242,18 @@ def test_one_customer_default_is_informative_at_each_data_set_s_own_r():
         assert spec["layout"]["legend"]["y"] < 0  # under the axis, not over the panel title
     at.button(key="rgr_pick_small").click().run()
     sizes = np.bincount(labels)
-    assert sizes[labels[at.session_state["rgr_point"]]] == sizes[sizes > 0].min()
+    assert sizes[labels[restaurant_state(at).settings["point"]]] == sizes[sizes > 0].min()
     at.radio(key="rgr_choice_data").set_value("Sim 1").run()
     assert not at.exception, at.exception
     sim_r = builtin_r("sim1")[0]
     assert sim_r != r and any(c.value == f"The pCRP here: r = {sim_r:g}, cross-validated for Sim 1." for c in at.caption)
     assert any(s["layout"]["title"]["text"].startswith(f"pCRP (alpha=1, r={sim_r:g}): where point")
                for s in plotly_specs(at))
-    sim_point = at.session_state["rgr_point"]
+    sim_point = restaurant_state(at).settings["point"]
     at.slider(key="rgr_point").set_value(299).run()
     at.radio(key="rgr_choice_data").set_value("Old Faithful").run()
     assert not at.exception, at.exception
-    assert at.session_state["rgr_point"] == point  # a new draw starts at its informative point
+    assert restaurant_state(at).settings["point"] == point  # a new draw starts at its informative point
     assert sim_point != 299
 
 
@@ -390,7 +397,7 @@ def test_no_share_on_the_page_reads_100_for_less():
     at.number_input(key="rgr_n").set_value(40).run()
     for _ in range(4):
         at.button(key="rgr_step10").click().run()
-    assert at.session_state["rgr_shown"] == 40
+    assert restaurant_state(at).shown == 40
     for chart in restaurants(at):
         for row in chart_rows(chart):
             if row["probability"] < 1:

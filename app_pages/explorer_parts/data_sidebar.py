@@ -10,10 +10,6 @@ from pcrp import data
 from pcrp.app import demo_notes, explorer_settings as es
 from pcrp.data.projection import id_like_columns
 
-# The data set the Explorer shows, for the Choose r page (which clusters the same data): that page's own key, until it
-# has a part of the session's state object of its own.
-CHOOSE_R_DATASET_KEY = "dataset"
-
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def builtin_dataset(source, sim_n, sim_seed, digits, mnist_n, embedding, dims):
@@ -124,7 +120,7 @@ def current_data(S, source):
                                      S["embedding"], S["dims"])
         except data.DataError as err:
             st.error(inert(err))
-    st.session_state[CHOOSE_R_DATASET_KEY] = ds  # the Choose r page clusters the same data
+    explorer().dataset = ds  # the Choose r page clusters the same data
     return ds, ds_key
 
 

@@ -7,14 +7,11 @@ import streamlit as st
 
 from app_pages.explorer_parts.session import (address_values, automatic_rows, bind, choices, explorer, number, say,
                                               settings, tuned_origin, tuned_set_by_visitor)
-from app_pages.shared import keep_browser_key
+from app_pages.shared import keep_browser_key, page_session
 from pcrp.app import explorer_settings as es
 from pcrp.app.live_params import chains_cap, default_chains, one_chain_words
 from pcrp.model import PRIORS, WITHIN_SCALE, resolve_niw
 from pcrp.summaries.summary import oracle_alpha
-
-# The r that Choose r's "use this r" sends: that page's own key, until it has a part of the session's state object.
-CHOOSE_R_SENT_KEY = "pending_r"
 
 ROW_NAMES = {1: "Top row", 2: "Bottom row"}  # the names of two rows; with more, "Row 3"
 
@@ -153,7 +150,7 @@ def on_oracle(ds):
 
 def apply_pending_r(S):
     """An r sent by the Choose r page, and each automatic pCRP row's r (the data set's own)."""
-    sent = st.session_state.pop(CHOOSE_R_SENT_KEY, None)
+    sent = page_session().take_sent_r()
     if sent is not None:  # sent by the "Choose r" page: every tuned row takes it (the bottom row becomes one)
         tuned_prior = PRIORS[es.CHOOSE_R_PRIOR]
         widget = es.param_widget(tuned_prior.name, tuned_prior.tuned)

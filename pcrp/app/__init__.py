@@ -12,8 +12,8 @@
 - :mod:`pcrp.app.live_frames`: the frames of the live view's canvas (small deltas: new K values, changed colours).
 - :mod:`pcrp.app.live_charts`: the Vega-Lite chart specifications of a run that has ended (fixed specs).
 - :mod:`pcrp.app.browser_keys`: signed browser keys (a run belongs to the browser that started it).
-- :mod:`pcrp.app.page_session`: one browser session's state as one typed object (the Explorer's part, one run's
-  view, the one cleanup call).
+- :mod:`pcrp.app.page_session`: one browser session's state as one typed object (each page's part, one run's
+  view, the session's fits, the one cleanup call).
 
 The library proper (data, model, sampler, chains, summaries, plots) never imports this package.
 """

@@ -1,8 +1,12 @@
 """One browser session's state, as one typed object: :class:`PageSession` (no Streamlit here).
 
-A Streamlit session keeps ONE PageSession (``app_pages.shared.page_session``, under one key of st.session_state).
-Each page owns a part of it: the Explorer its :class:`ExplorerState` (``session.explorer``); another page that moves
-here gets a sub-object of its own beside it (``session.lesson``, ``session.choose_r``, ...), made on its first visit.
+A Streamlit session keeps ONE PageSession (``app_pages.shared.page_session``, under one key of st.session_state):
+nothing else is in st.session_state but the keys Streamlit gives the widgets and components on the page shown. Each
+page owns a part of it, made on its first visit: the Explorer its :class:`ExplorerState` (``session.explorer``), the
+Lesson, Rich get richer, Choose r and Reproduce a :class:`PagePart` each (``session.lesson``,
+``session.rich_get_richer``, ``session.choose_r``, ``session.reproduce``: the page's settings, from which its
+widgets and its address are drawn, and what it computed). The Explorer and Choose r meet in it: Choose r clusters the
+Explorer's data set (``ExplorerState.dataset``) and hands it an r (``PageSession.sent_r``).
 
 The one copy of each Explorer setting is ``ExplorerState.settings`` ({declared name: value}, the names and values of
 pcrp.app.explorer_settings). The address is written from it at the end of each page run; a widget's key exists only
@@ -17,12 +21,17 @@ What a PageSession holds, and its memory (bounded):
 - an uploaded data set in use (:class:`CsvChoice`): at most ``APP_MAX_ROWS`` x ``MAX_CLUSTER_COLUMNS`` float64
   values, 40 MB, with its labels;
 - one run's view (:class:`RunView`), replaced whole when another run is shown, at most
-  :meth:`RunView.budget_bytes` (:meth:`ExplorerState.nbytes` measures what it holds).
+  :meth:`RunView.budget_bytes` (:meth:`ExplorerState.nbytes` measures what it holds);
+- the other pages' parts: the Lesson's and Rich get richer's a few numbers (their figures' numbers are cached for
+  every session); Choose r's its last result (:class:`ChooseRResult`, a few KB); Reproduce's the last result of
+  each experiment (:class:`ReproduceState`, each within :meth:`ReproduceState.result_bytes`: a few MB for a quick
+  run, 240 million bytes of label draws for the largest full run its budget allows).
 
 :meth:`PageSession.close` is the one cleanup call: Streamlit makes it when the session disconnects (a closed tab, a
-reload, a lost network). The session's runs then stop after their grace unless it comes back, and everything above
-but the settings and the key is let go at once (Streamlit keeps a disconnected session for a while in case its
-browser reconnects); a session that does come back looks for its browser's run again, as a reload does.
+reload, a lost network). The session's runs then stop after their grace unless it comes back, its fits (Choose r's,
+Reproduce's) are cancelled, and everything above but the settings and the key is let go at once (Streamlit keeps a
+disconnected session for a while in case its browser reconnects); a session that does come back looks for its
+browser's run again, as a reload does.
 """
 
 import time
@@ -30,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..sampling.compute import SessionWork
 from .fair_share import SessionOwner
 from .live_view import DISPLAY_POINTS
 
@@ -154,6 +164,8 @@ class ExplorerState:
     frame_seconds: float = None
     status_run: tuple = None
     run_view: RunView = None
+    # the data set shown (a built-in one, shared by every session, or the CSV's), which Choose r clusters too
+    dataset: object = None
 
     def view(self, run):
         """The :class:`RunView` of ``run``: the one kept, or a new one when it was another run's (whose caches go)."""
@@ -183,7 +195,7 @@ class ExplorerState:
     def close(self):
         """The session ended: let go of the run, the uploaded data, the view and the messages (the settings stay: a
         session that comes back keeps them, and :attr:`find_run` makes it look for its browser's run again)."""
-        self.run, self.run_view = None, None
+        self.run, self.run_view, self.dataset = None, None, None
         self.find_run = True
         self.csv = CsvChoice()
         self.notices = Notices()
@@ -240,21 +252,156 @@ def _array_bytes(obj, seen, depth=0):
 
 
 @dataclass
+class PagePart:
+    """What the part of every page but the Explorer has (the Explorer's is :class:`ExplorerState`, in the same design).
+
+    settings: the one copy of each of the page's settings, {name: value}: its widgets are drawn from it (a widget's
+    key exists because Streamlit needs one; its change is written back at once: app_pages.shared.bind) and so is its
+    part of the address; address: {name: text} of the address as the page last wrote it, so that an address the
+    visitor brings (a link, a reload, the browser's Back) is told from the page's own and read into the settings
+    (app_pages.shared.follow_address)."""
+
+    settings: dict
+    address: dict = field(default_factory=dict)
+
+    def close(self):
+        """The session ended: let go of what the part computed (the settings stay, as the Explorer's do)."""
+
+    def nbytes(self):
+        """Bytes of the arrays the part holds itself (what it computed; a built-in data set is every session's)."""
+        return _array_bytes(self, set())
+
+
+@dataclass
+class LessonState(PagePart):
+    """The Lesson's part: settings {"step": the step shown, "customers": the first step's seated customers,
+    "present": presentation mode}; the steps' numbers are cached for every session (st.cache_data), not here.
+    Memory: three numbers."""
+
+
+@dataclass
+class RichGetRicherState(PagePart):
+    """Rich get richer's part: settings {"priors", "n" (customers), "seed", "speed", "further" (the part of "Go
+    further" shown), "growth_priors", "runs", "n_at", "blocks", "choice_data", "point", "present"} and each registry
+    parameter shown, under the name of its widget's key without "rgr_"; shown: customers seated now; playing: the
+    animation runs; point_for: (data set, seed) of the posterior draw that ``settings["point"]`` belongs to. The
+    seatings, simulations and posterior draws are cached for every session (st.cache_data), not here. Memory: a few
+    dozen numbers and names."""
+
+    shown: int = 1
+    playing: bool = False
+    point_for: tuple = None
+
+    def close(self):
+        self.playing = False  # a session that comes back shows the restaurant paused
+
+
+@dataclass
+class ChooseRResult:
+    """What one press of Choose r's Run computed, replaced whole by the next: cv (pcrp.analyses.cv.CVResult),
+    k_curve (the clusters the sampler keeps for each r), path (the merge path of a CRP fit), check (the checked r,
+    pcrp.analyses.cv.check_with_chains), covariance_type (the type whose r was chosen), types (the three types
+    compared, or None), data_description (the data it ran on, in words)."""
+
+    cv: object
+    k_curve: object
+    path: object
+    check: dict
+    covariance_type: str
+    types: object = None
+    data_description: str = ""
+
+
+@dataclass
+class ChooseRState(PagePart):
+    """Choose r's part: settings {cross validation's settings (pcrp.analyses.cv.CV_PARAMS' names: "r_start", "r_stop",
+    "r_step", "folds", "iters", "burn_in", "seed", "repeats"), "covariance", "use_r" (the r the page hands to the
+    Explorer), "present"}; covariance_chosen: the visitor chose a covariance type other than the Explorer's rows'
+    (until then the page follows the Explorer's); result: the last run's :class:`ChooseRResult`, or None.
+
+    Memory: one result, whose arrays grow with the r grid and the folds (each at most their declared bounds, and a
+    run within pcrp.analyses.cv.CHOOSE_R_BUDGET): the loss and log predictive per split and r, the clusters per r,
+    the merge path's steps (one per cluster of the CRP fit); 8 KB at the page's defaults on Old Faithful
+    (:meth:`PagePart.nbytes` measures it; tests/test_page_parts.py). The data set is the Explorer's (a reference)."""
+
+    covariance_chosen: bool = False
+    result: ChooseRResult = None
+
+    def close(self):
+        self.result = None
+
+
+@dataclass
+class ReproduceState(PagePart):
+    """Reproduce's part: settings {"experiment" (its title), "mode" ("quick" or "full"), "seed", "sets_quick",
+    "sets_full" (data sets of each protocol), "extra"}; results: {experiment key: (protocol name, first data seed,
+    pcrp.experiments.reproduce.SeedsResult)}, the last run of each experiment (another run replaces it).
+
+    Memory: at most one result per experiment of pcrp.experiments.reproduce.EXPERIMENTS, each within
+    :meth:`result_bytes`, mostly the first data set's kept label draws, which the page's figures read: a few MB for
+    a quick run; for the largest full run the page's work budget lets through (MNIST at N = 3,000) 5 methods x 4
+    chains x 2,000 kept draws of 3,000 two-byte labels, 240 million bytes; by that bound a session that ran every
+    experiment at its largest holds at most about 920 million bytes, until it closes."""
+
+    results: dict = field(default_factory=dict)
+
+    @staticmethod
+    def result_bytes(n_points, n_cv_points, dim, n_sets, n_methods, n_chains, iters, burn_in, thin):
+        """The most one stored result holds, in bytes (pcrp.experiments.reproduce.SeedsResult): per data set its data
+        and cross-validation sample (points x (d + 1) float64), per method each chain's record (K and the log joint
+        of every sweep and its kept label draws, pcrp.basics.dtypes.record_bytes: every kept draw on the first data
+        set, the last one on the others) and 1 MiB for the cross validation's curves, the diagnostics and the
+        summaries."""
+        from ..basics.dtypes import record_bytes
+
+        kept = -(-(iters - burn_in) // thin)
+        per_set = (n_points + n_cv_points) * 8 * (dim + 1) + 2**20
+        chains = n_methods * n_chains
+        return (n_sets * per_set + chains * record_bytes(n_points, iters, kept)
+                + (n_sets - 1) * chains * record_bytes(n_points, iters, 1))
+
+    def close(self):
+        self.results = {}
+
+
+@dataclass
 class PageSession:
     """One browser session's state (see the module docstring). browser_key: this browser's signed key
     (pcrp.app.browser_keys), verified once per session; key_stored: the browser already holds it (no need to store it
     again); owner: this session's claim on runs; explorer: the Explorer's part, made on the page's first visit (it
-    needs the address)."""
+    needs the address); lesson, rich_get_richer, choose_r, reproduce: the other pages' parts, each made on its page's
+    first visit; work: the session's fits outside live runs (Choose r's and Reproduce's tickets,
+    pcrp.sampling.compute.SessionWork: a new one cancels the one before); sent_r: the r Choose r's "use this r"
+    hands to the Explorer, taken once by its next run (:meth:`take_sent_r`)."""
 
     browser_key: str = None
     key_stored: bool = False
     owner: SessionOwner = field(default_factory=SessionOwner)
     explorer: ExplorerState = None
     created: float = field(default_factory=time.monotonic)
+    lesson: LessonState = None
+    rich_get_richer: RichGetRicherState = None
+    choose_r: ChooseRState = None
+    reproduce: ReproduceState = None
+    work: SessionWork = field(default_factory=SessionWork)
+    sent_r: float = None
+
+    def parts(self):
+        """The pages' parts made so far."""
+        return [part for part in (self.explorer, self.lesson, self.rich_get_richer, self.choose_r, self.reproduce)
+                if part is not None]
+
+    def take_sent_r(self):
+        """The r that Choose r's "use this r" sent to the Explorer, once (None when none was sent since)."""
+        sent, self.sent_r = self.sent_r, None
+        return sent
 
     def close(self):
         """The one cleanup call when the session ends: its runs stop after their grace unless it comes back
-        (SessionOwner.release_all), and each page's part lets go of what it holds."""
+        (SessionOwner.release_all), its fits (Choose r's, Reproduce's) are cancelled and stop within about a second
+        (SessionWork.cancel_all), and each page's part lets go of what it holds."""
         self.owner.release_all()
-        if self.explorer is not None:
-            self.explorer.close()
+        self.work.cancel_all("the page was closed or reloaded")
+        self.sent_r = None
+        for part in self.parts():
+            part.close()

@@ -243,12 +243,14 @@ def true_partition_margin(X, labels, r, alpha=None, niw=None):
 
 
 def _lighten(result):
-    """The result with each method's label draws cut to the last kept draw of each chain."""
+    """The result with each method's label draws cut to the last kept draw of each chain, copied: a slice would be a
+    view that keeps every draw's memory."""
     from dataclasses import replace as dc_replace
 
     for m in result.methods.values():
-        m.chains = dc_replace(m.chains, labels=m.chains.labels[:, -1:], kept_sweeps=m.chains.kept_sweeps[-1:],
-                              split_merge_history=m.chains.split_merge_history[:, -1:])
+        m.chains = dc_replace(m.chains, labels=m.chains.labels[:, -1:].copy(),
+                              kept_sweeps=np.array(m.chains.kept_sweeps[-1:]),
+                              split_merge_history=m.chains.split_merge_history[:, -1:].copy())
     return result
 
 
