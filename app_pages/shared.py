@@ -14,7 +14,8 @@ import streamlit as st
 
 from pcrp.app import warm_up
 from pcrp.sampling.compute import SessionWork
-from pcrp.app.browser_keys import COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
+from pcrp.app.browser_keys import (COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, key_rate_setting,
+                                   middleware_active)
 from pcrp.app.fair_share import RunRegistry, SessionOwner, share_settings, visitor_address
 
 LOG = logging.getLogger("pcrp.app")
@@ -37,11 +38,12 @@ def sampler_ready():
 
 @st.cache_resource(show_spinner=False)
 def registry():
-    """The one RunRegistry of this server process (shared by every session; it is thread-safe), with the pool and
-    shares the administrator may set in the environment (PCRP_MAX_CHAINS, PCRP_CHAINS_PER_BROWSER,
-    PCRP_CHAINS_PER_ADDRESS; docs/serving.md)."""
+    """The one RunRegistry of this server process (shared by every session; it is thread-safe), with the settings
+    the administrator may make in the environment (PCRP_MAX_LIVE_RUNS, PCRP_CHAINS_PER_BROWSER, and for the browser
+    keys PCRP_NEW_KEYS_PER_MINUTE; docs/serving.md)."""
     kwargs, problems = share_settings(os.environ)
-    for problem in problems:
+    SERVER_KEYS.rate.per_minute, key_problems = key_rate_setting(os.environ)
+    for problem in problems + key_problems:
         LOG.warning(problem)
     return RunRegistry(**kwargs)
 
@@ -88,9 +90,11 @@ def browser_key():
     """This browser's key, verified once per connection (each new session): the ``pcrp_browser`` cookie when this
     server signed it and it has not expired, else a fresh key for this session (which keep_browser_key stores in
     the browser when the server did not already). An unsigned, altered, expired or foreign value is never
-    adopted: it is replaced, and the server's log says so."""
+    adopted: it is replaced, and the server's log says so. None when this network address has been issued its
+    new keys for the last minute (pcrp.app.browser_keys.KeyRate): the page then asks for a reload (the next
+    connection tries again)."""
     state = st.session_state
-    if "browser_key" not in state:
+    if state.get("browser_key") is None:
         cookie = _cookie()
         key = SERVER_KEYS.verify(cookie)
         if key is not None:
@@ -99,8 +103,17 @@ def browser_key():
             if cookie:
                 LOG.info("refused a browser key this server did not issue (%d characters); issued a new one",
                          len(str(cookie)))
-            state.browser_key, state.browser_key_stored = SERVER_KEYS.mint(), False
+            registry()  # (the administrator's key rate is read with the registry's settings)
+            state.browser_key, state.browser_key_stored = SERVER_KEYS.mint_for(client_address()), False
     return state.browser_key
+
+
+def no_key_message():
+    """What a page says when this browser has no key because its address's new keys are spent (see browser_key)."""
+    wait = SERVER_KEYS.rate.wait(client_address())
+    return (f"Too many new browsers came from your network address in the last minute (this server issues at most "
+            f"{SERVER_KEYS.rate.per_minute} a minute to one address, so that nobody can take it over by opening many "
+            f"windows): reload this page in about {max(5, round(wait))} s to start a run.")
 
 
 def client_address():
@@ -119,7 +132,7 @@ def keep_browser_key():
     the server does not set it itself (serve.py does, HttpOnly, on every page load without a valid key). A script
     cannot set an HttpOnly cookie, so under `streamlit run app.py` page scripts can read the key (docs/serving.md)."""
     key = browser_key()
-    if st.session_state.get("browser_key_stored") or middleware_active():
+    if key is None or st.session_state.get("browser_key_stored") or middleware_active():
         return
     max_age = BROWSER_COOKIE_DAYS * 86400
     secure = "; Secure" if str(st.context.url or "").startswith("https:") else ""

@@ -96,7 +96,7 @@ class StatusLine:
         self.advance(t)
         old, groups = self.S, data["groups"]
         self.last = data
-        text = json.dumps([[g["group"], g["state"], g["total"], g["rest"]] for g in groups])
+        text = json.dumps([[[g["group"], g["state"], g["total"], g["rest"]] for g in groups], data.get("note", "")])
 
         def same(i):
             return (old is not None and old["run"] == data["run"] and i < len(old["groups"])
@@ -422,7 +422,7 @@ async def explorer_visitor(v, plan, out):
                         + (f" (queued: {v.queued[:100]})" if v.queued else ""))
     await asyncio.sleep(max(0.0, plan["presses_at"] - now()) + (v.index % 10) * 0.25)
     for what in PRESSES * plan["cycles"]:
-        if v.closed or "pause" not in v.buttons:
+        if v.closed or v.t_live is None:  # (no run of its own: nothing to press)
             break
         before = v.status.done()
         sent = now()
@@ -587,11 +587,14 @@ def cores(lines, kind):
 
 # ----------------------------------------------------------------------------- one case
 def percentile(values, q):
+    """The q-th percentile of ``values`` (linear between ranks; inf where it falls on or next to an inf)."""
     values = sorted(values)
     if not values:
         return float("nan")
     position = (len(values) - 1) * q / 100
     low, high = math.floor(position), math.ceil(position)
+    if math.isinf(values[high]):
+        return values[high] if position > low or math.isinf(values[low]) else values[low]
     return values[low] + (values[high] - values[low]) * (position - low)
 
 

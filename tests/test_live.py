@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pcrp.app import live_chain, live_runs as live, live_storage
-from pcrp.app.fair_share import RunRegistry, ServerBusy, SessionOwner
+from pcrp.app.fair_share import RunRegistry, SessionOwner
 from pcrp.app.live_chain import FAILED, FINISHED, PAUSED, RUNNING, STOPPED, LiveChain
 from pcrp.app.live_runs import live_specs, new_run
 from pcrp.app.live_storage import REPLAY_FRAMES, SESSION_BUDGET_BYTES, plan_storage
@@ -218,16 +218,17 @@ def test_a_session_that_comes_back_within_the_grace_keeps_its_run(ds):
 
 
 # ----------------------------------------------------------------------------- the server's registry
-def test_registry_limits_concurrent_chains_and_finds_runs_by_token(ds):
-    reg = RunRegistry(max_live_chains=4)
+def test_registry_queues_runs_past_its_capacity_starts_them_when_a_place_frees_and_finds_runs_by_token(ds):
+    reg = RunRegistry(max_live_runs=2)
     a, b, c = small_run(ds), small_run(ds), small_run(ds)
-    reg.add(a)
-    reg.add(b)
-    with pytest.raises(ServerBusy, match="already running 4 chains"):
-        reg.add(c)
+    assert reg.add(a) and reg.add(b)  # started by the registry
+    assert a.started and b.started
+    assert not reg.add(c)  # no place: it waits, not started, not refused
+    assert c.queued and not c.started and c.live
     assert reg.get(a.token) is a and reg.get("no-such-token") is None
     a.stop("done")
-    reg.add(c)  # a's chains no longer count
+    reg.sweep()  # (the janitor's tick) a's place goes to c
+    assert not c.queued and c.started
     for r in (b, c):
         r.stop("done")
 
@@ -334,6 +335,10 @@ class StandIn:
 
     def __init__(self, state=RUNNING, done=0, pace=100):
         self.state, self.done, self.pace = state, done, pace
+        self.started = False
+
+    def start(self, paused=False):
+        self.started = True
 
     def progress(self):
         return self.done, self.state, 0.0
@@ -351,21 +356,22 @@ class StandIn:
         return True
 
 
-def test_eight_visitors_fit_the_server_at_the_explorers_defaults():
-    """8 visitors pressing Start at the Explorer's defaults (CRP + pCRP, `chains` each) must all be accepted,
-    and a ninth refused with a message; the default registry's cap is what the page uses."""
+def test_a_class_of_thirty_behind_one_address_goes_live_on_a_two_core_server_at_the_explorers_defaults():
+    """Thirty browsers from one address pressing Start at the Explorer's defaults (CRP + pCRP, `chains` each): every
+    one is admitted (none refused, none queued) by a registry of a 2-core server before it has measured its pages
+    (its first guess of a frame's cost, FRAME_COST_GUESS); the 31st to 33rd too, and then runs queue."""
     from pcrp.app.explorer_settings import defaults
+    from pcrp.app.fair_share import DRAW_SHARE, FRAME_COST_GUESS, FRAME_SECONDS
 
     chains = defaults()["chains"]
-    registry = RunRegistry()
-    for visitor in range(8):  # eight browsers on eight addresses (one address holds at most half the pool)
-        run = live.LiveRun(chains={f"{p}{c}": StandIn() for p in ("crp", "pcrp") for c in range(chains)},
-                           dataset=None, niw=None, config={}, plan=NO_PLAN, browser=f"key{visitor}",
-                           address=f"192.0.2.{visitor}")
-        registry.add(run)
-    with pytest.raises(ServerBusy, match="already running"):
-        registry.add(live.LiveRun(chains={f"x{c}": StandIn() for c in range(2 * chains)}, dataset=None,
-                                  niw=None, config={}, plan=NO_PLAN, browser="key9", address="192.0.2.9"))
+    registry = RunRegistry(cores=2)
+    capacity = int(2 * DRAW_SHARE / (FRAME_COST_GUESS / FRAME_SECONDS))
+    assert capacity >= 30 and registry.capacity() == capacity
+    runs = [live.LiveRun(chains={f"{p}{c}": StandIn() for p in ("crp", "pcrp") for c in range(chains)},
+                         dataset=None, niw=None, config={}, plan=NO_PLAN, browser=f"key{visitor}",
+                         address="203.0.113.5") for visitor in range(capacity + 1)]
+    assert all(registry.add(run) for run in runs[:capacity])
+    assert not registry.add(runs[-1]) and runs[-1].queued
 
 
 def test_a_run_is_found_again_only_by_the_browser_that_started_it():

@@ -40,8 +40,9 @@ def live_row(key, feed, frame, *, height, columns, font, x_axis, playback_second
              on_resync_change=feed.restart, height="content")
 
 
-def live_status(key, run_token, parts, playback_seconds):
+def live_status(key, run_token, parts, playback_seconds, note=""):
     """The live status line: ``parts`` (live_panel.status_parts' dicts, one per prior), each running prior's sweeps
-    done counted up over ``playback_seconds`` from the count shown (live_status.js); ``run_token`` tells runs apart."""
-    LIVE_STATUS(key=key, data={"run": str(run_token), "groups": list(parts),
+    done counted up over ``playback_seconds`` from the count shown (live_status.js); ``run_token`` tells runs apart;
+    ``note``: a sentence shown after the counts (how the run shares the server: pcrp.app.fair_share), or ""."""
+    LIVE_STATUS(key=key, data={"run": str(run_token), "groups": list(parts), "note": str(note),
                                "playback_ms": round(1000 * playback_seconds)}, height="content")

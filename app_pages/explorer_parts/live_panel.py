@@ -543,19 +543,23 @@ def live_panel(data, presentation):
                     + (" side by side" if len(labels) > 1 else "") + " on these data.")
             return
         session_owner().adopt(run)
-        run.watch()  # drawn: a run nobody watches for a while gives its chains back (RunRegistry.sweep)
+        run.drawn()  # watched (a run nobody watches for a while gives its place back) and counted in the load
         run.set_pace(es.PACES[S["pace"]])
+        if run.queued:  # the server's places are taken: its place in the queue and the wait (it starts by itself)
+            st.info(registry().queue_text(run), icon=":material/hourglass_top:")
+            return
         if run.reclaimed:
             st.info(f"Paused by the server: nobody watched this run for {registry().reclaim_seconds / 60:g} minutes, "
-                    "so its chains went back to the pool for other visitors. Press **Resume** to go on (when the "
-                    "server has room).")
+                    "so its place went to other visitors. Press **Resume** to go on (it waits in the queue when the "
+                    "server is full).")
         snaps = run.snapshots()
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
         short = presentation and len(groups) > 2
         if run.live:
             with st.container(key="status"):
                 live_status("status-line", status_run_id(run),
-                            [status_parts(group, g, short) for group, g in groups.items()], FRAME_SECONDS)
+                            [status_parts(group, g, short) for group, g in groups.items()], FRAME_SECONDS,
+                            note=registry().share_text(run))
         else:
             st.container(key="status").markdown(" · ".join(group_status(group, g, short)
                                                            for group, g in groups.items()))

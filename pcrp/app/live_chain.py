@@ -200,6 +200,10 @@ class LiveChain:
             self._thread.join(timeout)
 
     @property
+    def started(self):
+        return self._thread is not None
+
+    @property
     def alive(self):
         return self._thread is not None and self._thread.is_alive()
 
