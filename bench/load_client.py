@@ -363,6 +363,8 @@ class Visitor:
                 self.components[match.group(1)] = (proto.id, fragment)
             text = proto.json or (proto.mixed.json if proto.HasField("mixed") else "")
             data = json.loads(text) if text else None
+            if isinstance(data, list):  # (the live components' data: a list of one dict)
+                data = data[0] if data else None
             if data is None:
                 return
             if proto.component_name.endswith("live_status"):
@@ -517,11 +519,13 @@ def probe(path):
                 except Exception:
                     registry = None
         runs = live = chains = queued = 0
+        capacity = None
         if registry is not None:
             stats = registry.stats() if hasattr(registry, "stats") else None
             if stats is not None:
                 runs, live, chains, queued = stats["runs"], stats["live_runs"], stats["live_chains"], \
                     stats.get("queued", 0)
+                capacity = stats.get("capacity")
             else:
                 with registry._lock:
                     held = list(registry._runs.values())
@@ -530,7 +534,7 @@ def probe(path):
         sampling = SAMPLING["cpu"]
         line = {"t": time.time(), "rss": proc.memory_info().rss, "threads": proc.num_threads(),
                 "chain_threads": sum(n.startswith("pcrp-live-chain") for n in names),
-                "runs": runs, "live_runs": live, "live_chains": chains, "queued": queued,
+                "runs": runs, "live_runs": live, "live_chains": chains, "queued": queued, "capacity": capacity,
                 "cpu": total, "sampling": sampling, "loop": loop, "pages": max(0.0, total - sampling - loop)}
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps(line) + "\n")
@@ -666,31 +670,33 @@ async def run_case(args, port, probe_file):
     await asyncio.gather(*tasks)
     for v in visitors:
         v.status.advance(now())
-    closed_at = time.time()
+    closed_at, closed_mono = time.time(), now()
     for v in visitors:
         await v.close()
     wall.update(window_start=wall["start"] + (window_start - t0), window_end=wall["start"] + (window_end - t0),
-                closed=closed_at)
+                closed=closed_at, closed_mono=closed_mono)
     await asyncio.sleep(args.after)
     return visitors, wall, (window_start, window_end), explorers
 
 
 def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu):
+    """Print the case (per visitor unless --summary) and return its summary for the final table."""
     a, b = window
-    print(f"  {'visitor':>7} {'page':8} {'live s':>7} {'changes/s':>9} {'med':>4} {'p5':>4} {'press p95 s':>11} "
-          f"{'KB/s':>6} errors")
-    rates, meds, p5s, lives, press_all, kbs, errors = [], [], [], [], [], [], 0
+    say = (lambda *_: None) if args.summary else print
+    say(f"  {'visitor':>7} {'page':8} {'live s':>7} {'changes/s':>9} {'med':>4} {'p5':>4} {'press p95 s':>11} "
+        f"{'KB/s':>6} errors")
+    rates, meds, p5s, lives, press_all, kbs, errors, queued = [], [], [], [], [], [], 0, 0
     for v in visitors:
-        total = sum(1 for _ in v.errors)
-        errors += total
+        errors += len(v.errors)
+        queued += v.queued is not None
         p95 = percentile([s for _, s in v.presses], 95) if v.presses else float("nan")
         press_all += [s for _, s in v.presses]
-        seconds = max(1e-9, (v.closed_at if hasattr(v, "closed_at") else now()) - (v.t_connected or now()))
+        seconds = max(1e-9, wall["closed_mono"] - v.t_connected) if v.t_connected else float("nan")
         kb = v.bytes / 1024 / seconds if v.t_connected else float("nan")
+        kbs.append(kb)
         if v.page == "lesson":
-            kbs.append(kb)
-            print(f"  {v.index:>7} {'lesson':8} {'':>7} {'':>9} {'':>4} {'':>4} {p95:>11.2f} {kb:>6.1f} "
-                  f"{'; '.join(v.errors[:2])}")
+            say(f"  {v.index:>7} {'lesson':8} {'':>7} {'':>9} {'':>4} {'':>4} {p95:>11.2f} {kb:>6.1f} "
+                f"{'; '.join(v.errors[:2])}")
             continue
         rate, bins = window_rates(v.status.changes, a, b)
         rates.append(rate)
@@ -698,37 +704,43 @@ def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu)
         p5s.append(percentile(bins, 5))
         live = (v.t_live - v.t_start) if v.t_live and v.t_start else math.inf
         lives.append(live)
-        kbs.append(kb)
-        print(f"  {v.index:>7} {'explorer':8} {live:>7.2f} {rate:>9.1f} {meds[-1]:>4.0f} {p5s[-1]:>4.0f} "
-              f"{p95:>11.2f} {kb:>6.1f} {'; '.join(v.errors[:2])}")
+        say(f"  {v.index:>7} {'explorer':8} {live:>7.2f} {rate:>9.1f} {meds[-1]:>4.0f} {p5s[-1]:>4.0f} "
+            f"{p95:>11.2f} {kb:>6.1f} {'(queued first) ' if v.queued else ''}{'; '.join(v.errors[:2])}")
     finite = [x for x in lives if math.isfinite(x)]
-    print(f"  Explorer visitors {len(explorers)}: live {len(finite)}, first live median "
-          f"{statistics.median(finite) if finite else float('nan'):.2f} s, max {max(lives) if lives else 0:.2f} s; "
-          f"status changes/s over the {b - a:.0f} s window: median {statistics.median(rates) if rates else 0:.1f}, "
-          f"lowest {min(rates) if rates else 0:.1f}; per-second bins: median of medians "
-          f"{statistics.median(meds) if meds else 0:.0f}, lowest 5th percentile {min(p5s) if p5s else 0:.0f}")
-    print(f"  button to change: p95 {percentile(press_all, 95):.2f} s, max {max(press_all, default=0):.2f} s over "
-          f"{len(press_all)} presses; errors {errors}; KB/s per visitor median {statistics.median(kbs):.1f}")
+    out = {"visitors": len(visitors), "explorers": len(explorers), "live": len(finite), "queued": queued,
+           "live_median": statistics.median(finite) if finite else math.nan, "live_max": max(lives, default=math.nan),
+           "rate_median": statistics.median(rates) if rates else math.nan, "rate_min": min(rates, default=math.nan),
+           "rate_p5": percentile(rates, 5), "press_p95": percentile(press_all, 95), "presses": len(press_all),
+           "errors": errors, "kbs": statistics.median(kbs) if kbs else math.nan}
+    print(f"  Explorer visitors {len(explorers)}: live {len(finite)} ({queued} queued first), first live median "
+          f"{out['live_median']:.2f} s, max {out['live_max']:.2f} s; status changes/s over the {b - a:.0f} s window: "
+          f"median {out['rate_median']:.1f}, 5th percentile {out['rate_p5']:.1f}, lowest {out['rate_min']:.1f}; "
+          f"per-second bins: median of medians {statistics.median(meds) if meds else 0:.0f}, lowest 5th percentile "
+          f"{min(p5s) if p5s else 0:.0f}")
+    print(f"  button to change: p95 {out['press_p95']:.2f} s, max {max(press_all, default=0):.2f} s over "
+          f"{len(press_all)} presses; errors {errors}; KB/s received per visitor, median {out['kbs']:.1f}")
     mib = 2**20
     during = between(lines, wall["window_start"], wall["window_end"])
     if len(during) >= 2:
         total, chains, pages, loop = (cores(during, k) for k in ("cpu", "sampling", "pages", "loop"))
         live_runs = statistics.median(x["live_runs"] for x in during)
+        n = len(visitors)
+        out.update(cores=total, sampling=chains, drawing=pages + loop, live_runs=live_runs)
         print(f"  server in the window: cores in use {total:.2f} (sampling {chains:.2f}, script runs {pages:.2f}, "
               f"event loop {loop:.2f}); {live_runs:.0f} live runs, "
               f"{statistics.median(x['live_chains'] for x in during):.0f} chains, "
-              f"queued {max(x['queued'] for x in during)}")
-        n = len(visitors)
-        drawing = pages + loop
-        print(f"  per visitor: drawing {1000 * drawing / n:.1f} ms CPU per second (script runs and event loop, "
+              f"queued {max(x['queued'] for x in during)}, capacity "
+              f"{', '.join(sorted({str(x.get('capacity')) for x in during}))}")
+        print(f"  per visitor: drawing {1000 * (pages + loop) / n:.1f} ms CPU per second (script runs and event loop, "
               f"{n} visitors), sampling {1000 * chains / max(live_runs, 1):.1f} ms per second per live run")
     peak = max(lines, key=lambda x: x["rss"]) if lines else None
     if peak:
+        out.update(rss_peak=peak["rss"] / mib, rss_per_visitor=(peak["rss"] - baseline["rss"]) / mib / len(visitors))
         print(f"  RSS before {baseline['rss'] / mib:.0f} MiB, peak {peak['rss'] / mib:.0f} MiB "
-              f"({(peak['rss'] - baseline['rss']) / mib / len(visitors):.1f} MiB per visitor); threads before "
-              f"{baseline['threads']}, peak {max(x['threads'] for x in lines)}")
+              f"({out['rss_per_visitor']:.1f} MiB per visitor); threads before {baseline['threads']}, peak "
+              f"{max(x['threads'] for x in lines)}")
     timeline = [x for x in lines if x["t"] >= wall["start"]]
-    if timeline:
+    if timeline and not args.summary:
         step = max(1, len(timeline) // 12)
         print("  over time (s: cores, RSS MiB, live runs): " + ", ".join(
             f"{x['t'] - wall['start']:.0f}: {cores(timeline[max(0, i - 4):i + 1], 'cpu'):.2f}, "
@@ -737,14 +749,41 @@ def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu)
     if after:
         def first(pred):
             hit = next((x for x in after if pred(x)), None)
-            return f"{hit['t'] - wall['closed']:.1f} s" if hit else f"not within {after[-1]['t'] - wall['closed']:.0f} s"
+            return hit["t"] - wall["closed"] if hit else math.inf
 
-        print(f"  after every visitor closed: chain threads 0 after {first(lambda x: x['chain_threads'] == 0)}, "
-              f"no live run after {first(lambda x: x['live_runs'] == 0)}, threads back to {baseline['threads']} "
-              f"after {first(lambda x: x['threads'] <= baseline['threads'])}, registry empty after "
-              f"{first(lambda x: x['runs'] == 0)}; RSS {after[-1]['rss'] / mib:.0f} MiB "
-              f"{after[-1]['t'] - wall['closed']:.0f} s after")
+        def words(seconds):
+            return f"{seconds:.1f} s" if math.isfinite(seconds) else f"not within {after[-1]['t'] - wall['closed']:.0f} s"
+
+        freed = {"chains": first(lambda x: x["chain_threads"] == 0), "live": first(lambda x: x["live_runs"] == 0),
+                 "threads": first(lambda x: x["threads"] <= baseline["threads"]),
+                 "registry": first(lambda x: x["runs"] == 0)}
+        out["freed"] = max(freed.values())
+        print(f"  after every visitor closed: chain threads 0 after {words(freed['chains'])}, no live run after "
+              f"{words(freed['live'])}, threads back to {baseline['threads']} after {words(freed['threads'])}, "
+              f"registry empty (buffers freed) after {words(freed['registry'])}; RSS "
+              f"{after[-1]['rss'] / mib:.0f} MiB {after[-1]['t'] - wall['closed']:.0f} s after")
     print(f"  this client's own CPU {client_cpu:.1f} s")
+    return out
+
+
+def table(rows):
+    """The final table: one line per case."""
+    print("\n  visitors  from       live  first live s   status changes/s   button   errors  server  sampling  "
+          "drawing  peak RSS  freed")
+    print("                         (queued)  median / max  median / p5 / min  p95 s            cores   cores     "
+          "cores    MiB       after s")
+    for (visitors, one), r in rows:
+        print(f"  {visitors:>8}  {'one' if one else 'distinct':9} {r['live']:>3}/{r['explorers']:<3} ({r['queued']:>2})"
+              f"  {r['live_median']:>5.2f} / {r['live_max']:<5.2f}  {r['rate_median']:>5.1f} / {r['rate_p5']:>4.1f} / "
+              f"{r['rate_min']:>4.1f}  {r['press_p95']:>6.2f}  {r['errors']:>6}  {r.get('cores', math.nan):>6.2f}  "
+              f"{r.get('sampling', math.nan):>8.2f}  {r.get('drawing', math.nan):>7.2f}  "
+              f"{r.get('rss_peak', math.nan):>8.0f}  {r.get('freed', math.nan):>6.1f}")
+    per_visitor = [r["cores"] / r["visitors"] for _, r in rows if "cores" in r]
+    if per_visitor:
+        worst = max(per_visitor)
+        print(f"  server CPU per visitor (a case's cores in use / its visitors, two Explorer pages to one Lesson page): "
+              f"{min(per_visitor):.3f} to {worst:.3f} of a core: {1 / worst:.0f} visitors per core at the most costly "
+              "case")
 
 
 def case(args, one_address, visitors):
@@ -770,8 +809,9 @@ def case(args, one_address, visitors):
         visitors_, wall, window, explorers = asyncio.run(run_case(args, port, probe_file))
         client_cpu = sum(os.times()[:2]) - cpu0
         lines = read_probe(probe_file)
-        report(args, visitors_, wall, window, explorers, lines, baseline, client_cpu)
+        summary = report(args, visitors_, wall, window, explorers, lines, baseline, client_cpu)
         print(f"  load average after {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+        return summary
     finally:
         server.terminate()
         try:
@@ -799,6 +839,7 @@ def main():
     parser.add_argument("--after", type=float, default=40.0, help="seconds to watch the server after the visitors left")
     parser.add_argument("--app-root", default=str(ROOT))
     parser.add_argument("--env", nargs="*", default=[], help="NAME=VALUE for the server's environment")
+    parser.add_argument("--summary", action="store_true", help="a case's summary lines only, not each visitor's")
     parser.add_argument("--scratch", default=os.environ.get("TMPDIR", "/tmp") + "/pcrp-load-client")
     args = parser.parse_args()
     args.query = f"sweeps={args.sweeps}"
@@ -806,9 +847,11 @@ def main():
 
     print(f"load client: {machine()}; app of {args.app_root}")
     addresses = [True] if args.one_address else [False] if args.distinct else [True, False]
+    rows = []
     for visitors in args.visitors:
         for one_address in addresses:
-            case(args, one_address, visitors)
+            rows.append(((visitors, one_address), case(args, one_address, visitors)))
+    table(rows)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,9 @@
 posterior of K and clusters (live_canvas.js, live_canvas.css: inline, no build step, nothing fetched) from the small
 frames of pcrp.app.live_frames, and the status line (live_status.js), both stepped by one clock (live_clock.js).
 
+Each component's data travels as a list of one dict: Streamlit looks through a dict's top-level values for data
+frames to send as Arrow (0.1-0.2 ms a value, every frame of every live page), and not through a list's.
+
 A frame that does not follow the one before (the page was redrawn whole, or a message was lost) makes the script ask
 for a snapshot: its "resync" trigger restarts the row's feed, and the next frame carries everything again.
 """
@@ -31,12 +34,12 @@ def live_row(key, feed, frame, *, height, columns, font, x_axis, playback_second
     text above it (the top row), in presentation mode's size when ``large_headers``; heading: the row's heading line
     as runs [text, bold, CSS colour or ""] (pcrp.app.live_view.heading_runs), shown as text above the row, in
     presentation mode's size when ``large_headers``."""
-    LIVE_ROW(key=key, data={"frame": frame, "height": int(height), "columns": list(columns), "font": int(font),
+    LIVE_ROW(key=key, data=[{"frame": frame, "height": int(height), "columns": list(columns), "font": int(font),
                             "x_axis": bool(x_axis), "labels": list(PANEL_LABELS),
                             "playback_ms": round(1000 * playback_seconds), "running": bool(running),
                             "headers": [list(h) for h in headers] if headers else None,
                             "large_headers": bool(large_headers),
-                            "heading": [[str(t), bool(b), str(c)] for t, b, c in heading] if heading else None},
+                            "heading": [[str(t), bool(b), str(c)] for t, b, c in heading] if heading else None}],
              on_resync_change=feed.restart, height="content")
 
 
@@ -44,5 +47,5 @@ def live_status(key, run_token, parts, playback_seconds, note=""):
     """The live status line: ``parts`` (live_panel.status_parts' dicts, one per prior), each running prior's sweeps
     done counted up over ``playback_seconds`` from the count shown (live_status.js); ``run_token`` tells runs apart;
     ``note``: a sentence shown after the counts (how the run shares the server: pcrp.app.fair_share), or ""."""
-    LIVE_STATUS(key=key, data={"run": str(run_token), "groups": list(parts), "note": str(note),
-                               "playback_ms": round(1000 * playback_seconds)}, height="content")
+    LIVE_STATUS(key=key, data=[{"run": str(run_token), "groups": list(parts), "note": str(note),
+                                "playback_ms": round(1000 * playback_seconds)}], height="content")

@@ -36,7 +36,8 @@ function render(box) {
 }
 
 export default function (component) {
-  const {data, parentElement} = component;
+  const {parentElement} = component;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data;  // (a list of one: live_canvas.py)
   if (!data) return;
   let box = parentElement.querySelector("p.pcrp-live-status");
   if (!box) {

@@ -438,11 +438,12 @@ class RunRegistry:
             return ""
         place, waiting, seconds = where
         live = self.stats()["live_runs"]
+        why = ("as many as its administrator allows at once" if self.max_live_runs is not None else
+               f"as many as its {self.cores} cores keep drawing smoothly")
         wait = ("it starts by itself as soon as one of them ends or is stopped" if math.isinf(seconds) else
                 f"it starts by itself, in {describe_wait(seconds)} at their present speed")
-        return (f"This server is drawing {live} live runs, as many as its {self.cores} cores keep moving smoothly, "
-                f"so your run waits in the queue: {ordinal(place)} of {waiting}; {wait}. "
-                "Keep this page open (Reset leaves the queue).")
+        return (f"This server has {live} runs live, {why}, so yours waits in the queue: {ordinal(place)} of "
+                f"{waiting}; {wait}. Keep this page open (Reset leaves the queue).")
 
     def share_text(self, run):
         """How the admitted ``run`` shares the server, in plain words: how many runs share it now and the pace this

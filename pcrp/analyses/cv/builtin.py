@@ -3,6 +3,8 @@
 data set (:func:`check_builtin_r`). n_jobs None: the run's default (all cores).
 """
 
+import functools
+
 from .check import check_with_chains
 from .settings import BUILTIN_R_SETTINGS
 from .validate import cross_validate
@@ -23,9 +25,10 @@ def builtin_r_table():
     return json.loads((resources.files("pcrp") / "datasets" / BUILTIN_R_FILE).read_text(encoding="utf-8"))["data"]
 
 
+@functools.lru_cache(maxsize=None)
 def builtin_r(name):
     """(r, provenance) for a built-in data set: the cross-validated r shipped with pcrp and one sentence saying
-    how it was chosen. For a name that is not a built-in data set (a CSV file): (pcrp.model.DEFAULT_R, a sentence
+    how it was chosen (read once per process: the Explorer asks on every frame of every live page). For a name that is not a built-in data set (a CSV file): (pcrp.model.DEFAULT_R, a sentence
     saying that it is a default, not a choice for these data, and what to do)."""
     from ...model import DEFAULT_R
 
