@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import threading
+import time
 from contextlib import contextmanager
 
 import streamlit as st
@@ -161,18 +162,52 @@ def owned_download(build):
 # Building the live view's charts is pure Python and holds the GIL. When every session redraws at once,
 # the server's event loop (which answers every browser and the health check) waits its turn behind all
 # of them; one redraw at a time keeps it answering, and redraws slow down evenly. Only for short,
-# periodic work: a long computation (a posterior summary) must not hold the slot.
-_RENDER_SLOT = threading.Lock()
+# periodic work: a long computation (a posterior summary) must not hold the slot. A redraw that follows a press
+# (``urgent``) goes before the periodic frames that wait: thirty pages' frames queued ahead of a Pause held the press
+# for seconds (bench/load_client.py).
+class DrawingSlot:
+    """One holder at a time; a waiting urgent acquirer goes before every waiting ordinary one. Thread-safe."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._held = False
+        self._urgent = 0
+
+    def acquire(self, urgent=False, timeout=None):
+        with self._cond:
+            if urgent:
+                self._urgent += 1
+            try:
+                taken = self._cond.wait_for(lambda: not self._held and (urgent or not self._urgent), timeout)
+                if taken:
+                    self._held = True
+                return taken
+            finally:
+                if urgent:
+                    self._urgent -= 1
+                    self._cond.notify_all()  # (ordinary waiters may go now)
+
+    def release(self):
+        with self._cond:
+            self._held = False
+            self._cond.notify_all()
+
+
+_RENDER_SLOT = DrawingSlot()
 RENDER_WAIT_SECONDS = 10.0  # never wait longer than this for the slot (then draw anyway)
 
 
 @contextmanager
-def render_slot():
-    """Hold the server's one drawing slot while a live view builds its charts (see _RENDER_SLOT)."""
-    acquired = _RENDER_SLOT.acquire(timeout=RENDER_WAIT_SECONDS)
+def render_slot(urgent=False):
+    """Hold the server's one drawing slot while a live view builds its charts (see DrawingSlot; urgent: the redraw
+    follows a press), and report the frame's CPU time to the server's load meter (pcrp.app.fair_share.LoadMeter:
+    what a live page costs is what the server admits runs by)."""
+    acquired = _RENDER_SLOT.acquire(urgent=urgent, timeout=RENDER_WAIT_SECONDS)
+    began = time.thread_time()
     try:
         yield
     finally:
+        registry().meter.frame(time.thread_time() - began)
         if acquired:
             _RENDER_SLOT.release()
 

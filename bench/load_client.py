@@ -717,8 +717,14 @@ def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu)
           f"median {out['rate_median']:.1f}, 5th percentile {out['rate_p5']:.1f}, lowest {out['rate_min']:.1f}; "
           f"per-second bins: median of medians {statistics.median(meds) if meds else 0:.0f}, lowest 5th percentile "
           f"{min(p5s) if p5s else 0:.0f}")
+    kinds = {}
+    for v in visitors:
+        for what, seconds in v.presses:
+            kinds.setdefault(what, []).append(seconds)
     print(f"  button to change: p95 {out['press_p95']:.2f} s, max {max(press_all, default=0):.2f} s over "
-          f"{len(press_all)} presses; errors {errors}; KB/s received per visitor, median {out['kbs']:.1f}")
+          f"{len(press_all)} presses (p95 by button: "
+          + ", ".join(f"{k} {percentile(x, 95):.2f} s" for k, x in sorted(kinds.items()))
+          + f"); errors {errors}; KB/s received per visitor, median {out['kbs']:.1f}")
     mib = 2**20
     during = between(lines, wall["window_start"], wall["window_end"])
     if len(during) >= 2:

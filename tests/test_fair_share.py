@@ -4,7 +4,6 @@ that holds the fewest runs first, each browser holds a bounded share, work has a
 place back, and the capacity follows what a page is measured to cost."""
 
 import math
-import threading
 import time
 from types import SimpleNamespace
 
@@ -12,11 +11,11 @@ import numpy as np
 import pytest
 
 from pcrp.app import live_runs as live
-from pcrp.app.fair_share import (DRAW_SHARE, MIN_CAPACITY, LoadMeter, RunRegistry, ServerBusy, SessionOwner, Share, ordinal,
+from pcrp.app.fair_share import (DRAW_SHARE, FRAME_COST_GUESS, MIN_CAPACITY, LoadMeter, RunRegistry, ServerBusy, SessionOwner, Share, ordinal,
                                  share_settings, visitor_address)
 from pcrp.app.live_chain import PAUSED, RUNNING
 from pcrp.app.live_runs import live_specs, new_run
-from pcrp.sampling.compute import FairSlots, work_cost
+from pcrp.sampling.compute import work_cost
 from pcrp.data import simulation
 from pcrp.model import CRP, PowerCRP, resolve_niw
 from test_live import StandIn, wait_until
@@ -264,43 +263,24 @@ def test_the_administrator_fixes_the_capacity_and_the_browsers_share_in_the_envi
     assert kwargs["per_browser"].chains == 16 and "max_live_runs" not in kwargs and len(problems) == 1
 
 
-def test_the_load_meter_counts_what_is_not_sampling_per_frame_and_the_capacity_follows_it():
-    clock = {"cpu": 0.0, "sampling": 0.0, "frames": 0}
-    meter = LoadMeter(guess=0.03, cpu=lambda: clock["cpu"], sampling=lambda: clock["sampling"],
-                      frames=lambda: clock["frames"])
+def test_the_load_meter_counts_each_frames_cpu_and_the_event_loops_and_the_capacity_follows_it():
+    loop = {"cpu": 0.0}
+    meter = LoadMeter(guess=0.03, loop=lambda: loop["cpu"])
     registry = RunRegistry(cores=2, meter=meter)
     assert registry.capacity() == int(2 * DRAW_SHARE / 0.03)  # before any measurement: the guess
-    clock.update(cpu=1.5, sampling=1.0, frames=4)  # too few frames to tell: the guess stays
+    for _ in range(4):  # too few frames to tell: the guess stays
+        meter.frame(0.015)
     meter.update()
     assert meter.frame_cost == 0.03 and not meter.measured
-    clock.update(cpu=3.0, sampling=1.0, frames=100)  # 2 s of CPU outside the slots over 100 frames: 20 ms a frame
+    for _ in range(96):  # 100 frames of 15 ms, and the event loop's 0.5 s for their messages: 20 ms a frame
+        meter.frame(0.015)
+    loop["cpu"] = 0.5
     meter.update()
-    assert meter.frame_cost == pytest.approx(0.02) and registry.capacity() == 50
-    clock.update(cpu=7.0, sampling=1.0, frames=200)  # 40 ms a frame now: smoothed, not jumped to
+    assert meter.frame_cost == pytest.approx(0.02) and meter.measured and registry.capacity() == 50
+    for _ in range(100):  # 40 ms a frame now: smoothed, not jumped to
+        meter.frame(0.04)
     meter.update()
     assert meter.frame_cost == pytest.approx(0.02 + LoadMeter.SMOOTHING * 0.02)
     assert registry.capacity() == int(2 * DRAW_SHARE / meter.frame_cost)
-    slow = LoadMeter(guess=10.0, cpu=lambda: 0.0, sampling=lambda: 0.0, frames=lambda: 0)
-    assert RunRegistry(cores=2, meter=slow).capacity() == MIN_CAPACITY  # never below it
-
-
-def test_the_compute_slots_count_the_cpu_their_holders_spend_and_nothing_else():
-    slots = FairSlots(2)
-    before = slots.cpu_seconds
-
-    def spin(seconds):
-        end = time.thread_time() + seconds
-        while time.thread_time() < end:
-            pass
-
-    spin(0.05)  # outside a slot: not counted
-    assert slots.acquire()
-    began = time.thread_time()
-    spin(0.1)
-    inside = time.thread_time() - began
-    slots.release()
-    worker = threading.Thread(target=lambda: (slots.acquire(), spin(0.05), slots.release()))
-    worker.start()
-    worker.join()
-    counted = slots.cpu_seconds - before
-    assert inside + 0.04 <= counted <= inside + 0.07  # this thread's 0.1 s and the worker's 0.05 s, not the 0.05 s
+    assert RunRegistry(cores=2, meter=LoadMeter(guess=10.0, loop=lambda: 0.0)).capacity() == MIN_CAPACITY
+    assert LoadMeter(loop=lambda: 1 / 0).frame_cost == FRAME_COST_GUESS  # no per-thread times: frames alone

@@ -196,6 +196,14 @@ def on_reset():
     state.app_rerun = True  # the details and notes below the live panel go too
 
 
+BUTTONS = ("start", "pause", "resume", "step", "stop", "reset")  # the controls' buttons' keys
+
+
+def pressed():
+    """Whether this script run follows a press of one of the controls' buttons (its drawing goes first)."""
+    return any(state.get(key) is True for key in BUTTONS)
+
+
 def controls(run, data):
     """Start / Pause / Resume / One sweep / Stop / Reset, each enabled only where it does something (Start
     runs the settings on ``data``, a PageData)."""

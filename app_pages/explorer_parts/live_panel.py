@@ -11,7 +11,7 @@ import time
 import numpy as np
 import streamlit as st
 
-from app_pages.explorer_parts.controls import changed_since, controls, current_config, on_start
+from app_pages.explorer_parts.controls import changed_since, controls, current_config, on_start, pressed
 from app_pages.explorer_parts.header import EMPTY_STYLE
 from app_pages.explorer_parts.live_canvas import live_row, live_status
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
@@ -526,7 +526,7 @@ def live_panel(data, presentation):
     frontend redraws every element of the page on each fragment run), and a press then waited for the panel's next
     frame. The column headers are drawn by the top row's canvas while the run is live (fewer elements a frame)."""
     ended, run = False, None
-    with guarded("the live view"), render_slot():
+    with guarded("the live view"), render_slot(urgent=pressed()):
         if state.pop("app_rerun", False):
             st.rerun(scope="app")
         run = state.get("run")
@@ -543,7 +543,7 @@ def live_panel(data, presentation):
                     + (" side by side" if len(labels) > 1 else "") + " on these data.")
             return
         session_owner().adopt(run)
-        run.drawn()  # watched (a run nobody watches for a while gives its place back) and counted in the load
+        run.watch()  # drawn: a run nobody watches for a while gives its place back (RunRegistry.sweep)
         run.set_pace(es.PACES[S["pace"]])
         if run.queued:  # the server's places are taken: its place in the queue and the wait (it starts by itself)
             st.info(registry().queue_text(run), icon=":material/hourglass_top:")

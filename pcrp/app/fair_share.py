@@ -15,8 +15,8 @@ Capacity by pace. Live runs share the cores through the compute slots (:class:`p
 come first served), so when the cores are full every run's chains slow alike; :meth:`RunRegistry.share_text` says so
 on the page. What bounds how many runs can be live is what their pages cost: each live page is redrawn every
 ``frame_seconds`` (the status line and the canvases' frames), and that drawing runs in the server's process at a higher
-priority than the chains. :class:`LoadMeter` measures it (the process's CPU outside the compute slots, per frame
-drawn), and the capacity is the number of pages whose drawing takes ``DRAW_SHARE`` of the cores, at least
+priority than the chains. :class:`LoadMeter` measures it (each frame's CPU time as the page reports it, and the
+event loop's that sends the pages' messages), and the capacity is the number of pages whose drawing takes ``DRAW_SHARE`` of the cores, at least
 ``MIN_CAPACITY``; the administrator can fix it instead (``PCRP_MAX_LIVE_RUNS``, :func:`share_settings`).
 
 A visitor is its browser key (pcrp.app.browser_keys, signed by the server): a classroom behind one router is thirty
@@ -35,9 +35,9 @@ import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
-from ..sampling.compute import COMPUTE_SLOTS, describe_seconds, describe_work, usable_cpus
+from ..sampling.compute import describe_seconds, describe_work, usable_cpus
 from .live_chain import RUNNING
-from .live_runs import FRAMES, RELOAD_SECONDS
+from .live_runs import RELOAD_SECONDS
 
 LOG = logging.getLogger(__name__)
 
@@ -160,42 +160,60 @@ class ServerBusy(RuntimeError):
 
 
 class LoadMeter:
-    """What a live page costs this server, measured as it runs: the process's CPU time outside the compute slots
-    (what is not sampling: the pages' script runs, serialising and sending their messages, the web server) per
-    frame that a page drew (:data:`pcrp.app.live_runs.FRAMES`), smoothed over the last ticks. Until at least
-    MIN_FRAMES frames have been drawn between two ticks it keeps its previous figure (first: ``guess``).
+    """What a live page costs this server, measured as it runs: the CPU time of each frame that a page drew (the
+    pages report it: :meth:`frame`) plus the server's event loop's CPU time (serialising and sending every page's
+    messages) spread over those frames, smoothed over the last ticks. Until at least MIN_FRAMES frames have been
+    drawn between two ticks it keeps its previous figure (first: ``guess``). A page's first full run and the pages
+    that draw no live run (the Lesson's) are not frames: the capacity is about the steady state of live pages.
 
-    cpu, sampling, frames, clock: functions returning the process's CPU seconds so far, the sampling's, the frames
-    drawn so far and the time (tests give their own)."""
+    loop: a function returning the event loop thread's CPU seconds so far (default: this process's main thread's,
+    where Streamlit runs its server), or None when unknown (tests give their own)."""
 
     MIN_FRAMES = 5
     SMOOTHING = 0.2  # weight of the newest measurement
 
-    def __init__(self, guess=FRAME_COST_GUESS, cpu=time.process_time, sampling=None, frames=None,
-                 clock=time.monotonic):
+    def __init__(self, guess=FRAME_COST_GUESS, loop=None):
         self.frame_cost = float(guess)
         self.measured = False
-        self._cpu = cpu
-        self._sampling = sampling or (lambda: COMPUTE_SLOTS.cpu_seconds)
-        self._frames = frames or (lambda: FRAMES.value)
-        self._clock = clock
-        self._last = self._read()
+        self._loop = loop if loop is not None else _main_thread_cpu
+        self._lock = threading.Lock()
+        self._frames = 0
+        self._frame_cpu = 0.0
+        self._last = (0, 0.0, self._loop_cpu())
 
-    def _read(self):
-        return self._cpu(), self._sampling(), self._frames()
+    def _loop_cpu(self):
+        try:
+            return float(self._loop() or 0.0)
+        except Exception:  # (no per-thread times here: the frames alone)
+            return 0.0
+
+    def frame(self, cpu_seconds):
+        """A page drew a frame of a live run, taking ``cpu_seconds`` of its thread's CPU time."""
+        with self._lock:
+            self._frames += 1
+            self._frame_cpu += float(cpu_seconds)
 
     def update(self):
         """Take a measurement (the registry's janitor calls this every tick)."""
-        now = self._read()
-        cpu, sampling, frames = (b - a for a, b in zip(self._last, now))
+        with self._lock:
+            now = (self._frames, self._frame_cpu, self._loop_cpu())
+        frames, frame_cpu, loop = (b - a for a, b in zip(self._last, now))
         if frames < self.MIN_FRAMES:
             return
         self._last = now
-        cost = max(0.0, cpu - sampling) / frames
+        cost = (frame_cpu + max(0.0, loop)) / frames
         if self.measured:
             self.frame_cost += self.SMOOTHING * (cost - self.frame_cost)
         else:
             self.frame_cost, self.measured = cost, True
+
+
+def _main_thread_cpu():
+    """CPU seconds of this process's main thread so far (psutil's per-thread times; Linux and macOS)."""
+    import psutil
+
+    main = threading.main_thread().native_id
+    return next((t.user_time + t.system_time for t in psutil.Process().threads() if t.id == main), 0.0)
 
 
 class RunRegistry:

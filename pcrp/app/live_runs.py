@@ -31,26 +31,6 @@ ORPHAN_GRACE_SECONDS = 5.0  # a run with no session stops this long after its la
 RELOAD_SECONDS = 20.0
 
 
-class Counter:
-    """A thread-safe count that only goes up."""
-
-    def __init__(self):
-        self._value = 0
-        self._lock = threading.Lock()
-
-    def add(self, n=1):
-        with self._lock:
-            self._value += n
-
-    @property
-    def value(self):
-        with self._lock:
-            return self._value
-
-
-FRAMES = Counter()  # live frames drawn by every page of this process (LiveRun.watch): the load meter's unit
-
-
 @dataclass
 class LiveRun:
     """One press of Start: named chains on the same data, settings and seed.
@@ -119,10 +99,6 @@ class LiveRun:
         with self._lock:
             self._watched = time.monotonic()
 
-    def drawn(self):
-        """The live view drew a frame of the run: it is watched, and the server's load meter counts the frame."""
-        self.watch()
-        FRAMES.add()
 
     def unwatched_for(self):
         """Seconds since a session of its owner last drew the run."""

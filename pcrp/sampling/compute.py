@@ -44,19 +44,6 @@ class FairSlots:
         self._free = n
         self._waiters = deque()  # threading.Event per waiting thread, first come first
         self._lock = threading.Lock()
-        self._held_since = threading.local()  # the holding thread's CPU time when it took its slot
-        self._cpu = 0.0
-
-    @property
-    def cpu_seconds(self):
-        """CPU seconds the threads spent while holding a slot, summed over every slot taken and given back so far:
-        the process's sampling (a server's other CPU is its pages'; pcrp.app.fair_share measures both)."""
-        with self._lock:
-            return self._cpu
-
-    def _taken(self):
-        self._held_since.cpu = time.thread_time()
-        return True
 
     def acquire(self, timeout=None, give_up=None, poll=SLOT_WAIT_SECONDS):
         """Take a slot: True once taken; False when ``timeout`` seconds passed (None: no limit) or the callable
@@ -64,27 +51,23 @@ class FairSlots:
         with self._lock:
             if self._free and not self._waiters:
                 self._free -= 1
-                return self._taken()
+                return True
             handed = threading.Event()
             self._waiters.append(handed)
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             wait = poll if deadline is None else max(0.0, min(poll, deadline - time.monotonic()))
             if handed.wait(wait):
-                return self._taken()
+                return True
             if (give_up is not None and give_up()) or (deadline is not None and time.monotonic() >= deadline):
                 with self._lock:
                     if handed.is_set():  # handed over meanwhile: it is ours
-                        return self._taken()
+                        return True
                     self._waiters.remove(handed)
                     return False
 
     def release(self):
-        since = getattr(self._held_since, "cpu", None)
-        spent = time.thread_time() - since if since is not None else 0.0
-        self._held_since.cpu = None
         with self._lock:
-            self._cpu += spent
             if self._waiters:
                 self._waiters.popleft().set()
             elif self._free < self.n:
