@@ -13,7 +13,7 @@ import streamlit as st
 
 from app_pages.explorer_parts.controls import changed_since, controls, current_config, on_start, pressed
 from app_pages.explorer_parts.header import EMPTY_STYLE
-from app_pages.explorer_parts.live_canvas import live_row, live_status
+from app_pages.explorer_parts.live_canvas import live_code, live_row, live_status
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
@@ -618,6 +618,7 @@ def live_section(data, presentation):
             st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
                        f"since it started: {', '.join(changed)}. Press **Start** to run with the current settings.")
     st.html(NO_FADE_CSS if state.polling else EMPTY_STYLE)  # always one element: see header.EMPTY_STYLE
+    live_code()  # the live view's drawing code, once per page run (not with every frame: live_canvas.py)
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):
         st.fragment(live_panel, run_every=state.frame_seconds)(data, presentation)
