@@ -197,17 +197,23 @@ _RENDER_SLOT = DrawingSlot()
 RENDER_WAIT_SECONDS = 10.0  # never wait longer than this for the slot (then draw anyway)
 
 
+_FRAME_CPU = threading.local()  # a script thread's CPU time when it last reported a frame
+
+
 @contextmanager
 def render_slot(urgent=False):
     """Hold the server's one drawing slot while a live view builds its charts (see DrawingSlot; urgent: the redraw
     follows a press), and report the frame's CPU time to the server's load meter (pcrp.app.fair_share.LoadMeter:
-    what a live page costs is what the server admits runs by)."""
+    what a live page costs is what the server admits runs by). A frame's CPU time is its script thread's since that
+    thread last reported one (Streamlit runs a script run in a thread of its own, or a queued rerun in the same
+    thread right after): the run's own bookkeeping counts, not just the live panel's code."""
     acquired = _RENDER_SLOT.acquire(urgent=urgent, timeout=RENDER_WAIT_SECONDS)
-    began = time.thread_time()
     try:
         yield
     finally:
-        registry().meter.frame(time.thread_time() - began)
+        now = time.thread_time()
+        registry().meter.frame(now - getattr(_FRAME_CPU, "last", 0.0))
+        _FRAME_CPU.last = now
         if acquired:
             _RENDER_SLOT.release()
 

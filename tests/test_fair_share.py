@@ -263,24 +263,27 @@ def test_the_administrator_fixes_the_capacity_and_the_browsers_share_in_the_envi
     assert kwargs["per_browser"].chains == 16 and "max_live_runs" not in kwargs and len(problems) == 1
 
 
-def test_the_load_meter_counts_each_frames_cpu_and_the_event_loops_and_the_capacity_follows_it():
+def test_the_load_meter_takes_the_median_frame_and_the_event_loops_share_and_the_capacity_follows_it():
     loop = {"cpu": 0.0}
-    meter = LoadMeter(guess=0.03, loop=lambda: loop["cpu"])
+    meter = LoadMeter(guess=0.02, loop=lambda: loop["cpu"])
     registry = RunRegistry(cores=2, meter=meter)
-    assert registry.capacity() == int(2 * DRAW_SHARE / 0.03)  # before any measurement: the guess
+    assert registry.capacity() == int(DRAW_SHARE / 0.02)  # before any measurement: the guess
     for _ in range(4):  # too few frames to tell: the guess stays
-        meter.frame(0.015)
+        meter.frame(0.008)
     meter.update()
-    assert meter.frame_cost == 0.03 and not meter.measured
-    for _ in range(96):  # 100 frames of 15 ms, and the event loop's 0.5 s for their messages: 20 ms a frame
-        meter.frame(0.015)
-    loop["cpu"] = 0.5
+    assert meter.frame_cost == 0.02 and not meter.measured
+    for _ in range(95):  # 100 frames, one of them a page's first full run; the event loop's 0.2 s for their messages
+        meter.frame(0.008)
+    meter.frame(0.4)
+    loop["cpu"] = 0.2
     meter.update()
-    assert meter.frame_cost == pytest.approx(0.02) and meter.measured and registry.capacity() == 50
-    for _ in range(100):  # 40 ms a frame now: smoothed, not jumped to
-        meter.frame(0.04)
+    assert meter.frame_cost == pytest.approx(0.008 + 0.002) and meter.measured  # the median, not the mean (0.0119)
+    assert registry.capacity() == int(DRAW_SHARE / 0.01) == 60
+    assert RunRegistry(cores=16, meter=meter).capacity() == 60  # pages draw on one core however many there are
+    for _ in range(100):  # 30 ms a frame now: smoothed, not jumped to
+        meter.frame(0.03)
     meter.update()
-    assert meter.frame_cost == pytest.approx(0.02 + LoadMeter.SMOOTHING * 0.02)
-    assert registry.capacity() == int(2 * DRAW_SHARE / meter.frame_cost)
+    assert meter.frame_cost == pytest.approx(0.01 + LoadMeter.SMOOTHING * 0.02)
+    assert registry.capacity() == int(DRAW_SHARE / meter.frame_cost)
     assert RunRegistry(cores=2, meter=LoadMeter(guess=10.0, loop=lambda: 0.0)).capacity() == MIN_CAPACITY
     assert LoadMeter(loop=lambda: 1 / 0).frame_cost == FRAME_COST_GUESS  # no per-thread times: frames alone

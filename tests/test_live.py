@@ -365,7 +365,7 @@ def test_a_class_of_thirty_behind_one_address_goes_live_on_a_two_core_server_at_
 
     chains = defaults()["chains"]
     registry = RunRegistry(cores=2)
-    capacity = int(2 * DRAW_SHARE / (FRAME_COST_GUESS / FRAME_SECONDS))
+    capacity = int(DRAW_SHARE / (FRAME_COST_GUESS / FRAME_SECONDS))
     assert capacity >= 30 and registry.capacity() == capacity
     runs = [live.LiveRun(chains={f"{p}{c}": StandIn() for p in ("crp", "pcrp") for c in range(chains)},
                          dataset=None, niw=None, config={}, plan=NO_PLAN, browser=f"key{visitor}",

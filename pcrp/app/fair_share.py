@@ -14,10 +14,11 @@ work budget) or what the visitor's own browser already holds (its :class:`Share`
 Capacity by pace. Live runs share the cores through the compute slots (:class:`pcrp.sampling.compute.FairSlots`, first
 come first served), so when the cores are full every run's chains slow alike; :meth:`RunRegistry.share_text` says so
 on the page. What bounds how many runs can be live is what their pages cost: each live page is redrawn every
-``frame_seconds`` (the status line and the canvases' frames), and that drawing runs in the server's process at a higher
-priority than the chains. :class:`LoadMeter` measures it (each frame's CPU time as the page reports it, and the
-event loop's that sends the pages' messages), and the capacity is the number of pages whose drawing takes ``DRAW_SHARE`` of the cores, at least
-``MIN_CAPACITY``; the administrator can fix it instead (``PCRP_MAX_LIVE_RUNS``, :func:`share_settings`).
+``frame_seconds`` (the status line and the canvases' frames), and that drawing is Python, run one thread at a time at
+a higher priority than the chains. :class:`LoadMeter` measures it (each frame's CPU time as the page reports it, and
+the event loop's that sends the pages' messages), and the capacity is the number of pages whose frames take
+``DRAW_SHARE`` of one core, at least ``MIN_CAPACITY``; the administrator can fix it instead (``PCRP_MAX_LIVE_RUNS``,
+:func:`share_settings`).
 
 A visitor is its browser key (pcrp.app.browser_keys, signed by the server): a classroom behind one router is thirty
 visitors, not one. Against one person opening many windows without the cookie, the server issues at most a limited
@@ -61,15 +62,17 @@ RECLAIM_SECONDS = 120.0
 # Each live page is redrawn this often while its run is live (the live fragment's run_every): what a live run costs
 # the server's drawing is one frame per FRAME_SECONDS.
 FRAME_SECONDS = 1.0
-# The share of the cores that the live pages' drawing may take before new runs wait in the queue: the rest is the
-# chains' (which slow alike once the cores are full) and the web server's own.
-DRAW_SHARE = 0.5
+# The share of one core that the live pages' frames may take before new runs wait in the queue. Drawing is Python:
+# one thread at a time runs it (the interpreter's lock; the pages' frames also take turns in app_pages.shared's
+# drawing slot), so however many cores the server has, its pages draw on about one; the rest of that core is the
+# event loop's, page loads' and the Lesson's. The chains use every core, and slow alike once they are full.
+DRAW_SHARE = 0.6
 # Live runs admitted whatever the measurement says: the fixed pool before the capacity was measured (8 visitors at the
 # Explorer's defaults); their pages then slow each other rather than wait.
 MIN_CAPACITY = 8
-# Core-seconds of one frame before the server has measured its own: what bench/load_client.py measured for a page at
-# the Explorer's defaults (docs/serving.md), rounded up.
-FRAME_COST_GUESS = 0.03
+# Core-seconds of one frame before the server has measured its own: about what a frame of the Explorer's defaults
+# cost on a 2-core server (bench/load_client.py: a script run's CPU and the event loop's share), rounded up.
+FRAME_COST_GUESS = 0.02
 LIVE_BUDGET_BYTES = 2 * 2**30  # buffers of all admitted live runs (each at most SESSION_BUDGET_BYTES): more wait
 TICK_SECONDS = 1.0  # the janitor's pace: queued runs start, the load is measured, ended runs are forgotten
 
@@ -160,11 +163,12 @@ class ServerBusy(RuntimeError):
 
 
 class LoadMeter:
-    """What a live page costs this server, measured as it runs: the CPU time of each frame that a page drew (the
-    pages report it: :meth:`frame`) plus the server's event loop's CPU time (serialising and sending every page's
-    messages) spread over those frames, smoothed over the last ticks. Until at least MIN_FRAMES frames have been
-    drawn between two ticks it keeps its previous figure (first: ``guess``). A page's first full run and the pages
-    that draw no live run (the Lesson's) are not frames: the capacity is about the steady state of live pages.
+    """What a live page costs this server, measured as it runs: the CPU time of each frame that a page drew, as the
+    page reports it (:meth:`frame`: its script run's thread CPU time, the run's own bookkeeping included), the median
+    over the frames between two ticks (a page's first full run, drawn with its first frame, is rare and large: the
+    median leaves it out), plus the server's event loop's CPU time (serialising and sending every page's messages)
+    spread over those frames; smoothed over the last ticks. Until at least MIN_FRAMES frames have been drawn between two
+    ticks it keeps its previous figure (first: ``guess``).
 
     loop: a function returning the event loop thread's CPU seconds so far (default: this process's main thread's,
     where Streamlit runs its server), or None when unknown (tests give their own)."""
@@ -177,9 +181,8 @@ class LoadMeter:
         self.measured = False
         self._loop = loop if loop is not None else _main_thread_cpu
         self._lock = threading.Lock()
-        self._frames = 0
-        self._frame_cpu = 0.0
-        self._last = (0, 0.0, self._loop_cpu())
+        self._costs = []  # frames' CPU seconds since the last measurement
+        self._last_loop = self._loop_cpu()
 
     def _loop_cpu(self):
         try:
@@ -190,18 +193,19 @@ class LoadMeter:
     def frame(self, cpu_seconds):
         """A page drew a frame of a live run, taking ``cpu_seconds`` of its thread's CPU time."""
         with self._lock:
-            self._frames += 1
-            self._frame_cpu += float(cpu_seconds)
+            self._costs.append(float(cpu_seconds))
 
     def update(self):
         """Take a measurement (the registry's janitor calls this every tick)."""
         with self._lock:
-            now = (self._frames, self._frame_cpu, self._loop_cpu())
-        frames, frame_cpu, loop = (b - a for a, b in zip(self._last, now))
-        if frames < self.MIN_FRAMES:
-            return
-        self._last = now
-        cost = (frame_cpu + max(0.0, loop)) / frames
+            if len(self._costs) < self.MIN_FRAMES:
+                return
+            costs, self._costs = sorted(self._costs), []
+        loop = self._loop_cpu()
+        spent, self._last_loop = max(0.0, loop - self._last_loop), loop
+        middle = len(costs) // 2
+        median = costs[middle] if len(costs) % 2 else (costs[middle - 1] + costs[middle]) / 2
+        cost = median + spent / len(costs)
         if self.measured:
             self.frame_cost += self.SMOOTHING * (cost - self.frame_cost)
         else:
@@ -262,11 +266,11 @@ class RunRegistry:
 
     def capacity(self):
         """How many runs may be live at once: the administrator's max_live_runs, else the number of live pages whose
-        drawing takes DRAW_SHARE of the cores at the measured cost of a frame (at least MIN_CAPACITY)."""
+        frames take DRAW_SHARE of one core at the measured cost of a frame (at least MIN_CAPACITY)."""
         if self.max_live_runs is not None:
             return int(self.max_live_runs)
-        per_page = self.meter.frame_cost / self.frame_seconds  # cores one live page's drawing takes
-        return max(MIN_CAPACITY, int(self.cores * DRAW_SHARE / max(per_page, 1e-6)))
+        per_page = self.meter.frame_cost / self.frame_seconds  # of a core, one live page's frames
+        return max(MIN_CAPACITY, int(DRAW_SHARE / max(per_page, 1e-6)))
 
     def live_chains(self):
         """Chains of admitted runs now."""
@@ -457,7 +461,7 @@ class RunRegistry:
         place, waiting, seconds = where
         live = self.stats()["live_runs"]
         why = ("as many as its administrator allows at once" if self.max_live_runs is not None else
-               f"as many as its {self.cores} cores keep drawing smoothly")
+               "as many as it can keep drawing smoothly")
         wait = ("it starts by itself as soon as one of them ends or is stopped" if math.isinf(seconds) else
                 f"it starts by itself, in {describe_wait(seconds)} at their present speed")
         return (f"This server has {live} runs live, {why}, so yours waits in the queue: {ordinal(place)} of "
