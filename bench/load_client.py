@@ -543,10 +543,36 @@ def probe(path):
         time.sleep(PROBE_SECONDS)
 
 
+def time_callbacks(path):
+    """(In the server process.) Wrap the Explorer's button callbacks so that each call's wall time is appended to
+    ``path`` ("name seconds" a line): how much of a press's delay is its callback (a pause waits for the chains'
+    calls in flight) and how much is drawing."""
+    try:
+        from app_pages.explorer_parts import controls
+    except Exception:  # (another app's layout)
+        return
+    lock = threading.Lock()
+
+    def timed(name, callback):
+        def wrapper(*args, **kwargs):
+            began = time.perf_counter()
+            try:
+                return callback(*args, **kwargs)
+            finally:
+                with lock, open(path, "a", encoding="utf-8") as f:
+                    f.write(f"{name} {time.perf_counter() - began:.4f}\n")
+        return wrapper
+
+    for name in ("on_start", "on_pause", "on_resume", "on_step"):
+        if hasattr(controls, name):
+            setattr(controls, name, timed(name, getattr(controls, name)))
+
+
 def serve_with_probe(out, args):
     """(The server process's entry point: ``load_client.py --serve-with-probe OUT -- run serve.py ...``.)"""
     sys.path.insert(0, os.getcwd())
     count_sampling()
+    time_callbacks(out + ".callbacks")
     threading.Thread(target=probe, args=(out,), daemon=True, name="load-client-probe").start()
     from streamlit.web.cli import main as streamlit_main
 
@@ -665,7 +691,7 @@ async def run_case(args, port, probe_file):
             v.errors.append(f"{type(err).__name__}: {err}")
         await asyncio.sleep(max(0.0, end - now()))
 
-    wall = {"start": time.time() + (t0 - now())}
+    wall = {"start": time.time() + (t0 - now()), "probe": str(probe_file)}
     tasks = [asyncio.create_task(one(v)) for v in visitors]
     await asyncio.gather(*tasks)
     for v in visitors:
@@ -768,6 +794,17 @@ def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu)
               f"{words(freed['live'])}, threads back to {baseline['threads']} after {words(freed['threads'])}, "
               f"registry empty (buffers freed) after {words(freed['registry'])}; RSS "
               f"{after[-1]['rss'] / mib:.0f} MiB {after[-1]['t'] - wall['closed']:.0f} s after")
+    callbacks = {}
+    try:
+        with open(wall["probe"] + ".callbacks", encoding="utf-8") as f:
+            for line in f:
+                name, seconds = line.split()
+                callbacks.setdefault(name, []).append(float(seconds))
+    except OSError:
+        pass
+    if callbacks:
+        print("  the buttons' callbacks in the server (p95, max): " + ", ".join(
+            f"{name[3:]} {percentile(x, 95):.2f} s, {max(x):.2f} s" for name, x in sorted(callbacks.items())))
     print(f"  this client's own CPU {client_cpu:.1f} s")
     return out
 
@@ -801,6 +838,7 @@ def case(args, one_address, visitors):
     scratch.mkdir(parents=True, exist_ok=True)
     probe_file = scratch / f"probe-{visitors}-{'one' if one_address else 'many'}-{os.getpid()}.jsonl"
     probe_file.unlink(missing_ok=True)
+    Path(str(probe_file) + ".callbacks").unlink(missing_ok=True)
     env = dict(kv.split("=", 1) for kv in args.env)
     server = start_server(port, args.app_root, probe_file, env)
     try:

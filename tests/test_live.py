@@ -300,6 +300,29 @@ def test_compute_slots_go_to_the_longest_waiter_and_a_waiter_can_give_up():
         slots.release()
 
 
+def test_a_step_that_a_press_waits_for_goes_before_the_chains_that_wait_their_turn():
+    """One sweep's chains ask for a slot with first=True: with thirty pages' chains queued for two cores, a press of
+    One sweep otherwise waited behind every one of them (bench/load_client.py)."""
+    slots = FairSlots(1)
+    assert slots.acquire()
+    order = []
+
+    def waiter(name, first):
+        assert slots.acquire(first=first)
+        order.append(name)
+        slots.release()
+
+    threads = []
+    for name, first in (("queued 1", False), ("queued 2", False), ("step", True)):
+        threads.append(threading.Thread(target=waiter, args=(name, first)))
+        threads[-1].start()
+        assert wait_until(lambda: len(slots._waiters) == len(threads), seconds=5)
+    slots.release()
+    for t in threads:
+        t.join(5)
+    assert order == ["step", "queued 1", "queued 2"]
+
+
 def test_chains_beyond_the_cores_wait_for_a_compute_slot_and_all_finish(ds, monkeypatch):
     """With one compute slot, the run's four chains never sample at the same moment, and all finish."""
     slots = FairSlots(1)

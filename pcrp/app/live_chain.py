@@ -242,7 +242,9 @@ class LiveChain:
                     self._wake.wait(0.25)  # wakes on resume / step / stop; checks the owner regularly
                     continue
                 started = time.perf_counter()
-                if not COMPUTE_SLOTS.acquire(give_up=functools.partial(self._slot_not_needed, stepping)):
+                # a step that a visitor's press waits for (One sweep) goes before the chains that wait their turn
+                if not COMPUTE_SLOTS.acquire(give_up=functools.partial(self._slot_not_needed, stepping),
+                                             first=stepping):
                     continue  # a stop, pause or the owner's absence came while waiting for a slot
                 with self._lock:  # a pause or stop that came while waiting for the slot: no call
                     go = not self._stop_requested and (stepping or not self._paused)
