@@ -471,35 +471,38 @@ async def lesson_visitor(v, plan, out):
 
 # ----------------------------------------------------------------------------- the server and its probe
 PROBE_SECONDS = 0.5
-SAMPLING = {"cpu": 0.0}  # (in the server process) thread CPU seconds spent in Sampler.step, all threads
+SAMPLING = {"cpu": 0.0}  # (in the server process) the live chains' threads' CPU seconds so far
 
 
 def count_sampling():
-    """(In the server process.) Wrap pcrp's Sampler.step so that the thread CPU time of every call is added to
-    SAMPLING: a live chain's or a Lesson step's sampling, whichever thread runs it (threads come and go faster than a
-    probe can look at each)."""
-    from pcrp.sampling import sampler
+    """(In the server process.) Count the live chains' threads' CPU time into SAMPLING: their kernel calls and their
+    own bookkeeping between calls (taking a compute slot, recording each call's sweeps), whichever the app's version.
+    A chain's thread records after every kernel call (LiveChain._record): there its CPU time since its last record
+    is added (threads come and go faster than a probe can look at each)."""
+    from pcrp.app import live_chain
 
-    step = sampler.Sampler.step
+    record = live_chain.LiveChain._record
     lock = threading.Lock()
+    last = threading.local()
 
     def counted(self, *args, **kwargs):
-        began = time.thread_time()
         try:
-            return step(self, *args, **kwargs)
+            return record(self, *args, **kwargs)
         finally:
-            spent = time.thread_time() - began
+            now = time.thread_time()
+            spent, last.cpu = now - getattr(last, "cpu", 0.0), now
             with lock:
                 SAMPLING["cpu"] += spent
 
-    sampler.Sampler.step = counted
+    live_chain.LiveChain._record = counted
 
 
 def probe(path):
     """(In the server process.) Every PROBE_SECONDS, append a JSON line to ``path``: time, RSS, threads, CPU seconds
-    so far: the process's, sampling's (see count_sampling) and the event loop's (MainThread: receiving, serialising
-    and sending messages); the rest ("pages") is the script runs (page and fragment reruns, callbacks: drawing) and
-    a little housekeeping. Also live chain threads and the run registry's counts."""
+    so far: the process's, the chains' (sampling and its bookkeeping: see count_sampling) and the event loop's
+    (MainThread: receiving, serialising and sending messages); the rest ("pages") is the script runs (page and
+    fragment reruns, callbacks, figures: drawing) and a little housekeeping. Also live chain threads and the run
+    registry's counts."""
     import psutil
 
     proc = psutil.Process()
