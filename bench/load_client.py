@@ -656,7 +656,8 @@ async def warm(host, port):
     for step in range(2, LESSON_STEPS + 1):
         sent = now()
         await lesson.press("lesson_next")
-        await lesson.wait_for(lambda: lesson.heading.startswith(f"{step}.") and (lesson.full_runs or [0])[-1] > sent, 900)
+        await lesson.wait_for(
+            lambda: lesson.heading.startswith(f"{step}.") and (lesson.full_runs or [0])[-1] > sent, 900)
     await lesson.close()
 
 
@@ -787,7 +788,9 @@ def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu)
             return hit["t"] - wall["closed"] if hit else math.inf
 
         def words(seconds):
-            return f"{seconds:.1f} s" if math.isfinite(seconds) else f"not within {after[-1]['t'] - wall['closed']:.0f} s"
+            if math.isfinite(seconds):
+                return f"{seconds:.1f} s"
+            return f"not within {after[-1]['t'] - wall['closed']:.0f} s"
 
         freed = {"chains": first(lambda x: x["chain_threads"] == 0), "live": first(lambda x: x["live_runs"] == 0),
                  "threads": first(lambda x: x["threads"] <= baseline["threads"]),
@@ -827,9 +830,9 @@ def table(rows):
     per_visitor = [r["cores"] / r["visitors"] for _, r in rows if "cores" in r]
     if per_visitor:
         worst = max(per_visitor)
-        print(f"  server CPU per visitor (a case's cores in use / its visitors, two Explorer pages to one Lesson page): "
-              f"{min(per_visitor):.3f} to {worst:.3f} of a core: {1 / worst:.0f} visitors per core at the most costly "
-              "case")
+        print("  server CPU per visitor (a case's cores in use / its visitors, two Explorer pages to one Lesson "
+              f"page): {min(per_visitor):.3f} to {worst:.3f} of a core: {1 / worst:.0f} visitors per core at the "
+              "most costly case")
 
 
 def case(args, one_address, visitors):

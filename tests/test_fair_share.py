@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from pcrp.app import live_runs as live
-from pcrp.app.fair_share import (DRAW_SHARE, FRAME_COST_GUESS, MIN_CAPACITY, LoadMeter, RunRegistry, ServerBusy, SessionOwner, Share, ordinal,
-                                 share_settings, visitor_address)
+from pcrp.app.fair_share import (DRAW_SHARE, FRAME_COST_GUESS, MIN_CAPACITY, LoadMeter, RunRegistry, ServerBusy,
+                                 SessionOwner, Share, ordinal, share_settings, visitor_address)
 from pcrp.app.live_chain import PAUSED, RUNNING
 from pcrp.app.live_runs import live_specs, new_run
 from pcrp.sampling.compute import work_cost

@@ -24,6 +24,10 @@ import pathlib
 import streamlit as st
 
 HERE = pathlib.Path(__file__).parent
+# The page plays a frame's new sweeps back over this many frame intervals: a frame that comes a little late (a busy
+# server draws thirty pages' frames in turn) then finds the count and the traces still moving instead of stopped, and
+# the next frame goes on from what is shown; the view runs about half a frame further behind the chains.
+PLAYBACK_STRETCH = 1.5
 EXPORT = "export default function (component) {"  # how live_canvas.js and live_status.js each begin their renderer
 
 
@@ -75,13 +79,15 @@ def live_row(key, feed, frame, *, height, columns, font, x_axis, playback_second
     """Draw one row: ``frame`` (RowFeed.frame's dict) of ``feed`` (its pcrp.app.live_frames.RowFeed) into the row's
     canvas ``key``; height in px, columns: the three panels' relative widths, font: axis text size in px, x_axis:
     whether this row labels the x axes (the bottom row); the frame's new sweeps are played back over
-    ``playback_seconds`` while ``running`` (else shown at once); headers: (bold words, the rest) per panel, shown as
-    text above it (the top row), in presentation mode's size when ``large_headers``; heading: the row's heading line
+    ``playback_seconds`` (times PLAYBACK_STRETCH) while ``running`` (else shown at once); headers: (bold words, the
+    rest) per panel, shown as text above it (the top row), in presentation mode's size when ``large_headers``;
+    heading: the row's heading line
     as runs [text, bold, CSS colour or ""] (pcrp.app.live_view.heading_runs), shown as text above the row, in
     presentation mode's size when ``large_headers``."""
     LIVE_ROW(key=key, data=[{"frame": frame, "height": int(height), "columns": list(columns), "font": int(font),
                             "x_axis": bool(x_axis), "labels": list(PANEL_LABELS),
-                            "playback_ms": round(1000 * playback_seconds), "running": bool(running),
+                            "playback_ms": round(1000 * playback_seconds * PLAYBACK_STRETCH),
+                            "running": bool(running),
                             "headers": [list(h) for h in headers] if headers else None,
                             "large_headers": bool(large_headers),
                             "heading": [[str(t), bool(b), str(c)] for t, b, c in heading] if heading else None}],
@@ -90,7 +96,9 @@ def live_row(key, feed, frame, *, height, columns, font, x_axis, playback_second
 
 def live_status(key, run_token, parts, playback_seconds, note=""):
     """The live status line: ``parts`` (live_panel.status_parts' dicts, one per prior), each running prior's sweeps
-    done counted up over ``playback_seconds`` from the count shown (live_status.js); ``run_token`` tells runs apart;
-    ``note``: a sentence shown after the counts (how the run shares the server: pcrp.app.fair_share), or ""."""
+    done counted up over ``playback_seconds`` (times PLAYBACK_STRETCH) from the count shown (live_status.js);
+    ``run_token`` tells runs apart; ``note``: a sentence shown after the counts (how the run shares the server:
+    pcrp.app.fair_share), or ""."""
     LIVE_STATUS(key=key, data=[{"run": str(run_token), "groups": list(parts), "note": str(note),
-                                "playback_ms": round(1000 * playback_seconds)}], height="content")
+                                "playback_ms": round(1000 * playback_seconds * PLAYBACK_STRETCH)}],
+                height="content")

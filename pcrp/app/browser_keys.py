@@ -16,11 +16,13 @@ their own runs.
 
 The key is also who a visitor is for the server's fair share (pcrp.app.fair_share): a classroom behind one router is
 many browsers. So that one person opening many windows without the cookie is not many visitors at will, one network
-address is issued at most :data:`NEW_KEYS_PER_MINUTE` new keys a minute (:class:`KeyRate`, :meth:`BrowserKeys.mint_for`).
+address is issued at most :data:`NEW_KEYS_PER_MINUTE` new keys a minute (:class:`KeyRate`,
+:meth:`BrowserKeys.mint_for`).
 
 :class:`BrowserKeyMiddleware` is an ASGI middleware (no Streamlit in it) for ``serve.py``'s ``st.App``: it sets the
 cookie on the HTTP response of each page load when the request has no valid key (within the address's rate), with
-``HttpOnly`` (page scripts cannot read it), ``SameSite=Strict`` and, over HTTPS, ``Secure``; and it serves a generated download (a
+``HttpOnly`` (page scripts cannot read it), ``SameSite=Strict`` and, over HTTPS, ``Secure``; and it serves a
+generated download (a
 /media/ link, which Streamlit serves to anyone who has it) only to a browser that generated it (the pages record
 each download's owner in :data:`DOWNLOADS`). Without it (``streamlit run app.py``), the page sets the cookie from a
 script, which cannot set ``HttpOnly``, and a download's link works for whoever has it until Streamlit deletes the
@@ -226,11 +228,11 @@ def cookie_value(header, name=COOKIE):
 class BrowserKeyMiddleware:
     """ASGI middleware, two duties. Every HTML response to a request without a valid ``pcrp_browser`` key (absent,
     unsigned, altered, expired, signed by an earlier process) sets a fresh one, HttpOnly, unless the request's network
-    address (:func:`scope_address`) has had its new keys for the last minute (its page then says so). And a generated download
-    (Streamlit serves it at /media/<hash of its content>, to anyone who has the link) reaches only a browser that
-    generated it: a request for a file recorded in ``downloads`` from another browser, or without a valid key, gets
-    404 (the body is read whole, uncompressed, to be told, so a range request is served whole, and HEAD is refused
-    on /media/).
+    address (:func:`scope_address`) has had its new keys for the last minute (its page then says so). And a generated
+    download (Streamlit serves it at /media/<hash of its content>, to anyone who has the link) reaches only a browser
+    that generated it: a request for a file recorded in ``downloads`` from another browser, or without a valid key,
+    gets 404 (the body is read whole, uncompressed, to be told, so a range request is served whole, and HEAD is
+    refused on /media/).
     Other responses (scripts, styles, the WebSocket, health checks) pass untouched. keys: the :class:`BrowserKeys`
     (default :data:`SERVER_KEYS`, which the pages verify against); downloads: the :class:`DownloadOwners` (default
     :data:`DOWNLOADS`, which the pages record into)."""
