@@ -378,6 +378,9 @@ class StandIn:
     def wait_settled(self, timeout=0):
         return True
 
+    def discard(self):
+        pass
+
 
 def test_a_class_of_thirty_behind_one_address_goes_live_on_a_two_core_server_at_the_explorers_defaults():
     """Thirty browsers from one address pressing Start at the Explorer's defaults (CRP + pCRP, `chains` each): every
