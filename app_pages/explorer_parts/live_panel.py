@@ -601,8 +601,8 @@ def waiting_for_kernels(data):
 
 def frame_seconds(run):
     """Seconds between frames of a live run: FRAME_SECONDS, or PAUSED_FRAME_SECONDS (none) when every chain is
-    paused."""
-    return PAUSED_FRAME_SECONDS if set(run.states.values()) == {PAUSED} else FRAME_SECONDS
+    paused (unless the run waits in the server's queue to resume: its page shows its place and when it starts)."""
+    return PAUSED_FRAME_SECONDS if set(run.states.values()) == {PAUSED} and not run.queued else FRAME_SECONDS
 
 
 def live_section(data, presentation):
