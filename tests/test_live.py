@@ -220,7 +220,9 @@ def test_a_session_that_comes_back_within_the_grace_keeps_its_run(ds):
 # ----------------------------------------------------------------------------- the server's registry
 def test_registry_queues_runs_past_its_capacity_starts_them_when_a_place_frees_and_finds_runs_by_token(ds):
     reg = RunRegistry(max_live_runs=2)
-    a, b, c = small_run(ds), small_run(ds), small_run(ds)
+    a, b, c = (small_run(ds, iters=100_000, burn_in=0, thin=10_000) for _ in range(3))
+    for r in (a, b, c):
+        r.set_pace(10)  # (still live when c is added)
     assert reg.add(a) and reg.add(b)  # started by the registry
     assert a.started and b.started
     assert not reg.add(c)  # no place: it waits, not started, not refused
@@ -231,6 +233,8 @@ def test_registry_queues_runs_past_its_capacity_starts_them_when_a_place_frees_a
     assert not c.queued and c.started
     for r in (b, c):
         r.stop("done")
+    for r in (a, b, c):
+        r.join(5)
 
 
 def test_registry_forgets_the_oldest_finished_runs_beyond_its_budget(ds):
