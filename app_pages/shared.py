@@ -8,12 +8,14 @@ import logging
 import os
 import re
 import threading
+import time
 from contextlib import contextmanager
 
 import streamlit as st
 
 from pcrp.app import warm_up
-from pcrp.app.browser_keys import COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, middleware_active
+from pcrp.app.browser_keys import (COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, key_rate_setting,
+                                   middleware_active)
 from pcrp.app.fair_share import RunRegistry, share_settings, visitor_address
 from pcrp.app.page_session import PageSession
 
@@ -37,11 +39,12 @@ def sampler_ready():
 
 @st.cache_resource(show_spinner=False)
 def registry():
-    """The one RunRegistry of this server process (shared by every session; it is thread-safe), with the pool and
-    shares the administrator may set in the environment (PCRP_MAX_CHAINS, PCRP_CHAINS_PER_BROWSER,
-    PCRP_CHAINS_PER_ADDRESS; docs/serving.md)."""
+    """The one RunRegistry of this server process (shared by every session; it is thread-safe), with the settings
+    the administrator may make in the environment (PCRP_MAX_LIVE_RUNS, PCRP_CHAINS_PER_BROWSER, and for the browser
+    keys PCRP_NEW_KEYS_PER_MINUTE; docs/serving.md)."""
     kwargs, problems = share_settings(os.environ)
-    for problem in problems:
+    SERVER_KEYS.rate.per_minute, key_problems = key_rate_setting(os.environ)
+    for problem in problems + key_problems:
         LOG.warning(problem)
     return RunRegistry(**kwargs)
 
@@ -181,7 +184,9 @@ def browser_key():
     """This browser's key, verified once per connection (each new session): the ``pcrp_browser`` cookie when this
     server signed it and it has not expired, else a fresh key for this session (which keep_browser_key stores in
     the browser when the server did not already). An unsigned, altered, expired or foreign value is never
-    adopted: it is replaced, and the server's log says so."""
+    adopted: it is replaced, and the server's log says so. None when this network address has been issued its
+    new keys for the last minute (pcrp.app.browser_keys.KeyRate): the page then asks for a reload (the next
+    connection tries again)."""
     session = page_session()
     if session.browser_key is None:
         cookie = _cookie()
@@ -192,8 +197,17 @@ def browser_key():
             if cookie:
                 LOG.info("refused a browser key this server did not issue (%d characters); issued a new one",
                          len(str(cookie)))
-            session.browser_key, session.key_stored = SERVER_KEYS.mint(), False
+            registry()  # (the administrator's key rate is read with the registry's settings)
+            session.browser_key, session.key_stored = SERVER_KEYS.mint_for(client_address()), False
     return session.browser_key
+
+
+def no_key_message():
+    """What a page says when this browser has no key because its address's new keys are spent (see browser_key)."""
+    wait = SERVER_KEYS.rate.wait(client_address())
+    return (f"Too many new browsers came from your network address in the last minute (this server issues at most "
+            f"{SERVER_KEYS.rate.per_minute} a minute to one address, so that nobody can take it over by opening many "
+            f"windows): reload this page in about {max(5, round(wait))} s to start a run.")
 
 
 def client_address():
@@ -217,7 +231,7 @@ def keep_browser_key():
     the server does not set it itself (serve.py does, HttpOnly, on every page load without a valid key). A script
     cannot set an HttpOnly cookie, so under `streamlit run app.py` page scripts can read the key (docs/serving.md)."""
     key = browser_key()
-    if page_session().key_stored or middleware_active():
+    if key is None or page_session().key_stored or middleware_active():
         return
     max_age = BROWSER_COOKIE_DAYS * 86400
     secure = "; Secure" if str(st.context.url or "").startswith("https:") else ""
@@ -245,18 +259,58 @@ def owned_download(build):
 # Building the live view's charts is pure Python and holds the GIL. When every session redraws at once,
 # the server's event loop (which answers every browser and the health check) waits its turn behind all
 # of them; one redraw at a time keeps it answering, and redraws slow down evenly. Only for short,
-# periodic work: a long computation (a posterior summary) must not hold the slot.
-_RENDER_SLOT = threading.Lock()
+# periodic work: a long computation (a posterior summary) must not hold the slot. A redraw that follows a press
+# (``urgent``) goes before the periodic frames that wait: thirty pages' frames queued ahead of a Pause held the press
+# for seconds (bench/load_client.py).
+class DrawingSlot:
+    """One holder at a time; a waiting urgent acquirer goes before every waiting ordinary one. Thread-safe."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._held = False
+        self._urgent = 0
+
+    def acquire(self, urgent=False, timeout=None):
+        with self._cond:
+            if urgent:
+                self._urgent += 1
+            try:
+                taken = self._cond.wait_for(lambda: not self._held and (urgent or not self._urgent), timeout)
+                if taken:
+                    self._held = True
+                return taken
+            finally:
+                if urgent:
+                    self._urgent -= 1
+                    self._cond.notify_all()  # (ordinary waiters may go now)
+
+    def release(self):
+        with self._cond:
+            self._held = False
+            self._cond.notify_all()
+
+
+_RENDER_SLOT = DrawingSlot()
 RENDER_WAIT_SECONDS = 10.0  # never wait longer than this for the slot (then draw anyway)
 
 
+_FRAME_CPU = threading.local()  # a script thread's CPU time when it last reported a frame
+
+
 @contextmanager
-def render_slot():
-    """Hold the server's one drawing slot while a live view builds its charts (see _RENDER_SLOT)."""
-    acquired = _RENDER_SLOT.acquire(timeout=RENDER_WAIT_SECONDS)
+def render_slot(urgent=False):
+    """Hold the server's one drawing slot while a live view builds its charts (see DrawingSlot; urgent: the redraw
+    follows a press), and report the frame's CPU time to the server's load meter (pcrp.app.fair_share.LoadMeter:
+    what a live page costs is what the server admits runs by). A frame's CPU time is its script thread's since that
+    thread last reported one (Streamlit runs a script run in a thread of its own, or a queued rerun in the same
+    thread right after): the run's own bookkeeping counts, not just the live panel's code."""
+    acquired = _RENDER_SLOT.acquire(urgent=urgent, timeout=RENDER_WAIT_SECONDS)
     try:
         yield
     finally:
+        now = time.thread_time()
+        registry().meter.frame(now - getattr(_FRAME_CPU, "last", 0.0))
+        _FRAME_CPU.last = now
         if acquired:
             _RENDER_SLOT.release()
 

@@ -47,8 +47,8 @@ COMMANDS = {
     "run_memory": "python bench/run_memory.py",
     "prior_comparison": "python bench/prior_comparison.py",
     "work_cost": "python bench/work_cost.py",
-    "load_defaults": "python bench/load_test.py --defaults --rounds 2",
-    "load_attack": "python bench/load_test.py --attack",
+    # a class on one server, without browsers: 10, 30 and 60 visitors, from one address and from distinct ones
+    "load_client": "python bench/load_client.py --summary",
     # the live Explorer's three cases of issue 37: two rows of two chains, five rows, N = 100,000 (5,000 sweeps: the
     # server's work budget refuses the page's default 100,000 at that N)
     "live_browser": "python bench/live_browser.py --data sim2 --n 2000 --chains 2",

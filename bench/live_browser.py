@@ -147,9 +147,9 @@ def batch_rates(data_name, sweeps, chains, n=None, priors=DEFAULT_PRIORS):
     from pcrp.app.live_runs import contrasting_starts, live_specs, new_run
     from pcrp.analyses.cv import builtin_r
     from pcrp.model import make_prior, resolve_niw
-    from pcrp.runs.compiling import warm_up
+    from pcrp.runs.compiling import compile_kernels
 
-    warm_up()
+    compile_kernels()  # (from numba's cache when the server has compiled them)
     ds = data.load(data_name, n=n)
     r, _ = builtin_r(data_name)  # the r the page starts with (the shipped CV r), not the default 1.1: at
     # Old Faithful's r = 1.7 the pCRP keeps about 2 clusters and sweeps about 3 times as fast as at 1.1

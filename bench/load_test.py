@@ -1,5 +1,6 @@
-"""Several visitors at once: does every watched run finish, and does the server give back what it took? And does a
-visitor with many windows leave room for everybody else?
+"""Several visitors at once, in real browsers: does every watched run finish, and does the server give back what it
+took? And does a visitor with many windows leave room for everybody else? (bench/load_client.py measures the server
+alone, without browsers.)
 
     python bench/load_test.py [--sessions 8] [--sweeps 20000] [--chains 1] [--after 120] [--rounds 1]
     python bench/load_test.py --defaults     # every tab presses Start on the bare address: the app's defaults
@@ -7,22 +8,24 @@ visitor with many windows leave room for everybody else?
 
 Starts `streamlit run serve.py`, opens --sessions browser tabs (separate sessions, Debian chromium), each as a
 visitor from its own network address (192.0.2.1, .2, ...; --one-address: all from 203.0.113.5) and presses Start
-in each (CRP + pCRP on Old Faithful, --chains chains per prior, --sweeps sweeps at full speed; the server runs at
-most 32 chains at once, 16 per address and 8 per browser, and refuses a Start beyond that with a message) and
-watches them until every run has finished or stopped. The addresses reach the server as a reverse proxy on this
+in each (CRP + pCRP on Old Faithful, --chains chains per prior, --sweeps sweeps at full speed; the server admits
+runs up to its measured capacity and queues the rest, which start by themselves; one browser holds at most 8 chains)
+and watches them until every run has finished or stopped. The addresses reach the server as a reverse proxy on this
 machine would send them (an X-Forwarded-For header, which Streamlit's server trusts from 127.0.0.1 only; README).
 Meanwhile it samples the server's resident memory and thread count, and the latency of the health check
 (/_stcore/health) every 0.2 s. Then it closes every tab and waits --after seconds. Printed per round: runs
-finished / started, refused Starts, the server's CPU, peak RSS (goal < 1.5 GB), health latency p50 / p99 / max
+finished / started, Starts that waited in the queue and Starts refused, the server's CPU, peak RSS (goal < 1.5 GB),
+health latency p50 / p99 / max
 (goal p99 < 1 s), and RSS and threads before, at the peak, and after the tabs closed (goal: back within 10% of
 before). With --rounds 2 or more the same load runs again on the same server: memory that a round keeps for good
 shows as growth from round to round, a one-off high-water mark does not.
 
 --attack (issue 32): --windows (20) windows without cookies, all from one address, start the longest run the
 Explorer allows (100,000 sweeps) at its slowest pace (2 sweeps/s; about 14 hours); then a visitor from another
-address presses Start at the Explorer's defaults. Printed: how many windows got a run and how many were refused
-(and the first refusal's words), the seconds from that visitor's click to its run's status line, whether its run
-finished, health latency and peak RSS over the whole attack.
+address presses Start at the Explorer's defaults. Printed: how many windows got a run, how many wait in the queue
+and how many were refused (and the first refusal's or queue's words), the seconds from that visitor's click to its
+run's status line (its place in the queue if it waits), whether its run finished, health latency and peak RSS over
+the whole attack.
 
 The browsers run on the server's own two cores here; they are kept at the lowest CPU priority (as if they ran on
 the visitors' machines) unless --local-browsers is given.
@@ -81,7 +84,8 @@ def state_of(page):
     return re.findall(r"(running|paused|finished|stopped|failed)[^:]*: ([\d,]+) / ([\d,]+) sweeps", text)
 
 
-REFUSAL = re.compile(r"(already run|runs at most|may hold at most)[^\n]*")
+REFUSAL = re.compile(r"(already run|runs at most|may hold at most|Too many new browsers)[^\n]*")
+QUEUED = re.compile(r"waits in the queue: \d+\w\w of \d+[^\n]*")
 
 
 def visitor(browser, address):
@@ -99,6 +103,14 @@ def refusal(page):
     return None
 
 
+def queued(page):
+    """The queue's sentence on the page (the run waits for a place), or None."""
+    for text in page.locator('[data-testid="stAlertContentInfo"]').all_inner_texts():
+        if QUEUED.search(text):
+            return QUEUED.search(text).group(0)
+    return None
+
+
 def one_round(browser, url, sampler, args):
     """Open --sessions tabs, press Start in each, watch until every run ended, close the tabs."""
     pages = []
@@ -112,9 +124,10 @@ def one_round(browser, url, sampler, args):
         page.get_by_role("button", name="Start").click()
     started = time.monotonic()
     server_cpu = sum(sampler.proc.cpu_times()[:2])
-    states = {}
+    states, waited = {}, set()
     while time.monotonic() - started < args.timeout:
         states = {i: state_of(page) for i, page in enumerate(pages)}
+        waited |= {i for i, page in enumerate(pages) if not states[i] and queued(page)}
         refused = {i: refusal(page) for i, page in enumerate(pages) if not states[i]}
         if all((len(s) == 2 and all(word in ("finished", "stopped", "failed") for word, *_ in s)) or refused.get(i)
                for i, s in states.items()):
@@ -124,7 +137,7 @@ def one_round(browser, url, sampler, args):
     server_cpu = sum(sampler.proc.cpu_times()[:2]) - server_cpu
     for page in pages:
         page.context.close()
-    return states, refused, elapsed, server_cpu
+    return states, refused, elapsed, server_cpu, waited
 
 
 def attack(browser, url, sampler, args):
@@ -141,13 +154,17 @@ def attack(browser, url, sampler, args):
         time.sleep(0.5)
     time.sleep(5)
     running = sum(bool(state_of(page)) for page in windows)
-    refused = [refusal(page) for page in windows]
+    refused = [refusal(page) or queued(page) for page in windows]
+    waiting = sum(bool(queued(page)) for page in windows)
     newcomer = visitor(browser, "198.51.100.21")
     newcomer.goto(f"{url}/")
     newcomer.get_by_role("button", name="Start").wait_for(timeout=120_000)
     clicked = time.monotonic()
     newcomer.get_by_role("button", name="Start").click()
-    newcomer.get_by_text(re.compile(r"CRP running: [\d,]+ / [\d,]+ sweeps")).first.wait_for(timeout=120_000)
+    time.sleep(2)
+    place = queued(newcomer)
+    newcomer.get_by_text(re.compile(r"CRP running: [\d,]+ / [\d,]+ sweeps")).first.wait_for(
+        timeout=1000 * args.timeout)
     to_start = time.monotonic() - clicked
     finished = False
     while time.monotonic() - clicked < args.timeout:
@@ -159,7 +176,7 @@ def attack(browser, url, sampler, args):
     newcomer_refused = refusal(newcomer)
     for page in windows + [newcomer]:
         page.context.close()
-    return running, [r for r in refused if r], to_start, finished, newcomer_refused
+    return running, waiting, [r for r in refused if r], to_start, finished, newcomer_refused, place
 
 
 def main():
@@ -219,14 +236,18 @@ def main():
             before = sampler.snapshot()
             sampler.start()
             if args.attack:
-                running, refused, to_start, finished, newcomer_refused = attack(browser, url, sampler, args)
+                running, waiting, refused, to_start, finished, newcomer_refused, place = attack(browser, url, sampler,
+                                                                                                args)
                 latency = np.array(sampler.latency)
-                print(f"  windows with a run            {running} / {args.windows}   refused: {len(refused)}")
+                print(f"  windows with a run            {running} / {args.windows}   waiting in the queue: {waiting}   "
+                      f"refused: {len(refused) - waiting}")
                 if refused:
-                    print(f"  first refusal: {refused[0]}")
+                    print(f"  first refusal or queue: {refused[0]}")
                 print("  visitor from another address  "
                       + (f"refused: {newcomer_refused}" if newcomer_refused else
-                         f"run started {to_start:.1f} s after its click, {'finished' if finished else 'NOT finished'}"))
+                         (f"waited in the queue ({place}), " if place else "")
+                         + f"run started {to_start:.1f} s after its click, "
+                         f"{'finished' if finished else 'NOT finished'}"))
                 print(f"  peak RSS                      {max(sampler.rss) / mib:.0f} MiB   (goal < 1,536 MiB)")
                 print(f"  health check latency          p50 {np.percentile(latency, 50) * 1000:.0f} ms, "
                       f"p99 {np.percentile(latency, 99) * 1000:.0f} ms, max {latency.max() * 1000:.0f} ms")
@@ -234,7 +255,7 @@ def main():
                 args.rounds = 0
             for round_no in range(1, args.rounds + 1):
                 first_sample = len(sampler.rss)
-                states, refused, elapsed, server_cpu = one_round(browser, url, sampler, args)
+                states, refused, elapsed, server_cpu, waited = one_round(browser, url, sampler, args)
                 peak_rss, peak_threads = max(sampler.rss[first_sample:]), max(sampler.threads[first_sample:])
                 latency = np.array(sampler.latency[first_sample:])
                 times = sampler.times[first_sample:]
@@ -247,7 +268,8 @@ def main():
                 finished = sum(len(s) == 2 and all(word == "finished" for word, *_ in s) for s in states.values())
                 print(f"round {round_no}")
                 print(f"  runs finished while watched   {finished} / {args.sessions}   (in {elapsed:.0f} s); "
-                      f"refused Starts: {sum(bool(r) for r in refused.values())}")
+                      f"Starts that waited in the queue: {len(waited)}; refused Starts: "
+                      f"{sum(bool(r) for r in refused.values())}")
                 for i, s in states.items():
                     if not (len(s) == 2 and all(word == "finished" for word, *_ in s)):
                         print(f"    session {i}: {s or refused.get(i)}")

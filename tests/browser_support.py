@@ -53,14 +53,15 @@ def chromium():
 
 
 @contextmanager
-def streamlit_app(start_seconds=90):
-    """`streamlit run serve.py` on a free local port; yields (url, process) once its health check answers, and
-    stops it afterwards. A server that does not start fails the test with the end of its output."""
+def streamlit_app(start_seconds=90, env=None):
+    """`streamlit run serve.py` on a free local port (env: variables added to its environment, such as an
+    administrator's setting); yields (url, process) once its health check answers, and stops it afterwards. A server
+    that does not start fails the test with the end of its output."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + start_seconds
     while True:

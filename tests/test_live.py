@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pcrp.app import live_chain, live_runs as live, live_storage
-from pcrp.app.fair_share import RunRegistry, ServerBusy, SessionOwner
+from pcrp.app.fair_share import RunRegistry, SessionOwner
 from pcrp.app.live_chain import FAILED, FINISHED, PAUSED, RUNNING, STOPPED, LiveChain
 from pcrp.app.live_runs import live_specs, new_run
 from pcrp.app.live_storage import REPLAY_FRAMES, SESSION_BUDGET_BYTES, plan_storage
@@ -218,18 +218,23 @@ def test_a_session_that_comes_back_within_the_grace_keeps_its_run(ds):
 
 
 # ----------------------------------------------------------------------------- the server's registry
-def test_registry_limits_concurrent_chains_and_finds_runs_by_token(ds):
-    reg = RunRegistry(max_live_chains=4)
-    a, b, c = small_run(ds), small_run(ds), small_run(ds)
-    reg.add(a)
-    reg.add(b)
-    with pytest.raises(ServerBusy, match="already running 4 chains"):
-        reg.add(c)
+def test_registry_queues_runs_past_its_capacity_starts_them_when_a_place_frees_and_finds_runs_by_token(ds):
+    reg = RunRegistry(max_live_runs=2)
+    a, b, c = (small_run(ds, iters=100_000, burn_in=0, thin=10_000) for _ in range(3))
+    for r in (a, b, c):
+        r.set_pace(10)  # (still live when c is added)
+    assert reg.add(a) and reg.add(b)  # started by the registry
+    assert a.started and b.started
+    assert not reg.add(c)  # no place: it waits, not started, not refused
+    assert c.queued and not c.started and c.live
     assert reg.get(a.token) is a and reg.get("no-such-token") is None
     a.stop("done")
-    reg.add(c)  # a's chains no longer count
+    reg.sweep()  # (the janitor's tick) a's place goes to c
+    assert not c.queued and c.started
     for r in (b, c):
         r.stop("done")
+    for r in (a, b, c):
+        r.join(5)
 
 
 def test_registry_forgets_the_oldest_finished_runs_beyond_its_budget(ds):
@@ -299,6 +304,29 @@ def test_compute_slots_go_to_the_longest_waiter_and_a_waiter_can_give_up():
         slots.release()
 
 
+def test_a_step_that_a_press_waits_for_goes_before_the_chains_that_wait_their_turn():
+    """One sweep's chains ask for a slot with first=True: with thirty pages' chains queued for two cores, a press of
+    One sweep otherwise waited behind every one of them (bench/load_client.py)."""
+    slots = FairSlots(1)
+    assert slots.acquire()
+    order = []
+
+    def waiter(name, first):
+        assert slots.acquire(first=first)
+        order.append(name)
+        slots.release()
+
+    threads = []
+    for name, first in (("queued 1", False), ("queued 2", False), ("step", True)):
+        threads.append(threading.Thread(target=waiter, args=(name, first)))
+        threads[-1].start()
+        assert wait_until(lambda: len(slots._waiters) == len(threads), seconds=5)
+    slots.release()
+    for t in threads:
+        t.join(5)
+    assert order == ["step", "queued 1", "queued 2"]
+
+
 def test_chains_beyond_the_cores_wait_for_a_compute_slot_and_all_finish(ds, monkeypatch):
     """With one compute slot, the run's four chains never sample at the same moment, and all finish."""
     slots = FairSlots(1)
@@ -334,6 +362,10 @@ class StandIn:
 
     def __init__(self, state=RUNNING, done=0, pace=100):
         self.state, self.done, self.pace = state, done, pace
+        self.started = False
+
+    def start(self, paused=False):
+        self.started = True
 
     def progress(self):
         return self.done, self.state, 0.0
@@ -350,22 +382,26 @@ class StandIn:
     def wait_settled(self, timeout=0):
         return True
 
+    def discard(self):
+        pass
 
-def test_eight_visitors_fit_the_server_at_the_explorers_defaults():
-    """8 visitors pressing Start at the Explorer's defaults (CRP + pCRP, `chains` each) must all be accepted,
-    and a ninth refused with a message; the default registry's cap is what the page uses."""
+
+def test_a_class_of_thirty_behind_one_address_goes_live_on_a_two_core_server_at_the_explorers_defaults():
+    """Thirty browsers from one address pressing Start at the Explorer's defaults (CRP + pCRP, `chains` each): every
+    one is admitted (none refused, none queued) by a registry of a 2-core server before it has measured its pages
+    (its first guess of a frame's cost, FRAME_COST_GUESS); the 31st to 33rd too, and then runs queue."""
     from pcrp.app.explorer_settings import defaults
+    from pcrp.app.fair_share import DRAW_SHARE, FRAME_COST_GUESS, FRAME_SECONDS
 
     chains = defaults()["chains"]
-    registry = RunRegistry()
-    for visitor in range(8):  # eight browsers on eight addresses (one address holds at most half the pool)
-        run = live.LiveRun(chains={f"{p}{c}": StandIn() for p in ("crp", "pcrp") for c in range(chains)},
-                           dataset=None, niw=None, config={}, plan=NO_PLAN, browser=f"key{visitor}",
-                           address=f"192.0.2.{visitor}")
-        registry.add(run)
-    with pytest.raises(ServerBusy, match="already running"):
-        registry.add(live.LiveRun(chains={f"x{c}": StandIn() for c in range(2 * chains)}, dataset=None,
-                                  niw=None, config={}, plan=NO_PLAN, browser="key9", address="192.0.2.9"))
+    registry = RunRegistry(cores=2)
+    capacity = int(DRAW_SHARE / (FRAME_COST_GUESS / FRAME_SECONDS))
+    assert capacity >= 30 and registry.capacity() == capacity
+    runs = [live.LiveRun(chains={f"{p}{c}": StandIn() for p in ("crp", "pcrp") for c in range(chains)},
+                         dataset=None, niw=None, config={}, plan=NO_PLAN, browser=f"key{visitor}",
+                         address="203.0.113.5") for visitor in range(capacity + 1)]
+    assert all(registry.add(run) for run in runs[:capacity])
+    assert not registry.add(runs[-1]) and runs[-1].queued
 
 
 def test_a_run_is_found_again_only_by_the_browser_that_started_it():

@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages.explorer_parts.model_sidebar import row_name
 from app_pages.explorer_parts.session import automatic_rows, bind, choices, explorer, publish_address, say, settings
-from app_pages.shared import browser_key, client_address, inert, registry, session_owner
+from app_pages.shared import browser_key, client_address, inert, no_key_message, registry, session_owner
 from pcrp.app import explorer_settings as es
 from pcrp.app.fair_share import ServerBusy
 from pcrp.app.live_chain import PAUSED, RUNNING
@@ -99,6 +99,8 @@ def start_run(data):
     ds, S = data.dataset, settings()
     if ds is None:
         return "Load a data set first."
+    if browser_key() is None:
+        return no_key_message()
     try:
         niw = resolve_niw(ds.X, covariance_type=S["covariance"], **data.niw_choice)
         priors = row_priors()
@@ -109,15 +111,16 @@ def start_run(data):
                            inits=contrasting_starts(S["start"], S["chains"]), split_merge=S["split_merge"])
         run = new_run(ds, specs, config=config)
         run.browser, run.address = browser_key(), client_address()
-        registry().add(run, replacing=explorer().run)  # this tab's previous run is let go below
+        run.set_pace(es.PACES[S["pace"]])
+        # started now when the server has a place for it, else queued (it starts by itself); this tab's previous run
+        # is let go below
+        registry().add(run, replacing=explorer().run)
     except (ModelError, SamplerError, ServerBusy) as err:
         return in_page_words(str(err))
     old = explorer().run
     if old is not None:  # never shown again, and no reload finds it: its memory goes now
         discard_run(old, session_owner(), "a new run was started")
     session_owner().adopt(run)
-    run.set_pace(es.PACES[S["pace"]])
-    run.start()
     explorer().show(run)
     return None
 
@@ -145,8 +148,8 @@ def on_start(data):
         S = settings()
         chains = (f"{S['chains']} chains" if S["chains"] > 1 else "one chain") + (" each" if len(ex.run.groups) > 1
                                                                                  else "")
-        say(f"Started {' and '.join(ex.run.groups)} on {data_name(S, data.dataset)}, {chains}: "
-            f"{S['sweeps']:,} sweeps at {S['pace']}.")
+        say(f"{'Queued' if ex.run.queued else 'Started'} {' and '.join(ex.run.groups)} on "
+            f"{data_name(S, data.dataset)}, {chains}: {S['sweeps']:,} sweeps at {S['pace']}.")
     ex.app_rerun = True  # polling starts with a full redraw
 
 
@@ -161,12 +164,8 @@ def on_pause():
 def on_resume():
     run = explorer().run
     if run is not None:
-        try:
-            registry().readmit(run)  # a run reclaimed while nobody watched it needs room in the pool again
-        except ServerBusy as err:
-            explorer().notices.start_error = str(err)
-            return
-        say("Resumed.")
+        # a run reclaimed while nobody watched it needs a place again: at once, or it waits in the queue
+        say("Resumed." if registry().readmit(run) else "Waiting in the queue; it resumes by itself.")
 
 
 def on_step():
@@ -194,6 +193,14 @@ def on_reset():
     explorer().let_go(session_owner(), "you pressed Reset")
     say("Cleared.")
     explorer().app_rerun = True  # the details and notes below the live panel go too
+
+
+BUTTONS = ("start", "pause", "resume", "step", "stop", "reset")  # the controls' buttons' keys
+
+
+def pressed():
+    """Whether this script run follows a press of one of the controls' buttons (its drawing goes first)."""
+    return any(state.get(key) is True for key in BUTTONS)
 
 
 def controls(run, data):

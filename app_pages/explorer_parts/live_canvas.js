@@ -440,7 +440,8 @@ function schedule(root) {
 }
 
 export default function (component) {
-  const {data, parentElement, setTriggerValue} = component;
+  const {parentElement, setTriggerValue} = component;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data;  // (a list of one: live_canvas.py)
   let root = parentElement.querySelector(".pcrp-live-row");
   if (!root) {
     root = document.createElement("div");

@@ -11,9 +11,9 @@ import time
 import numpy as np
 import streamlit as st
 
-from app_pages.explorer_parts.controls import changed_since, controls, current_config, on_start
+from app_pages.explorer_parts.controls import changed_since, controls, current_config, on_start, pressed
 from app_pages.explorer_parts.header import EMPTY_STYLE
-from app_pages.explorer_parts.live_canvas import live_row, live_status
+from app_pages.explorer_parts.live_canvas import live_code, live_row, live_status
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import explorer, settings
 from app_pages.shared import guarded, inert, registry, render_slot, session_owner
@@ -567,7 +567,7 @@ def live_panel(data, presentation):
     frontend redraws every element of the page on each fragment run), and a press then waited for the panel's next
     frame. The column headers are drawn by the top row's canvas while the run is live (fewer elements a frame)."""
     ended, run = False, None
-    with guarded("the live view"), render_slot():
+    with guarded("the live view"), render_slot(urgent=pressed()):
         ex = explorer()
         if ex.app_rerun:
             ex.app_rerun = False
@@ -586,19 +586,23 @@ def live_panel(data, presentation):
                     + (" side by side" if len(labels) > 1 else "") + " on these data.")
             return
         session_owner().adopt(run)
-        run.watch()  # drawn: a run nobody watches for a while gives its chains back (RunRegistry.sweep)
+        run.watch()  # drawn: a run nobody watches for a while gives its place back (RunRegistry.sweep)
         run.set_pace(es.PACES[S["pace"]])
+        if run.queued:  # the server's places are taken: its place in the queue and the wait (it starts by itself)
+            st.info(registry().queue_text(run), icon=":material/hourglass_top:")
+            return
         if run.reclaimed:
             st.info(f"Paused by the server: nobody watched this run for {registry().reclaim_seconds / 60:g} minutes, "
-                    "so its chains went back to the pool for other visitors. Press **Resume** to go on (when the "
-                    "server has room).")
+                    "so its place went to other visitors. Press **Resume** to go on (it waits in the queue when the "
+                    "server is full).")
         snaps = run.snapshots()
         groups = {group: [snaps[name] for name in names] for group, names in run.groups.items()}
         short = presentation and len(groups) > 2
         if run.live:
             with st.container(key="status"):
                 live_status("status-line", status_run_id(run),
-                            [status_parts(group, g, short) for group, g in groups.items()], FRAME_SECONDS)
+                            [status_parts(group, g, short) for group, g in groups.items()], FRAME_SECONDS,
+                            note=registry().share_text(run))
         else:
             st.container(key="status").markdown(" · ".join(group_status(group, g, short)
                                                            for group, g in groups.items()))
@@ -640,8 +644,8 @@ def waiting_for_kernels(data):
 
 def frame_seconds(run):
     """Seconds between frames of a live run: FRAME_SECONDS, or PAUSED_FRAME_SECONDS (none) when every chain is
-    paused."""
-    return PAUSED_FRAME_SECONDS if set(run.states.values()) == {PAUSED} else FRAME_SECONDS
+    paused (unless the run waits in the server's queue to resume: its page shows its place and when it starts)."""
+    return PAUSED_FRAME_SECONDS if set(run.states.values()) == {PAUSED} and not run.queued else FRAME_SECONDS
 
 
 def live_section(data, presentation):
@@ -661,6 +665,7 @@ def live_section(data, presentation):
             st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
                        f"since it started: {', '.join(changed)}. {then}")
     st.html(NO_FADE_CSS if ex.polling else EMPTY_STYLE)  # always one element: see header.EMPTY_STYLE
+    live_code()  # the live view's drawing code, once per page run (not with every frame: live_canvas.py)
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):
         st.fragment(live_panel, run_every=ex.frame_seconds)(data, presentation)

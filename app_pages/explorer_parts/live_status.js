@@ -24,13 +24,20 @@ function render(box) {
       name.textContent = g.group;
       parts.push(name, ` ${g.state}: ${fmt(S.shown[i])} / ${fmt(g.total)} sweeps${g.rest}`);
     });
+    if (S.note) {  // how the run shares the server, after the counts
+      const note = document.createElement("span");
+      note.className = "pcrp-share";
+      note.textContent = ` · ${S.note}`;
+      parts.push(note);
+    }
     box.replaceChildren(...parts);
   }
   return progress < 1;
 }
 
 export default function (component) {
-  const {data, parentElement} = component;
+  const {parentElement} = component;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data;  // (a list of one: live_canvas.py)
   if (!data) return;
   let box = parentElement.querySelector("p.pcrp-live-status");
   if (!box) {
@@ -39,11 +46,11 @@ export default function (component) {
     parentElement.appendChild(box);
   }
   const old = box.pcrpStatus;
-  const text = JSON.stringify(data.groups.map(g => [g.group, g.state, g.total, g.rest]));
+  const text = JSON.stringify([data.groups.map(g => [g.group, g.state, g.total, g.rest]), data.note || ""]);
   // from where each count goes up: the count shown now, unless it is of another run or ahead of the new one
   const same = i => old && old.run === data.run && old.groups[i] && old.groups[i].group === data.groups[i].group;
   const from = data.groups.map((g, i) => (same(i) && old.shown[i] <= g.done ? old.shown[i] : g.done));
-  box.pcrpStatus = {run: data.run, groups: data.groups, from, shown: from.slice(), text,
+  box.pcrpStatus = {run: data.run, groups: data.groups, note: data.note || "", from, shown: from.slice(), text,
                     t0: performance.now(), ms: Math.max(1, data.playback_ms)};
   if (render(box)) {
     box.pcrpStep = box.pcrpStep || (() => render(box));

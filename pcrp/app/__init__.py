@@ -6,7 +6,8 @@
 - :mod:`pcrp.app.live_storage`: what a live run stores, from its RunSpec and that spec's memory plan.
 - :mod:`pcrp.app.live_chain`: one chain of a RunSpec in a background thread (pause, one sweep, stop, snapshots).
 - :mod:`pcrp.app.live_runs`: a live run (the chains of each row's prior) and its lifetime.
-- :mod:`pcrp.app.fair_share`: the server's run registry, the fair share of its live pool, reclaiming and forgetting.
+- :mod:`pcrp.app.fair_share`: the server's run registry: capacity by pace (measured), the queue past it, each
+  browser's share, reclaiming and forgetting.
 - :mod:`pcrp.app.live_view`: what the live page draws, computed from a run's snapshots (trace envelopes,
   matched colours, tiny clusters, the display subset of points).
 - :mod:`pcrp.app.live_frames`: the frames of the live view's canvas (small deltas: new K values, changed colours).

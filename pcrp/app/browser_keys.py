@@ -14,9 +14,15 @@ restarts no run survives for a key to find, and every browser simply gets a new 
 that outlived the process would protect nothing more. Several server processes each keep their own secret and
 their own runs.
 
+The key is also who a visitor is for the server's fair share (pcrp.app.fair_share): a classroom behind one router is
+many browsers. So that one person opening many windows without the cookie is not many visitors at will, one network
+address is issued at most :data:`NEW_KEYS_PER_MINUTE` new keys a minute (:class:`KeyRate`,
+:meth:`BrowserKeys.mint_for`).
+
 :class:`BrowserKeyMiddleware` is an ASGI middleware (no Streamlit in it) for ``serve.py``'s ``st.App``: it sets the
-cookie on the HTTP response of each page load when the request has no valid key, with ``HttpOnly`` (page scripts
-cannot read it), ``SameSite=Strict`` and, over HTTPS, ``Secure``; and it serves a generated download (a
+cookie on the HTTP response of each page load when the request has no valid key (within the address's rate), with
+``HttpOnly`` (page scripts cannot read it), ``SameSite=Strict`` and, over HTTPS, ``Secure``; and it serves a
+generated download (a
 /media/ link, which Streamlit serves to anyone who has it) only to a browser that generated it (the pages record
 each download's owner in :data:`DOWNLOADS`). Without it (``streamlit run app.py``), the page sets the cookie from a
 script, which cannot set ``HttpOnly``, and a download's link works for whoever has it until Streamlit deletes the
@@ -28,7 +34,9 @@ import hashlib
 import hmac
 import re
 import secrets
+import threading
 import time
+from collections import OrderedDict, deque
 
 COOKIE = "pcrp_browser"
 KEY_DAYS = 30
@@ -46,16 +54,90 @@ def _base36(number):
             return out
 
 
+# New keys one network address may be issued per minute. A visitor is its browser key (a classroom behind one router
+# is thirty visitors), so one person opening many windows without the cookie would otherwise be many visitors: this
+# bounds how fast. A class arriving together (30 students and a reload or two each) stays well within it.
+NEW_KEYS_PER_MINUTE = 60
+
+
+class KeyRate:
+    """At most ``per_minute`` new keys per network address in any 60 seconds; "local" (this machine itself, or a
+    test harness: no address) is not limited. Remembers the issue times of at most ``max_addresses`` addresses (the
+    least recently seen forgotten first). Thread-safe.
+
+    clock: a function returning the time in seconds (tests)."""
+
+    UNLIMITED = ("local",)
+
+    WINDOW_SECONDS = 60.0
+
+    def __init__(self, per_minute=NEW_KEYS_PER_MINUTE, clock=time.monotonic, max_addresses=10_000):
+        self.per_minute = per_minute
+        self.max_addresses = max_addresses
+        self._clock = clock
+        self._issued = OrderedDict()  # address -> deque of issue times, oldest first
+        self._lock = threading.Lock()
+
+    def _recent(self, address, now):
+        times = self._issued.setdefault(address, deque())
+        self._issued.move_to_end(address)
+        while times and now - times[0] >= self.WINDOW_SECONDS:
+            times.popleft()
+        while len(self._issued) > self.max_addresses:
+            self._issued.popitem(last=False)
+        return times
+
+    def allow(self, address):
+        """Whether ``address`` may be issued a new key now; if so, the key is counted."""
+        if address in self.UNLIMITED:
+            return True
+        with self._lock:
+            now = self._clock()
+            times = self._recent(address, now)
+            if len(times) >= self.per_minute:
+                return False
+            times.append(now)
+            return True
+
+    def wait(self, address):
+        """Seconds until ``address`` may be issued a key again (0 when it may now)."""
+        if address in self.UNLIMITED:
+            return 0.0
+        with self._lock:
+            now = self._clock()
+            times = self._recent(address, now)
+            if len(times) < self.per_minute:
+                return 0.0
+            return max(0.0, times[0] + self.WINDOW_SECONDS - now)
+
+
+def key_rate_setting(environ):
+    """(new keys per address per minute, problems) from the server's environment: PCRP_NEW_KEYS_PER_MINUTE, a whole
+    number >= 1 (default NEW_KEYS_PER_MINUTE); a bad value is ignored and named in ``problems``."""
+    text = environ.get("PCRP_NEW_KEYS_PER_MINUTE")
+    if text is None:
+        return NEW_KEYS_PER_MINUTE, []
+    try:
+        value = int(text)
+        if value < 1:
+            raise ValueError
+    except ValueError:
+        return NEW_KEYS_PER_MINUTE, [f"PCRP_NEW_KEYS_PER_MINUTE={text!r} is not a whole number >= 1: ignored"]
+    return value, []
+
+
 class BrowserKeys:
     """Mints and verifies browser keys with one secret (default: 32 random bytes made here, kept in memory).
 
-    max_age_seconds: how long a key stays valid after it was issued; clock: a function returning the time (tests).
+    max_age_seconds: how long a key stays valid after it was issued; clock: a function returning the time (tests);
+    rate: the :class:`KeyRate` that :meth:`mint_for` keeps to.
     """
 
-    def __init__(self, secret=None, max_age_seconds=KEY_DAYS * 86400, clock=time.time):
+    def __init__(self, secret=None, max_age_seconds=KEY_DAYS * 86400, clock=time.time, rate=None):
         self._secret = secret if secret is not None else secrets.token_bytes(32)
         self.max_age_seconds = max_age_seconds
         self._clock = clock
+        self.rate = rate if rate is not None else KeyRate()
 
     def _signature(self, payload):
         digest = hmac.new(self._secret, payload.encode("ascii"), hashlib.sha256).digest()
@@ -65,6 +147,11 @@ class BrowserKeys:
         """A new key: unguessable (192 random bits), signed, stamped with the time it was issued."""
         payload = f"v1.{_base36(int(self._clock()))}.{secrets.token_urlsafe(24)}"
         return f"{payload}.{self._signature(payload)}"
+
+    def mint_for(self, address):
+        """A new key for a visitor from network ``address`` (as pcrp.app.fair_share.visitor_address groups it), or
+        None when that address has been issued its :class:`KeyRate` of keys in the last minute."""
+        return self.mint() if self.rate.allow(address) else None
 
     def verify(self, value):
         """``value`` when it is a key this object signed that has not expired, else None (never raises)."""
@@ -140,11 +227,12 @@ def cookie_value(header, name=COOKIE):
 
 class BrowserKeyMiddleware:
     """ASGI middleware, two duties. Every HTML response to a request without a valid ``pcrp_browser`` key (absent,
-    unsigned, altered, expired, signed by an earlier process) sets a fresh one, HttpOnly. And a generated download
-    (Streamlit serves it at /media/<hash of its content>, to anyone who has the link) reaches only a browser that
-    generated it: a request for a file recorded in ``downloads`` from another browser, or without a valid key, gets
-    404 (the body is read whole, uncompressed, to be told, so a range request is served whole, and HEAD is refused
-    on /media/).
+    unsigned, altered, expired, signed by an earlier process) sets a fresh one, HttpOnly, unless the request's network
+    address (:func:`scope_address`) has had its new keys for the last minute (its page then says so). And a generated
+    download (Streamlit serves it at /media/<hash of its content>, to anyone who has the link) reaches only a browser
+    that generated it: a request for a file recorded in ``downloads`` from another browser, or without a valid key,
+    gets 404 (the body is read whole, uncompressed, to be told, so a range request is served whole, and HEAD is
+    refused on /media/).
     Other responses (scripts, styles, the WebSocket, health checks) pass untouched. keys: the :class:`BrowserKeys`
     (default :data:`SERVER_KEYS`, which the pages verify against); downloads: the :class:`DownloadOwners` (default
     :data:`DOWNLOADS`, which the pages record into)."""
@@ -171,8 +259,9 @@ class BrowserKeyMiddleware:
             if not valid and message.get("type") == "http.response.start":
                 headers = list(message.get("headers", []))
                 content_type = next((v for n, v in headers if n.lower() == b"content-type"), b"")
-                if content_type.startswith(b"text/html"):
-                    headers.append((b"set-cookie", self.keys.cookie_header(self.keys.mint(), secure).encode("ascii")))
+                fresh = self.keys.mint_for(scope_address(scope)) if content_type.startswith(b"text/html") else None
+                if fresh is not None:  # (None: the address's new keys for this minute are spent; the page says so)
+                    headers.append((b"set-cookie", self.keys.cookie_header(fresh, secure).encode("ascii")))
                     message = {**message, "headers": headers}
             await send(message)
 
@@ -201,6 +290,17 @@ class BrowserKeyMiddleware:
             return
         await send(start)
         await send({"type": "http.response.body", "body": data})
+
+
+def scope_address(scope):
+    """The network address of an ASGI request as the pages count it (pcrp.app.fair_share.visitor_address of the
+    client's address, which the server took from X-Forwarded-For when the request came through a trusted proxy;
+    this machine's own address counts as "local", as Streamlit's st.context.ip_address reports it)."""
+    from .fair_share import visitor_address
+
+    client = scope.get("client") or (None, None)
+    host = client[0]
+    return visitor_address(None if host in ("127.0.0.1", "::1") else host)
 
 
 async def _not_found(send):

@@ -27,6 +27,12 @@ TARGET_CALL_SECONDS = 0.05  # kernel call length at full speed: pause/stop act w
 # (each call needs the GIL a few times, and a busy server holds it: longer calls lose less; but the live view shows
 # new sweeps only when a call ends, and at 0.1 s with more chains than cores its status line changed less than
 # 10 times a second: docs/records/live_canvas.md)
+# At a pace, a call takes this long's worth of sweeps (a few ms of computing at the Explorer's defaults): the page shows
+# a chain's sweeps once a frame (FRAME_SECONDS apart) and counts them up in between, so calls closer together show
+# nothing more, while each costs the server's Python a few hundred microseconds of bookkeeping. At 0.05 s, 160 chains
+# at 100 sweeps/s made 3,200 calls a second, whose bookkeeping took most of the interpreter's time from the pages
+# (bench/load_client.py, 60 visitors). Pause, Stop and One sweep do not wait for the pace: they wake the chain.
+PACED_CALL_SECONDS = 0.25
 RATE_WINDOW_SECONDS = 3.0  # sweeps/s and time left come from wall-clock progress over this window
 SETTLE_SECONDS = 2.0  # Pause and Stop wait at most this long for a kernel call in flight to end
 
@@ -200,6 +206,10 @@ class LiveChain:
             self._thread.join(timeout)
 
     @property
+    def started(self):
+        return self._thread is not None
+
+    @property
     def alive(self):
         return self._thread is not None and self._thread.is_alive()
 
@@ -208,7 +218,7 @@ class LiveChain:
         if self._steps_requested:
             return 1
         if self.pace:
-            return max(1, int(self.pace * TARGET_CALL_SECONDS))
+            return max(1, int(self.pace * PACED_CALL_SECONDS))
         return max(1, int(TARGET_CALL_SECONDS / max(self._sweep_seconds, 1e-7)))
 
     def _keep_mask(self, n):
@@ -238,7 +248,9 @@ class LiveChain:
                     self._wake.wait(0.25)  # wakes on resume / step / stop; checks the owner regularly
                     continue
                 started = time.perf_counter()
-                if not COMPUTE_SLOTS.acquire(give_up=functools.partial(self._slot_not_needed, stepping)):
+                # a step that a visitor's press waits for (One sweep) goes before the chains that wait their turn
+                if not COMPUTE_SLOTS.acquire(give_up=functools.partial(self._slot_not_needed, stepping),
+                                             first=stepping):
                     continue  # a stop, pause or the owner's absence came while waiting for a slot
                 with self._lock:  # a pause or stop that came while waiting for the slot: no call
                     go = not self._stop_requested and (stepping or not self._paused)

@@ -26,7 +26,9 @@ from .live_chain import LIVE_STATES, PAUSED, RUNNING, SETTLE_SECONDS, LiveChain
 from .live_storage import SESSION_BUDGET_BYTES, StoragePlan, plan_storage
 
 ORPHAN_GRACE_SECONDS = 5.0  # a run with no session stops this long after its last session left
-RELOAD_SECONDS = 60.0  # ... and is forgotten this long after (a reloaded page finds it until then)
+# ... and is forgotten (its buffers freed) this long after: a reloaded page finds it until then. A reload comes back
+# within seconds; a closed tab's memory is free within about half a minute (bench/load_client.py measures it).
+RELOAD_SECONDS = 20.0
 
 
 @dataclass
@@ -37,10 +39,11 @@ class LiveRun:
     token: an unguessable id, the run's name inside this server (never shown, never in an address);
     browser: the key of the browser that started it (see :meth:`RunRegistry.latest_for`), or None;
     address: the network address it came from, as :func:`visitor_address` groups it, or None;
-    cost: its estimated core-seconds of sampling (:func:`pcrp.sampling.compute.work_cost`), counted in its visitor's share.
-    A run that none of its owner's sessions has drawn for RECLAIM_SECONDS is reclaimed by the registry: paused,
-    its chains no longer count in the server's pool, and only its owner's Resume (:meth:`RunRegistry.readmit`)
-    brings it back.
+    cost: its estimated core-seconds of sampling (:func:`pcrp.sampling.compute.work_cost`), counted in its browser's share.
+    The registry (:class:`pcrp.app.fair_share.RunRegistry`) starts it when the server has a place for it, else it
+    waits ``queued`` and starts by itself. A run that none of its owner's sessions has drawn for RECLAIM_SECONDS is
+    reclaimed by the registry: paused, its place given to the queue, and only its owner's Resume
+    (:meth:`RunRegistry.readmit`) brings it back.
     """
 
     chains: dict
@@ -56,7 +59,8 @@ class LiveRun:
     discarded: bool = False  # its buffers were freed (forgotten by the registry): nothing to show
     address: str = None
     cost: float = 0.0
-    reclaimed: bool = False  # paused by the registry because nobody watched it; its chains are back in the pool
+    reclaimed: bool = False  # paused by the registry because nobody watched it; its place went to the queue
+    queued: bool = False  # waiting in the registry's queue for a place (not started, or reclaimed and resumed)
     _watched: float = field(default_factory=time.monotonic)
     _owners: set = field(default_factory=set)
     _orphaned_since: float = None
@@ -90,9 +94,11 @@ class LiveRun:
 
     # -------------------------------------------------------------- watching (see RunRegistry.sweep)
     def watch(self):
-        """A session of its owner has just drawn the run (the live view calls this on every redraw)."""
+        """A session of its owner has just drawn the run (the live view calls this on every redraw, and the
+        registry when it admits or queues the run)."""
         with self._lock:
             self._watched = time.monotonic()
+
 
     def unwatched_for(self):
         """Seconds since a session of its owner last drew the run."""
@@ -199,6 +205,11 @@ class LiveRun:
     @property
     def running(self):
         return any(state == RUNNING for state in self.states.values())
+
+    @property
+    def started(self):
+        """Whether its chains' threads were started (a queued run's are not, until it gets a place)."""
+        return any(chain.started for chain in self.chains.values())
 
     def snapshots(self):
         return {name: chain.snapshot() for name, chain in self.chains.items()}

@@ -45,15 +45,19 @@ class FairSlots:
         self._waiters = deque()  # threading.Event per waiting thread, first come first
         self._lock = threading.Lock()
 
-    def acquire(self, timeout=None, give_up=None, poll=SLOT_WAIT_SECONDS):
+    def acquire(self, timeout=None, give_up=None, poll=SLOT_WAIT_SECONDS, first=False):
         """Take a slot: True once taken; False when ``timeout`` seconds passed (None: no limit) or the callable
-        ``give_up`` returned true (asked every ``poll`` seconds while waiting) before a slot came."""
+        ``give_up`` returned true (asked every ``poll`` seconds while waiting) before a slot came. first: go before
+        every waiting thread (a visitor's press that waits for one call: One sweep), not after them."""
         with self._lock:
             if self._free and not self._waiters:
                 self._free -= 1
                 return True
             handed = threading.Event()
-            self._waiters.append(handed)
+            if first:
+                self._waiters.appendleft(handed)
+            else:
+                self._waiters.append(handed)
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             wait = poll if deadline is None else max(0.0, min(poll, deadline - time.monotonic()))
