@@ -200,7 +200,7 @@ BUTTONS = ("start", "pause", "resume", "step", "stop", "reset")  # the controls'
 
 def pressed():
     """Whether this script run follows a press of one of the controls' buttons (its drawing goes first)."""
-    return any(state.get(key) is True for key in BUTTONS)
+    return any(st.session_state.get(key) is True for key in BUTTONS)
 
 
 def controls(run, data):
