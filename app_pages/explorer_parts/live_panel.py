@@ -547,8 +547,14 @@ def rows_and_replay(run, snaps, groups, presentation, frozen=False):
         st.select_slider("Replay: show the clusters at sweep", options=options, key=REPLAY_KEY, on_change=on_replay,
                          args=(run,))
     ex = explorer()
-    if ex.polling and frame_seconds(run) != ex.frame_seconds:
-        st.rerun(scope="app")  # paused or resumed (shown above): the fragment's pace is set by a page run
+    if ex.polling and frame_seconds(run) != ex.frame_seconds:  # paused or resumed (shown above)
+        if pressed() and frame_seconds(run) is None:
+            # Paused by this press: this frame shows it, and the fragment's next tick stops the polling. A page run
+            # started now would drop this frame (Streamlit clears a session's unsent messages when a run starts), so
+            # under load the press showed only once that page run had waited its turn: seconds at 30 visitors.
+            return
+        ex.press_redraw = pressed()
+        st.rerun(scope="app")  # the fragment's pace is set by a page run
 
 
 REPLAY_KEY = "scrub"
@@ -567,8 +573,9 @@ def live_panel(data, presentation):
     frontend redraws every element of the page on each fragment run), and a press then waited for the panel's next
     frame. The column headers are drawn by the top row's canvas while the run is live (fewer elements a frame)."""
     ended, run = False, None
-    with guarded("the live view"), render_slot(urgent=pressed()):
-        ex = explorer()
+    ex = explorer()
+    urgent, ex.press_redraw = pressed() or ex.press_redraw, False
+    with guarded("the live view"), render_slot(urgent=urgent):
         if ex.app_rerun:
             ex.app_rerun = False
             st.rerun(scope="app")

@@ -146,7 +146,8 @@ class ExplorerState:
     pcrp.app.live_runs.LiveRun shown, or None; find_run: whether to look for this browser's latest run (the first
     visit, or a session coming back after :meth:`close`); csv: the uploaded data (:class:`CsvChoice`); notices:
     one-time messages (:class:`Notices`); start_pending: Start waits for the kernels' compile; app_rerun: the page
-    must be drawn whole at the live panel's next run; polling, frame_seconds: whether and how often the live panel
+    must be drawn whole at the live panel's next run; press_redraw: that page run follows a press (its drawing goes
+    before the waiting frames, as the press's own did); polling, frame_seconds: whether and how often the live panel
     redraws itself; status_run: (run token, its number on this page), counted per session; run_view: the
     :class:`RunView` of the run shown (read it through :meth:`view`)."""
 
@@ -160,6 +161,7 @@ class ExplorerState:
     notices: Notices = field(default_factory=Notices)
     start_pending: bool = False
     app_rerun: bool = False
+    press_redraw: bool = False
     polling: bool = False
     frame_seconds: float = None
     status_run: tuple = None
@@ -199,7 +201,7 @@ class ExplorerState:
         self.find_run = True
         self.csv = CsvChoice()
         self.notices = Notices()
-        self.start_pending = self.app_rerun = self.polling = False
+        self.start_pending = self.app_rerun = self.press_redraw = self.polling = False
         self.frame_seconds = None
 
     def nbytes(self):
