@@ -22,7 +22,7 @@ def test_the_explorer_runs_pauses_and_summarises_100000_points():
     with streamlit_app() as (url, _), chromium() as browser:
         page = browser.new_page(viewport={"width": 1500, "height": 1000})
         page.goto(url + "/?data=sim1&sim_n=100000&sweeps=200&burn_in=100&pace=full+speed")
-        expect(page.get_by_text(re.compile("N = 100000|100,000"))).to_be_visible(timeout=90_000)
+        expect(page.get_by_text(re.compile("N = 100000|100,000")).first).to_be_visible(timeout=90_000)
         page.get_by_role("button", name="Start", exact=True).click()
         charts = page.locator(".pcrp-live-row canvas")  # the live view: three canvases per row
         expect(charts.nth(5)).to_be_visible(timeout=120_000)

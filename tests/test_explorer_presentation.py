@@ -73,7 +73,7 @@ from pcrp.data import simulation  # noqa: E402
 from pcrp.model import resolve_niw  # noqa: E402
 from pcrp.sampling.sampler import Sampler
 
-from explorer_support import as_browser, browser_key, current_run  # noqa: E402
+from explorer_support import as_browser, browser_key, current_run, explorer_state  # noqa: E402
 
 
 def majority(values, mask):
@@ -240,10 +240,10 @@ def test_a_reload_keeps_the_owners_uploaded_data_and_another_browser_never_sees_
         return again
 
     owner = session(browser_key(at))
-    assert current_run(owner) is run and owner.session_state["dataset"] is run.dataset
+    assert current_run(owner) is run and explorer_state(owner).dataset is run.dataset
     assert not any("Changed since it started" in w.value for w in owner.warning)
     stranger = session(None)
-    assert current_run(stranger) is None and stranger.session_state["dataset"] is None
+    assert current_run(stranger) is None and explorer_state(stranger).dataset is None
     assert not any("private" in m.value for m in list(stranger.caption) + list(stranger.markdown))
 
 
