@@ -252,7 +252,7 @@ def split_merge(data, labels, K, slots, precs, scratch, exact_members, totals, r
                 groups[t] = side[t - 2]
             else:
                 groups[t] = SIDE_J if on_side_j[t - 2 - n_exact] > 0.5 else SIDE_I
-        if not rebuild(points, groups, 2, sides, base, tables):
+        if not rebuild(points, groups, np.int64(2), sides, base, tables):
             return K  # rounding left a side's scale matrix not positive definite: rejected
         log_split_target = (  # relative to the merged state's V(K): W(1) V(K + 1) / V(K) = exp(log_new[K])
             tables.log_new[K]

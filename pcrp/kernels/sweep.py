@@ -301,7 +301,7 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
 def compact(used, slots, remap, data):
     """Move the clusters of slots 0 .. used - 1 to slots 0 .. K - 1 (holes out, order kept), empty the rest, and
     fill remap[slot] with each cluster's new slot; returns K."""
-    K = 0
+    K = np.int64(0)  # not a Python 0: copy_slot(..., K) would compile a second time for the literal (section 8)
     for c in range(used):
         if slots.counts[c] > 0:
             remap[c] = K
