@@ -324,7 +324,7 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         self.prior_, self.niw_, self.seed_ = self.spec_.prior, self.spec_.niw, self.spec_.seed
         if self.verbose:
             print("\n".join(self.spec_.describe()), file=sys.stderr)
-        compile_kernels(sys.stderr)  # the first fit of an installation compiles, and says so
+        compile_kernels(sys.stderr, self.spec_.niw.covariance_type)  # a first fit compiles what it uses, says so
         with self._progress() as advance:
             self.chains_ = run_chains(Z, self.spec_, callback=advance)
         self.stop_reason_ = self.chains_.stop["reason"]

@@ -133,7 +133,7 @@ def data_name(S, dataset):
 # then show the new state (Pause disabled once paused, and so on). Callbacks may not draw, so their
 # feedback is queued (session.say) and shown as a toast by the live panel.
 def on_start(data):
-    if not warm_up.state().ready:  # the kernels' separate compile is still running: the live panel waits for it
+    if not warm_up.state(settings()["covariance"]).ready:  # its sweep's separate compile runs: the live panel waits
         warm_up.start()
         state.start_pending = True
         state.app_rerun = True
