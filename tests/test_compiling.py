@@ -71,13 +71,13 @@ def test_when_the_separate_compile_fails_the_run_says_what_failed_and_compiles_i
 
 
 def test_a_run_plans_its_own_type_here_and_the_search_beside_it():
-    """What each caller compiles: a run its type's sweep (its moves and the sweep here, the rest of the sweep and
-    then the search in the separate process, of the same type as what compiles here meanwhile); pcrp compile and the
-    app's warm-up every group, the full type's sweep first."""
-    assert compiling.plan("diag") == (["moves:diag", "sweep:diag"], ["seating:diag", "search"])
+    """What each caller compiles: a run its type's sweep (the seating and the sweep here; the split-merge move, of the
+    same type as what compiles here meanwhile, then the search in the separate process); pcrp compile and the app's
+    warm-up every group, the full type's sweep first."""
+    assert compiling.plan("diag") == (["seating:diag", "sweep:diag"], ["moves:diag", "search"])
     here, away = compiling.plan(None)
-    assert here == ["moves:full", "sweep:full", "sweep:diag", "sweep:spherical"]
-    assert away == ["seating:full", "search"]
+    assert here == ["seating:full", "sweep:full", "sweep:diag", "sweep:spherical"]
+    assert away == ["moves:full", "search"]
     assert {compiling.group_of(part) for part in here + away} == set(compiling.GROUPS)
 
 
@@ -92,9 +92,10 @@ SWEEP_PARTS = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_the_sweeps_parts_split_its_compile_and_a_run_compiles_only_its_type(tmp_path):
-    """On an empty cache: the seating and the moves, compiled apart (as two processes do), leave the sweep only
-    run_sweeps to compile (the warm-up calls them with the types run_sweeps passes); a later process loads the full
-    type's sweep and compiles nothing, and the diagonal type's sweep is still to compile (a run compiled its own)."""
+    """On an empty cache: the seating and the move, compiled apart (as two processes do), leave the sweep only
+    run_sweeps to compile (the parts compile the kernels with the types run_sweeps passes them); a later process
+    loads the full type's sweep and compiles nothing, and the diagonal type's sweep is still to compile (a run
+    compiled its own type's only)."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": ROOT}
 
     def parts(*names):
@@ -103,8 +104,8 @@ def test_the_sweeps_parts_split_its_compile_and_a_run_compiles_only_its_type(tmp
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout.splitlines()[-1])
 
-    assert "split_merge" in parts("moves:full")["moves:full"]
     assert "seat_points" in parts("seating:full")["seating:full"]
+    assert {"split_merge", "seat_exactly", "frozen_seating"} <= set(parts("moves:full")["moves:full"])
     assert parts("sweep:full") == {"sweep:full": ["run_sweeps"]}
     again = parts("sweep:full", "moves:diag")
     assert again["sweep:full"] == [] and "split_merge" in again["moves:diag"]

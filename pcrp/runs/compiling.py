@@ -11,11 +11,11 @@ with its split-merge moves (numba compiles the sweep once per type in use), and 
   (:mod:`pcrp.kernels.apart`), by which time it has usually finished;
 - ``pcrp compile`` and the app's warm-up (``covariance_type=None``): every group.
 
-numba compiles one function at a time per process, so a cold cache is compiled by two processes at once: while this
-process compiles a sweep's split-merge moves (the part MOVES of :mod:`pcrp.sampling.sampler`), the separate one
-compiles the rest of what the sweep calls (SEATING), then the search; this process then links both into the sweep
-(SWEEP), loading the separate process's part from the cache. Two processes never compile different signatures of
-one kernel at the same time (numba writes its cache index without a lock, and two new entries saved at once could
+numba compiles one function at a time per process, so a cold cache is compiled by two processes at once (the parts
+of a sweep: :mod:`pcrp.sampling.sampler`): while this process compiles the seating of points (SEATING), the separate
+one compiles the split-merge move (MOVES), then the search; this process then compiles the sweep (SWEEP), which
+links both in, loading the move from the cache once the separate process has finished it. Two processes never compile different signatures
+of one kernel at the same time (numba writes its cache index without a lock, and two new entries saved at once could
 lose one): the separate process compiles a part of the same covariance type, then the search, which shares no
 kernel with the sweeps but xoshiro's shuffle, of the same signature.
 
@@ -95,12 +95,18 @@ def run_part(part):
 
 def plan(covariance_type=None):
     """(parts compiled here, in order; parts compiled in the separate process, in order) for the sweep of one
-    covariance type and the search (a run or a fit), or for every group (None). The separate process's first part
-    is of the same type as the one this process compiles meanwhile (see the module's docstring)."""
-    if covariance_type is not None:
-        return [f"{MOVES}:{covariance_type}", f"{SWEEP}:{covariance_type}"], [f"{SEATING}:{covariance_type}", SEARCH]
-    here = [f"{MOVES}:{FULL}", f"{SWEEP}:{FULL}"] + [f"{SWEEP}:{kind}" for kind in COVARIANCE_TYPES if kind != FULL]
-    return here, [f"{SEATING}:{FULL}", SEARCH]
+    covariance type and the search (a run or a fit), or for every group (None). The separate process's sweep parts
+    are of the same type as what this process compiles meanwhile (see the module's docstring)."""
+    first = FULL if covariance_type is None else covariance_type
+    here = [f"{SEATING}:{first}", f"{SWEEP}:{first}"]
+    if covariance_type is None:
+        here += [f"{SWEEP}:{kind}" for kind in COVARIANCE_TYPES if kind != FULL]
+    return here, [f"{MOVES}:{first}", SEARCH]
+
+
+# A part compiled here after a part of the separate process (it then loads that part from the cache): the sweep links
+# the move in
+AFTER = {SWEEP: MOVES}
 
 
 class Compiles(list):
@@ -149,6 +155,24 @@ def watching_compiles(on_first=None):
         yield compiled
     finally:
         event.unregister("numba:compile", watch)
+
+
+class _Cold(Exception):
+    """Raised at a part's first compile by :func:`from_cache`."""
+
+
+def from_cache(part):
+    """Load a part if every kernel it needs is in numba's cache, and return True; stop at its first compile instead
+    (a load sends no "numba:compile" event, a compile sends one before it starts) and return False."""
+    def stop():
+        raise _Cold
+
+    try:
+        with watching_compiles(stop):
+            run_part(part)
+    except _Cold:
+        return False
+    return True
 
 
 def timed_part(part, on_first=None):
@@ -253,15 +277,21 @@ class Session:
                       error=event.get("error", ""))
 
     def run_here(self, part):
-        """Compile (or load) a part in this process. A sweep's last part (SWEEP) first waits for the separate
-        process's part of the same sweep when it compiles one, so that this process loads it from the cache; the
-        group is then ready."""
+        """Compile (or load) a part in this process, first waiting for the part of the separate process it calls
+        (AFTER), when that process compiles it, so that this one loads it from the cache; a sweep's last part (SWEEP)
+        makes the group ready. A sweep whose kernels are all in the cache loads at its first part, in one go (loading
+        the parts one by one would load their kernels twice: each is linked into the sweep's)."""
         group = group_of(part)
         if group in _READY:
             return
-        last = part.startswith(SWEEP + ":")
-        if last and self.apart is not None:
-            self.apart.wait_part(f"{SEATING}:{part.split(':', 1)[1]}")
+        piece, _, covariance_type = part.partition(":")
+        last = piece == SWEEP
+        if group not in self.started and from_cache(f"{SWEEP}:{covariance_type}"):
+            _READY.add(group)
+            self.emit(event="ready", group=group, seconds=0.0)
+            return
+        if piece in AFTER and self.apart is not None:
+            self.apart.wait_part(f"{AFTER[piece]}:{covariance_type}")
         self.started.setdefault(group, time.perf_counter())
 
         def first():

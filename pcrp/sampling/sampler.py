@@ -227,14 +227,21 @@ class Sampler:
             clusters.empty_slot(self.slots, k, self.data.base, self.data.tables)
 
 
-# The parts of a covariance type's sweep that numba compiles, which pcrp.runs.compiling compiles in two processes at
-# once when the cache is cold (numba compiles one function at a time per process): SEATING, every kernel a sweep
-# calls but the split-merge moves (Algorithm 1's seating, compacting the slots, the sweep's order, the log joint, and
-# the statistics a Sampler starts from); MOVES, the split-merge move and what it calls; SWEEP, the driver of sweeps
-# and moves (pcrp.kernels.sweep.run_sweeps), which links the other two in (it compiles them too when they are not
-# in numba's cache).
+# The parts of a covariance type's sweep, which pcrp.runs.compiling compiles in two processes at once when the cache is
+# cold (numba compiles one function at a time per process), each part loading from the cache what an earlier part
+# compiled: SEATING, every kernel a sweep calls but the split-merge move (Algorithm 1's seating, compacting the slots,
+# the sweep's order, the log joint, and the statistics a Sampler starts from); MOVES, the split-merge move and what it
+# calls (pcrp.kernels.split_merge); SWEEP, the driver of sweeps and moves (pcrp.kernels.sweep.run_sweeps), which
+# links the other two in and compiles whatever of them is not compiled yet.
 SEATING, MOVES, SWEEP = "seating", "moves", "sweep"
 SWEEP_PARTS = (SEATING, MOVES, SWEEP)
+
+
+def _compile_for(kernel, *args):
+    """Compile, or load from the cache, ``kernel`` for the numba types of ``args`` without running it."""
+    import numba
+
+    kernel.compile(tuple(numba.typeof(arg) for arg in args))
 
 
 def _tiny_sampler(covariance_type):
@@ -247,34 +254,41 @@ def _tiny_sampler(covariance_type):
 def warm_up_sweeps(covariance_type="full", part=SWEEP):
     """Compile, or load from numba's cache, a part (SWEEP_PARTS) of the sweep of a covariance type, on a tiny
     problem: one kernel for every d, once per type (:mod:`pcrp.kernels.scales`); the SWEEP part (the default) is the
-    whole sweep, about 0.3 s when cached. SEATING and MOVES call those kernels directly with the types run_sweeps
-    passes them (tests/test_compiling.py checks that the SWEEP part then compiles run_sweeps alone). The kernels'
-    compiling as a whole, and saying so: :mod:`pcrp.runs.compiling`."""
+    whole sweep, about 0.3 s when cached. SEATING runs its kernels, MOVES compiles the move without running it, both
+    with the types run_sweeps passes them (tests/test_compiling.py checks that SWEEP then compiles run_sweeps alone).
+    The kernels' compiling as a whole, and saying so: :mod:`pcrp.runs.compiling`."""
     if part not in SWEEP_PARTS:
         raise ValueError(f"part must be one of {', '.join(SWEEP_PARTS)} (got {part!r}).")
     if (covariance_type, part) in _warm or (covariance_type, SWEEP) in _warm:
         return
     _warm.add((covariance_type, part))  # before a step, which would come back here otherwise
+    try:
+        _warm_up(covariance_type, part)
+    except BaseException:  # not warm after all (pcrp.runs.compiling.from_cache stops a part at its first compile)
+        _warm.discard((covariance_type, part))
+        raise
+
+
+def _warm_up(covariance_type, part):
     sampler = _tiny_sampler(covariance_type)  # the statistics a sampler starts from: every part needs them
     if part == SWEEP:
         sampler.step(2)
         return
-    data, slots, settings = sampler.data, sampler.slots, sampler.settings()
+    data, slots, settings, labels, rng = sampler.data, sampler.slots, sampler.settings(), sampler.labels, \
+        sampler.rng_state
     N, d = sampler.X.shape
     capacity = slots.counts.shape[0]
     if part == SEATING:
-        sweep.start_sweep(settings.scan, sampler.X, sampler.labels, data.log_pred_new, sampler._scan,
-                          sampler.rng_state)
+        sweep.start_sweep(settings.scan, sampler.X, labels, data.log_pred_new, sampler._scan, rng)
         scratch = SweepScratch(np.empty(d), np.empty(d), np.empty(capacity), np.empty(capacity),
                                np.empty(capacity + 1), np.empty(capacity, dtype=np.int64))
-        used, _ = sweep.seat_points(data, sampler.X, sampler.labels, data.log_pred_new, 0, 1, 0, sampler.K, slots,
-                                    slots.precs, settings, scratch, sampler.rng_state)
-        remap = np.empty(capacity, dtype=np.int64)
-        K = sweep.compact(used, slots, remap, data)
+        used, _ = sweep.seat_points(data, sampler.X, labels, data.log_pred_new, 0, 1, 0, sampler.K, slots, slots.precs,
+                                    settings, scratch, rng)
+        K = sweep.compact(used, slots, np.empty(capacity, dtype=np.int64), data)
         clusters.log_joint(K, slots, data.tables)
-    else:
-        moves = split_merge.move_scratch(N, d, capacity, slots.precs)
-        moves.tail[0] = split_merge.build_member_index(sampler.labels, sampler.K, slots.counts, moves.order,
-                                                       moves.starts)
-        split_merge.split_merge(data, sampler.labels, sampler.K, slots, slots.precs, moves, settings.exact_members,
-                                np.zeros(4, dtype=np.int64), sampler.rng_state)
+        return
+    # the move, for the types run_sweeps passes it (compiled, not run: no state to make valid)
+    moves = split_merge.move_scratch(N, d, capacity, slots.precs)
+    _compile_for(split_merge.build_member_index, labels, sampler.K, slots.counts, moves.order, moves.starts)
+    _compile_for(split_merge.split_merge, data, labels, sampler.K, slots, moves, settings.exact_members,
+                 np.zeros(4, dtype=np.int64), rng)
