@@ -58,7 +58,7 @@ def test_when_the_separate_compile_fails_the_run_says_what_failed_and_compiles_i
     its exit status and events, says what failed, and makes the search ready in its own process."""
     out, events = io.StringIO(), []
     monkeypatch.setattr(compiling, "_READY", set())
-    session = compiling.Session(out, events.append, ["seating:tied", "search"])
+    session = compiling.Session(out, events.append, ["seating:tied", "search"])  # no part waits
     session.start_apart("sweep:full")
     session.finish("search")
     said = out.getvalue()
@@ -73,11 +73,13 @@ def test_when_the_separate_compile_fails_the_run_says_what_failed_and_compiles_i
 def test_a_run_plans_its_own_type_here_and_the_search_beside_it():
     """What each caller compiles: a run its type's sweep (the seating and the sweep here; the split-merge move, of the
     same type as what compiles here meanwhile, then the search in the separate process); pcrp compile and the app's
-    warm-up every group, the full type's sweep first."""
-    assert compiling.plan("diag") == (["seating:diag", "sweep:diag"], ["moves:diag", "search"])
-    here, away = compiling.plan(None)
-    assert here == ["seating:full", "sweep:full", "sweep:diag", "sweep:spherical"]
-    assert away == ["moves:full", "search"]
+    warm-up every group, the full type's sweep first, each type split the same way (the separate process's move of
+    the next type waits for this process's word that the sweep before is done)."""
+    assert compiling.plan("diag") == (["seating:diag", "sweep:diag"], ["moves:diag", "search"], [])
+    here, away, waits = compiling.plan(None)
+    assert here == ["seating:full", "sweep:full", "seating:diag", "sweep:diag", "seating:spherical", "sweep:spherical"]
+    assert away == ["moves:full", "search", "moves:diag", "moves:spherical"]
+    assert waits == ["moves:diag", "moves:spherical"]  # each after this process's word that the sweep before is done
     assert {compiling.group_of(part) for part in here + away} == set(compiling.GROUPS)
 
 

@@ -66,7 +66,8 @@ def test_pcrp_compile_covers_every_kernel_a_run_and_the_app_use(tmp_path):
                            capture_output=True, text=True, timeout=900)
     assert first.returncode == 0, first.stderr
     assert "compiling the sweep and its split-merge moves (once per installation) ..." in first.stdout
-    assert "  part of it and the point estimate's search in a separate process meanwhile" in first.stdout
+    assert ("  part of it, the point estimate's search and part of the other covariance types' sweeps in a separate "
+            "process meanwhile" in first.stdout)
     assert "compiling the diagonal covariance type's sweep and its moves (once per installation) ..." in first.stdout
     assert "the point estimate's search: compiled in the separate process in " in first.stdout
     assert "compiled (" in first.stdout and "every kernel is ready" in first.stdout

@@ -8,6 +8,8 @@ package and fails otherwise. It writes one JSON object a line on stdout, its pro
 - ``{"event": "started", "package": ...}``, then for each part ``{"event": "compiling", "part": ...}`` when its first
   kernel starts compiling (none when the part loads from numba's cache) and ``{"event": "done", "part": ...,
   "seconds": ..., "cpu": ..., "functions": ..., "kernels": {name: CPU seconds}}``;
+- a part named in ``--wait-before`` first waits for a line on stdin (the caller's word that it has finished the
+  sweep of the covariance type before, so that the two processes compile parts of one type at a time);
 - with ``--all`` (the app's warm-up): :func:`pcrp.runs.compiling.compile_kernels` of every group, its events as
   it reports them (``"compiling"``, ``"part"``, ``"ready"``, ``"failed"``, per group);
 - ``{"event": "failed", "part": ..., "error": "TypingError: ..."}`` and the traceback on stderr when a part fails
@@ -16,6 +18,7 @@ package and fails otherwise. It writes one JSON object a line on stdout, its pro
 
 import json
 import os
+import sys
 import time
 import traceback
 
@@ -32,7 +35,10 @@ def main(argv=None):
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--parts", help="parts to compile one after another (pcrp.runs.compiling.run_part)")
     what.add_argument("--all", action="store_true", help="every group, as pcrp compile")
+    parser.add_argument("--wait-before", default="", help="parts that first wait for a line on stdin (the caller's "
+                                                          "word that it has finished the sweep before)")
     args = parser.parse_args(argv)
+    waits = set(filter(None, args.wait_before.split(",")))
     from .compiling import compile_kernels, package_file, timed_part
 
     started = time.perf_counter()
@@ -47,6 +53,8 @@ def main(argv=None):
             compile_kernels(None, None, on_event=_emit)
         else:
             for part in args.parts.split(","):
+                if part in waits and not sys.stdin.readline():  # the caller ended before its word: nothing to do
+                    break
                 _emit({**timed_part(part, lambda part=part: _emit({"event": "compiling", "part": part})),
                        "event": "done"})
     except Exception as err:  # reported as data, the traceback on stderr; the caller compiles the part itself

@@ -94,14 +94,16 @@ def run_part(part):
 
 
 def plan(covariance_type=None):
-    """(parts compiled here, in order; parts compiled in the separate process, in order) for the sweep of one
-    covariance type and the search (a run or a fit), or for every group (None). The separate process's sweep parts
-    are of the same type as what this process compiles meanwhile (see the module's docstring)."""
-    first = FULL if covariance_type is None else covariance_type
-    here = [f"{SEATING}:{first}", f"{SWEEP}:{first}"]
-    if covariance_type is None:
-        here += [f"{SWEEP}:{kind}" for kind in COVARIANCE_TYPES if kind != FULL]
-    return here, [f"{MOVES}:{first}", SEARCH]
+    """(parts compiled here, in order; parts compiled in the separate process, in order; those of them that wait for
+    this process's word first) for the sweep of one covariance type and the search (a run or a fit), or for every
+    group (None): each type's sweep split between the two processes, the full type first, the search in the
+    separate process after the full type's move. Every group: the separate process's move of each type after the
+    first waits until this process has finished the sweep before (a line on its stdin for each sweep done), so that
+    the two processes always compile parts of one type (see the module's docstring)."""
+    kinds = COVARIANCE_TYPES if covariance_type is None else (covariance_type,)
+    here = [f"{piece}:{kind}" for kind in kinds for piece in (SEATING, SWEEP)]
+    away = [f"{MOVES}:{kinds[0]}", SEARCH] + [f"{MOVES}:{kind}" for kind in kinds[1:]]
+    return here, away, away[2:]
 
 
 # A part compiled here after a part of the separate process (it then loads that part from the cache): the sweep links
@@ -193,12 +195,15 @@ def package_file():
     return os.path.abspath(pcrp.__file__)
 
 
-def worker_command(parts=None, everything=False):
+def worker_command(parts=None, everything=False, waits=()):
     """The argv of a compile in a separate process (:mod:`pcrp.runs.compile_worker`) of ``parts`` (names of
-    :func:`run_part`), or of every group with ``everything``, importing this process's pcrp."""
+    :func:`run_part`; ``waits``: those that wait for a line on its stdin first), or of every group with
+    ``everything``, importing this process's pcrp."""
     package = package_file()
     argv = [sys.executable, "-c", BOOTSTRAP, os.path.dirname(os.path.dirname(package)), "--package", package]
-    return argv + (["--all"] if everything else ["--parts", ",".join(parts)])
+    if everything:
+        return argv + ["--all"]
+    return argv + ["--parts", ",".join(parts)] + (["--wait-before", ",".join(waits)] if waits else [])
 
 
 _READY = set()  # the groups this process has compiled or loaded (through compile_kernels)
@@ -216,8 +221,8 @@ def compile_kernels(stream=None, covariance_type=None, *, separate=True, on_even
     With a covariance type, returns once its sweep is ready; the search is made ready when the summaries first need
     it (:mod:`pcrp.kernels.apart`). With None, returns once every group is ready. Returns the :class:`Session`.
     """
-    here, away = plan(covariance_type)
-    session = Session(stream, on_event, [part for part in away if group_of(part) not in _READY] if separate else [])
+    here, away, waits = plan(covariance_type)
+    session = Session(stream, on_event, away if separate else [], waits)
     for part in here:
         session.run_here(part)
     if covariance_type is None:
@@ -231,8 +236,9 @@ class Session:
     """One call of :func:`compile_kernels`: the parts it compiles here, the separate process (started when the first
     kernel compiles here, so that a process whose kernels come from the cache starts none) and what each said."""
 
-    def __init__(self, stream, on_event, away):
-        self.stream, self.on_event, self.away = stream, on_event, list(away)
+    def __init__(self, stream, on_event, away, waits=()):
+        self.stream, self.on_event, self.away, self.waits = stream, on_event, list(away), list(waits)
+        self.sweeps_done = 0  # sweep groups made ready here: the separate process's waiting parts may start
         self.lock = threading.RLock()
         self.apart = None  # the separate process, once started
         self.announced = set()  # (group, apart) said to be compiling
@@ -260,11 +266,13 @@ class Session:
         """Start the separate process for the parts to compile apart, once (called when the first kernel compiles
         here, in ``group``)."""
         with self.lock:
-            if self.apart is not None or not self.away:
+            away = [part for part in self.away if group_of(part) not in _READY]
+            if self.apart is not None or not away:
                 return
-            self.apart = Apart(self.away, self.on_apart_event)
-        what = [("part of it" if group_of(part) == group else GROUPS.get(group_of(part), part)) for part in self.away]
-        self.say(f"  {' and '.join(dict.fromkeys(what))} in a separate process meanwhile")
+            self.apart = Apart(away, self.on_apart_event, [part for part in self.waits if part in away])
+            for _ in range(self.sweeps_done):  # the sweeps made ready before it started
+                self.apart.go()
+        self.say(f"  {_apart_words(away, group)} in a separate process meanwhile")
 
     def on_apart_event(self, event):
         """A JSON line of the separate process (pcrp.runs.compile_worker), relayed to on_event."""
@@ -289,6 +297,7 @@ class Session:
         if group not in self.started and from_cache(f"{SWEEP}:{covariance_type}"):
             _READY.add(group)
             self.emit(event="ready", group=group, seconds=0.0)
+            self.sweep_done()
             return
         if piece in AFTER and self.apart is not None:
             self.apart.wait_part(f"{AFTER[piece]}:{covariance_type}")
@@ -302,6 +311,14 @@ class Session:
         self.emit(**{**report, "event": "part", "group": group, "apart": False})
         if last:
             self.ready(group)
+            self.sweep_done()
+
+    def sweep_done(self):
+        """A sweep group is ready here: the separate process may start its next waiting part (the next type's)."""
+        with self.lock:
+            self.sweeps_done += 1
+            if self.apart is not None:
+                self.apart.go()
 
     def ready(self, group):
         seconds = time.perf_counter() - self.started.get(group, time.perf_counter())
@@ -334,19 +351,32 @@ class Session:
                 self.apart.close()
 
 
+def _apart_words(away, group):
+    """What the separate process compiles, in words, while this one compiles ``group``: "part of it and the point
+    estimate's search"."""
+    words = []
+    for part in away:
+        other = group_of(part)
+        word = ("part of it" if other == group else GROUPS[other] if other == SEARCH
+                else "part of the other covariance types' sweeps" if other in GROUPS else part)
+        if word not in words:
+            words.append(word)
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 class Apart:
     """The separate compile process (:mod:`pcrp.runs.compile_worker`) of a list of parts: its JSON lines are read
     by one thread, its stderr by another (so that neither pipe fills), and its exit status when it ends."""
 
-    def __init__(self, parts, on_event=None):
+    def __init__(self, parts, on_event=None, waits=()):
         self.parts, self.on_event = list(parts), on_event
         self.done = {}  # part -> its "done" event
         self.errors = []
         self.tail = []
         self.ended = False  # its stdout closed and its exit status read
         self.changed = threading.Condition()
-        self.process = subprocess.Popen(worker_command(parts=self.parts), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        stdin=subprocess.DEVNULL, text=True)
+        self.process = subprocess.Popen(worker_command(parts=self.parts, waits=waits), stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
         _RUNNING.add(self.process)
         threading.Thread(target=self._read_events, name="pcrp-compile-events", daemon=True).start()
         threading.Thread(target=self._read_stderr, name="pcrp-compile-stderr", daemon=True).start()
@@ -377,6 +407,14 @@ class Apart:
         for line in self.process.stderr:
             self.tail = (self.tail + [line.rstrip("\n")])[-TAIL_LINES:]
 
+    def go(self):
+        """Tell the separate process it may start its next waiting part (a line on its stdin)."""
+        try:
+            self.process.stdin.write("go\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):  # it has ended: nothing waits
+            pass
+
     def wait_part(self, part):
         """Wait until the separate process has finished ``part`` or has ended; returns the part's "done" event, or
         None when it ended without it."""
@@ -395,6 +433,10 @@ class Apart:
 
     def close(self):
         """Wait for the process to end (it has reported its last part)."""
+        try:
+            self.process.stdin.close()  # a part still waiting for its word ends the process instead
+        except OSError:
+            pass
         try:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
