@@ -144,6 +144,9 @@ def test_a_start_pressed_during_the_compile_waits_for_it_then_runs(fresh_compile
     and the run starts by itself once its sweep is ready, whatever else still compiles."""
     warm_up.start(fake_compile([({"event": "compiling", "group": "sweep:full", "apart": False}, 3.0),
                                 ({"event": "ready", "group": "sweep:full", "seconds": 3.0}, 60.0)]))
+    deadline = time.monotonic() + 30
+    while not warm_up.state().compiling and time.monotonic() < deadline:  # its first line read (a busy machine)
+        time.sleep(0.05)
     at = AppTest.from_file(os.path.join(ROOT, "app_pages", "explorer.py"), default_timeout=60)
     at.run()
     at.select_slider(key="w_pace").set_value("full speed")

@@ -13,11 +13,13 @@ with its split-merge moves (numba compiles the sweep once per type in use), and 
 
 numba compiles one function at a time per process, so a cold cache is compiled by two processes at once (the parts
 of a sweep: :mod:`pcrp.sampling.sampler`): while this process compiles the seating of points (SEATING), the separate
-one compiles the split-merge move (MOVES), then the search; this process then compiles the sweep (SWEEP), which
-links both in, loading the move from the cache once the separate process has finished it. Two processes never compile different signatures
-of one kernel at the same time (numba writes its cache index without a lock, and two new entries saved at once could
-lose one): the separate process compiles a part of the same covariance type, then the search, which shares no
-kernel with the sweeps but xoshiro's shuffle, of the same signature.
+one compiles the split-merge move (MOVES), then the search; this process then compiles the sweep (SWEEP), which links
+both in, loading the move from the cache once the separate process has finished it. Every group: each covariance
+type the same way, one type at a time. Two processes never compile different signatures of one kernel at the same
+time (numba writes a kernel's cache index without a lock, and two new entries saved at once could lose one or swap
+their data): the separate process compiles a part of the covariance type this process compiles meanwhile (a type's
+move after the first waits for a line on its stdin that this process has finished the sweep before), or the search,
+which shares no kernel with the sweeps but xoshiro's shuffle, of the same signature.
 
 The separate process (:mod:`pcrp.runs.compile_worker`) imports this process's pcrp, never the working directory's
 copy; it reports each part it finished as a JSON line on its stdout, and its failures are read (its exit status and
@@ -179,12 +181,13 @@ def from_cache(part):
 
 def timed_part(part, on_first=None):
     """Run :func:`run_part` watching its compiles: a dict of what it took, as a part's event reports it (seconds of
-    wall time, CPU seconds of this thread, kernels compiled, and each kernel's own compile CPU)."""
-    started, cpu = time.perf_counter(), time.thread_time()
+    wall time, CPU seconds of the process (the search compiles in its threads; nothing else runs while a part
+    compiles), kernels compiled, and each kernel's own compile CPU)."""
+    started, cpu = time.perf_counter(), time.process_time()
     with watching_compiles(on_first) as compiled:
         run_part(part)
     return {"part": part, "seconds": round(time.perf_counter() - started, 3),
-            "cpu": round(time.thread_time() - cpu, 3), "functions": len(compiled),
+            "cpu": round(time.process_time() - cpu, 3), "functions": len(compiled),
             "kernels": {name: round(seconds, 3) for name, seconds in compiled.cpu.items()}}
 
 
