@@ -3,6 +3,11 @@ with numba's cache empty.
 
     python bench/first_use.py [--app-root /tmp/first_use_base] [--label before] [--parts 1,2]
                               [--open-seconds 60] [--data-sets old-faithful,sim1,sim2,mnist] [--window-seconds 40]
+    python bench/first_use.py --before-root /path/to/main --parts 1 --open-seconds 0 --data-sets old-faithful
+
+--before-root: an earlier checkout measured in the same run, before this one (or --app-root's), the parts of each
+tree one after the other; the issue 56 figure (the app's first Start on a server just started, the page opened at
+once) is the second command's.
 
 --app-root: the checkout whose app is served (its own pcrp on the server's PYTHONPATH; default this one), e.g. a
 ``git archive 961422c`` copy for the version that compiled the kernels inside the server. Each part starts its own
@@ -94,8 +99,8 @@ def stop_server(proc, cache):
 
 
 class CompileWatch(threading.Thread):
-    """The server's child processes running ``pcrp.cli compile``, polled every 0.1 s: {pid: [first seen, last seen]}
-    (time.time() seconds)."""
+    """The server's child processes compiling the kernels (``pcrp.cli compile``, or pcrp.runs.compile_worker and the
+    process it starts), polled every 0.1 s: {pid: [first seen, last seen]} (time.time() seconds)."""
 
     def __init__(self, server_pid):
         super().__init__(daemon=True)
@@ -111,7 +116,7 @@ class CompileWatch(threading.Thread):
                 return
             for child in children:
                 try:
-                    if "pcrp.cli" in " ".join(child.cmdline()):
+                    if any(name in " ".join(child.cmdline()) for name in ("pcrp.cli", "compile_worker")):
                         self.seen.setdefault(child.pid, [time.time(), 0.0])[1] = time.time()
                 except psutil.Error:
                     pass
@@ -265,6 +270,7 @@ def describe(values):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--app-root", default=str(ROOT), help="the checkout whose app is served")
+    parser.add_argument("--before-root", default=None, help="an earlier checkout measured first, in the same run")
     parser.add_argument("--label", default=None, help="the tree's name in the output and the screenshots' names "
                                                       "(default: the app root's folder name)")
     parser.add_argument("--parts", default="1,2", help="1: first live frame per data set; 2: another visitor's page")
@@ -280,8 +286,6 @@ def main():
                                                                           "counts as a time-out")
     parser.add_argument("--shots", default="/tmp/first_use_shots", help="screenshots and the servers' output")
     args = parser.parse_args()
-    args.app_root = str(Path(args.app_root).resolve())
-    args.label = args.label or Path(args.app_root).name
     args.data_sets = args.data_sets.split(",")
     unknown = [name for name in args.data_sets if name not in DATA_LABELS]
     if unknown:
@@ -291,7 +295,16 @@ def main():
     shots = Path(args.shots)
     shots.mkdir(parents=True, exist_ok=True)
     print(header("python bench/first_use.py " + " ".join(sys.argv[1:])))
-    print(f"app of {args.app_root} ({args.label}); numba's cache empty at each server's start (NUMBA_CACHE_DIR)")
+    trees = ([(args.before_root, "before")] if args.before_root else []) + [(args.app_root, args.label)]
+    for root, label in trees:
+        tree = argparse.Namespace(**{**vars(args), "app_root": str(Path(root).resolve())})
+        tree.label = label or ("after" if args.before_root else Path(tree.app_root).name)
+        measure(tree, parts, shots)
+
+
+def measure(args, parts, shots):
+    """The parts asked of one tree, printed."""
+    print(f"\napp of {args.app_root} ({args.label}); numba's cache empty at each server's start (NUMBA_CACHE_DIR)")
     if "1" in parts:
         rows = first_frames(args, shots)
         print("\n1. First live frame per data set, Start pressed after the Explorer was open "
@@ -308,9 +321,9 @@ def main():
               f"Explorer at 0 s, its first live frame came at " + (f"{window:.1f} s" if window is not None else "never")
               + f" ({args.label}):")
         for start, end in seen["compiles"]:
-            print(f"   a pcrp compile process ran from {start:+.1f} s to {end:+.1f} s")
+            print(f"   a compile process ran from {start:+.1f} s to {end:+.1f} s")
         if not seen["compiles"]:
-            print("   no pcrp compile process: any compile ran inside the server")
+            print("   no compile process: any compile ran inside the server")
         print(f"   {'B presses':34s} {'count':>6s} {'median':>8s} {'p95':>8s} {'worst':>8s}  (s, press to change)")
         print(f"   {'during the compile (0 s to A frame)':34s} {describe(seen['during'])}")
         print(f"   {'all, over the window':34s} {describe(seen['all'])}")

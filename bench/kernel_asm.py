@@ -26,7 +26,7 @@ def main():
     for kernel in (sweep.seat_points, sweep.run_sweeps):
         kernel._cache = NullCache()  # compile here, so that the assembly can be inspected (a bench, not the library)
     X = np.random.default_rng(0).normal(size=(50, args.d))
-    sampling._warm = {"full"}  # no warm-up call: the first step compiles
+    sampling._warm = {("full", sampling.SWEEP)}  # no warm-up call: the first step compiles
     sampling.Sampler(X, CRP(1.0), resolve_niw(X), seed=0).step(1)
     for signature in sweep.seat_points.signatures:
         asm = sweep.seat_points.inspect_asm(signature)

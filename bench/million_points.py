@@ -101,7 +101,8 @@ def sampler_speed(trees, n, scans=("",)):
 # One greedy run of the point-estimate search of each kind on 50 synthetic draws (the four clusters, 0.2% of the
 # labels redrawn per draw), split into the start, the reallocation scans and the zealous attempts by running it
 # with max_scans / zealous_attempts at 0; thread CPU seconds, so that the other processes' load counts less. A tree
-# with the cost cache (greedy_search_by_type) runs with it, its item types counted once before. (The zealous
+# with the cost cache (greedy_search_by_type, then greedy_search on DrawCells) runs with it, its item types counted
+# once before. (The zealous
 # attempts are timed in both trees: pcrp.summaries.partition.point_estimate makes none at this size since the cache's tree.)
 SEARCH_LOOP = """
 import time
@@ -115,20 +116,29 @@ truth = rng.integers(0, 4, N)
 draws = compact_labels(np.stack([np.where(rng.random(N) < 0.002, rng.integers(0, 6, N), truth) for _ in range(S)]))[0]
 t = DrawTables(draws, np.full(S, 1 / S), "vi")
 cap = int(draws.max()) + 1
-if hasattr(search, "greedy_search_by_type"):  # the cost cache (points with equal cells share their costs)
+if hasattr(search, "DrawCells"):  # the search's kernels on their named state, with the cost cache
+    begun = time.thread_time()
+    cells = t.cells(cap)
+    print(f"item types: {{cells.n_types}} cached, {{time.thread_time() - begun:.2f}} s")
+    def run(n, start, state, scans, zealous):
+        part = cells._replace(cell=cells.cell[:n], item_type=cells.item_type[:n])
+        return search.greedy_search(part, search.SearchSettings(cap, scans, zealous), start, state)
+elif hasattr(search, "greedy_search_by_type"):  # the cost cache (points with equal cells share their costs)
     begun = time.thread_time()
     types = t.item_types(cap)
     print(f"item types: {{types[1]}} cached, {{time.thread_time() - begun:.2f}} s")
-    def greedy_search(cell, *args):
-        return search.greedy_search_by_type(cell, *args, types[0][:cell.shape[0]], types[1])
+    def run(n, start, state, scans, zealous):
+        return search.greedy_search_by_type(t.cell[:n], t.w, t.dF, cap, start, t.n_table, state, scans, zealous,
+                                            types[0][:n], types[1])
 else:
-    greedy_search = search.greedy_search
-greedy_search(t.cell[:10], t.w, t.dF, cap, np.full(10, -1, np.int64), t.n_table, seed_state(1), 2, 2)  # compile
+    def run(n, start, state, scans, zealous):
+        return search.greedy_search(t.cell[:n], t.w, t.dF, cap, start, t.n_table, state, scans, zealous)
+run(10, np.full(10, -1, np.int64), seed_state(1), 2, 2)  # compile
 for kind, start in (("sequential", np.full(N, -1, np.int64)), ("from a draw", draws[7].astype(np.int64))):
     times = []
     for scans, zealous in ((0, 0), (50, 0), (50, 10)):
         begun = time.thread_time()
-        labels, value = greedy_search(t.cell, t.w, t.dF, cap, start, t.n_table, seed_state(3), scans, zealous)
+        labels, value = run(N, start, seed_state(3), scans, zealous)
         times.append(time.thread_time() - begun)
     print(f"{{kind}}: {{times[2]:.2f}} s = start {{times[0]:.2f}} + scans {{times[1] - times[0]:.2f}} + zealous "
           f"{{times[2] - times[1]:.2f}}; K {{len(np.unique(labels))}}, labels checksum {{int((labels * np.arange(N)).sum())}}, "

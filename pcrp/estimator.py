@@ -346,7 +346,8 @@ class PCRPMixture(ClusterMixin, BaseEstimator):
         self.prior_, self.niw_, self.seed_ = self.spec_.prior, self.spec_.niw, self.spec_.seed
         if self.verbose:
             print("\n".join(self.spec_.describe()), file=sys.stderr)
-        compile_kernels(sys.stderr if self.verbose else None)  # a first fit compiles, and says so when verbose
+        # a first fit compiles what it uses, and says so when verbose
+        compile_kernels(sys.stderr if self.verbose else None, self.spec_.niw.covariance_type)
         with self._progress() as advance:
             self.chains_ = run_chains(Z, self.spec_, callback=advance)
         self.stop_reason_ = self.chains_.stop["reason"]

@@ -1,5 +1,6 @@
 """The kernels' pieces: the log joint after every sweep against a recomputation, the vectorisable log and exp
-against math.log and math.exp, the merged statistics of two clusters against a rebuild, the random numbers."""
+against math.log and math.exp, the merged statistics of two clusters against a rebuild, the random numbers, and each
+covariance type's sweep compiled with its own type's code only."""
 
 import math
 
@@ -101,3 +102,36 @@ def test_fill_uniform_draws_what_uniform_draws():
     fill_uniform(bulk, out, 37)
     assert np.array_equal(out[:37], expected) and np.all(out[37:] == -1.0)
     assert np.array_equal(bulk, one_by_one)
+
+
+# The diagonal covariance type's product bounds (pcrp.kernels.scales.diagonal_log_term: its products are kept within
+# 2^-350 .. 2^350), as LLVM IR writes doubles: constants that no other type's code uses
+DIAGONAL_CODE = ("0x55D0000000000000", "0x2A10000000000000")
+
+
+@pytest.mark.slow  # three compiles of the sweep, about 10 s
+def test_the_covariance_type_is_chosen_when_numba_compiles_each_sweep_carries_its_own_types_code_only():
+    """Each covariance type's sweep (run_sweeps, with the seating and the split-merge move it links in) is compiled
+    from the rank of the stored scales (pcrp.kernels.state.FULL_RANK): numba's branch pruning on a direct
+    argument's ndim keeps that type's branches only. Read from the LLVM IR numba's public inspect_llvm returns for a
+    fresh compile of each: the diagonal type's code is in its own sweep and in neither the full nor the spherical
+    type's; a choice made at run time (a field of the state, or a rank read through a structure) would put every
+    type's code in every sweep."""
+    import numba
+
+    from pcrp.kernels import sweep
+    from pcrp.kernels.state import DIAG_RANK, FULL_RANK, SPHERICAL_RANK, Record
+
+    carries = {}
+    for covariance_type, rank in (("full", FULL_RANK), ("diag", DIAG_RANK), ("spherical", SPHERICAL_RANK)):
+        X = mixture(30, 3, seed=1)
+        s = Sampler(X, CRP(1.0), resolve_niw(X, covariance_type=covariance_type), seed=0, init="random:2")
+        assert s.slots.precs.ndim == rank
+        fresh = njit(cache=False, nogil=True, error_model="numpy")(sweep.run_sweeps.py_func)  # compiled here
+        record = Record(np.zeros(1, dtype=np.int64), np.zeros(1), np.full(1, -1, dtype=np.int64),
+                        np.empty((0, 30), dtype=np.int64), np.empty((0, 4), dtype=np.int64), s.move_totals)
+        args = (s.data, s.labels, s.K, s.slots, s.settings(), s._scan, record, 1, s.rng_state)
+        fresh.compile(tuple(numba.typeof(a) for a in args))
+        ir = fresh.inspect_llvm(fresh.signatures[0])
+        carries[covariance_type] = all(constant in ir for constant in DIAGONAL_CODE)
+    assert carries == {"full": False, "diag": True, "spherical": False}

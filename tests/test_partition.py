@@ -335,7 +335,7 @@ def test_greedy_search_value_is_the_loss_of_its_labels(loss):
     """The value the search carries through its moves, rejected zealous attempts (restored from a copy) and items
     that stay (never taken out) is the numerator recomputed from scratch for the labels it returns."""
     from pcrp.kernels.rng import seed_state
-    from pcrp.kernels.search import greedy_search, loss_numerator
+    from pcrp.kernels.search import SearchSettings, greedy_search, loss_numerator
     from pcrp.summaries.partition import DrawTables, compact_labels
 
     rng = np.random.default_rng(3)
@@ -348,9 +348,8 @@ def test_greedy_search_value_is_the_loss_of_its_labels(loss):
         tables = DrawTables(draws, w / w.sum(), loss)
         cap = int(draws.max()) + 1
         for start in (np.full(N, -1, np.int64), draws[0].astype(np.int64)):
-            labels, value = greedy_search(tables.cell, tables.w, tables.dF, cap, start, tables.n_table,
-                                          seed_state(case), 50, 10)
-            again = loss_numerator(labels, tables.cell, tables.w, tables.dF, cap, tables.n_table)
+            labels, value = greedy_search(tables.cells(), SearchSettings(cap, 50, 10), start, seed_state(case))
+            again = loss_numerator(labels, tables.cells(), cap)
             assert value == pytest.approx(again, rel=1e-12, abs=1e-9)
 
 
@@ -360,7 +359,7 @@ def test_cost_cache_gives_the_search_without_it_bit_for_bit(loss):
     change) returns the labels and the value of the same run without the cache, to the bit: a stale cost read back
     after a move, an attempt or its undo would change a choice or the carried value."""
     from pcrp.kernels.rng import seed_state
-    from pcrp.kernels.search import greedy_search, greedy_search_by_type
+    from pcrp.kernels.search import SearchSettings, greedy_search
     from pcrp.summaries.partition import DrawTables, compact_labels
 
     rng = np.random.default_rng(5)
@@ -379,10 +378,8 @@ def test_cost_cache_gives_the_search_without_it_bit_for_bit(loss):
         assert all(np.array_equal(tables.cell[item_type == t][0], row)
                    for t in range(T) for row in tables.cell[item_type == t])  # a type's points have equal cells
         for start in (np.full(N, -1, np.int64), draws[0].astype(np.int64)):
-            plain = greedy_search(tables.cell, tables.w, tables.dF, cap, start, tables.n_table, seed_state(case),
-                                  50, 10)
-            cached = greedy_search_by_type(tables.cell, tables.w, tables.dF, cap, start, tables.n_table,
-                                           seed_state(case), 50, 10, item_type, T)
+            plain = greedy_search(tables.cells(), SearchSettings(cap, 50, 10), start, seed_state(case))
+            cached = greedy_search(tables.cells(cap), SearchSettings(cap, 50, 10), start, seed_state(case))
             assert np.array_equal(plain[0], cached[0]) and plain[1] == cached[1]
     assert min(n_types) >= 1 and max(n_types) > 5  # the cache was in use
 

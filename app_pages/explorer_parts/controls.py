@@ -136,7 +136,7 @@ def data_name(S, dataset):
 # feedback is queued (session.say) and shown as a toast by the live panel.
 def on_start(data):
     ex = explorer()
-    if not warm_up.state().ready:  # the kernels' separate compile is still running: the live panel waits for it
+    if not warm_up.state(settings()["covariance"]).ready:  # its sweep's separate compile runs: the live panel waits
         warm_up.start()
         ex.start_pending = True
         ex.app_rerun = True

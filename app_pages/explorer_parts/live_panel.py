@@ -636,7 +636,7 @@ def live_panel(data, presentation):
 def waiting_for_kernels(data):
     """A Start pressed before the kernels' separate compile finished (once per installation): what it waits for,
     with measured figures, every frame; the run starts once they are ready."""
-    w = warm_up.state()
+    w = warm_up.state(settings()["covariance"])  # the sweep of its covariance type (the other groups compile on)
     if w.ready:
         explorer().start_pending = False
         on_start(data)

@@ -126,7 +126,7 @@ def sample_and_report(spec, ds, out_path, *, loss, r_note=None, seed_given=True,
     if r_note:
         print(f"  where r came from: {r_note}")
     sys.stdout.flush()
-    compile_kernels(sys.stderr)  # the first run of an installation compiles, and says so
+    compile_kernels(sys.stderr, spec.niw.covariance_type)  # a first run compiles what it uses, and says so
     progress = RunProgress(spec, spec.prior.label())
     try:
         chains = run_chains(ds.X, spec, callback=progress.advance, on_block=progress.checkpoint)

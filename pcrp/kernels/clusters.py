@@ -24,9 +24,10 @@ import math
 import numpy as np
 from numba import njit
 
-from .scales import (copy_scale, diagonal_scale_change, logdet_step, predictive_term, scale_from_sums,
-                     scale_times_factor, set_prior_scale, stored_scale)
-from .state import ADD_STEP, EXPONENT, LOG_WEIGHT, N_CONSTS, SCALE, LOG_G, LOG_W, MARGINAL_CONST, NU, REMOVE_STEP, REMOVE_WEIGHT, T_CONST, T_EXPONENT, T_SCALE
+from .scales import (copy_scale, logdet_step, predictive_term, scale_from_sums, scale_times_factor, set_prior_scale,
+                     stored_scale)
+from .state import (ADD_STEP, EXPONENT, FULL_RANK, LOG_G, LOG_W, LOG_WEIGHT, MARGINAL_CONST, N_CONSTS, NU, REMOVE_STEP,
+                    REMOVE_WEIGHT, SCALE, T_CONST, T_EXPONENT, T_SCALE)
 from .vecmath import LANES
 
 
@@ -78,99 +79,13 @@ def copy_slot(source, src, target, dst):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def add_point_full(x, slots, k, q, log_y, tables, work):
-    """Add x (d,) to the full slot k, whose form of x is ``q`` with log y = ``log_y``:
-    S_{n+1}^{-1} = S_n^{-1} - t_scale(n) w w^T / y with w = S_n^{-1} (x - m_n), log|S_{n+1}| = log|S_n| + log y.
-    work (d,) is scratch."""
-    means, precs = slots.means, slots.precs
-    D = x.shape[0]
-    n = slots.counts[k]
-    weight = tables.per_count[n, T_SCALE]
-    for a in range(D):
-        t = 0.0
-        for b in range(D):
-            t += precs[k, a, b] * (x[b] - means[k, b])
-        work[a] = t
-    coef = weight / (1.0 + weight * q)
-    for a in range(D):
-        ca = coef * work[a]
-        for b in range(D):
-            precs[k, a, b] -= ca * work[b]
-    slots.logdets[k] += log_y
-    step = tables.per_count[n, ADD_STEP]
-    for a in range(D):
-        means[k, a] += (x[a] - means[k, a]) * step
-    slots.counts[k] = n + 1
-    refresh_weights(slots, k, tables)
-
-
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def remove_point_full(x, slots, k, shrink, log_shrink, tables, work):
-    """Take x (d,) out of the full slot k (n >= 2 points), where ``shrink`` = 1 - remove_weight(n) q > 0 for its form q
-    and ``log_shrink`` its log: S_{n-1} = S_n - remove_weight(n) (x - m_n)(x - m_n)^T, so
-    S_{n-1}^{-1} = S_n^{-1} + remove_weight(n) w w^T / shrink and log|S_{n-1}| = log|S_n| + log shrink.
-    work (d,) is scratch."""
-    means, precs = slots.means, slots.precs
-    D = x.shape[0]
-    n = slots.counts[k]
-    for a in range(D):
-        t = 0.0
-        for b in range(D):
-            t += precs[k, a, b] * (x[b] - means[k, b])
-        work[a] = t
-    coef = tables.per_count[n, REMOVE_WEIGHT] / shrink
-    for a in range(D):
-        ca = coef * work[a]
-        for b in range(D):
-            precs[k, a, b] += ca * work[b]
-    slots.logdets[k] += log_shrink
-    step = tables.per_count[n, REMOVE_STEP]
-    for a in range(D):
-        means[k, a] += (means[k, a] - x[a]) * step
-    slots.counts[k] = n - 1
-    refresh_weights(slots, k, tables)
-
-
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def add_point_diagonal(x, slots, k, log_y, tables):
-    """Add x (d,) to the diagonal slot k, the sum of whose columns' log y_j is ``log_y``: each beta_j times y_j."""
-    n = slots.counts[k]
-    diagonal_scale_change(x, slots.means, slots.precs, k, tables.per_count[n, T_SCALE])
-    move_mean(x, slots, k, n, log_y, tables.per_count[n, ADD_STEP], 1, tables)
-
-
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def remove_point_diagonal(x, slots, k, log_shrink, tables):
-    """Take x (d,) out of the diagonal slot k (n >= 2), ``log_shrink`` the sum of its columns' log(1 -
-    remove_weight(n) q_j): each beta_j times its factor."""
-    n = slots.counts[k]
-    diagonal_scale_change(x, slots.means, slots.precs, k, -tables.per_count[n, REMOVE_WEIGHT])
-    move_mean(x, slots, k, n, log_shrink, -tables.per_count[n, REMOVE_STEP], -1, tables)
-
-
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def add_point_spherical(x, slots, k, q, log_y, tables):
-    """Add x (d,) to the spherical slot k, whose form of x is ``q`` with log y = ``log_y``: beta times y, log|S_n|
-    plus d log y."""
-    n = slots.counts[k]
-    slots.precs[k] /= 1.0 + tables.per_count[n, T_SCALE] * q
-    move_mean(x, slots, k, n, x.shape[0] * log_y, tables.per_count[n, ADD_STEP], 1, tables)
-
-
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def remove_point_spherical(x, slots, k, shrink, log_shrink, tables):
-    """Take x (d,) out of the spherical slot k (n >= 2), ``shrink`` = 1 - remove_weight(n) q > 0 and
-    ``log_shrink`` its log: beta times shrink, log|S_n| plus d log shrink."""
-    n = slots.counts[k]
-    slots.precs[k] /= shrink
-    move_mean(x, slots, k, n, x.shape[0] * log_shrink, -tables.per_count[n, REMOVE_STEP], -1, tables)
-
-
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
 def move_mean(x, slots, k, n, logdet_change, step, count_change, tables):
     """The rest of a point joining (count_change 1, step 1 / (kappa_n + 1)) or leaving (-1, step -1 / kappa_{n-1})
-    slot k of n points, after its scale: log|S_n| plus ``logdet_change``, the mean a step towards x (away for a
-    negative step), the count, the constants."""
+    slot k of n points, after its scale (:mod:`pcrp.kernels.scales`: full_scale_change, diagonal_scale_change, or
+    the spherical type's one number divided by the factor): log|S_n| plus ``logdet_change``, the mean a step towards
+    x (away for a negative step), the count, the constants. The sweep and the move's exact phase call the scale's
+    update and this one directly, one level of inlining each: an inlined function that inlines these in turn made
+    the full type's sweep 2.8 times slower at N = 2,000, d = 1 (its reference counts were no longer pruned)."""
     slots.logdets[k] += logdet_change
     for a in range(x.shape[0]):
         slots.means[k, a] += (x[a] - slots.means[k, a]) * step
@@ -227,7 +142,7 @@ def rebuild(X, labels, n_slots, slots, base, tables):
     digits to a far-away origin; the diagonal and spherical types accumulate its diagonal only. Returns False when
     some slot's S_n was not positive definite (left as it was)."""
     N, D = X.shape
-    cross = slots.precs.ndim == 3  # the full type's scatter needs the products of two columns
+    cross = slots.precs.ndim == FULL_RANK  # the full type's scatter needs the products of two columns
     shift = np.zeros((n_slots, D))
     first = np.zeros((n_slots, D))
     second = np.zeros((n_slots, D, D))
@@ -290,13 +205,13 @@ def merge_into(slots, a, b, base, tables, target, dst):
     # the union's scatter: (S_a - S0) + (S_b - S0) - w_a xa xa^T - w_b xb xb^T + w_ab (xa - xb)(xa - xb)^T; with S0
     # and w xbar xbar^T added by scale_from_sums, S = S_a + S_b - S0 + [the terms in the means] + w xbar xbar^T
     scatter = np.zeros((D, D))
-    cross = slots.precs.ndim == 3
+    cross = slots.precs.ndim == FULL_RANK
     for i in range(D):
         for j in range(D):
             if cross or i == j:
                 scatter[i, j] = (- w_a * xa[i] * xa[j] - w_b * xb[i] * xb[j]
                                  + w_ab * (xa[i] - xb[i]) * (xa[j] - xb[j]))
-    add_scales(S_a, S_b, scatter)
+    add_scales(slots.precs, S_a, S_b, scatter)
     logdet = scale_from_sums(target.precs, dst, base.S0, scatter, xbar, kappa0 * n / (kappa0 + n))
     if np.isnan(logdet):
         return False
@@ -309,11 +224,11 @@ def merge_into(slots, a, b, base, tables, target, dst):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def add_scales(S_a, S_b, scatter):
+def add_scales(precs, S_a, S_b, scatter):
     """scatter (d, d) += S_a + S_b, differences of scales from the prior's as :func:`pcrp.kernels.scales.stored_scale`
-    gives them: (d, d), or one number per column on the diagonal ((d,)), or the spherical type's one number (1,) at
-    scatter[0, 0], where scale_from_sums reads it in the trace."""
-    if S_a.ndim == 2:
+    gives them for slots of the covariance type of ``precs``: (d, d), or one number per column on the diagonal
+    ((d,)), or the spherical type's one number (1,) at scatter[0, 0], where scale_from_sums reads it in the trace."""
+    if precs.ndim == FULL_RANK:
         for i in range(scatter.shape[0]):
             for j in range(scatter.shape[0]):
                 scatter[i, j] += S_a[i, j] + S_b[i, j]

@@ -12,8 +12,8 @@ multiplied by its factor (S_n by a rank-one step, each beta_j by y_j, beta by y)
 (spherical: d log y, the log-determinant of beta I). When x leaves, the factors are 1 - remove_weight(n) q.
 
 How numba compiles one type's code only: a function whose argument is the stored scale sees ``precs.ndim`` as a
-constant and drops the other types' branches before typing, so numba compiles a kernel once per type in use with
-that type's code alone. The sweep (:func:`pcrp.kernels.sweep.seat_points`) therefore takes ``precs`` as an argument
+constant and drops the other types' branches before typing (numba's dead branch pruning: the comment at
+:data:`pcrp.kernels.state.FULL_RANK`), so numba compiles a kernel once per type in use with that type's code alone. The sweep (:func:`pcrp.kernels.sweep.seat_points`) therefore takes ``precs`` as an argument
 and calls the inlined per-type functions below in such branches; elsewhere the functions here that take ``precs``
 branch on its rank themselves. (A runtime branch between the types inside the sweep's loop, or these operations as
 calls or overloads there, made the full type's sweep 1.5 to 2.4 times slower: numba's reference-count pruning
@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 from numba import njit
+
+from .state import DIAG_RANK, FULL_RANK, SPHERICAL_RANK
 
 # A diagonal slot's log term is the log of the product of its d factors, multiplied DIAG_CHUNK at a time: on data that
 # pcrp.model.check_niw_for_data accepts each factor lies within 2^-42 .. 2^42 (the form q_j is at most 4 COND_MAX; a
@@ -123,9 +125,9 @@ def diagonal_scale_change(x, means, precs, k, weight):
 def form_and_log(x, means, precs, scale, c):
     """(q, log term) of the point x against slot c with t_scale ``scale``: log y (full, spherical) or the sum of
     the columns' log y_j (diagonal, whose q is not used and is 0)."""
-    if precs.ndim == 2:
+    if precs.ndim == DIAG_RANK:
         return 0.0, diagonal_log_term(x, means, precs, scale, c)
-    q = full_form(x, means, precs, c) if precs.ndim == 3 else spherical_form(x, means, precs, c)
+    q = full_form(x, means, precs, c) if precs.ndim == FULL_RANK else spherical_form(x, means, precs, c)
     return q, math.log(1.0 + scale * q)
 
 
@@ -133,7 +135,7 @@ def form_and_log(x, means, precs, scale, c):
 def predictive_term(x, means, precs, scale, k):
     """x's log term against slot k for any point x (:func:`pcrp.kernels.clusters.log_predictive`): the diagonal
     type takes one log a column, since the product of a far point's factors could overflow."""
-    if precs.ndim == 2:
+    if precs.ndim == DIAG_RANK:
         term = 0.0
         for a in range(x.shape[0]):
             da = x[a] - means[k, a]
@@ -149,34 +151,35 @@ def scale_times_factor(x, means, precs, k, q, weight, work):
     as above. Returns the log term, log of the factor (the diagonal type: the sum of the columns' logs, NaN when a
     factor was not positive); log|S_n| changes by logdet_step times it. The split-merge moves' update; the sweep
     inlines the same per type."""
-    if precs.ndim == 2:
+    if precs.ndim == DIAG_RANK:
         term = diagonal_log_term(x, means, precs, weight, k)
         diagonal_scale_change(x, means, precs, k, weight)
         return term
     factor = 1.0 + weight * q
-    if precs.ndim == 3:
+    if precs.ndim == FULL_RANK:
         full_scale_change(x, means, precs, k, -weight / factor, work)
     else:
         precs[k] /= factor
     return math.log(factor)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def logdet_step(precs, d):
     """How many times its log term log|S_n| changes by when a point joins or leaves: d for the spherical type
-    (log|beta I| = d log beta), else 1 (the diagonal type's log term is already the sum over the columns)."""
-    return d if precs.ndim == 1 else 1
+    (log|beta I| = d log beta), else 1 (the diagonal type's log term is already the sum over the columns). Inlined:
+    both branches type for every rank, and the rank is a constant once compiled."""
+    return d if precs.ndim == SPHERICAL_RANK else 1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def copy_scale(precs, k, source, i):
     """Slot k's stored scale from slot i of ``source``, another Slots' precs of the same type (element by element:
     a slice would cost a view's reference counts)."""
-    if precs.ndim == 3:
+    if precs.ndim == FULL_RANK:
         for a in range(precs.shape[1]):
             for b in range(precs.shape[2]):
                 precs[k, a, b] = source[i, a, b]
-    elif precs.ndim == 2:
+    elif precs.ndim == DIAG_RANK:
         for a in range(precs.shape[1]):
             precs[k, a] = source[i, a]
     else:
@@ -187,11 +190,11 @@ def copy_scale(precs, k, source, i):
 def set_prior_scale(precs, k, P0):
     """Slot k's stored scale from the prior's inverse scale P0 (BaseMeasure.P0: (d, d), (d,), or the spherical
     type's one number as (1,))."""
-    if precs.ndim == 3:
+    if precs.ndim == FULL_RANK:
         for a in range(precs.shape[1]):
             for b in range(precs.shape[2]):
                 precs[k, a, b] = P0[a, b]
-    elif precs.ndim == 2:
+    elif precs.ndim == DIAG_RANK:
         for a in range(precs.shape[1]):
             precs[k, a] = P0[a]
     else:
@@ -206,7 +209,7 @@ def scale_from_sums(precs, k, S0, scatter, centre, weight):
     Writes the inverse into precs[k] and returns log|S| of the implied d x d scale, or NaN (precs[k] untouched)
     when S is not numerically positive definite."""
     D = centre.shape[0]
-    if precs.ndim == 3:
+    if precs.ndim == FULL_RANK:
         S = S0.copy()
         for a in range(D):
             for b in range(D):
@@ -214,13 +217,13 @@ def scale_from_sums(precs, k, S0, scatter, centre, weight):
         return spd_inverse_logdet(S, precs[k])
     betas = S0.copy()
     for a in range(D):
-        betas[a if precs.ndim == 2 else 0] += scatter[a, a] + weight * centre[a] * centre[a]
+        betas[a if precs.ndim == DIAG_RANK else 0] += scatter[a, a] + weight * centre[a] * centre[a]
     logdet = 0.0
     for a in range(betas.shape[0]):
         if not betas[a] > 0.0:
             return np.nan
         logdet += math.log(betas[a])
-    if precs.ndim == 2:
+    if precs.ndim == DIAG_RANK:
         for a in range(D):
             precs[k, a] = 1.0 / betas[a]
         return logdet
@@ -234,13 +237,13 @@ def stored_scale(precs, k, S0):
     O(d^3)), less the prior's S0, in S0's shape ((d, d), (d,), (1,)); ok False when a full slot's stored inverse is
     not numerically positive definite."""
     out = S0.copy()
-    if precs.ndim == 3:
+    if precs.ndim == FULL_RANK:
         ok = not np.isnan(spd_inverse_logdet(precs[k], out))
         for a in range(out.shape[0]):
             for b in range(out.shape[0]):
                 out[a, b] -= S0[a, b]
         return ok, out
-    if precs.ndim == 2:
+    if precs.ndim == DIAG_RANK:
         for a in range(out.shape[0]):
             out[a] = 1.0 / precs[k, a] - S0[a]
     else:
@@ -251,9 +254,9 @@ def stored_scale(precs, k, S0):
 @njit(cache=True, nogil=True, error_model="numpy")
 def scratch_scales(precs, rows):
     """Zero stored scales of ``rows`` slots of the same type as ``precs`` (a move's own slots)."""
-    if precs.ndim == 3:
+    if precs.ndim == FULL_RANK:
         return np.zeros((rows, precs.shape[1], precs.shape[2]))
-    if precs.ndim == 2:
+    if precs.ndim == DIAG_RANK:
         return np.zeros((rows, precs.shape[1]))
     return np.zeros(rows)
 
@@ -266,10 +269,10 @@ def frozen_score(precs, r, gain, score):
     for a in range(D):
         for b in range(D):
             score[a, b] = 0.0
-        if precs.ndim == 3:
+        if precs.ndim == FULL_RANK:
             for b in range(D):
                 score[a, b] = gain * precs[r, a, b]
-        elif precs.ndim == 2:
+        elif precs.ndim == DIAG_RANK:
             score[a, a] = gain * precs[r, a]
         else:
             score[a, a] = gain * precs[r]

@@ -11,10 +11,31 @@ cell[i, s] = s * L + z_s(i): moving one item costs O(S) per cluster, and memory 
 N x N. ``dF[x] = F(x + 1) - F(x)`` is the change of F when a count grows from x to x + 1.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from .rng import randint, shuffle
+
+
+class DrawCells(NamedTuple):
+    """What a search reads of the draws, fixed for the search (built by pcrp.summaries.partition.DrawTables)."""
+
+    cell: np.ndarray  # (N, S) int32: item i's cell s * L + z_s(i) in each draw s (L: the draws' largest K)
+    w: np.ndarray  # (S,) the draws' weights, summing to 1
+    dF: np.ndarray  # (N + 1,) dF[x] = F(x + 1) - F(x)
+    n_table: int  # S * L, the cells of one cluster's row of the tables
+    item_type: np.ndarray  # (N,) int64: items of one type have equal cells and share their cached costs; -1: none
+    n_types: int  # the types (0: no cost cache)
+
+
+class SearchSettings(NamedTuple):
+    """How one randomised greedy run searches."""
+
+    cap: int  # the most clusters
+    max_scans: int  # reallocation scans (each item moved to its best cluster), until none moves
+    zealous_attempts: int  # clusters dissolved and reallocated item by item, kept only if the loss drops
 
 
 # The helpers below are inlined by numba (inline="always") and index table[k, c] rather than take a view
@@ -134,29 +155,22 @@ def _best_move(i, old, table, sizes, cell, w, dF, item_type, costs, at, stamp):
 
 
 @njit(cache=True, nogil=True)
-def greedy_search(cell, w, dF, cap, start, n_table, state, max_scans, zealous_attempts):
-    """:func:`greedy_search_by_type` without the cost cache (every item a type of its own): the same result."""
-    return greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, zealous_attempts,
-                                 np.full(cell.shape[0], -1, dtype=np.int64), 0)
-
-
-@njit(cache=True, nogil=True)
-def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, zealous_attempts, item_type, n_types):
+def greedy_search(draws, settings, start, state):
     """One randomised greedy run: (labels (N,), numerator of the expected loss without the draws' constant).
 
-    cell: (N, S) int cells; w: (S,) weights summing to 1; dF: (N + 1,) increments of F; cap: most clusters;
-    start: (N,) labels to start from, or all -1 to allocate the items one by one in random order;
-    n_table: S * L; state: the xoshiro state (uint64[4], advanced in place); max_scans: reallocation scans
-    (each item moved to its best cluster, until none moves); zealous_attempts: clusters dissolved and
-    reallocated item by item, kept only if the loss drops. item_type (N,) int64 and n_types: items of one type
-    have equal cells and share their cached costs (see above; pcrp.summaries.partition.DrawTables.item_types; all -1 and 0:
-    no cache); the result is the same either way, bit for bit.
+    draws: :class:`DrawCells`; settings: :class:`SearchSettings`; start: (N,) int64 labels to start from, or all -1
+    to allocate the items one by one in random order; state: the xoshiro state (uint64[4], advanced in place). With
+    item types (draws.n_types > 0) the costs are cached per type (see above); the result is the same without them
+    (item_type all -1, n_types 0), bit for bit.
     """
+    # every array out of its structure once: the scans below read them per item (docs/design.md section 2)
+    cell, w, dF, item_type = draws.cell, draws.w, draws.dF, draws.item_type
+    cap, max_scans, zealous_attempts = settings.cap, settings.max_scans, settings.zealous_attempts
     N = cell.shape[0]
-    table = np.zeros((cap, n_table), dtype=np.int32)
+    table = np.zeros((cap, draws.n_table), dtype=np.int32)
     sizes = np.zeros(cap, dtype=np.int64)
     labels = np.empty(N, dtype=np.int64)
-    costs, at, stamp = _new_cache(n_types, cap)
+    costs, at, stamp = _new_cache(draws.n_types, cap)
     value = 0.0
     order = np.arange(N)
     if start[0] >= 0:
@@ -194,9 +208,9 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
     members = np.empty(N, dtype=np.int64)
     # the tables as they were before an attempt: a rejected attempt restores them whole (K x S L integers)
     # rather than moving its items back one by one, O(|cluster| S) -- the same state and labels either way
-    saved_table = np.empty_like(table)
-    saved_sizes = np.empty_like(sizes)
-    saved_stamp = np.empty_like(sizes)
+    saved_table = np.empty((cap, draws.n_table), dtype=np.int32)
+    saved_sizes = np.empty(cap, dtype=np.int64)
+    saved_stamp = np.empty(cap, dtype=np.int64)
     for _ in range(zealous_attempts):
         n_occupied = 0
         for k in range(cap):
@@ -220,9 +234,7 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
         chosen = members[:m].copy()
         shuffle(state, chosen)
         before = value
-        saved_table[:] = table
-        saved_sizes[:] = sizes
-        saved_stamp[:] = stamp[:cap]
+        _copy_state(table, sizes, stamp, saved_table, saved_sizes, saved_stamp)
         for j in range(m):
             value += _remove(chosen[j], target, table, sizes, cell, w, dF)
         _changed(target, stamp)
@@ -238,13 +250,22 @@ def greedy_search_by_type(cell, w, dF, cap, start, n_table, state, max_scans, ze
             for j in range(m):
                 labels[chosen[j]] = new_labels[j]
         else:  # rejected: back to the tables, and the value, from before the attempt
-            table[:] = saved_table
-            sizes[:] = saved_sizes
+            # each cluster's counts as they were at its stamp, so its cached costs hold; the clock (stamp[cap]) runs
+            # on, so no later change reuses a stamp given during the attempt
+            _copy_state(saved_table, saved_sizes, saved_stamp, table, sizes, stamp)
             value = before
-            # each cluster's counts as they were at its stamp, so its cached costs hold; the clock runs on, so no
-            # later change reuses a stamp given during the attempt
-            stamp[:cap] = saved_stamp
     return labels, value
+
+
+@njit(cache=True, nogil=True)
+def _copy_state(table, sizes, stamp, to_table, to_sizes, to_stamp):
+    """The tables, the sizes and each cluster's stamp into the other three (the clock, stamp[cap], is not copied):
+    element by element, since ``a[:] = b`` makes numba compile broadcasting and its error messages."""
+    for k in range(table.shape[0]):
+        for c in range(table.shape[1]):
+            to_table[k, c] = table[k, c]
+        to_sizes[k] = sizes[k]
+        to_stamp[k] = stamp[k]
 
 
 @njit(cache=True, nogil=True)
@@ -295,9 +316,11 @@ def equal_rows(cell):
 
 
 @njit(cache=True, nogil=True)
-def loss_numerator(labels, cell, w, dF, cap, n_table):
-    """The numerator of the expected loss of ``labels`` (N,) (clusters 0..cap-1), without the draws' constant."""
-    table = np.zeros((cap, n_table), dtype=np.int32)
+def loss_numerator(labels, draws, cap):
+    """The numerator of the expected loss of ``labels`` (N,) (clusters 0..cap-1) under ``draws`` (:class:`DrawCells`),
+    without the draws' constant."""
+    cell, w, dF = draws.cell, draws.w, draws.dF
+    table = np.zeros((cap, draws.n_table), dtype=np.int32)
     sizes = np.zeros(cap, dtype=np.int64)
     value = 0.0
     for i in range(labels.shape[0]):

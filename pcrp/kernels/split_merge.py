@@ -12,11 +12,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .clusters import (add_point_diagonal, add_point_full, add_point_spherical, change_point, copy_slot, empty_slot,
+from .clusters import (change_point, copy_slot, empty_slot, move_mean,
                        log_marginal, merge_into, padded, rebuild)
 from .rng import fill_uniform, randint, uniform
-from .scales import diagonal_log_term, form_and_log, frozen_score, full_form, scratch_scales, spherical_form
-from .state import EXPONENT, LOG_W, LOG_WEIGHT, N_CONSTS, SCALE, Slots
+from .scales import (diagonal_log_term, diagonal_scale_change, form_and_log, frozen_score, full_form,
+                     full_scale_change, logdet_step, scratch_scales, spherical_form)
+from .state import ADD_STEP, DIAG_RANK, EXPONENT, FULL_RANK, LOG_W, LOG_WEIGHT, N_CONSTS, SCALE, T_SCALE, Slots
 from .vecmath import LANES, exp_in_range
 
 _TINY = 2.0 ** -900
@@ -82,123 +83,96 @@ def seat_on_side(X, m, s, scratch, tables):
     change_point(x, sides, sides.precs, s, q, tables, scratch.work, True)
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})  # as the sweep: see there
-def split_merge(data, labels, K, slots, precs, scratch, exact_members, totals, rng):
-    """One sequentially-allocated merge-split move; returns the new K. ``precs`` is slots.precs again, an argument
-    so that numba keeps only the covariance type's own branches (pcrp.kernels.scales).
+# The move's steps, one function each, in the order split_merge takes them: what a merge would give, the members,
+# their seating (the exact phase in seat_exactly, the frozen one in frozen_seating), the split's target, and the
+# accepted split or merge. The two seatings are kernels of their own, each compiled once per covariance type from the
+# rank of the stored scale they take; the other steps have no branch by type and are inlined into split_merge
+# (inline="always", their flags the move's). Measured (docs/records/compile.md): split_merge as one 227-line function
+# and these steps compile in about the same CPU; the steps as kernels of their own compiled in more (each its own
+# module, wrapper and cache entry, linked into the move again), and an inlined step that inlines a point's update in
+# turn made the move slower (its reference counts were no longer pruned).
 
-    Two distinct points i, j are drawn uniformly. If they share a cluster, a split is proposed by seating the
-    cluster's other points one by one next to i or j with probability proportional to g(size) times a score;
-    otherwise the merge of their clusters is proposed, and the probability of re-creating the current split in that
-    way enters the ratio.
-
-    The score: for the first ``exact_members`` members each side's exact predictive (Student-t, one log a member
-    and side, the side updated after each); then each side is frozen as it stands, its Student-t read as a
-    Gaussian: log g(n_s) + c_s - e_s k_s (x - m_s)^T S_s^{-1} (x - m_s) with n_s, c_s, e_s, k_s, m_s, S_s those of
-    the side at the freeze. The later members are seated independently of one another (no log and no update per
-    member, a loop along the members that LLVM vectorises), so only the first exact_members places of the order
-    matter: they are a uniformly random ordered subset of the members (a partial Fisher-Yates). Why the move stays
-    exact: Metropolis-Hastings needs only that the proposal probability in the ratio is the probability with which
-    the proposal is drawn, and that the target ratio is exact. (a) A split and the reverse computation in a merge
-    run the same code on the same quantities: the merged set's members with a uniformly random ordered subset
-    first (its distribution a function of the set alone), i and j first, the same freeze point and the same
-    updates; nothing depends on the cluster statistics held before the move. (b) Each seating probability is
-    1 / (1 + exp(-|la - lb|)) or its complement, and a side whose probability is below 2^-900 enters through its
-    log, which does not underflow. (c) The target ratio uses exact marginal likelihoods: a split's sides are rebuilt
-    from their points (:func:`pcrp.kernels.clusters.rebuild`, O(d^3) once), a merge's union from merge_into. The
-    score only changes how often a good split is proposed, not what is accepted; the exact-enumeration tests
-    (N = 6-7 points) lower exact_members to reach the frozen phase.
-
-    Target ratios use only the partition posterior of docs/design.md section 1.3: a split of a block of n into
-    n1 + n2 multiplies the prior by [V(K + 1) / V(K)] W(n1) W(n2) / W(n) = exp(log_new[K] + log_w[n1] + log_w[n2]
-    - log_w[n]). A merge is rejected before the allocation when the uniform already fails against the target ratio
-    alone (the allocation's log probability is <= 0). The caller guarantees a free slot (K < capacity).
-    totals (4,) counts [splits proposed, accepted, merges proposed, accepted].
-    """
-    X, tables, base = data.X, data.tables, data.base
-    N, D = X.shape
-    order, starts, members, side, sides, x = (scratch.order, scratch.starts, scratch.members, scratch.side,
-                                              scratch.sides, scratch.x)
-    if N < 2:
-        return K
-    i = randint(rng, N)
-    j = randint(rng, N - 1)
-    if j >= i:
-        j += 1
-    ci = labels[i]
-    cj = labels[j]
-    is_split = ci == cj
-
-    log_u = 0.0
-    log_merge_gain = 0.0  # log target(merged) - log target(current split), merge proposals only
-    if not is_split:
-        # the merged statistics from the two clusters' own (O(d^3)); if rounding defeats that, cluster ci plus
-        # every point of cluster cj
-        if not merge_into(slots, ci, cj, base, tables, sides, MERGED):
-            copy_slot(slots, ci, sides, MERGED)
-            for t in range(starts[cj], starts[cj] + slots.counts[cj]):
-                seat_on_side(X, order[t], MERGED, scratch, tables)
-        log_merge_gain = (
-            tables.per_count[sides.counts[MERGED], LOG_W] + log_marginal(sides, MERGED, tables) - tables.log_new[K - 1]
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"}, inline="always")
+def merge_gain(data, K, slots, ci, cj, scratch):
+    """The merged cluster of ci and cj in the move's slot MERGED, from the two clusters' statistics (O(d^3); if
+    rounding defeats that, cluster ci plus every point of cluster cj); returns log target(merged) - log
+    target(the two clusters)."""
+    tables, sides, order, starts = data.tables, scratch.sides, scratch.order, scratch.starts
+    if not merge_into(slots, ci, cj, data.base, tables, sides, MERGED):
+        copy_slot(slots, ci, sides, MERGED)
+        for t in range(starts[cj], starts[cj] + slots.counts[cj]):
+            seat_on_side(data.X, order[t], MERGED, scratch, tables)
+    return (tables.per_count[sides.counts[MERGED], LOG_W] + log_marginal(sides, MERGED, tables) - tables.log_new[K - 1]
             - tables.per_count[slots.counts[ci], LOG_W] - log_marginal(slots, ci, tables)
-            - tables.per_count[slots.counts[cj], LOG_W] - log_marginal(slots, cj, tables)
-        )
-        totals[2] += 1
-        log_u = math.log(uniform(rng))
-        # The acceptance ratio is log_merge_gain + log q(re-creating the split) and log q <= 0: when u fails against
-        # log_merge_gain alone the move is rejected whatever the allocation below would give, so skip it.
-        if log_u >= log_merge_gain:
-            return K
+            - tables.per_count[slots.counts[cj], LOG_W] - log_marginal(slots, cj, tables))
 
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def gather_members(i, j, ci, cj, is_split, counts, scratch, exact_members, rng):
+    """The points of cluster ci (and of cj for a merge) but i and j into scratch.members, the first ``n_exact`` of
+    them a uniformly random ordered subset (a partial Fisher-Yates): only those places of the order matter, the later
+    members being scored independently of one another and of their order. Returns (members, n_exact)."""
+    order, starts, members = scratch.order, scratch.starts, scratch.members
     n_members = 0
-    for t in range(starts[ci], starts[ci] + slots.counts[ci]):
+    for t in range(starts[ci], starts[ci] + counts[ci]):
         m = order[t]
         if m != i and m != j:
             members[n_members] = m
             n_members += 1
     if not is_split:
-        for t in range(starts[cj], starts[cj] + slots.counts[cj]):
+        for t in range(starts[cj], starts[cj] + counts[cj]):
             m = order[t]
             if m != j:
                 members[n_members] = m
                 n_members += 1
-    # Only the first exact_members places of the order matter: the later members are scored independently of one
-    # another and of their order. A partial Fisher-Yates makes those places a uniformly random ordered subset of
-    # the members, whatever order the member index held them in.
     n_exact = min(n_members, exact_members)
     for t in range(n_exact):
         r = t + randint(rng, n_members - t)
         m = members[t]
         members[t] = members[r]
         members[r] = m
+    return n_members, n_exact
 
-    empty_slot(sides, SIDE_I, base, tables)
-    empty_slot(sides, SIDE_J, base, tables)
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def seat_exactly(data, labels, i, j, ci, is_split, n_exact, scratch, precs, rng):
+    """The exact phase: the move's sides SIDE_I and SIDE_J start as i and j, and the first ``n_exact`` members are
+    seated one by one with each side's exact predictive, the side updated after each (a split draws each side, a merge
+    re-creates the current ones; scratch.side[t] receives member t's side). Returns the log probability of those
+    seatings. ``precs`` is the sides' stored scales, an argument so that numba keeps only their covariance type's
+    branches (pcrp.kernels.state.FULL_RANK)."""
+    X, tables = data.X, data.tables
+    D = X.shape[1]
+    sides, members, side, x, work = scratch.sides, scratch.members, scratch.side, scratch.x, scratch.work
+    means, consts, counts = sides.means, sides.consts, sides.counts  # out of their structure once: read per member
+    det_step = logdet_step(precs, D)
+    empty_slot(sides, SIDE_I, data.base, tables)
+    empty_slot(sides, SIDE_J, data.base, tables)
     seat_on_side(X, i, SIDE_I, scratch, tables)
     seat_on_side(X, j, SIDE_J, scratch, tables)
-    q_product = 1.0  # probability of the exact-phase seatings produced / re-created, times _RESCALE ** q_scales
+    q_product = 1.0  # probability of the seatings produced / re-created, times _RESCALE ** q_scales
     q_scales = 0
     log_q_tail = 0.0  # the log probabilities of sides too unlikely for the product
     for t in range(n_exact):
         m = members[t]
         for a in range(D):
             x[a] = X[m, a]
-        # each side's form and log term, inlined per covariance type (precs: see the docstring)
-        if precs.ndim == 2:
+        # each side's form and log term, inlined per covariance type
+        if precs.ndim == DIAG_RANK:
             q_a = q_b = 0.0
-            term_a = diagonal_log_term(x, sides.means, sides.precs, sides.consts[SCALE, SIDE_I], SIDE_I)
-            term_b = diagonal_log_term(x, sides.means, sides.precs, sides.consts[SCALE, SIDE_J], SIDE_J)
+            term_a = diagonal_log_term(x, means, precs, consts[SCALE, SIDE_I], SIDE_I)
+            term_b = diagonal_log_term(x, means, precs, consts[SCALE, SIDE_J], SIDE_J)
         else:
-            if precs.ndim == 3:
-                q_a = full_form(x, sides.means, sides.precs, SIDE_I)
-                q_b = full_form(x, sides.means, sides.precs, SIDE_J)
+            if precs.ndim == FULL_RANK:
+                q_a = full_form(x, means, precs, SIDE_I)
+                q_b = full_form(x, means, precs, SIDE_J)
             else:
-                q_a = spherical_form(x, sides.means, sides.precs, SIDE_I)
-                q_b = spherical_form(x, sides.means, sides.precs, SIDE_J)
-            term_a = math.log(1.0 + q_a * sides.consts[SCALE, SIDE_I])
-            term_b = math.log(1.0 + q_b * sides.consts[SCALE, SIDE_J])
-        la = sides.consts[LOG_WEIGHT, SIDE_I] - sides.consts[EXPONENT, SIDE_I] * term_a
-        lb = sides.consts[LOG_WEIGHT, SIDE_J] - sides.consts[EXPONENT, SIDE_J] * term_b
+                q_a = spherical_form(x, means, precs, SIDE_I)
+                q_b = spherical_form(x, means, precs, SIDE_J)
+            term_a = math.log(1.0 + q_a * consts[SCALE, SIDE_I])
+            term_b = math.log(1.0 + q_b * consts[SCALE, SIDE_J])
+        la = consts[LOG_WEIGHT, SIDE_I] - consts[EXPONENT, SIDE_I] * term_a
+        lb = consts[LOG_WEIGHT, SIDE_J] - consts[EXPONENT, SIDE_J] * term_b
         # P(side a) = 1 / (1 + exp(lb - la)), with one exp; the probabilities of the sides taken are multiplied
         # (kept above 2^-900 by a power of two), their log taken once at the end
         ratio = math.exp(-abs(la - lb))
@@ -218,97 +192,180 @@ def split_merge(data, labels, K, slots, precs, scratch, exact_members, totals, r
         side[t] = s
         q = q_a if s == SIDE_I else q_b
         term = term_a if s == SIDE_I else term_b
-        if precs.ndim == 3:
-            add_point_full(x, sides, s, q, term, tables, scratch.work)
-        elif precs.ndim == 2:
-            add_point_diagonal(x, sides, s, term, tables)
+        # the side's scale by x's factor (the full type's by Sherman-Morrison), then its mean, count and constants
+        n = counts[s]
+        weight = tables.per_count[n, T_SCALE]
+        if precs.ndim == FULL_RANK:
+            full_scale_change(x, means, precs, s, -(weight / (1.0 + weight * q)), work)
+        elif precs.ndim == DIAG_RANK:
+            diagonal_scale_change(x, means, precs, s, weight)
         else:
-            add_point_spherical(x, sides, s, q, term, tables)
-    log_q = math.log(q_product) - q_scales * _LOG_RESCALE + log_q_tail
+            precs[s] /= 1.0 + weight * q
+        move_mean(x, sides, s, n, det_step * term, tables.per_count[n, ADD_STEP], 1, tables)
+    return math.log(q_product) - q_scales * _LOG_RESCALE + log_q_tail
 
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def split_target(data, K, i, j, n_members, n_exact, on_side_j, scratch):
+    """The two sides' exact statistics from their points (i and j first: each side's sums are kept about its first
+    point), O(d^3) once, not the rank-one updates of the seating; returns the split's log target relative to the
+    merged state's V(K) (W(1) V(K + 1) / V(K) = exp(log_new[K])), or NaN when rounding left a side's scale not
+    positive definite (the split is rejected)."""
+    X, tables, sides, members, side = data.X, data.tables, scratch.sides, scratch.members, scratch.side
+    D = X.shape[1]
+    points = np.empty((n_members + 2, D))
+    groups = np.empty(n_members + 2, dtype=np.int64)
+    for t in range(n_members + 2):
+        m = i if t == 0 else (j if t == 1 else members[t - 2])
+        for a in range(D):
+            points[t, a] = X[m, a]
+        if t < 2:
+            groups[t] = SIDE_I if t == 0 else SIDE_J
+        elif t - 2 < n_exact:
+            groups[t] = side[t - 2]
+        else:
+            groups[t] = SIDE_J if on_side_j[t - 2 - n_exact] > 0.5 else SIDE_I
+    if not rebuild(points, groups, np.int64(2), sides, data.base, tables):
+        return np.nan
+    return (tables.log_new[K]
+            + tables.per_count[sides.counts[SIDE_I], LOG_W] + tables.per_count[sides.counts[SIDE_J], LOG_W]
+            + log_marginal(sides, SIDE_I, tables) + log_marginal(sides, SIDE_J, tables))
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def accept_split(labels, K, slots, i, j, ci, n_members, n_exact, on_side_j, scratch):
+    """Cluster ci becomes i's side and the new slot K j's side: their statistics from the move's slots, the labels
+    of j's side, and ci's stretch of the member index (i's side, i first, then j's side, j first)."""
+    order, starts, members, side, sides = scratch.order, scratch.starts, scratch.members, scratch.side, scratch.sides
+    start = starts[ci]
+    order[start] = i
+    front = start + 1
+    back = start + sides.counts[SIDE_I]
+    order[back] = j
+    labels[j] = K
+    back += 1
+    for t in range(n_members):
+        m = members[t]
+        on_j = side[t] == SIDE_J if t < n_exact else on_side_j[t - n_exact] > 0.5
+        if not on_j:
+            order[front] = m
+            front += 1
+        else:
+            order[back] = m
+            back += 1
+            labels[m] = K
+    starts[K] = start + sides.counts[SIDE_I]
+    copy_slot(sides, SIDE_I, slots, ci)
+    copy_slot(sides, SIDE_J, slots, K)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def accept_merge(data, labels, K, slots, ci, cj, scratch):
+    """Clusters ci and cj become ci, the merged cluster of the move's slot MERGED, its members at the end of the
+    member index; slot K - 1 moves into cj (its members relabelled from the index) and empties. Returns K - 1."""
+    order, starts, tail, sides = scratch.order, scratch.starts, scratch.tail, scratch.sides
+    n_merged = slots.counts[ci] + slots.counts[cj]
+    if tail[0] + n_merged > order.shape[0]:  # no room after the used part: regroup (one pass)
+        tail[0] = build_member_index(labels, K, slots.counts, order, starts)
+    position = tail[0]
+    for t in range(starts[ci], starts[ci] + slots.counts[ci]):
+        order[position] = order[t]
+        position += 1
+    for t in range(starts[cj], starts[cj] + slots.counts[cj]):
+        order[position] = order[t]
+        labels[order[t]] = ci
+        position += 1
+    starts[ci] = tail[0]
+    tail[0] = position
+    copy_slot(sides, MERGED, slots, ci)
+    last = K - 1
+    if cj != last:
+        copy_slot(slots, last, slots, cj)
+        starts[cj] = starts[last]
+        for t in range(starts[cj], starts[cj] + slots.counts[cj]):
+            labels[order[t]] = cj
+    empty_slot(slots, last, data.base, data.tables)
+    return last
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def split_merge(data, labels, K, slots, scratch, exact_members, totals, rng):
+    """One sequentially-allocated merge-split move; returns the new K.
+
+    Two distinct points i, j are drawn uniformly. If they share a cluster, a split is proposed by seating the
+    cluster's other points one by one next to i or j with probability proportional to g(size) times a score;
+    otherwise the merge of their clusters is proposed, and the probability of re-creating the current split in that
+    way enters the ratio.
+
+    The score: for the first ``exact_members`` members each side's exact predictive (Student-t, one log a member
+    and side, the side updated after each: :func:`seat_exactly`); then each side is frozen as it stands, its
+    Student-t read as a Gaussian: log g(n_s) + c_s - e_s k_s (x - m_s)^T S_s^{-1} (x - m_s) with n_s, c_s, e_s, k_s,
+    m_s, S_s those of the side at the freeze (:func:`frozen_seating`). The later members are seated independently of
+    one another (no log and no update per member, a loop along the members that LLVM vectorises), so only the first
+    exact_members places of the order matter: they are a uniformly random ordered subset of the members (a partial
+    Fisher-Yates). Why the move stays exact: Metropolis-Hastings needs only that the proposal probability in the
+    ratio is the probability with which the proposal is drawn, and that the target ratio is exact. (a) A split and
+    the reverse computation in a merge run the same code on the same quantities: the merged set's members with a
+    uniformly random ordered subset first (its distribution a function of the set alone), i and j first, the same
+    freeze point and the same updates; nothing depends on the cluster statistics held before the move. (b) Each
+    seating probability is 1 / (1 + exp(-|la - lb|)) or its complement, and a side whose probability is below 2^-900
+    enters through its log, which does not underflow. (c) The target ratio uses exact marginal likelihoods: a split's
+    sides are rebuilt from their points (:func:`pcrp.kernels.clusters.rebuild`, O(d^3) once), a merge's union from
+    merge_into. The score only changes how often a good split is proposed, not what is accepted; the
+    exact-enumeration tests (N = 6-7 points) lower exact_members to reach the frozen phase.
+
+    Target ratios use only the partition posterior of docs/design.md section 1.3: a split of a block of n into
+    n1 + n2 multiplies the prior by [V(K + 1) / V(K)] W(n1) W(n2) / W(n) = exp(log_new[K] + log_w[n1] + log_w[n2]
+    - log_w[n]). A merge is rejected before the allocation when the uniform already fails against the target ratio
+    alone (the allocation's log probability is <= 0). The caller guarantees a free slot (K < capacity).
+    totals (4,) counts [splits proposed, accepted, merges proposed, accepted].
+    """
+    N = data.X.shape[0]
+    if N < 2:
+        return K
+    i = randint(rng, N)
+    j = randint(rng, N - 1)
+    if j >= i:
+        j += 1
+    ci = labels[i]
+    cj = labels[j]
+    is_split = ci == cj
+    log_u = 0.0
+    log_merge_gain = 0.0  # log target(merged) - log target(current split), merge proposals only
+    if not is_split:
+        log_merge_gain = merge_gain(data, K, slots, ci, cj, scratch)
+        totals[2] += 1
+        log_u = math.log(uniform(rng))
+        # The acceptance ratio is log_merge_gain + log q(re-creating the split) and log q <= 0: when u fails against
+        # log_merge_gain alone the move is rejected whatever the allocation below would give, so skip it.
+        if log_u >= log_merge_gain:
+            return K
+    n_members, n_exact = gather_members(i, j, ci, cj, is_split, slots.counts, scratch, exact_members, rng)
+    sides = scratch.sides
+    log_q = seat_exactly(data, labels, i, j, ci, is_split, n_exact, scratch, sides.precs, rng)
     n_frozen = n_members - n_exact
     on_side_j = np.zeros(padded(n_frozen))  # 1 where a frozen member is seated on j's side
     if n_frozen > 0:
-        log_q += frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, on_side_j, rng)
+        log_q += frozen_seating(data.X, labels, ci, is_split, scratch.members, n_exact, n_frozen, sides, on_side_j,
+                                rng)
         n_side_j = 0
         for t in range(n_frozen):
             n_side_j += np.int64(on_side_j[t])
         sides.counts[SIDE_I] += n_frozen - n_side_j
         sides.counts[SIDE_J] += n_side_j
-
     if is_split:
         totals[0] += 1
-        # the two sides' exact statistics from their points (i and j first: each side's sums are kept about its
-        # first point), O(d^3) once, not the rank-one updates of the seating
-        points = np.empty((n_members + 2, D))
-        groups = np.empty(n_members + 2, dtype=np.int64)
-        for t in range(n_members + 2):
-            m = i if t == 0 else (j if t == 1 else members[t - 2])
-            for a in range(D):
-                points[t, a] = X[m, a]
-            if t < 2:
-                groups[t] = SIDE_I if t == 0 else SIDE_J
-            elif t - 2 < n_exact:
-                groups[t] = side[t - 2]
-            else:
-                groups[t] = SIDE_J if on_side_j[t - 2 - n_exact] > 0.5 else SIDE_I
-        if not rebuild(points, groups, 2, sides, base, tables):
+        log_split_target = split_target(data, K, i, j, n_members, n_exact, on_side_j, scratch)
+        if np.isnan(log_split_target):
             return K  # rounding left a side's scale matrix not positive definite: rejected
-        log_split_target = (  # relative to the merged state's V(K): W(1) V(K + 1) / V(K) = exp(log_new[K])
-            tables.log_new[K]
-            + tables.per_count[sides.counts[SIDE_I], LOG_W] + tables.per_count[sides.counts[SIDE_J], LOG_W]
-            + log_marginal(sides, SIDE_I, tables) + log_marginal(sides, SIDE_J, tables)
-        )
-        log_merged_target = tables.per_count[slots.counts[ci], LOG_W] + log_marginal(slots, ci, tables)
+        log_merged_target = data.tables.per_count[slots.counts[ci], LOG_W] + log_marginal(slots, ci, data.tables)
         if math.log(uniform(rng)) < log_split_target - log_merged_target - log_q:
             totals[1] += 1
-            # ci's stretch of the member index: i's side (i first), then j's side (j first), the new slot K
-            start = starts[ci]
-            order[start] = i
-            front = start + 1
-            back = start + sides.counts[SIDE_I]
-            order[back] = j
-            labels[j] = K
-            back += 1
-            for t in range(n_members):
-                m = members[t]
-                on_j = side[t] == SIDE_J if t < n_exact else on_side_j[t - n_exact] > 0.5
-                if not on_j:
-                    order[front] = m
-                    front += 1
-                else:
-                    order[back] = m
-                    back += 1
-                    labels[m] = K
-            starts[K] = start + sides.counts[SIDE_I]
-            copy_slot(sides, SIDE_I, slots, ci)
-            copy_slot(sides, SIDE_J, slots, K)
+            accept_split(labels, K, slots, i, j, ci, n_members, n_exact, on_side_j, scratch)
             K += 1
     elif log_u < log_merge_gain + log_q:
         totals[3] += 1
-        tail = scratch.tail
-        n_merged = slots.counts[ci] + slots.counts[cj]
-        if tail[0] + n_merged > order.shape[0]:  # no room after the used part: regroup (one pass)
-            tail[0] = build_member_index(labels, K, slots.counts, order, starts)
-        position = tail[0]  # the merged members at the end of the index
-        for t in range(starts[ci], starts[ci] + slots.counts[ci]):
-            order[position] = order[t]
-            position += 1
-        for t in range(starts[cj], starts[cj] + slots.counts[cj]):
-            order[position] = order[t]
-            labels[order[t]] = ci
-            position += 1
-        starts[ci] = tail[0]
-        tail[0] = position
-        copy_slot(sides, MERGED, slots, ci)
-        last = K - 1  # slot K - 1 moves into cj (its members relabelled from the index)
-        if cj != last:
-            copy_slot(slots, last, slots, cj)
-            starts[cj] = starts[last]
-            for t in range(starts[cj], starts[cj] + slots.counts[cj]):
-                labels[order[t]] = cj
-        empty_slot(slots, last, base, tables)
-        K = last
+        K = accept_merge(data, labels, K, slots, ci, cj, scratch)
     return K
 
 
@@ -333,7 +390,7 @@ def frozen_seating(X, labels, ci, is_split, members, n_exact, n_frozen, sides, o
             frozen_mean[r, a] = sides.means[r, a]
         frozen_score(sides.precs, r, sides.consts[EXPONENT, r] * sides.consts[SCALE, r], score[r])
         score_const[r] = sides.consts[LOG_WEIGHT, r]
-    cross = sides.precs.ndim == 3  # the diagonal and spherical types' scores have no cross terms
+    cross = sides.precs.ndim == FULL_RANK  # the diagonal and spherical types' scores have no cross terms
     # The members' coordinates gathered first, one row per dimension (a gather inside the scoring loop keeps LLVM
     # from vectorising it), padded to whole vectors with weight 0. ``draw``: a split's uniforms; a merge's -1 seats
     # on i's side whatever its probability, 2 on j's.

@@ -30,9 +30,21 @@ N_COLUMNS = 10
 
 # The clusters' covariance types, scikit-learn's names (docs/design.md section 1.2): a slot's scale S_n is a (d, d)
 # matrix (FULL), a diagonal (DIAG: each column its own Normal-Gamma) or one number times the identity (SPHERICAL: one
-# variance per cluster, Normal-Inverse-Gamma). The kernels tell them apart by the rank of Slots.precs, so that numba
-# compiles each type's own code (pcrp.kernels.scales).
+# variance per cluster, Normal-Inverse-Gamma).
 FULL, DIAG, SPHERICAL = "full", "diag", "spherical"
+
+# The kernels tell the types apart by the rank of the slots' stored scales, Slots.precs: (C, d, d), (C, d) or (C,).
+# Each kernel whose code differs by type takes the stored scales as a direct argument ``precs`` and branches on
+# ``precs.ndim == FULL_RANK`` (DIAG_RANK, SPHERICAL_RANK). The choice is made when numba compiles, not when the kernel
+# runs: numba's dead branch pruning, before type inference, rewrites the ndim of a direct array argument as the
+# constant its type gives (its passes RewriteSemanticConstants and DeadBranchPrune) and drops the branches that
+# cannot be taken, so numba compiles a kernel once per type in use with that type's code alone (the other types'
+# branches are never typed; most would not type with this rank). A rank read through a structure (slots.precs.ndim)
+# or a type held in a field is not pruned: a runtime branch between the types in the sweep's loop made the full
+# type 1.8-2.9 times slower (docs/records/covariance_types.md). tests/test_kernels.py checks that the full type's
+# compiled sweep carries none of the other types' code.
+FULL_RANK, DIAG_RANK, SPHERICAL_RANK = 3, 2, 1
+RANKS = {FULL: FULL_RANK, DIAG: DIAG_RANK, SPHERICAL: SPHERICAL_RANK}
 
 
 class Tables(NamedTuple):
@@ -52,7 +64,7 @@ def scale_shape(covariance, d):
 
 def covariance_of(slots):
     """The covariance type of slots, read from the rank of their stored scale."""
-    return {3: FULL, 2: DIAG, 1: SPHERICAL}[slots.precs.ndim]
+    return {rank: covariance for covariance, rank in RANKS.items()}[slots.precs.ndim]
 
 
 class BaseMeasure(NamedTuple):

@@ -19,12 +19,13 @@ import math
 import numpy as np
 from numba import njit
 
-from .clusters import (add_point_diagonal, add_point_full, add_point_spherical, copy_slot, empty_slot, log_joint,
-                       padded, rebuild, remove_point_diagonal, remove_point_full, remove_point_spherical)
-from .scales import DIAG_CHUNK, diagonal_factor, diagonal_log_term, full_form, spherical_form
+from .clusters import copy_slot, empty_slot, log_joint, move_mean, padded, rebuild
+from .scales import (DIAG_CHUNK, diagonal_factor, diagonal_log_term, diagonal_scale_change, full_form, full_scale_change,
+                     logdet_step, spherical_form)
 from .rng import randint, shuffle, uniform
 from .split_merge import build_member_index, move_scratch, split_merge
-from .state import EXPONENT, LOG_G, LOG_WEIGHT, REMOVE_WEIGHT, SCALE, T_CONST, T_EXPONENT, SweepScratch
+from .state import (ADD_STEP, DIAG_RANK, EXPONENT, FULL_RANK, LOG_G, LOG_WEIGHT, REMOVE_STEP, REMOVE_WEIGHT, SCALE,
+                    SPHERICAL_RANK, T_CONST, T_EXPONENT, T_SCALE, SweepScratch)
 from .vecmath import EXP_CEILING, exp_in_range, log_positive
 
 # The sweep's order (Settings.scan). Either is a valid Gibbs sweep: every update leaves the posterior invariant,
@@ -64,13 +65,13 @@ def forms_again(x, means, precs, consts, used, qs, ys, logged):
     second time, or as an inlined function with branches of its own, made the full type's sweep 1.5 times slower
     (numba's reference-count pruning)."""
     for c in range(used):
-        if precs.ndim == 2:
+        if precs.ndim == DIAG_RANK:
             if logged:
                 ys[c] = diagonal_log_term(x, means, precs, consts[SCALE, c], c)
             else:
                 ys[c] = diagonal_factor(x, means, precs, consts[SCALE, c], c)
         else:
-            q = full_form(x, means, precs, c) if precs.ndim == 3 else spherical_form(x, means, precs, c)
+            q = full_form(x, means, precs, c) if precs.ndim == FULL_RANK else spherical_form(x, means, precs, c)
             qs[c] = q
             ys[c] = 1.0 + q * consts[SCALE, c]
 
@@ -92,8 +93,8 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
     counts, means, _, logdets, consts = slots
     per_count, log_new = tables.per_count, tables.log_new
     vector_from = settings.vector_from
-    logged = precs.ndim == 2 and D >= settings.logs_from  # pass 1 leaves each slot's log term, not y
-    logdet_step = D if precs.ndim == 1 else 1  # log|S_n| changes by logdet_step log y (spherical: log|beta I|)
+    logged = precs.ndim == DIAG_RANK and D >= settings.logs_from  # pass 1 leaves each slot's log term, not y
+    det_step = logdet_step(precs, D)  # log|S_n| changes by det_step log y (spherical: log|beta I| = d log beta)
     capacity = counts.shape[0]
     x, work, qs, ys, weights, free = scratch.x, scratch.work, scratch.qs, scratch.ys, scratch.weights, scratch.free
     K = 0
@@ -120,14 +121,14 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
         # its columns' factors, or its log from logs_from columns), one branch per covariance type; the full type's
         # written out for d = 1 and 2, the common cases of the app's data, where the general loop costs 6-8% of a
         # sweep
-        if precs.ndim == 2:
+        if precs.ndim == DIAG_RANK:
             if logged:
                 for c in range(used):
                     ys[c] = diagonal_log_term(x, means, precs, consts[SCALE, c], c)
             else:
                 for c in range(used):
                     ys[c] = diagonal_factor(x, means, precs, consts[SCALE, c], c)
-        elif precs.ndim == 1:
+        elif precs.ndim == SPHERICAL_RANK:
             for c in range(used):
                 q = spherical_form(x, means, precs, c)
                 qs[c] = q
@@ -158,7 +159,7 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
         # with L = log(1 - w q), and x's predictive term under the n - 1 others is log(1 + scale_{n-1} q_{n-1}) = -L.
         # Its log weight log g(n-1) + t_const(n-1) - log|S_n| / 2 + (t_exponent(n-1) - step / 2) L has the form of
         # every other slot's, so slot k's constants are swapped for these while the weights are made and put back
-        # after (step = logdet_step; the diagonal type's L is the sum of its columns' logs, already in ys[k]).
+        # after (step = det_step; the diagonal type's L is the sum of its columns' logs, already in ys[k]).
         removed = False  # True: x already taken out of slot k (the rounding fallback below)
         shrink = 1.0
         kept_log_weight = consts[LOG_WEIGHT, k]
@@ -169,7 +170,7 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
             if logged:
                 ys[k] = diagonal_log_term(x, means, precs, -per_count[n, REMOVE_WEIGHT], k)
                 shrink = 1.0 if ys[k] == ys[k] else 0.0  # NaN: some column's factor was not positive
-            elif precs.ndim == 2:
+            elif precs.ndim == DIAG_RANK:
                 shrink = diagonal_factor(x, means, precs, -per_count[n, REMOVE_WEIGHT], k)  # NaN: not positive
                 ys[k] = shrink
             else:
@@ -177,7 +178,7 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
                 ys[k] = shrink
             if shrink > 0.0:
                 consts[LOG_WEIGHT, k] = per_count[n - 1, LOG_G] + per_count[n - 1, T_CONST] - 0.5 * logdets[k]
-                consts[EXPONENT, k] = 0.5 * logdet_step - per_count[n - 1, T_EXPONENT]
+                consts[EXPONENT, k] = 0.5 * det_step - per_count[n - 1, T_EXPONENT]
             else:  # rounding broke positive definiteness: take x out and rebuild the slots from their points
                 removed = True
                 labels[row] = -1
@@ -261,13 +262,14 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
         if chosen == k and not removed:
             continue  # x stays: nothing changes
         if not removed:
-            if n > 1:
-                if precs.ndim == 3:
-                    remove_point_full(x, slots, k, shrink, ys[k], tables, work)
-                elif precs.ndim == 2:
-                    remove_point_diagonal(x, slots, k, ys[k], tables)
+            if n > 1:  # x leaves slot k: its scale by x's factor shrink (ys[k] its log), then its mean, count, constants
+                if precs.ndim == FULL_RANK:
+                    full_scale_change(x, means, precs, k, per_count[n, REMOVE_WEIGHT] / shrink, work)
+                elif precs.ndim == DIAG_RANK:
+                    diagonal_scale_change(x, means, precs, k, -per_count[n, REMOVE_WEIGHT])
                 else:
-                    remove_point_spherical(x, slots, k, shrink, ys[k], tables)
+                    precs[k] /= shrink
+                move_mean(x, slots, k, n, det_step * ys[k], -per_count[n, REMOVE_STEP], -1, tables)
             else:  # the slot becomes a hole
                 empty_slot(slots, k, base, tables)
                 free[n_free] = k
@@ -281,18 +283,22 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
                 used += 1
             K += 1
             # the form against the prior, which an empty slot holds
-            if precs.ndim == 2:
+            if precs.ndim == DIAG_RANK:
                 ys[chosen] = diagonal_log_term(x, means, precs, consts[SCALE, chosen], chosen)
             else:
-                q = full_form(x, means, precs, chosen) if precs.ndim == 3 else spherical_form(x, means, precs, chosen)
+                q = full_form(x, means, precs, chosen) if precs.ndim == FULL_RANK else spherical_form(x, means, precs, chosen)
                 qs[chosen] = q
                 ys[chosen] = math.log(1.0 + q * consts[SCALE, chosen])
-        if precs.ndim == 3:
-            add_point_full(x, slots, chosen, qs[chosen], ys[chosen], tables, work)
-        elif precs.ndim == 2:
-            add_point_diagonal(x, slots, chosen, ys[chosen], tables)
+        # x joins slot ``chosen``: its scale by x's factor y (ys[chosen] its log), then its mean, count, constants
+        n_chosen = counts[chosen]
+        weight = per_count[n_chosen, T_SCALE]
+        if precs.ndim == FULL_RANK:
+            full_scale_change(x, means, precs, chosen, -(weight / (1.0 + weight * qs[chosen])), work)
+        elif precs.ndim == DIAG_RANK:
+            diagonal_scale_change(x, means, precs, chosen, weight)
         else:
-            add_point_spherical(x, slots, chosen, qs[chosen], ys[chosen], tables)
+            precs[chosen] /= 1.0 + weight * qs[chosen]
+        move_mean(x, slots, chosen, n_chosen, det_step * ys[chosen], per_count[n_chosen, ADD_STEP], 1, tables)
         labels[row] = chosen
     return used, N
 
@@ -301,7 +307,7 @@ def seat_points(data, X, labels, log_pred_new, offset, direction, first, used, s
 def compact(used, slots, remap, data):
     """Move the clusters of slots 0 .. used - 1 to slots 0 .. K - 1 (holes out, order kept), empty the rest, and
     fill remap[slot] with each cluster's new slot; returns K."""
-    K = 0
+    K = np.int64(0)  # not a Python 0: copy_slot(..., K) would compile a second time for the literal (section 8)
     for c in range(used):
         if slots.counts[c] > 0:
             remap[c] = K
@@ -388,8 +394,7 @@ def run_sweeps(data, labels, K, slots, settings, scan, record, n_sweeps, rng):
         while progress[PROGRESS_MOVES] < settings.split_merge:
             if K == capacity:
                 return K
-            K = split_merge(data, labels, K, slots, slots.precs, moves, settings.exact_members, record.move_totals,
-                            rng)
+            K = split_merge(data, labels, K, slots, moves, settings.exact_members, record.move_totals, rng)
             progress[PROGRESS_MOVES] += 1
         sweep = progress[PROGRESS_SWEEPS]
         record.K[sweep] = K

@@ -16,10 +16,10 @@ import numpy as np
 
 from ..basics.dtypes import check_memory, state_bytes
 from ..basics.errors import SamplerError
-from ..kernels import clusters, sweep
+from ..kernels import clusters, split_merge, sweep
 from ..kernels.rng import seed_state
 from ..kernels.split_merge import EXACT_MEMBERS
-from ..kernels.state import BaseMeasure, Data, Record, ScanBuffers, Settings, empty_slots, enlarged
+from ..kernels.state import BaseMeasure, Data, Record, ScanBuffers, Settings, SweepScratch, empty_slots, enlarged
 from ..kernels.vecmath import LANES
 from ..model import check_niw_for_data, log_weight_table, prior_tables
 from ..model.niw_math import implied_logdet, kernel_tables
@@ -30,7 +30,7 @@ from .starts import cap_init, check_seed, initial_labels, moves_per_sweep, start
 # downdates.
 REFRESH_EVERY = 1000
 LOG_JOINT_DECIMALS = 6  # the recorded log joint, in nats (see Sampler.step)
-_warm = set()  # the covariance types whose sweep kernel this process has (compiled, or loaded from numba's cache)
+_warm = set()  # (covariance type, part) of the sweep kernels this process has (compiled, or loaded from numba's cache)
 
 
 @dataclass
@@ -175,7 +175,7 @@ class Sampler:
         (n_kept, 4). The kernel copies them, so keeping every few sweeps costs no return to Python.
         """
         n_sweeps = int(n_sweeps)
-        if self.niw.covariance_type not in _warm:
+        if (self.niw.covariance_type, SWEEP) not in _warm:
             warm_up_sweeps(self.niw.covariance_type)  # compile, or load from the cache, outside the timed calls
         keep_rows = np.full(n_sweeps, -1, dtype=np.int64)
         if keep is not None:
@@ -187,8 +187,7 @@ class Sampler:
         record = Record(np.zeros(n_sweeps, dtype=np.int64), np.zeros(n_sweeps), keep_rows,
                         np.empty((n_keep, self.X.shape[0]), dtype=np.int64), np.empty((n_keep, 4), dtype=np.int64),
                         self.move_totals)
-        settings = Settings(int(self.scan), self.n_split_merge, int(self.vector_from), int(self.exact_members),
-                            int(self.logs_from))
+        settings = self.settings()
         progress = self._scan.progress
         start = time.perf_counter()
         done = 0
@@ -215,6 +214,11 @@ class Sampler:
         return StepInfo(K=record.K, log_joint=record.log_joint, seconds=time.perf_counter() - start,
                         kept_labels=record.kept_labels, kept_moves=record.kept_moves)
 
+    def settings(self):
+        """The sweeps' :class:`pcrp.kernels.state.Settings` (the moves and the code paths of this sampler)."""
+        return Settings(int(self.scan), self.n_split_merge, int(self.vector_from), int(self.exact_members),
+                        int(self.logs_from))
+
     def _grow(self):
         """Twice the slots (the kernel ran out of free ones), the new ones empty."""
         capacity = self.slots.counts.shape[0]
@@ -223,15 +227,68 @@ class Sampler:
             clusters.empty_slot(self.slots, k, self.data.base, self.data.tables)
 
 
-def warm_up_sweeps(covariance_type="full"):
-    """Compile, or load from numba's cache, the sweep kernel of a covariance type (one for every d; numba compiles
-    one per type, :mod:`pcrp.kernels.scales`) on a tiny problem: about 0.3 s when cached. The kernels' compiling as
-    a whole, and saying so: :mod:`pcrp.runs.compiling`."""
-    if covariance_type in _warm:
-        return
+# The parts of a covariance type's sweep, which pcrp.runs.compiling compiles in two processes at once when the cache is
+# cold (numba compiles one function at a time per process), each part loading from the cache what an earlier part
+# compiled: SEATING, every kernel a sweep calls but the split-merge move (Algorithm 1's seating, compacting the slots,
+# the sweep's order, the log joint, and the statistics a Sampler starts from); MOVES, the split-merge move and what it
+# calls (pcrp.kernels.split_merge); SWEEP, the driver of sweeps and moves (pcrp.kernels.sweep.run_sweeps), which
+# links the other two in and compiles whatever of them is not compiled yet.
+SEATING, MOVES, SWEEP = "seating", "moves", "sweep"
+SWEEP_PARTS = (SEATING, MOVES, SWEEP)
+
+
+def _compile_for(kernel, *args):
+    """Compile, or load from the cache, ``kernel`` for the numba types of ``args`` without running it."""
+    import numba
+
+    kernel.compile(tuple(numba.typeof(arg) for arg in args))
+
+
+def _tiny_sampler(covariance_type):
     from ..model import CRP, resolve_niw
 
     X = np.random.default_rng(0).normal(size=(6, 2))
-    sampler = Sampler(X, CRP(1.0), resolve_niw(X, covariance_type=covariance_type), seed=0, init="random:2")
-    _warm.add(covariance_type)  # before its step, which would come back here otherwise
-    sampler.step(2)
+    return Sampler(X, CRP(1.0), resolve_niw(X, covariance_type=covariance_type), seed=0, init="random:2")
+
+
+def warm_up_sweeps(covariance_type="full", part=SWEEP):
+    """Compile, or load from numba's cache, a part (SWEEP_PARTS) of the sweep of a covariance type, on a tiny
+    problem: one kernel for every d, once per type (:mod:`pcrp.kernels.scales`); the SWEEP part (the default) is the
+    whole sweep, about 0.3 s when cached. SEATING runs its kernels, MOVES compiles the move without running it, both
+    with the types run_sweeps passes them (tests/test_compiling.py checks that SWEEP then compiles run_sweeps alone).
+    The kernels' compiling as a whole, and saying so: :mod:`pcrp.runs.compiling`."""
+    if part not in SWEEP_PARTS:
+        raise ValueError(f"part must be one of {', '.join(SWEEP_PARTS)} (got {part!r}).")
+    if (covariance_type, part) in _warm or (covariance_type, SWEEP) in _warm:
+        return
+    _warm.add((covariance_type, part))  # before a step, which would come back here otherwise
+    try:
+        _warm_up(covariance_type, part)
+    except BaseException:  # not warm after all (pcrp.runs.compiling.from_cache stops a part at its first compile)
+        _warm.discard((covariance_type, part))
+        raise
+
+
+def _warm_up(covariance_type, part):
+    sampler = _tiny_sampler(covariance_type)  # the statistics a sampler starts from: every part needs them
+    if part == SWEEP:
+        sampler.step(2)
+        return
+    data, slots, settings, labels, rng = sampler.data, sampler.slots, sampler.settings(), sampler.labels, \
+        sampler.rng_state
+    N, d = sampler.X.shape
+    capacity = slots.counts.shape[0]
+    if part == SEATING:
+        sweep.start_sweep(settings.scan, sampler.X, labels, data.log_pred_new, sampler._scan, rng)
+        scratch = SweepScratch(np.empty(d), np.empty(d), np.empty(capacity), np.empty(capacity),
+                               np.empty(capacity + 1), np.empty(capacity, dtype=np.int64))
+        used, _ = sweep.seat_points(data, sampler.X, labels, data.log_pred_new, 0, 1, 0, sampler.K, slots, slots.precs,
+                                    settings, scratch, rng)
+        K = sweep.compact(used, slots, np.empty(capacity, dtype=np.int64), data)
+        clusters.log_joint(K, slots, data.tables)
+        return
+    # the move, for the types run_sweeps passes it (compiled, not run: no state to make valid)
+    moves = split_merge.move_scratch(N, d, capacity, slots.precs)
+    _compile_for(split_merge.build_member_index, labels, sampler.K, slots.counts, moves.order, moves.starts)
+    _compile_for(split_merge.split_merge, data, labels, sampler.K, slots, moves, settings.exact_members,
+                 np.zeros(4, dtype=np.int64), rng)

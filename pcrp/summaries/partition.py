@@ -35,6 +35,24 @@ DEFAULT_LOSS = LOSSES[0]  # variation of information
 
 # Default working-memory budget of similarity_matrix (beyond its N x N result and the draws).
 CHUNK_BYTES = 64 * 2**20
+# The one integer width in which label draws reach the kernels (runs store them in 16 or 32 bits, users and the
+# ranks below give 64): numba compiles a kernel once per width it is called with, so draws of another width are
+# converted, a chunk of at most DISTINCT_CHUNK_CELLS labels at a time.
+DRAW_DTYPE = np.int32
+
+
+def _kernels():
+    """The point estimate's kernels (pcrp.kernels.search), once a compile of them in a separate process for this one
+    has finished (pcrp.kernels.apart: a run compiles them beside its sampling)."""
+    from ..kernels import apart, search
+
+    apart.wait_for("search")
+    return search
+
+
+def _in_draw_width(draws):
+    """``draws`` (labels 0 .. 2^31 - 1) as C-contiguous DRAW_DTYPE, copied only when not already."""
+    return np.ascontiguousarray(draws, dtype=DRAW_DTYPE)
 
 
 def _as_draws(draws):
@@ -60,14 +78,14 @@ def _as_weights(weights, n_draws):
 
 
 def _ranks_by_row(draws):
-    """(S, N) draws with each row's label values replaced by their ranks within that row (0..N - 1), for the
-    kernels that index by label value (:func:`pcrp.kernels.search.compact_rows` needs labels below N)."""
+    """(S, N) draws with each row's label values replaced by their ranks within that row (0..N - 1, DRAW_DTYPE), for
+    the kernels that index by label value (:func:`pcrp.kernels.search.compact_rows` needs labels below N)."""
     draws = np.asarray(draws)
     order = np.argsort(draws, axis=1, kind="stable")
     ordered = np.take_along_axis(draws, order, axis=1)
-    new = np.ones(ordered.shape, dtype=np.int64)
+    new = np.ones(ordered.shape, dtype=DRAW_DTYPE)
     new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    out = np.empty(draws.shape, dtype=np.int64)
+    out = np.empty(draws.shape, dtype=DRAW_DTYPE)
     np.put_along_axis(out, order, np.cumsum(new, axis=1) - 1, axis=1)
     return out
 
@@ -75,14 +93,17 @@ def _ranks_by_row(draws):
 def compact_labels(draws):
     """Relabel each row of (S, N) draws to 0..K_s - 1 in order of first appearance; returns (int32 labels, K (S,)).
     O(S N) time (a numba pass), whatever the label values."""
-    from ..kernels.search import compact_rows
-
+    compact_rows = _kernels().compact_rows
     draws = _as_draws(draws)
     S, N = draws.shape
-    if draws.min() < 0 or draws.max() >= N:  # the kernel indexes by label: map arbitrary values to 0..N-1 first
-        draws = _ranks_by_row(draws)
     out = np.empty((S, N), dtype=np.int32)
-    n_clusters = compact_rows(np.ascontiguousarray(draws), out)
+    n_clusters = np.empty(S, dtype=np.int64)
+    rows = max(1, DISTINCT_CHUNK_CELLS // N)
+    for start in range(0, S, rows):  # a chunk of rows at a time in the kernels' width
+        part = draws[start:start + rows]
+        if part.min() < 0 or part.max() >= N:  # the kernel indexes by label: map arbitrary values to 0..N-1 first
+            part = _ranks_by_row(part)
+        n_clusters[start:start + rows] = compact_rows(_in_draw_width(part), out[start:start + rows])
     return out, n_clusters
 
 
@@ -97,13 +118,12 @@ def unique_draws(draws, weights=None):
 
 def _compact_row(row):
     """One draw relabelled to 0..K - 1 in order of first appearance (int32)."""
-    from ..kernels.search import relabel_row
-
-    row = np.ascontiguousarray(row)
+    relabel_row = _kernels().relabel_row
+    row = np.asarray(row)
     if row.min() < 0 or row.max() >= row.shape[0]:  # the kernel indexes by label value
         row = _ranks_by_row(row[None])[0]
     out = np.empty(row.shape[0], dtype=np.int32)
-    relabel_row(row, np.full(row.shape[0], -1, dtype=np.int64), out)
+    relabel_row(_in_draw_width(row), np.full(row.shape[0], -1, dtype=np.int64), out)
     return out
 
 
@@ -120,19 +140,18 @@ def _distinct(blocks, weights, limit=None, keep=False):
     ((U, N) int32, as :func:`_compact_row` gives them), so that the caller need not relabel them again."""
     import hashlib
 
-    from ..kernels.search import compact_rows
-
+    compact_rows = _kernels().compact_rows
     N = blocks[0].shape[1]
     by_key, first, summed, kept = {}, [], [], []
     chunk_rows = max(1, DISTINCT_CHUNK_CELLS // max(N, 1))
     offset = 0
     for block in blocks:
         for start in range(0, block.shape[0], chunk_rows):
-            part = np.ascontiguousarray(block[start:start + chunk_rows])
+            part = block[start:start + chunk_rows]
             if part.min() < 0 or part.max() >= N:
                 part = _ranks_by_row(part)
             compact = np.empty(part.shape, dtype=np.int32)
-            compact_rows(part, compact)
+            compact_rows(_in_draw_width(part), compact)
             for j in range(compact.shape[0]):
                 s = offset + start + j
                 row = compact[j]
@@ -267,19 +286,23 @@ class DrawTables:
         self.n_table = S * self.L
 
     def item_types(self, cap):
-        """(item_type (N,) int64, T) for :func:`pcrp.kernels.search.greedy_search_by_type`: the points that have
+        """(item_type (N,) int64, T) for :func:`pcrp.kernels.search.greedy_search`: the points that have
         the same cluster in every draw (equal rows of ``cell``) form a type, whose costs a run computes once per
         state of a cluster instead of once per point. Only types of two or more points are cached, the largest
         first, and at most what fits CACHE_BYTES for ``cap`` clusters; every other point is of type -1."""
-        from ..kernels.search import equal_rows
-
-        group, n_groups = equal_rows(self.cell)
+        group, n_groups = _kernels().equal_rows(self.cell)
         counts = np.bincount(group, minlength=n_groups)
         shared = np.flatnonzero(counts >= 2)
         shared = shared[np.argsort(-counts[shared], kind="stable")][:max(0, CACHE_BYTES // (32 * max(cap, 1)))]
         type_of_group = np.full(n_groups, -1, dtype=np.int64)
         type_of_group[shared] = np.arange(shared.size)
         return type_of_group[group], int(shared.size)
+
+    def cells(self, cap=None):
+        """The draws as a search reads them (:class:`pcrp.kernels.search.DrawCells`): with ``cap`` clusters, its
+        item types (:meth:`item_types`) for the cost cache; without, none."""
+        item_type, n_types = self.item_types(cap) if cap is not None else (np.full(self.N, -1, dtype=np.int64), 0)
+        return _kernels().DrawCells(self.cell, self.w, self.dF, int(self.n_table), item_type, int(n_types))
 
     @property
     def denominator(self):
@@ -290,11 +313,10 @@ class DrawTables:
 
     def expected_loss(self, labels):
         """Posterior expected loss of ``labels`` (N,) under the draws."""
-        from ..kernels.search import loss_numerator
         from .summary import sorted_codes
 
         codes, _ = sorted_codes(labels)
-        return self.loss_of(loss_numerator(codes, self.cell, self.w, self.dF, int(codes.max()) + 1, self.n_table))
+        return self.loss_of(_kernels().loss_numerator(codes, self.cells(), int(codes.max()) + 1))
 
 
 def expected_vi(labels, draws, weights=None):
@@ -334,20 +356,25 @@ def expected_loss(labels, draws, loss=DEFAULT_LOSS, weights=None, psm=None):
 def _streamed_loss(labels, blocks, weights, loss):
     """Expected loss of ``labels`` (N,) over the draws of ``blocks`` (a list of (S_b, N) integer arrays, read in
     place) with ``weights`` (sum of S_b,) summing to 1."""
-    from ..kernels.expected_loss import expected_numerator
     from .summary import sorted_codes
+
+    _kernels()  # the same group as the search's
+    from ..kernels.expected_loss import expected_numerator
 
     codes, _ = sorted_codes(labels)
     N = codes.shape[0]
     F = _loss_table(loss, N)
     numerator, start = 0.0, 0
+    rows = max(1, DISTINCT_CHUNK_CELLS // N)
     for block in blocks:
-        block = np.ascontiguousarray(block)
         if block.min() < 0:
             raise ValueError("label draws must be integers >= 0.")
-        if block.max() >= 4 * N:  # the kernel holds a table indexed by label value: map far-off values first
-            block = np.unique(block, return_inverse=True)[1].reshape(block.shape)
-        numerator += expected_numerator(codes, int(codes.max()) + 1, block, weights[start:start + block.shape[0]], F)
+        for first in range(0, block.shape[0], rows):  # a chunk of draws at a time in the kernels' width
+            part = block[first:first + rows]
+            if part.max() >= 4 * N:  # the kernel holds a table indexed by label value: map far-off values first
+                part = np.unique(part, return_inverse=True)[1].reshape(part.shape)
+            numerator += expected_numerator(codes, int(codes.max()) + 1, _in_draw_width(part),
+                                            weights[start + first:start + first + part.shape[0]], F)
         start += block.shape[0]
     denominator = float(N) if loss == "vi" else max(N * (N - 1) / 2, 1.0)
     return max(numerator / denominator, 0.0)
@@ -450,8 +477,8 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     from concurrent.futures import ThreadPoolExecutor
 
     from ..kernels.rng import seed_state
-    from ..kernels.search import greedy_search_by_type
 
+    search = _kernels()
     _check_loss(loss)
     if chains is not None:
         draws = np.asarray(draws)
@@ -482,7 +509,8 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
     if cap < 1:
         raise ValueError(f"max_clusters must be >= 1 (got {max_clusters}).")
     tables = DrawTables(draws, w, loss)
-    item_type, n_types = tables.item_types(cap)
+    cells = tables.cells(cap)
+    settings = search.SearchSettings(cap, int(max_scans), int(zealous_attempts))
     rng = np.random.default_rng(seed)
     n_runs = max(1, int(n_runs))
     starts = []
@@ -494,8 +522,7 @@ def point_estimate(draws, loss=DEFAULT_LOSS, *, weights=None, psm=None, n_runs=N
 
     def one(job):
         start, state = job
-        return greedy_search_by_type(tables.cell, tables.w, tables.dF, cap, start, tables.n_table, state,
-                                     int(max_scans), int(zealous_attempts), item_type, n_types)
+        return search.greedy_search(cells, settings, start, state)
 
     threads = (os.cpu_count() or 1) if n_jobs is None or n_jobs < 0 else int(n_jobs)
     if threads > 1 and n_runs > 1:
