@@ -212,7 +212,7 @@ def run_cross_validation(ds, scheduler, grid, work, settings):
     against the budget; ``settings``: from settings_form."""
     folds, iters, burn_in, seed, repeats = (settings[k] for k in ("folds", "iters", "burn_in", "seed", "repeats"))
     compare = settings["covariance"] == COMPARE
-    if not sampler_ready():
+    if not sampler_ready(None if compare else settings["covariance"]):
         return
     bar = st.progress(0.0, text="Starting…")
     stages = ("cross validation", "clusters for each r", "merge path", "check on all the data")

@@ -349,7 +349,7 @@ def step_body(step, info, seed, body):
     page_of = STEP_PAGES[info.key]
     if page_of.sampler:
         with body.container():
-            if not sampler_ready():  # chains: the kernels' separate compile first (once per installation)
+            if not sampler_ready("full"):  # chains (full covariances): their sweep's separate compile first
                 return None
     if page_of.waiting is not None:
         body.info(f"Step {step}: {page_of.waiting()}…", icon=":material/hourglass_top:")

@@ -93,7 +93,7 @@ def choices():
 
 def run_experiment(key, mode, protocol, seed, n_sets, extra):
     """Run one experiment over its data sets with a progress bar; the result goes to the session."""
-    if not sampler_ready():
+    if not sampler_ready("full"):  # the paper's mixtures: full covariances
         return
     bar = st.progress(0.0, text="Starting…")
 

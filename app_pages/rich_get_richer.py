@@ -428,7 +428,7 @@ def one_customer_section(chosen, priors, seed, present=False):
     if any(p.name == DEFAULT_PRIOR for p in compared):
         c[0].caption(f"The {PRIORS[DEFAULT_PRIOR].label} here: r = {r:g}, cross-validated for {dataset_name}.",
                      help=provenance)
-    if not sampler_ready():  # a chain: the kernels' separate compile first (once per installation)
+    if not sampler_ready("full"):  # a chain (full covariances): its sweep's separate compile first
         return
     ds, niw, labels = posterior_state(dataset_name, seed)
     sizes = np.bincount(labels)

@@ -16,20 +16,22 @@ import streamlit as st
 from pcrp.app import warm_up
 from pcrp.app.browser_keys import (COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE_DAYS, SERVER_KEYS, key_rate_setting,
                                    middleware_active)
+from pcrp.app.drawing_slot import DrawingSlot
 from pcrp.app.fair_share import RunRegistry, share_settings, visitor_address
 from pcrp.app.page_session import PageSession
 
 LOG = logging.getLogger("pcrp.app")
 
 
-def sampler_ready():
-    """Whether the kernels are ready, after waiting for their separate compile if it is still running (once per
-    installation: pcrp.app.warm_up), with what it is doing and for how long on the page; a page calls it before it
-    samples. False, with the reason shown, when the compile failed. The wait sleeps: other sessions run meanwhile."""
-    if warm_up.state().ready:
+def sampler_ready(need=None):
+    """Whether the kernels the page needs are ready (``need``: a covariance type's sweep, "full" for the 1-D pages;
+    None: every group), after waiting for their separate compile if it is still running (once per installation:
+    pcrp.app.warm_up), with what it is doing and for how long on the page; a page calls it before it samples. False,
+    with the reason shown, when the compile failed. The wait sleeps: other sessions run meanwhile."""
+    if warm_up.state(need).ready:
         return True
     box = st.empty()
-    final = warm_up.wait_until_ready(lambda w: box.info(w.describe(), icon=":material/hourglass_top:"))
+    final = warm_up.wait_until_ready(lambda w: box.info(w.describe(), icon=":material/hourglass_top:"), need=need)
     box.empty()
     if final.error:
         st.error(final.describe())
@@ -256,40 +258,7 @@ def owned_download(build):
     return data
 
 
-# Building the live view's charts is pure Python and holds the GIL. When every session redraws at once,
-# the server's event loop (which answers every browser and the health check) waits its turn behind all
-# of them; one redraw at a time keeps it answering, and redraws slow down evenly. Only for short,
-# periodic work: a long computation (a posterior summary) must not hold the slot. A redraw that follows a press
-# (``urgent``) goes before the periodic frames that wait: thirty pages' frames queued ahead of a Pause held the press
-# for seconds (bench/load_client.py).
-class DrawingSlot:
-    """One holder at a time; a waiting urgent acquirer goes before every waiting ordinary one. Thread-safe."""
-
-    def __init__(self):
-        self._cond = threading.Condition()
-        self._held = False
-        self._urgent = 0
-
-    def acquire(self, urgent=False, timeout=None):
-        with self._cond:
-            if urgent:
-                self._urgent += 1
-            try:
-                taken = self._cond.wait_for(lambda: not self._held and (urgent or not self._urgent), timeout)
-                if taken:
-                    self._held = True
-                return taken
-            finally:
-                if urgent:
-                    self._urgent -= 1
-                    self._cond.notify_all()  # (ordinary waiters may go now)
-
-    def release(self):
-        with self._cond:
-            self._held = False
-            self._cond.notify_all()
-
-
+# One redraw at a time, a press's first (pcrp.app.drawing_slot says why).
 _RENDER_SLOT = DrawingSlot()
 RENDER_WAIT_SECONDS = 10.0  # never wait longer than this for the slot (then draw anyway)
 

@@ -31,8 +31,8 @@ def test_counts_say_better_equal_or_worse_data_set_by_data_set():
     lines = verdict_sentences(FITS)
     assert lines[0].startswith("Against the CRP, over 3 labelled data sets (each data seed of a simulation counted "
                                "once): the pCRP's NMI is higher by more than 0.01 on 1, within 0.01 on 1 and lower on 1;")
-    assert lines[-1] == ("The pCRP fit was flagged (collapsed below the CRP's clusters, or its chains disagreed) on 1 "
-                         "of 3 data sets (each data seed counted once): sim2-300 seed 1001.")
+    assert lines[-1] == ("The pCRP fit was flagged (collapsed below both the CRP's clusters and the true classes, or "
+                         "its chains disagreed) on 1 of 3 data sets (each data seed counted once): sim2-300 seed 1001.")
 
 
 def test_rows_average_over_seeds_and_never_hide_a_flag():

@@ -1,11 +1,11 @@
-"""The live pages' drawing slot (app_pages.shared.DrawingSlot): one frame is drawn at a time, and the redraw that
+"""The live pages' drawing slot (pcrp.app.drawing_slot.DrawingSlot): one frame is drawn at a time, and the redraw that
 follows a button press goes before the periodic frames that wait (thirty pages' frames queued ahead of a Pause held
 the press for seconds)."""
 
 import threading
 import time
 
-from app_pages.shared import DrawingSlot
+from pcrp.app.drawing_slot import DrawingSlot
 
 
 def test_a_press_goes_before_the_frames_that_wait_and_one_holder_at_a_time():

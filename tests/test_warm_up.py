@@ -100,7 +100,10 @@ EVERY_GROUP_READY = [({"event": "ready", "group": group, "seconds": 1.0}, 0.0)
 @pytest.fixture
 def fresh_compile(monkeypatch):
     """A compile of this process that has not started yet (the real one has finished: tests/conftest.py)."""
+    from pcrp.kernels import apart
+
     monkeypatch.setattr(warm_up, "_COMPILE", warm_up._Compile())
+    monkeypatch.setattr(apart, "_PENDING", {})  # (what the compile registers there is this test's)
     return warm_up
 
 
@@ -122,6 +125,21 @@ def test_the_compile_state_follows_its_progress_as_data(fresh_compile):
     final = warm_up.wait_until_ready(timeout=30)
     assert final.ready and not final.error and final.describe() == "The sampler is ready."
     assert final.groups_done == 4
+
+
+def test_a_summary_before_the_search_is_compiled_waits_for_it(fresh_compile):
+    """A first run can end before the separate compile has reached the point estimate's search (the Explorer's Start
+    waits only for its sweep): its summaries wait for the search (sleeping) instead of compiling it in the server's
+    process, which would hold the GIL from every visitor for seconds."""
+    from pcrp.kernels import apart
+
+    search_later = [({"event": "compiling", "group": "search", "apart": True}, 3.0),
+                    ({"event": "ready", "group": "search", "seconds": 5.0}, 0.0)]
+    warm_up.start(fake_compile(FULL_SWEEP_READY + search_later))
+    assert warm_up.wait_until_ready(timeout=30, need="full").ready
+    assert not warm_up.state("search").ready  # (the stand-in reports it at least 3.6 s after the sweep)
+    apart.wait_for("search")  # what pcrp.summaries.partition calls before the search's first use
+    assert warm_up.state("search").ready
 
 
 def test_a_failed_compile_says_why(fresh_compile):

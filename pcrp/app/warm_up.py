@@ -64,13 +64,19 @@ class _Compile:
         self.loaded = set()  # groups loaded into this process
         self.error = ""
         self.tail = []
+        self.reader = None  # the thread that follows the child and loads each group
 
     def start(self, command):
         with self.lock:
             if self.started_at is not None:
                 return
             self.started_at = time.monotonic()
-        threading.Thread(target=self._run, args=(command,), name="pcrp-compile", daemon=True).start()
+        from ..kernels import apart
+        from ..runs.compiling import SEARCH
+
+        apart.expect(SEARCH, _wait_for_search)
+        self.reader = threading.Thread(target=self._run, args=(command,), name="pcrp-compile", daemon=True)
+        self.reader.start()
 
     def _run(self, command):
         try:
@@ -152,10 +158,23 @@ def _groups():
 
 
 def _needed(need):
-    """The groups a page needs: one covariance type's sweep, or all of them (None)."""
-    from ..runs.compiling import sweep_group
+    """The groups a page needs: one covariance type's sweep ("full"), one group by its name ("search"), or all of
+    them (None)."""
+    from ..runs.compiling import COVARIANCE_TYPES, sweep_group
 
-    return _groups() if need is None else [sweep_group(need)]
+    if need is None:
+        return _groups()
+    return [sweep_group(need) if need in COVARIANCE_TYPES else need]
+
+
+def _wait_for_search():
+    """Before the point estimate's search is first used here (pcrp.kernels.apart): a summary that needs it before
+    the separate compile has reached it waits for it, sleeping, rather than compiling it in the server's process and
+    holding the GIL from every visitor meanwhile. The reader thread's own load of the search passes."""
+    from ..runs.compiling import SEARCH
+
+    if threading.current_thread() is not _COMPILE.reader:
+        wait_until_ready(need=SEARCH)
 
 
 def _lower_priority():
@@ -178,7 +197,7 @@ def start(command=None):
 
 def state(need=None):
     """Where the compile stands (:class:`WarmUp`) for what a page needs: the sweep of a covariance type ("full",
-    "diag", "spherical"), or every group (None)."""
+    "diag", "spherical"), one group by its name (``pcrp.runs.compiling.GROUPS``), or every group (None)."""
     return _COMPILE.state(need)
 
 

@@ -157,10 +157,12 @@ def fit_prior(d, method, seed=None, n_jobs=1, reference=None, covariance_type="f
     with 4 chains and the automatic budget, at the prior's registry defaults. A tuned prior (the pCRP) first
     chooses its tuned parameter with :func:`pcrp.analyses.cv.choose_r` (its time is counted in its fit's). reference: the
     clusters a fit of the reference prior (the CRP) keeps on the same data (:func:`pcrp.analyses.collapse.reference_clusters`),
-    for the collapse flag; the reference's own fit records it in ``extra["reference"]``. covariance_type: the
+    for the collapse flag: a fit below it is flagged when the data's true classes back the count (below the CRP's
+    clusters alone, the fit keeps fewer than the CRP, which is what r is for); the reference's own fit records it in
+    ``extra["reference"]``. covariance_type: the
     clusters' covariance ("full", "diag", "spherical"; :class:`pcrp.model.NIW`)."""
     from ..runs.chains import run_chains
-    from ..analyses.collapse import judge_chains, reference_clusters
+    from ..analyses.collapse import judge_chains, make_reference, reference_clusters
     from ..analyses.cv import choose_r
     from ..model import make_prior
     from ..summaries.partition import point_estimate
@@ -187,8 +189,10 @@ def fit_prior(d, method, seed=None, n_jobs=1, reference=None, covariance_type="f
     if spec.reference:
         extra["reference"] = reference_clusters(point_estimate(chains.labels, seed=seed).labels)
     else:
-        verdict = judge_chains(chains, reference=reference, what=f"the {method}")
-        flag = verdict.text
+        # the CRP's count is evidence of a collapse only with the truth beside it (pcrp.analyses.collapse.Reference)
+        backed = make_reference(crp_kept=reference, covariance_type=covariance_type, true_labels=d.labels)
+        verdict = judge_chains(chains, reference=backed, what=f"the {method}")
+        flag = verdict.text if verdict.flagged else ""
     return Fit(d.key, d.seed, method, d.true_k, nmi=tuple(metrics.get("NMI", (math.nan, None))),
                vi=tuple(metrics.get("VI", (math.nan, None))), k=mean_and_mcse(chains.K_after_burn_in),
                seconds=seconds, sweeps=int(chains.K.shape[1]), converged=bool(chains.stop.get("converged")),
@@ -342,7 +346,8 @@ def flagged_sentence(fits):
     """Which pCRP fits were flagged, in one sentence."""
     pivot = tuned_method()
     flagged = [f for f in fits if f.method == pivot and f.flag]
-    return (f"The pCRP fit was flagged (collapsed below the CRP's clusters, or its chains disagreed) on "
+    return (f"The pCRP fit was flagged (collapsed below both the CRP's clusters and the true classes, or its chains "
+            f"disagreed) on "
             f"{len(flagged)} of {sum(f.method == pivot for f in fits)} data sets (each data seed counted once)"
             + (": " + "; ".join(f"{f.key} seed {f.seed}" for f in flagged) if flagged else "") + ".")
 
