@@ -56,9 +56,14 @@ def live_crp_reference(run, crp_snaps):
     backed by what is known of these data (their true classes; for a built-in data set the covariance type its
     shipped comparison supports, under which the CRP's pieces of one cluster are joined, and the clusters cross
     validation of r for this type keeps at these settings); None before the burn-in ends. Cached per run and frame
-    count: it changes only when a frame is added."""
+    count: it changes only when a frame is added. None too while the server's warm-up still compiles the point
+    estimate's search (pcrp.app.warm_up): a redraw does not wait for it."""
     from pcrp.analyses.run_summary import live_data_reference
+    from pcrp.app import warm_up
 
+    search = warm_up.state("search")
+    if search.started and not search.ready and not search.error:
+        return None  # the point estimate's search still compiles apart: a redraw does not wait for it (a note later)
     first = crp_snaps[0]
     after = [frame for frame, sweep in zip(first.replay, first.replay_sweeps) if sweep > run.plan.burn_in]
     if not after:
