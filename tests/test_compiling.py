@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -111,3 +112,34 @@ def test_the_sweeps_parts_split_its_compile_and_a_run_compiles_only_its_type(tmp
     assert parts("sweep:full") == {"sweep:full": ["run_sweeps"]}
     again = parts("sweep:full", "moves:diag")
     assert again["sweep:full"] == [] and "split_merge" in again["moves:diag"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads a process's state from Linux's /proc")
+def test_a_compile_in_a_separate_process_ends_when_its_parent_ends(tmp_path):
+    """A server stopped during its warm-up (or a run interrupted) leaves no compile behind: the worker polls its
+    parent (pcrp.runs.compile_worker.PARENT_POLL_SECONDS) and ends when it is gone. Without it the worker went on
+    writing numba's cache into a folder CI was removing ("Directory not empty")."""
+    import signal
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}  # empty: the worker compiles for a while
+    parent = subprocess.Popen(
+        [sys.executable, "-c", "import subprocess, sys, time\n"
+         "from pcrp.runs.compiling import worker_command\n"
+         "child = subprocess.Popen(worker_command(everything=True), stdout=subprocess.DEVNULL)\n"
+         "print(child.pid, flush=True)\ntime.sleep(300)\n"], env=env, stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    time.sleep(2.0)  # (it has started compiling)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{child}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":  # ended, not yet reaped by its new parent
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(child, signal.SIGKILL)
+        raise AssertionError("the compile's process outlived its parent by 20 s")

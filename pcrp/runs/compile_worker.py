@@ -19,8 +19,26 @@ package and fails otherwise. It writes one JSON object a line on stdout, its pro
 import json
 import os
 import sys
+import threading
 import time
 import traceback
+
+PARENT_POLL_SECONDS = 0.5
+
+
+def _end_with_parent():
+    """End this process when the one that started it has ended (a server stopped during its warm-up, a run
+    interrupted): a compile nobody waits for would go on writing numba's cache into a tree being removed."""
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, name="pcrp-compile-parent", daemon=True).start()
+
 
 def _emit(event):
     print(json.dumps(event), flush=True)
@@ -38,6 +56,7 @@ def main(argv=None):
     parser.add_argument("--wait-before", default="", help="parts that first wait for a line on stdin (the caller's "
                                                           "word that it has finished the sweep before)")
     args = parser.parse_args(argv)
+    _end_with_parent()
     waits = set(filter(None, args.wait_before.split(",")))
     from .compiling import compile_kernels, package_file, timed_part
 
