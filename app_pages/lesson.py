@@ -17,7 +17,7 @@ from app_pages.shared import (follow_address, guarded, inert, page_part, present
                               read_present, sampler_ready, write_address)
 from pcrp.app.page_session import LessonState
 from pcrp.basics.shares import percent_text
-from pcrp.teaching import lesson, lesson_words
+from pcrp.teaching import lesson, lesson_links, lesson_results, lesson_words
 from pcrp.app import explorer_settings as es
 from pcrp.plots import lesson as lplots
 
@@ -95,7 +95,7 @@ def merge_threshold(seed):
 def comparison(path):
     from pcrp.experiments.compare import read_report
 
-    return lesson.comparison(read_report(path))
+    return lesson_results.comparison(read_report(path))
 
 
 def compare_facts(seed):
@@ -158,7 +158,7 @@ def show_restaurant(step, facts, seed):
     terms(right, step, facts)
     source("Each circle is a table, its area its customers; under it, the chance that the next customer sits there "
            "(the dashed circle: a new table).")
-    return lesson.explorer_values(step, r=lesson.shipped_r()[0])
+    return lesson_links.explorer_values(step, r=lesson.shipped_r()[0])
 
 
 def show_growth(step, facts, seed):
@@ -171,7 +171,7 @@ def show_growth(step, facts, seed):
     terms(right, step, facts)
     source(f"Run now: {facts.seatings} seatings of {facts.n:,} customers per prior (pcrp.model.seating); r = "
            f"{facts.r:g} from {lesson.CV_FILE}.")
-    return lesson.explorer_values(step, r=facts.r)
+    return lesson_links.explorer_values(step, r=facts.r)
 
 
 def partition_panels(facts, key):
@@ -190,7 +190,7 @@ def show_crp(step, facts, seed):
     terms(right, step, facts)
     source(f"Run now: {crp.chains} {crp.label} chains of {facts.sweeps} sweeps (seed {facts.seed}) on the "
            "standardised data; the draw is the first chain's last kept one.")
-    return lesson.explorer_values(step, lesson.settings(seed=seed), r=facts.r)
+    return lesson_links.explorer_values(step, lesson.settings(seed=seed), r=facts.r)
 
 
 def show_pcrp(step, facts, seed):
@@ -207,7 +207,7 @@ def show_pcrp(step, facts, seed):
     _, _, entry = lesson.shipped_r()
     source(f"Same seed, starts and {facts.sweeps} sweeps; one colour, one cluster in both draws. r = {facts.r:g} "
            f"from {lesson.CV_FILE}, made by `{entry['command']}` ({entry['date']}).")
-    return lesson.explorer_values(step, lesson.settings(seed=seed), r=facts.r)
+    return lesson_links.explorer_values(step, lesson.settings(seed=seed), r=facts.r)
 
 
 def show_threshold(step, facts, seed):
@@ -225,7 +225,7 @@ def show_threshold(step, facts, seed):
     source(f"Run now at each N: a CRP fit ({lesson.PATH_CHAINS} chains, {lesson.PATH_SWEEPS} sweeps) and its merge "
            f"path (pcrp.analyses.path), and one pCRP chain of {lesson.K_SWEEPS} sweeps per r "
            f"(pcrp.analyses.k_over_r); Sim 1's r from {lesson.CV_FILE}.")
-    return lesson.explorer_values(step, r=facts.merge_r(max(sizes)))
+    return lesson_links.explorer_values(step, r=facts.merge_r(max(sizes)))
 
 
 def show_choose(step, facts, seed):
@@ -239,14 +239,14 @@ def show_choose(step, facts, seed):
     terms(right, step, facts)
     source(f"Mean ± 1 SE over {facts.folds} folds × {facts.repeats} repeats, from {lesson.CV_FILE}, made by "
            f"`{facts.command}` ({facts.date}); the Choose r page runs it on your data.")
-    return lesson.explorer_values(step, r=facts.used)
+    return lesson_links.explorer_values(step, r=facts.used)
 
 
 def show_compare(step, facts, seed):
     if facts is None:
         st.info("The shipped comparison (docs/compare/compare.json) is not in this installation: run "
                 "`pcrp compare --out docs/compare` to make it.")
-        return lesson.explorer_values(step, r=lesson.shipped_r(lesson.SIM1)[0])
+        return lesson_links.explorer_values(step, r=lesson.shipped_r(lesson.SIM1)[0])
     say(lesson_words.sentence(step, facts))
     left, right = panes()
     with left:
@@ -256,7 +256,7 @@ def show_compare(step, facts, seed):
     terms(right, step, facts)
     source(f"From docs/compare/compare.json, made by `{facts.made_by}`; the table and how long it took: the "
            "Reproduce page.")
-    return lesson.explorer_values(step, rival=lesson.closest_rival(facts), r=lesson.shipped_r(lesson.SIM1)[0])
+    return lesson_links.explorer_values(step, rival=lesson_results.closest_rival(facts), r=lesson.shipped_r(lesson.SIM1)[0])
 
 
 def waiting_old_faithful():
@@ -293,7 +293,7 @@ STEP_PAGES = {"restaurant": StepPage(restaurant_facts, show_restaurant),
               "crp": StepPage(old_faithful, show_crp, waiting_old_faithful, sampler=True),
               "pcrp": StepPage(old_faithful, show_pcrp, waiting_old_faithful, sampler=True),
               "threshold": StepPage(merge_threshold, show_threshold, waiting_threshold, sampler=True),
-              "choose": StepPage(lambda seed: lesson.cv_choice(), show_choose),
+              "choose": StepPage(lambda seed: lesson_results.cv_choice(), show_choose),
               "compare": StepPage(compare_facts, show_compare)}
 
 
@@ -332,11 +332,11 @@ def navigation(step, present):
 
 def explorer_link(place, step, values, present):
     """The Explorer in this step's settings, in a new tab (an address carries settings only, never a run); the label
-    names the r the step talks about, from the step that defines r on (:func:`pcrp.teaching.lesson.names_r`)."""
+    names the r the step talks about, from the step that defines r on (:func:`pcrp.teaching.lesson_links.names_r`)."""
     values["present"] = present
-    url = es.demo_link(lesson.explorer_address(st.context.url) or "/", values)
-    r = values.get(lesson.explorer_r_key())
-    named = lesson.names_r(step) and r is not None and r == r
+    url = es.demo_link(lesson_links.explorer_address(st.context.url) or "/", values)
+    r = values.get(lesson_links.explorer_r_key())
+    named = lesson_links.names_r(step) and r is not None and r == r
     label = "Open in the Explorer" + (f" at r = {r:g}" if named else "")
     place.link_button(label, url, icon=":material/open_in_new:")
 

@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer_support import page_session
-from pcrp.teaching import lesson, lesson_words
+from pcrp.teaching import lesson, lesson_links, lesson_results, lesson_words
 from pcrp.app import explorer_settings as es
 from pcrp.model import PRIORS
 
@@ -266,7 +266,7 @@ REASON = ("the smallest of the 3 repeats' proposals (1.7, 1.75, 1.75) and the lo
 
 def fake_choice(loss, loss_se, log_pred, used=1.7, log_pred_se=0.03, mean_k=(3.3, 2.1, 2.02, 1.92)):
     grid = np.array([1.01, 1.5, 1.7, 1.75])
-    return lesson.Choice(grid, np.asarray(loss, float), np.asarray(loss_se, float), np.asarray(log_pred, float),
+    return lesson_results.Choice(grid, np.asarray(loss, float), np.asarray(loss_se, float), np.asarray(log_pred, float),
                          np.full(4, log_pred_se), 1.7, used, 5, 3, "cmd", "2026-01-01", np.asarray(mean_k, float),
                          REASON, 272, 4)
 
@@ -293,8 +293,8 @@ def test_step_6_judges_the_loss_and_the_log_predictive_by_one_yardstick():
     assert "the held-out loss falls from 5.50 to 5.43" in \
         lesson_words.sentence(6, replace(facts, loss=np.array([5.5, 5.45, 5.43, 5.91])))
     # the yardstick is the same function for both curves
-    assert facts.within_se == lesson.within_one_se(facts.loss, facts.loss_se, 0, facts.at)
-    assert facts.log_pred_within_se == lesson.within_one_se(facts.log_pred, facts.log_pred_se, 0, facts.at)
+    assert facts.within_se == lesson_results.within_one_se(facts.loss, facts.loss_se, 0, facts.at)
+    assert facts.log_pred_within_se == lesson_results.within_one_se(facts.log_pred, facts.log_pred_se, 0, facts.at)
 
 
 def test_step_6_says_the_shipped_rule_as_the_code_applied_it():
@@ -322,7 +322,7 @@ def test_step_6_reads_the_real_curve_and_the_rule_s_reason():
     from pcrp.analyses.cv import builtin_r_table
     from pcrp.analyses.cv.blow_up import find_blow_up
 
-    facts = lesson.cv_choice()
+    facts = lesson_results.cv_choice()
     entry = builtin_r_table()["old-faithful"]
     np.testing.assert_allclose(facts.log_pred, [c["log_pred"] for c in entry["curve"]])
     np.testing.assert_allclose(facts.mean_k, [c["mean_k"] for c in entry["curve"]])
@@ -359,7 +359,7 @@ def said_outcomes(text, facts):
 def test_step_7_words_match_the_largest_count_of_each_measure():
     from pcrp.experiments.compare import read_report
 
-    facts = lesson.comparison(read_report(COMPARISON))
+    facts = lesson_results.comparison(read_report(COMPARISON))
     assert facts.nmi_margin == 0.01 and facts.nmi_higher
     said = said_outcomes(lesson_words.sentence(7, facts), facts)
     for i, method in enumerate(facts.against):
@@ -370,7 +370,7 @@ def test_step_7_words_match_the_largest_count_of_each_measure():
 
 
 def test_step_7_changes_its_word_when_a_count_changes():
-    comp = lesson.Comparison(("CRP", "MFM"), (15, 2), (2, 2), (0, 13), 17, "`pcrp compare`, 1 min", (14, 3), (2, 13),
+    comp = lesson_results.Comparison(("CRP", "MFM"), (15, 2), (2, 2), (0, 13), 17, "`pcrp compare`, 1 min", (14, 3), (2, 13),
                              (1, 1), 0.01, 0.1)
     text = lesson_words.sentence(7, comp)
     assert "nearer the true number of clusters than the CRP's on 15 of 17; farther from it than the MFM's on 13" in text
@@ -447,7 +447,7 @@ def test_where_the_posterior_merges_moves_at_most_one_grid_step_with_the_seed():
 def test_choosing_r_reads_the_shipped_file_which_names_its_command():
     from pcrp.analyses.cv import BUILTIN_R_COMMAND, builtin_r_table
 
-    facts = lesson.cv_choice()
+    facts = lesson_results.cv_choice()
     entry = builtin_r_table()["old-faithful"]
     assert facts.command == entry["command"] == BUILTIN_R_COMMAND and lesson.CV_FILE in facts.command
     np.testing.assert_allclose(facts.loss, [c["loss"] for c in entry["curve"]])
@@ -464,7 +464,7 @@ def test_the_comparison_reads_the_shipped_report_which_names_its_command():
     methods = prior_methods()
 
     payload = json.loads(COMPARISON.read_text())
-    facts = lesson.comparison(read_report(COMPARISON))
+    facts = lesson_results.comparison(read_report(COMPARISON))
     assert payload["command"] in facts.command and facts.made_by == payload["command"]
     assert list(facts.against) == [row["against"] for row in payload["counts"]]
     assert list(facts.nearer) == [row["K nearer the truth"] for row in payload["counts"]]
@@ -472,7 +472,7 @@ def test_the_comparison_reads_the_shipped_report_which_names_its_command():
     text = lesson_words.sentence(7, facts)
     assert f"Over {payload['counts'][0]['labelled data sets']} labelled data sets" in text
     assert len(said_outcomes(text, facts)) == 2 * len(payload["counts"])  # every method, on both measures
-    rival = lesson.closest_rival(facts)
+    rival = lesson_results.closest_rival(facts)
     fewest = min((row["K nearer the truth"], row["against"]) for row in payload["counts"]
                  if row["against"] in methods)[1]
     assert rival == methods[fewest].name
@@ -481,7 +481,7 @@ def test_the_comparison_reads_the_shipped_report_which_names_its_command():
 def test_every_term_a_step_uses_first_is_defined_there():
     from pcrp.experiments.compare import read_report
 
-    facts = {1: lesson.restaurant(), 6: lesson.cv_choice(), 7: lesson.comparison(read_report(COMPARISON)),
+    facts = {1: lesson.restaurant(), 6: lesson_results.cv_choice(), 7: lesson_results.comparison(read_report(COMPARISON)),
              5: fake_threshold(MEAN_300, MEAN_2000)}
     growth = fake_growth((1.7, 22), (1.0, 0))
     of = fake_old_faithful(fake_posterior([3, 4, 3, 2], TWO), fake_posterior([2, 2, 2, 2], TWO, "pCRP"))
@@ -500,7 +500,7 @@ def test_every_term_a_step_uses_first_is_defined_there():
 
 def test_r_is_named_only_from_the_step_that_defines_it():
     """Step 1's Explorer link does not name r (defined at step 2, the pCRP's n^r); every later step's may."""
-    assert not lesson.names_r(1) and all(lesson.names_r(s.number) for s in lesson.STEPS[1:])
+    assert not lesson_links.names_r(1) and all(lesson_links.names_r(s.number) for s in lesson.STEPS[1:])
     assert "n^r" in dict(lesson_words.terms(2, fake_growth((1.7, 22), (1.0, 0))))["pCRP"]
     assert not any("r" == term or "n^r" in text for term, text in lesson_words.terms(1, lesson.restaurant()))
 
@@ -559,7 +559,7 @@ def test_no_sentence_carries_a_number_its_facts_do_not():
 # ----------------------------------------------------------------------------- the Explorer's settings
 @pytest.mark.parametrize("step", [s.number for s in lesson.STEPS])
 def test_each_step_opens_the_explorer_in_settings_it_accepts(step):
-    values = lesson.explorer_values(step, r=1.15, rival="mfm", present=True)
+    values = lesson_links.explorer_values(step, r=1.15, rival="mfm", present=True)
     link = es.demo_link("http://example.org/base/", values)
     assert link.startswith("http://example.org/base/?")
     from urllib.parse import parse_qs, urlsplit
@@ -569,7 +569,7 @@ def test_each_step_opens_the_explorer_in_settings_it_accepts(step):
     assert parsed.get("present") is True
     key = lesson.STEPS[step - 1].key
     assert parsed.get("data", "old-faithful") == ("sim1" if key in ("threshold", "compare") else "old-faithful")
-    assert parsed.get("r2") == 1.15 and lesson.explorer_r_key() == "r2"
+    assert parsed.get("r2") == 1.15 and lesson_links.explorer_r_key() == "r2"
     if key == "threshold":
         assert parsed["sim_n"] == max(lesson.PATH_SIZES)
     if key == "compare":
@@ -579,9 +579,9 @@ def test_each_step_opens_the_explorer_in_settings_it_accepts(step):
 
 
 def test_the_explorer_is_the_apps_root():
-    assert lesson.explorer_address("http://h:8501/lesson?step=3") == "http://h:8501/"
-    assert lesson.explorer_address("https://h/base/lesson") == "https://h/base/"
-    assert lesson.explorer_address(None) == ""
+    assert lesson_links.explorer_address("http://h:8501/lesson?step=3") == "http://h:8501/"
+    assert lesson_links.explorer_address("https://h/base/lesson") == "https://h/base/"
+    assert lesson_links.explorer_address(None) == ""
 
 
 # ----------------------------------------------------------------------------- the page
@@ -684,7 +684,7 @@ def test_every_step_renders_with_its_sentence_chart_terms_and_the_explorer_at_it
         assert len(charts) == 1, step
         links = at.get("link_button")
         r = expected.get(step.key, shipped)
-        label = f"Open in the Explorer at r = {r:g}" if lesson.names_r(step.number) else "Open in the Explorer"
+        label = f"Open in the Explorer at r = {r:g}" if lesson_links.names_r(step.number) else "Open in the Explorer"
         assert len(links) == 1 and links[0].proto.label == label, step
         assert links[0].proto.url.startswith("/")
         query = parse_qs(urlsplit(links[0].proto.url).query)
@@ -719,7 +719,7 @@ def test_the_cross_validation_figure_claims_no_better_side_it_does_not_use():
     (r = 1.7's loss is above r = 1.01's)."""
     from pcrp.plots import lesson as lplots
 
-    facts = lesson.cv_choice()
+    facts = lesson_results.cv_choice()
     fig = lplots.cv_curves(facts.r_grid, facts.loss, facts.loss_se, facts.log_pred, facts.log_pred_se,
                            facts.proposed, float(facts.r_grid[0]), float(facts.r_grid[facts.next_at]))
     titles = " ".join(a.text for a in fig.layout.annotations)

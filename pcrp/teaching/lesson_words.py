@@ -7,7 +7,8 @@ watches the word change); no figure is typed into a sentence.
 import numpy as np
 
 from ..basics.shares import percent_text
-from .lesson import CV_FILE, K_BURN_IN, K_SWEEPS, OLD_FAITHFUL, STEPS, TRUE_K_SOURCE, one_se, outcome
+from .lesson import CV_FILE, K_BURN_IN, K_SWEEPS, OLD_FAITHFUL, STEPS, TRUE_K_SOURCE
+from .lesson_results import one_se, outcome
 
 MOST = 0.5  # "most draws": a share of the pooled draws above one half
 # The words of each outcome (better, equal, worse), as the first group says them and as the later ones do.
@@ -167,7 +168,7 @@ def _moved(values, i, j, digits):
 
 
 def _choice_sentence(facts):
-    """Step 6: both curves judged by one yardstick (one standard error, :func:`pcrp.teaching.lesson.within_one_se`)
+    """Step 6: both curves judged by one yardstick (one standard error, :func:`pcrp.teaching.lesson_results.within_one_se`)
     from the grid's first r to the proposal, the loss at the next r, and the shipped rule as the code applied it (its
     parts' proposals, read from the rule's own reason) with the check with chains."""
     lo, at = 0, facts.at
@@ -241,8 +242,8 @@ SENTENCES = {"restaurant": _restaurant_sentence, "growth": _growth_sentence, "cr
 
 def sentence(step, facts):
     """The one sentence a teacher says at step number ``step``, its numbers from ``facts`` (the result of the step's
-    function: :func:`restaurant`, :func:`k_growth`, :func:`old_faithful` (steps 3 and 4), :func:`merge_threshold`,
-    :func:`cv_choice`, :func:`comparison`)."""
+    function: :func:`pcrp.teaching.lesson.restaurant`, ``k_growth``, ``old_faithful`` (steps 3 and 4),
+    ``merge_threshold``, :func:`pcrp.teaching.lesson_results.cv_choice`, ``comparison``)."""
     return SENTENCES[STEPS[step - 1].key](facts)
 
 
