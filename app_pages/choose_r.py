@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.explorer_parts.header import PRESENT_CSS  # the Explorer's presentation styles, not a copy
-from app_pages.shared import (bind, follow_address, inert, page_part, page_session, present_switch, present_text,
-                              read_present, sampler_ready, session_work, write_address, write_back)
+from app_pages.explorer_parts.header import EXPLORER_PRESENT_TEXT  # the Explorer's presentation text, not a copy
+from app_pages.shared import (bind, follow_address, inert, page_part, page_session, present_style, present_switch,
+                              present_text, read_present, sampler_ready, session_work, write_address, write_back)
 from pcrp import data, plots
 from pcrp.analyses.collapse import COVARIANCE_WORDS, covariance_words
 from pcrp.app.page_session import ChooseRResult, ChooseRState
@@ -35,7 +35,7 @@ COVARIANCE_CHOICES = tuple(COVARIANCE_TYPES) + (COMPARE,)
 COVARIANCE_LABELS = {**{t: f"{w.capitalize()}" for t, w in COVARIANCE_WORDS.items()},
                      COMPARE: "Compare all three"}
 PRESENT_FONT = 18  # the figure's text in Present, for a projector at 1280 x 800 (the page's text is 20 px there)
-# The comparison's table in Present, at the page's size (PRESENT_CSS sizes paragraphs, not table cells): its cells in
+# The comparison's table in Present, at the page's size (EXPLORER_PRESENT_TEXT sizes paragraphs, not table cells): its cells in
 # the container keyed TYPES_TABLE_KEY, by the class Streamlit gives a keyed element (.st-key-<key>).
 TYPES_TABLE_KEY = "choose_r_types_table"
 PRESENT_TABLE_CSS = (f"<style>.st-key-{TYPES_TABLE_KEY} td, .st-key-{TYPES_TABLE_KEY} th "
@@ -75,7 +75,7 @@ def part():
 
 def present_mode():
     """Presentation mode, as the Explorer and the Lesson have it: the part's setting, which the Present switch sets and
-    the address shows (?present=1); no sidebar, header or toolbars, larger text (the Explorer's PRESENT_CSS). A bad
+    the address shows (?present=1); no sidebar, header or toolbars, larger text (the Explorer's EXPLORER_PRESENT_TEXT). A bad
     value in the address is said and left off."""
     cr = part()
     for problem in follow_address(cr, {"present": read_present}):
@@ -390,7 +390,7 @@ def check_section(check):
 def page():
     """Choose r, top to bottom (in Present: the title, the results, then what the page does, folded)."""
     present = present_mode()
-    st.html(PRESENT_CSS if present else "<style></style>")
+    present_style(present, text=EXPLORER_PRESENT_TEXT)
     title_row()
     if present:
         with st.expander("What r does, how cross validation chooses it, and which covariance"):

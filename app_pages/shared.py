@@ -319,19 +319,28 @@ def guarded(what="this page"):
 
 
 # ----------------------------------------------------------------------------- presentation mode
-# Presentation mode (?present=1 in the address, or a page's Present switch), shared by the Lesson and Rich get richer
-# (the Explorer has its own, with its charts' sizes: app_pages/explorer_parts/header.py): no sidebar, header or
-# toolbars, the page the projector's whole width, text in projector type (20 px; captions 16 px). A page adds its own
-# rules (present_style's ``extra``).
+# Presentation mode (?present=1 in the address, or a page's Present switch), every page's: no sidebar, header or
+# toolbars, the page the projector's whole width (PRESENT_RULES), and text in projector type: 20 px, captions 16 px
+# (PROJECTOR_TEXT, the Lesson's and Rich get richer's; the Explorer and Choose r size theirs with their charts:
+# app_pages/explorer_parts/header.py: present_style's ``text``). A page adds its own rules (``extra``).
+# Streamlit 1.67 has no public way to hide the sidebar with its control, the app's header or an element's toolbar
+# during a session (st.set_page_config's initial_sidebar_state is the state a page starts in; no option leaves out a
+# header or a chart's toolbar), so these styles name Streamlit's own data-testid attributes (docs/design.md section 7).
 PRESENT_RULES = """
 section[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader'],
 [data-testid='stElementToolbar'], [data-testid='stToolbar'] {display: none !important;}
 [data-testid='stMainBlockContainer'] {padding: 0.6rem 1.5rem 0.5rem 1.5rem !important; max-width: 100% !important;}
 [data-testid='stMainBlockContainer'] h1 {font-size: 1.9rem; padding: 0 0 0.2rem 0;}
+"""
+PROJECTOR_TEXT = """
 [data-testid='stMainBlockContainer'] p, [data-testid='stMainBlockContainer'] a,
 [data-testid='stMainBlockContainer'] li, [data-testid='stCaptionContainer'] {font-size: 20px !important;}
 [data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] p {font-size: 16px !important;}
 """
+# A style-only st.html goes to the page's event container, where st.toast puts its notices too; one that comes and
+# goes (with Present, or with polling) moves the notices after it, and Streamlit's browser shows a moved notice again
+# (the Explorer's "Started ..." notice came back when a run ended). So every run of a page sends the same style
+# elements, this one where they do not apply.
 EMPTY_STYLE = "<style></style>"
 PRESENT_HELP = "Hide the sidebar and the header and set the text in projector type (or add &present=1 to the address)."
 
@@ -361,7 +370,8 @@ def present_switch(place, part, key, help=PRESENT_HELP):
     return place.toggle("Present", help=help, **bind(part.settings, "present", key))
 
 
-def present_style(present, extra=""):
-    """Presentation mode's styles (PRESENT_RULES and a page's ``extra`` rules) when ``present``, else an empty style:
-    every run of a page sends one style element here, so the elements after it keep their places."""
-    st.html(f"<style>{PRESENT_RULES}{extra}</style>" if present else EMPTY_STYLE)
+def present_style(present, extra="", text=PROJECTOR_TEXT):
+    """Presentation mode's styles when ``present`` (PRESENT_RULES, the page's ``text`` sizes, then its ``extra``
+    rules), else an empty style: every run of a page sends one style element here, so the elements after it keep
+    their places."""
+    st.html(f"<style>{PRESENT_RULES}{text}{extra}</style>" if present else EMPTY_STYLE)

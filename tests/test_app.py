@@ -793,8 +793,10 @@ def test_choose_r_compares_the_three_covariance_types_and_shows_which_the_data_s
 def test_choose_r_has_present_mode_from_the_switch_or_the_address():
     """Present, as the Explorer's and the Lesson's: the Explorer's presentation styles (no sidebar, larger text),
     the page's explanation folded under the results' controls, and ?present=1 in the address; a bad value is said."""
-    from app_pages.explorer_parts.header import PRESENT_CSS
+    from app_pages.explorer_parts.header import EXPLORER_PRESENT_TEXT
+    from app_pages.shared import PRESENT_RULES
 
+    PRESENT_CSS = PRESENT_RULES + EXPLORER_PRESENT_TEXT
     at = app_on("app_pages/choose_r.py")
     assert at.toggle(key="choose_r_present").value is False and not at.expander
     assert not any(PRESENT_CSS in h.proto.body for h in at.get("html"))

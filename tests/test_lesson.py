@@ -643,8 +643,12 @@ def test_the_first_step_seats_ten_more_on_request():
 
 
 def test_present_mode_is_read_from_the_address():
+    from app_pages.shared import PRESENT_RULES, PROJECTOR_TEXT
+
     at = page(step="6", present="1")
     assert at.toggle(key="lesson_present").value is True
+    styles = " ".join(h.proto.body for h in at.get("html"))
+    assert PRESENT_RULES in styles and PROJECTOR_TEXT in styles  # the page's own rules add to them
     at = page(step="6", present="maybe")
     assert at.toggle(key="lesson_present").value is False
     assert "presentation mode must be true or false" in at.warning[0].value

@@ -363,13 +363,14 @@ def test_present_mode_from_the_address_and_the_switch():
     """?present=1 (or the switch) is the Lesson's presentation mode (app_pages/shared.py): no sidebar or header,
     projector type, and the restaurants in larger cells and the lesson's type; the switch writes the address, and a
     bad value is said and left off."""
-    from app_pages.shared import PRESENT_RULES
+    from app_pages.shared import PRESENT_RULES, PROJECTOR_TEXT
     from pcrp.plots.lesson import FONT_PX
     from pcrp.plots.restaurant import GRID, PRESENT_GRID
 
     at = page(present="1")
     assert at.toggle(key="rgr_present").value is True
     assert "section[data-testid='stSidebar']" in styles(at) and PRESENT_RULES.strip()[:40] in styles(at)
+    assert PROJECTOR_TEXT in styles(at)  # the page's own rules add to the projector type, not replace it
     drawn = restaurants(at)
     cols, cell = PRESENT_GRID[2]
     assert [json.loads(c.proto.spec)["width"] for c in drawn] == [cols * cell] * 2

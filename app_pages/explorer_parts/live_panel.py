@@ -12,11 +12,10 @@ import numpy as np
 import streamlit as st
 
 from app_pages.explorer_parts.controls import changed_since, controls, current_config, on_start, pressed
-from app_pages.explorer_parts.header import EMPTY_STYLE
 from app_pages.explorer_parts.live_canvas import live_code, live_row, live_status
 from app_pages.explorer_parts.row_notes import collapse_notes, merge_notes
 from app_pages.explorer_parts.session import explorer, settings
-from app_pages.shared import guarded, inert, registry, render_slot, session_owner
+from app_pages.shared import EMPTY_STYLE, guarded, inert, registry, render_slot, session_owner
 from pcrp.app import digit_means, explorer_settings as es, live_charts, live_view, warm_up
 from pcrp.app.live_params import DEFAULT_ROW_COUNT
 from pcrp.app.live_frames import RowFeed, RowLayout
@@ -671,7 +670,7 @@ def live_section(data, presentation):
                     "**Start** runs them once data are in use (see above).")
             st.warning(f"Showing the previous run, on {inert(run.dataset.description)} N = {run.dataset.n}. Changed "
                        f"since it started: {', '.join(changed)}. {then}")
-    st.html(NO_FADE_CSS if ex.polling else EMPTY_STYLE)  # always one element: see header.EMPTY_STYLE
+    st.html(NO_FADE_CSS if ex.polling else EMPTY_STYLE)  # always one element: see shared.EMPTY_STYLE
     live_code()  # the live view's drawing code, once per page run (not with every frame: live_canvas.py)
     # a fragment made on each full run: whether it polls follows the run as this page run finds it
     with st.container(key="live_panel"):
