@@ -19,6 +19,7 @@ from pcrp.app.browser_keys import (COOKIE, DOWNLOADS, KEY_DAYS as BROWSER_COOKIE
 from pcrp.app.drawing_slot import DrawingSlot
 from pcrp.app.fair_share import RunRegistry, share_settings, visitor_address
 from pcrp.app.page_session import PageSession
+from pcrp.app.memory import release_soon
 
 LOG = logging.getLogger("pcrp.app")
 
@@ -60,6 +61,7 @@ SESSION_KEY = "pcrp"
 
 def _close_session(session):
     session.close()
+    release_soon()  # what the session held, back to the system (pcrp.app.memory)
 
 
 @st.cache_resource(scope="session", on_release=_close_session, show_spinner=False)

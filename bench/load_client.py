@@ -4,6 +4,7 @@ server alone is measured.
     python bench/load_client.py                         # the table: 10, 30, 60 visitors, one address and distinct
     python bench/load_client.py --visitors 30 --one-address
     python bench/load_client.py --visitors 10 --app-root /work/main    # another checkout's app ("before" figures)
+    python bench/load_client.py --visitors 30 --one-address --classes 3 --after 60   # three classes, one server
 
 Starts `streamlit run serve.py` (with a probe thread inside the server process, see ``probe``), warms it (the
 kernels' compile, the Lesson's cached steps), then lets ``--visitors`` visitors arrive ``--arrive`` seconds apart.
@@ -48,7 +49,7 @@ building the frames) and the event loop's (serialising and sending messages), as
 every visitor closes its connection; the client then watches the server for ``--after`` seconds and prints when
 its chain threads, threads, registry and memory came back.
 
-Each case runs on a fresh server. The machine's other work slows everything: the load average is printed before
+Each case runs on a fresh server (with ``--classes``, that many classes one after the other on it). The machine's other work slows everything: the load average is printed before
 and after each case, and CPU is given beside wall time.
 """
 
@@ -769,12 +770,14 @@ def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu)
               f"{', '.join(sorted({str(x.get('capacity')) for x in during}))}")
         print(f"  per visitor: drawing {1000 * (pages + loop) / n:.1f} ms CPU per second (script runs and event loop, "
               f"{n} visitors), sampling {1000 * chains / max(live_runs, 1):.1f} ms per second per live run")
-    peak = max(lines, key=lambda x: x["rss"]) if lines else None
+    this_class = [x for x in lines if x["t"] >= wall["start"]]  # (with --classes, the earlier classes' lines too)
+    peak = max(this_class, key=lambda x: x["rss"]) if this_class else None
     if peak:
-        out.update(rss_peak=peak["rss"] / mib, rss_per_visitor=(peak["rss"] - baseline["rss"]) / mib / len(visitors))
+        out.update(rss_before=baseline["rss"] / mib, rss_peak=peak["rss"] / mib,
+                   rss_per_visitor=(peak["rss"] - baseline["rss"]) / mib / len(visitors))
         print(f"  RSS before {baseline['rss'] / mib:.0f} MiB, peak {peak['rss'] / mib:.0f} MiB "
               f"({out['rss_per_visitor']:.1f} MiB per visitor); threads before {baseline['threads']}, peak "
-              f"{max(x['threads'] for x in lines)}")
+              f"{max(x['threads'] for x in this_class)}")
     timeline = [x for x in lines if x["t"] >= wall["start"]]
     if timeline and not args.summary:
         step = max(1, len(timeline) // 12)
@@ -796,10 +799,18 @@ def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu)
                  "threads": first(lambda x: x["threads"] <= baseline["threads"]),
                  "registry": first(lambda x: x["runs"] == 0)}
         out["freed"] = max(freed.values())
+        out["rss_after"] = after[-1]["rss"] / mib
         print(f"  after every visitor closed: chain threads 0 after {words(freed['chains'])}, no live run after "
               f"{words(freed['live'])}, threads back to {baseline['threads']} after {words(freed['threads'])}, "
               f"registry empty (buffers freed) after {words(freed['registry'])}; RSS "
               f"{after[-1]['rss'] / mib:.0f} MiB {after[-1]['t'] - wall['closed']:.0f} s after")
+        if peak:
+            half = baseline["rss"] + (peak["rss"] - baseline["rss"]) / 2
+            out["rss_halved"] = first(lambda x: x["rss"] <= half)
+            print(f"  RSS below half its rise ({half / mib:.0f} MiB) after {words(out['rss_halved'])}")
+        marks = range(0, int(after[-1]["t"] - wall["closed"]) + 1, 10)
+        print("  RSS after they closed (s: MiB): " + ", ".join(
+            f"{m}: {next(x for x in after if x['t'] - wall['closed'] >= m)['rss'] / mib:.0f}" for m in marks))
     callbacks = {}
     try:
         with open(wall["probe"] + ".callbacks", encoding="utf-8") as f:
@@ -818,15 +829,16 @@ def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu)
 def table(rows):
     """The final table: one line per case."""
     print("\n  visitors  from       live  first live s   status changes/s   button   errors  server  sampling  "
-          "drawing  peak RSS  freed")
+          "drawing  RSS MiB before / peak / after  freed")
     print("                         (queued)  median / max  median / p5 / min  p95 s            cores   cores     "
-          "cores    MiB       after s")
+          "cores    (after: --after s after they left)  after s")
     for (visitors, one), r in rows:
         print(f"  {visitors:>8}  {'one' if one else 'distinct':9} {r['live']:>3}/{r['explorers']:<3} ({r['queued']:>2})"
               f"  {r['live_median']:>5.2f} / {r['live_max']:<5.2f}  {r['rate_median']:>5.1f} / {r['rate_p5']:>4.1f} / "
               f"{r['rate_min']:>4.1f}  {r['press_p95']:>6.2f}  {r['errors']:>6}  {r.get('cores', math.nan):>6.2f}  "
               f"{r.get('sampling', math.nan):>8.2f}  {r.get('drawing', math.nan):>7.2f}  "
-              f"{r.get('rss_peak', math.nan):>8.0f}  {r.get('freed', math.nan):>6.1f}")
+              f"{r.get('rss_before', math.nan):>6.0f} / {r.get('rss_peak', math.nan):>4.0f} / "
+              f"{r.get('rss_after', math.nan):>4.0f}                {r.get('freed', math.nan):>6.1f}")
     per_visitor = [r["cores"] / r["visitors"] for _, r in rows if "cores" in r]
     if per_visitor:
         worst = max(per_visitor)
@@ -850,18 +862,21 @@ def case(args, one_address, visitors):
     try:
         asyncio.run(warm("127.0.0.1", port))
         time.sleep(5)
-        baseline = read_probe(probe_file)[-1]
-        print(f"\n{visitors} visitors from {'one address' if one_address else 'distinct addresses'} "
-              f"({visitors - visitors // 3} Explorer, {visitors // 3} Lesson), arriving {args.arrive:g} s apart; "
-              f"Explorer at ?{args.query}; load average before {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
-              flush=True)
-        cpu0 = sum(os.times()[:2])
-        visitors_, wall, window, explorers = asyncio.run(run_case(args, port, probe_file))
-        client_cpu = sum(os.times()[:2]) - cpu0
-        lines = read_probe(probe_file)
-        summary = report(args, visitors_, wall, window, explorers, lines, baseline, client_cpu)
-        print(f"  load average after {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
-        return summary
+        summaries = []
+        for number in range(1, args.classes + 1):
+            baseline = read_probe(probe_file)[-1]
+            again = f" (class {number} of {args.classes} on this server)" if args.classes > 1 else ""
+            print(f"\n{visitors} visitors from {'one address' if one_address else 'distinct addresses'} "
+                  f"({visitors - visitors // 3} Explorer, {visitors // 3} Lesson), arriving {args.arrive:g} s apart; "
+                  f"Explorer at ?{args.query}{again}; load average before "
+                  f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+            cpu0 = sum(os.times()[:2])
+            visitors_, wall, window, explorers = asyncio.run(run_case(args, port, probe_file))
+            client_cpu = sum(os.times()[:2]) - cpu0
+            lines = read_probe(probe_file)
+            summaries.append(report(args, visitors_, wall, window, explorers, lines, baseline, client_cpu))
+            print(f"  load average after {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+        return summaries
     finally:
         server.terminate()
         try:
@@ -890,6 +905,9 @@ def main():
     parser.add_argument("--app-root", default=str(ROOT))
     parser.add_argument("--env", nargs="*", default=[], help="NAME=VALUE for the server's environment")
     parser.add_argument("--summary", action="store_true", help="a case's summary lines only, not each visitor's")
+    parser.add_argument("--classes", type=int, default=1,
+                        help="classes that come one after the other to each case's server (each after the last left "
+                             "and --after passed): whether what a class leaves behind is used again by the next")
     parser.add_argument("--scratch", default=os.environ.get("TMPDIR", "/tmp") + "/pcrp-load-client")
     args = parser.parse_args()
     args.query = f"sweeps={args.sweeps}"
@@ -900,7 +918,7 @@ def main():
     rows = []
     for visitors in args.visitors:
         for one_address in addresses:
-            rows.append(((visitors, one_address), case(args, one_address, visitors)))
+            rows.extend(((visitors, one_address), summary) for summary in case(args, one_address, visitors))
     table(rows)
 
 

@@ -248,9 +248,14 @@ def test_registry_forgets_the_oldest_finished_runs_beyond_its_budget(ds):
     assert reg.get(runs[0].token) is None and reg.get(runs[-1].token) is runs[-1]
 
 
-def test_registry_forgets_a_finished_run_once_its_sessions_have_been_gone_for_reload_seconds(ds):
+def test_registry_forgets_a_finished_run_once_its_sessions_have_been_gone_for_reload_seconds(ds, monkeypatch):
     """Runs kept for a reload are dropped after reload_seconds without any new visit (before, they
-    stayed up to 2 hours and held the server's memory after every tab had closed)."""
+    stayed up to 2 hours and held the server's memory after every tab had closed), and the registry then asks for
+    the freed memory to go back to the system (pcrp.app.memory), once for that sweep."""
+    from pcrp.app import fair_share
+
+    asked = []
+    monkeypatch.setattr(fair_share, "release_soon", lambda: asked.append(time.monotonic()))
     reg = RunRegistry(reload_seconds=0.4)
     kept, left = small_run(ds), small_run(ds)
     owner, gone = SessionOwner(), SessionOwner()
@@ -261,7 +266,9 @@ def test_registry_forgets_a_finished_run_once_its_sessions_have_been_gone_for_re
         reg.add(r)
     gone.release_all()
     assert reg.get(left.token) is left  # a reload within the time finds it
+    assert not asked  # nothing forgotten yet
     assert wait_until(lambda: len(reg) == 1, seconds=5)  # the background sweep, no visit needed
+    assert len(asked) == 1
     assert reg.get(kept.token) is kept and reg.get(left.token) is None
     # its memory is freed even though the closed tab's session (kept a while by Streamlit) refers to it
     assert left.discarded and all(c.kept is None and c.sampler is None for c in left.chains.values())

@@ -15,6 +15,7 @@
 - :mod:`pcrp.app.browser_keys`: signed browser keys (a run belongs to the browser that started it).
 - :mod:`pcrp.app.page_session`: one browser session's state as one typed object (each page's part, one run's
   view, the session's fits, the one cleanup call).
+- :mod:`pcrp.app.memory`: the freed memory of forgotten runs and closed sessions, given back to the system.
 
 The library proper (data, model, sampler, chains, summaries, plots) never imports this package.
 """

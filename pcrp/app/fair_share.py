@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from ..sampling.compute import describe_seconds, describe_work, usable_cpus
 from .live_chain import RUNNING
 from .live_runs import RELOAD_SECONDS
+from .memory import release_soon
 
 LOG = logging.getLogger(__name__)
 
@@ -512,7 +513,8 @@ class RunRegistry:
         every TICK_SECONDS."""
         self.meter.update()
         with self._lock:
-            self._evict()
+            if self._evict():
+                release_soon()  # the forgotten runs' buffers: give them back to the system (pcrp.app.memory)
             for run in list(self._runs.values()):
                 if not run.live:
                     continue
@@ -553,7 +555,10 @@ class RunRegistry:
             return max(runs, key=lambda run: run.created, default=None)
 
     def _evict(self):
+        """Forget the ended runs that are due (over the memory budget, past ttl_seconds, or orphaned for
+        reload_seconds); returns whether any was forgotten."""
         now = time.time()
+        forgot = False
         total = sum(r.plan.bytes for r in self._runs.values())
         for token in list(self._runs):
             run = self._runs[token]
@@ -564,8 +569,10 @@ class RunRegistry:
                     (orphaned is not None and orphaned > self.reload_seconds):
                 total -= run.plan.bytes
                 del self._runs[token]
+                forgot = True
                 if orphaned is not None:  # no page shows it: free its memory now
                     run.discard()
+        return forgot
 
     def __len__(self):
         with self._lock:
