@@ -119,3 +119,22 @@ def wait_for_status(page, condition, seconds=60):
             return found
         time.sleep(0.1)
     raise AssertionError(f"status not reached; last: {found}")
+
+
+def choose(page, box_label, option, tries=3):
+    """Pick ``option`` in the selectbox whose text has ``box_label``. A page run that arrives while its list is open
+    (the full run after a Stop, say) draws the box again and closes the list, as it would for a visitor: the box is
+    opened again, at most ``tries`` times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect
+
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=box_label)
+    expect(box).to_be_visible(timeout=30_000)
+    for attempt in range(tries):
+        box.click()
+        try:
+            page.get_by_role("option", name=option).click(timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise

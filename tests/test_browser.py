@@ -8,7 +8,7 @@ import pytest
 
 from pcrp.app import live_runs as live
 
-from browser_support import chromium, require_chromium, streamlit_app
+from browser_support import choose, chromium, require_chromium, streamlit_app
 
 
 pytestmark = pytest.mark.browser
@@ -92,8 +92,7 @@ def test_explorer_streams_both_chains_on_one_projector_screen_and_handles_upload
 
     # upload: choose the CSV source, then a good file and a bad one
     page.get_by_label("Expand sidebar").click()
-    page.locator('[data-testid="stSelectbox"]').filter(has_text="Data set").click()
-    page.get_by_role("option", name="Upload a CSV").click()
+    choose(page, "Data set", "Upload a CSV")
     good = tmp_path / "good.csv"
     good.write_text("a,b\n" + "\n".join(f"{i % 5},{(i * 7) % 9}" for i in range(30)) + "\n")
     page.locator('input[type="file"]').set_input_files(str(good))
@@ -132,8 +131,7 @@ def test_reproduce_page_runs_a_quick_experiment(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
     page.goto(server + "/reproduce")
     expect(page.get_by_text("Reproduce the paper").first).to_be_visible(timeout=60_000)
-    page.locator('[data-testid="stSelectbox"]').filter(has_text="Experiment").click()
-    page.get_by_role("option", name="Old Faithful, N = 172").click()
+    choose(page, "Experiment", "Old Faithful, N = 172")
     page.get_by_text("Also run MFM and the sparse finite mixture").click()  # the paper's three only: quicker
     page.get_by_role("button", name="Run", exact=True).click()
     # the quick protocol's CV (3 folds x 3 repeats) and its chain check take minutes on a loaded 2-core machine
