@@ -35,8 +35,8 @@ COVARIANCE_CHOICES = tuple(COVARIANCE_TYPES) + (COMPARE,)
 COVARIANCE_LABELS = {**{t: f"{w.capitalize()}" for t, w in COVARIANCE_WORDS.items()},
                      COMPARE: "Compare all three"}
 PRESENT_FONT = 18  # the figure's text in Present, for a projector at 1280 x 800 (the page's text is 20 px there)
-# The comparison's table in Present, at the page's size (EXPLORER_PRESENT_TEXT sizes paragraphs, not table cells): its cells in
-# the container keyed TYPES_TABLE_KEY, by the class Streamlit gives a keyed element (.st-key-<key>).
+# The comparison's table in Present, at the page's size (EXPLORER_PRESENT_TEXT sizes paragraphs, not table cells):
+# its cells in the container keyed TYPES_TABLE_KEY, by the class Streamlit gives a keyed element (.st-key-<key>).
 TYPES_TABLE_KEY = "choose_r_types_table"
 PRESENT_TABLE_CSS = (f"<style>.st-key-{TYPES_TABLE_KEY} td, .st-key-{TYPES_TABLE_KEY} th "
                      "{font-size: 19px !important;}</style>")
@@ -75,8 +75,8 @@ def part():
 
 def present_mode():
     """Presentation mode, as the Explorer and the Lesson have it: the part's setting, which the Present switch sets and
-    the address shows (?present=1); no sidebar, header or toolbars, larger text (the Explorer's EXPLORER_PRESENT_TEXT). A bad
-    value in the address is said and left off."""
+    the address shows (?present=1); no sidebar, header or toolbars, larger text (the Explorer's
+    EXPLORER_PRESENT_TEXT). A bad value in the address is said and left off."""
     cr = part()
     for problem in follow_address(cr, {"present": read_present}):
         st.warning(f"Ignored a setting in the address bar: {inert(problem)}.")

@@ -49,8 +49,9 @@ building the frames) and the event loop's (serialising and sending messages), as
 every visitor closes its connection; the client then watches the server for ``--after`` seconds and prints when
 its chain threads, threads, registry and memory came back.
 
-Each case runs on a fresh server (with ``--classes``, that many classes one after the other on it). The machine's other work slows everything: the load average is printed before
-and after each case, and CPU is given beside wall time.
+Each case runs on a fresh server (with ``--classes``, that many classes one after the other on it). The machine's
+other work slows everything: the load average is printed before and after each case, and CPU is given beside wall
+time.
 """
 
 import argparse

@@ -53,7 +53,7 @@ def main():
         t.join()
     freed = rss_mib()
     t0 = time.perf_counter()
-    trimmed = memory.return_freed_memory(force=True)
+    trimmed = memory.return_freed_memory()
     seconds = time.perf_counter() - t0
     after = rss_mib()
     print(f"{args.threads} threads x {args.mib:g} MiB, a tenth kept: RSS before {before:.0f} MiB, peak {peak:.0f}, "

@@ -1,5 +1,5 @@
 """Giving the server's freed memory back (pcrp.app.memory): a class leaving at once makes one trim, not thirty; a
-trim asked for after another is not skipped for coming soon after it; a closed page session asks for one."""
+trim asked for after another makes its own; a closed page session asks for one."""
 
 import time
 
@@ -14,7 +14,6 @@ def trims(monkeypatch):
     made = []
     monkeypatch.setattr(memory, "_TRIM", lambda pad: made.append(pad))
     monkeypatch.setattr(memory, "RELEASE_DELAY_SECONDS", 0.2)
-    monkeypatch.setattr(memory, "_LAST", {"at": -float("inf")})
     monkeypatch.setattr(memory, "_PENDING", {"timer": None})
     return made
 
@@ -35,21 +34,16 @@ def test_the_requests_of_a_class_leaving_at_once_make_one_trim(trims):
     assert trims == [0]
 
 
-def test_a_request_after_a_trim_makes_another_even_within_the_minimum_interval(trims):
+def test_a_request_after_a_trim_makes_another(trims):
     memory.release_soon()
     assert wait_for(lambda: len(trims) == 1)
     memory.release_soon()  # memory freed after the first trim (the registry forgets runs 20 s after the tabs close)
     assert wait_for(lambda: len(trims) == 2)
 
 
-def test_direct_trims_are_spaced_by_the_minimum_interval(trims):
-    assert memory.return_freed_memory() and not memory.return_freed_memory()
-    assert memory.return_freed_memory(force=True) and trims == [0, 0]
-
-
 def test_without_glibc_nothing_is_called(monkeypatch):
     monkeypatch.setattr(memory, "_TRIM", None)
-    assert memory.return_freed_memory(force=True) is False
+    assert memory.return_freed_memory() is False
     memory.release_soon()
     assert memory._PENDING["timer"] is None
 

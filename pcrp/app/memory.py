@@ -11,43 +11,38 @@ glibc (macOS, musl) it does nothing. docs/records/class_load.md measures what it
 
 import ctypes
 import threading
-import time
 
-MIN_INTERVAL_SECONDS = 5.0  # at most one trim per this many seconds: a trim walks every arena under its lock
 RELEASE_DELAY_SECONDS = 2.0  # release_soon's wait: the requests within it make one trim
 
 _LOCK = threading.Lock()
-_LAST = {"at": -float("inf")}
 _PENDING = {"timer": None}
 
 
 def _malloc_trim():
     try:
-        return ctypes.CDLL(None).malloc_trim
+        trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
         return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
 
 
 _TRIM = _malloc_trim()
 
 
-def return_freed_memory(force=False):
-    """Release the pages the C allocator holds free back to the operating system (glibc's malloc_trim(0)); at most
-    once per MIN_INTERVAL_SECONDS unless ``force``. Returns whether a trim ran."""
+def return_freed_memory():
+    """Release the pages the C allocator holds free back to the operating system now (glibc's malloc_trim(0), with
+    Python's lock released; it holds each arena's lock while it walks it: 10 to 36 ms by bench/memory_trim.py).
+    Returns whether a trim ran."""
     if _TRIM is None:
         return False
-    with _LOCK:
-        now = time.monotonic()
-        if not force and now - _LAST["at"] < MIN_INTERVAL_SECONDS:
-            return False
-        _LAST["at"] = now
     _TRIM(0)
     return True
 
 
 def release_soon():
-    """Return freed memory (:func:`return_freed_memory`, forced) RELEASE_DELAY_SECONDS from now, in a short-lived
-    thread; requests made before then join that one."""
+    """Return freed memory (:func:`return_freed_memory`) RELEASE_DELAY_SECONDS from now, in a short-lived thread;
+    requests made before then join that one."""
     if _TRIM is None:
         return
     with _LOCK:
@@ -62,4 +57,4 @@ def release_soon():
 def _release_now():
     with _LOCK:
         _PENDING["timer"] = None
-    return_freed_memory(force=True)
+    return_freed_memory()
