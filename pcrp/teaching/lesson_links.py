@@ -10,11 +10,11 @@ from .lesson import OLD_FAITHFUL, PATH_SIZES, SIM1, STEPS, reference_prior, sett
 # ----------------------------------------------------------------------------- the Explorer's settings of a step
 def explorer_values(step, lesson_settings=None, *, r=None, rival=None, present=False):
     """The Explorer's settings ({name: value}, :mod:`pcrp.app.explorer_settings`) that show step ``step`` (a
-    :class:`pcrp.teaching.lesson.Step` number) live: its data set (Sim 1 at the largest N of PATH_SIZES in step 5, Sim 1 in step 7, Old
-    Faithful otherwise), the CRP above the pCRP (or above ``rival``, a registry name, in step 7), the pCRP at ``r``
-    (the r the step talks about; None: the Explorer's default), and in steps 3 and 4 the lesson's seed, sweeps and
-    chains (``lesson_settings``: :func:`pcrp.teaching.lesson.settings`; chains capped at what the Explorer allows). ``present``: the
-    Explorer in presentation mode too."""
+    :class:`pcrp.teaching.lesson.Step` number) live: its data set (Sim 1 at the largest N of PATH_SIZES in step 5,
+    Sim 1 in step 7, Old Faithful otherwise), the CRP above the pCRP (or above ``rival``, a registry name, in step 7),
+    the pCRP at ``r`` (the r the step talks about; None: the Explorer's default), and in steps 3 and 4 the lesson's
+    seed, sweeps and chains (``lesson_settings``: :func:`pcrp.teaching.lesson.settings`; chains capped at what the
+    Explorer allows). ``present``: the Explorer in presentation mode too."""
     from ..app import explorer_settings as es
 
     s = lesson_settings or settings()
