@@ -256,7 +256,8 @@ def show_compare(step, facts, seed):
     terms(right, step, facts)
     source(f"From docs/compare/compare.json, made by `{facts.made_by}`; the table and how long it took: the "
            "Reproduce page.")
-    return lesson_links.explorer_values(step, rival=lesson_results.closest_rival(facts), r=lesson.shipped_r(lesson.SIM1)[0])
+    return lesson_links.explorer_values(step, rival=lesson_results.closest_rival(facts),
+                                        r=lesson.shipped_r(lesson.SIM1)[0])
 
 
 def waiting_old_faithful():

@@ -779,7 +779,7 @@ def report(args, visitors, wall, window, explorers, lines, baseline, client_cpu)
         print(f"  RSS before {baseline['rss'] / mib:.0f} MiB, peak {peak['rss'] / mib:.0f} MiB "
               f"({out['rss_per_visitor']:.1f} MiB per visitor); threads before {baseline['threads']}, peak "
               f"{max(x['threads'] for x in this_class)}")
-    timeline = [x for x in lines if x["t"] >= wall["start"]]
+    timeline = this_class
     if timeline and not args.summary:
         step = max(1, len(timeline) // 12)
         print("  over time (s: cores, RSS MiB, live runs): " + ", ".join(
